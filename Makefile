@@ -1,0 +1,83 @@
+# Mist: a thin wrapper over CMake.  `make run` and `make test` work from a
+# fresh clone on Debian 12: each installs the missing Debian packages,
+# configures, builds, then runs the tour or the test suite.
+
+SHELL := /bin/bash
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD_TYPE ?= RelWithDebInfo
+FUZZ_SECONDS ?= 300
+
+# Packages the build and the tests need (python3: benchmark baseline only).
+DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
+        zlib1g-dev libffi-dev clang tmux python3
+FUZZ_DEPS := clang libclang-rt-14-dev
+
+.PHONY: all build run test test-asan bench fuzz deps fuzz-deps clean
+
+all: build
+
+# Install each package that dpkg does not report as installed (a removed
+# package whose config files remain counts as missing); apt-get update
+# runs once, and only when something is missing.  sudo only when not root.
+define install_missing
+	@missing=""; \
+	for p in $(1); do \
+	  dpkg -s "$$p" 2>/dev/null | grep -q '^Status: install ok installed' \
+	    || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(DEPS))
+
+fuzz-deps:
+	$(call install_missing,$(FUZZ_DEPS))
+
+build:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build build -j$(JOBS)
+
+run: deps
+	$(MAKE) --no-print-directory build
+	./build/mist examples/tour.ms
+
+test: deps
+	$(MAKE) --no-print-directory build
+	ctest --test-dir build --output-on-failure -j$(JOBS)
+
+# Sanitizer settings for a program whose heap belongs to Boehm GC: no leak
+# checking (the GC frees lazily, so LeakSanitizer would report every live
+# object), no fake stacks (the GC must see every pointer on the real stack),
+# and the GC may install its own signal handlers.
+SAN_ENV := ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0:allow_user_segv_handler=1 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# AddressSanitizer + UBSan build of everything, then every test.
+test-asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMIST_ASAN=ON
+	cmake --build build-asan -j$(JOBS)
+	$(SAN_ENV) ctest --test-dir build-asan --output-on-failure -j$(JOBS)
+
+bench: build
+	bash bench/run.sh
+
+# libFuzzer over the parser and the interpreter, seeded from tests/fuzz/corpus.
+# New inputs found go to build-fuzz/corpus, so the committed seeds stay small.
+fuzz: deps fuzz-deps
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIST_FUZZ=ON
+	cmake --build build-fuzz -j$(JOBS) --target fuzz_mist
+	mkdir -p build-fuzz/corpus build-fuzz/artifacts
+	$(SAN_ENV) ./build-fuzz/tests/fuzz/fuzz_mist -max_total_time=$(FUZZ_SECONDS) \
+	  -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+	  -dict=tests/fuzz/mist.dict \
+	  -artifact_prefix=build-fuzz/artifacts/ \
+	  build-fuzz/corpus tests/fuzz/corpus
+
+clean:
+	rm -rf build build-asan build-fuzz bench/.bin

@@ -1,0 +1,317 @@
+/* mist.c: the public API (include/mist.h) and the pipeline it runs.
+ *
+ * The whole pipeline is one function, run_source(), that reads as the
+ * list of its stages: parse, lower, verify, evaluate.  Everything else
+ * here is bookkeeping around it: reading files, the module cache behind
+ * `import`, and running evaluation on a thread with a large stack so
+ * that deep (non-tail) recursion works and runaway recursion hits the
+ * interpreter's guard long before the real stack ends.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ir/eval.h"
+#include "lang/gc.h"
+#include "lang/ops.h"
+#include "mist.h"
+#include "parser/lower.h"
+#include "parser/parse.h"
+#include "stdlib/builtins.h"
+
+#define MAX_DEPTH 200000
+#define EVAL_STACK_SIZE ((size_t)1 << 30)   /* reserved, touched only as used */
+
+const char *mist_version(void) { return MIST_VERSION; }
+
+static ObjModule *module_new(MistVM *vm, const char *name, const char *path) {
+  ObjModule *m = lang_alloc(sizeof *m);
+  m->obj.kind = O_MODULE;
+  m->name = lang_str(name);
+  m->path = lang_str(path);
+  m->names = lang_dict_new();
+  m->file_id = -1;
+  return m;
+}
+
+static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
+
+MistVM *mist_new(int argc, const char *const *argv) {
+  lang_gc_init();
+  MistVM *vm = lang_alloc(sizeof *vm);
+  if (!vm) return NULL;
+  vm->err.span = span_none();
+  vm->builtins = lang_dict_new();
+  vm->methods = lang_dict_new();
+  vm->interned = lang_dict_new();
+  vm->modules = lang_dict_new();
+  vm->max_depth = MAX_DEPTH;
+  ObjSeq *args = lang_list_new(argc > 0 ? argc : 0);
+  for (int i = 0; i < argc; i++) args->items[i] = v_obj(lang_str(argv[i]));
+  vm->argv = args;
+  vm->main = module_new(vm, "__main__", "<main>");
+  vm->import = import_module;
+  ev_init(vm);
+  std_register_builtins(vm);
+  return vm;
+}
+
+void mist_free(MistVM *vm) {
+  /* everything the VM holds belongs to the collector */
+  (void)vm;
+}
+
+void mist_set_write(MistVM *vm, void (*write)(void *, const char *, size_t), void *user) {
+  vm->write = write;
+  vm->write_user = user;
+}
+
+void mist_interrupt(MistVM *vm) { vm->interrupt = 1; }
+
+/* ---- the pipeline ---- */
+
+typedef struct Job {
+  MistVM *vm;
+  ObjModule *module;
+  int file;
+  bool echo;
+  bool ok;
+  Value result;
+} Job;
+
+static bool run_source(MistVM *vm, ObjModule *module, int file, bool echo, Value *result) {
+  SourceFile *f = &vm->files[file];
+  Ast *ast = parse_module(vm, file, f->text->data, f->text->len);
+  if (!ast) return false;
+  LowerResult lr;
+  if (!lower_module(vm, ast, module, echo, &lr)) return false;
+#ifndef NDEBUG
+  if (!ir_verify_unit(vm, lr.unit)) return false;
+#endif
+  return ev_run_main(vm, lr.main, result);
+}
+
+static void set_stack_limit(MistVM *vm);
+
+static void *job_main(void *arg) {
+  Job *job = arg;
+  set_stack_limit(job->vm);
+  job->ok = run_source(job->vm, job->module, job->file, job->echo, &job->result);
+  return NULL;
+}
+
+
+
+static void set_stack_limit(MistVM *vm) {
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+      /* the stack grows down from addr + size; keep a margin for C code
+       * that runs between two checks (builtins, printing, the GC) */
+      size_t margin = size / 8 > (4u << 20) ? (4u << 20) : size / 8;
+      vm->stack_limit = (char *)addr + margin;
+    }
+    pthread_attr_destroy(&attr);
+  }
+}
+
+/* Run a job on a thread with a big stack; if no thread can be made, run
+ * it here. */
+static bool run_job(Job *job) {
+  job->vm->depth = 0;
+  char *saved = job->vm->stack_limit;
+  if (!lang_run_on_stack(EVAL_STACK_SIZE, job_main, job)) job_main(job);
+  job->vm->stack_limit = saved;
+  return job->ok;
+}
+
+/* ---- files ---- */
+
+static char *read_file(const char *path, size_t *len, const char **why) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    *why = "Is a directory";
+    return NULL;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    *why = strerror(errno);
+    return NULL;
+  }
+  size_t cap = 4096, n = 0;
+  char *buf = lang_alloc_atomic(cap + 1);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) {
+      cap *= 2;
+      buf = lang_realloc(buf, cap + 1);
+    }
+  }
+  fclose(f);
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+static int add_file(MistVM *vm, const char *path, const char *text, size_t len, bool *bad_utf8) {
+  *bad_utf8 = !lang_utf8_valid(text, len);
+  return lang_file_add(vm, path, text, len);
+}
+
+static MistStatus load_and_run(MistVM *vm, ObjModule *m, const char *path, bool echo, Value *result) {
+  size_t len;
+  const char *why;
+  char *text = read_file(path, &len, &why);
+  if (!text) {
+    lang_raise(vm, "OSError", "can't open file '%s': %s", path, why);
+    return MIST_ERROR;
+  }
+  bool bad;
+  int file = add_file(vm, path, text, len, &bad);
+  if (bad) {
+    lang_raise(vm, "SyntaxError", "%s is not valid UTF-8", path);
+    return MIST_ERROR;
+  }
+  m->file_id = file;
+  Job job = {vm, m, file, echo, false, v_none()};
+  return run_job(&job) ? MIST_OK : MIST_ERROR;
+}
+
+MistStatus mist_run_file(MistVM *vm, const char *path) {
+  lang_error_clear(vm);
+  vm->interrupt = 0;
+  vm->main->path = lang_str(path);
+  Value r;
+  return load_and_run(vm, vm->main, path, false, &r);
+}
+
+MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo) {
+  lang_error_clear(vm);
+  vm->interrupt = 0;
+  size_t len = strlen(source);
+  bool bad;
+  int file = add_file(vm, name, source, len, &bad);
+  if (bad) {
+    lang_raise(vm, "SyntaxError", "source is not valid UTF-8");
+    return MIST_ERROR;
+  }
+  if (vm->main->file_id < 0) vm->main->file_id = file;
+  Job job = {vm, vm->main, file, echo, false, v_none()};
+  if (!run_job(&job)) return vm->err.incomplete ? MIST_INCOMPLETE : MIST_ERROR;
+  if (echo && job.result.tag != V_NONE && job.result.tag != V_UNBOUND) {
+    StrBuf sb;
+    sb_init(&sb);
+    if (!lang_repr(vm, job.result, &sb)) return MIST_ERROR;
+    sb_addc(&sb, '\n');
+    lang_write(vm, sb.data, sb.len);
+  }
+  return MIST_OK;
+}
+
+const char *mist_error(MistVM *vm) {
+  if (!vm->err.set) return "";
+  return lang_error_render(vm)->data;
+}
+
+/* ---- modules ---- */
+
+static bool file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* `import name`: name.ms next to the importing file, then in the
+ * standard library; each file is loaded once per VM. */
+static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out) {
+  if (vm->sandbox) return lang_raise(vm, "ImportError", "imports are disabled in the sandbox");
+  StrBuf path;
+  sb_init(&path);
+  const char *fp = from && from->path ? from->path->data : "";
+  const char *slash = strrchr(fp, '/');
+  if (slash) sb_add(&path, fp, (size_t)(slash - fp) + 1);
+  sb_printf(&path, "%s.ms", name->data);
+  if (!file_exists(path.data)) {
+    path.len = 0;
+    sb_printf(&path, "%s/%s.ms", MIST_STDLIB_DIR, name->data);
+    if (!file_exists(path.data)) return lang_raise(vm, "ImportError", "No module named '%s'", name->data);
+  }
+  char *real = realpath(path.data, NULL);
+  ObjStr *key = lang_str(real ? real : path.data);
+  free(real);
+  if (lang_dict_get(vm->modules, key, out)) return true;
+  ObjModule *m = module_new(vm, name->data, path.data);
+  *out = v_obj(m);
+  lang_dict_put(vm->modules, key, *out);   /* before running: a cycle sees it */
+  size_t len;
+  const char *why;
+  char *text = read_file(path.data, &len, &why);
+  if (!text) return lang_raise(vm, "ImportError", "can't read '%s': %s", path.data, why);
+  bool bad;
+  int file = add_file(vm, path.data, text, len, &bad);
+  if (bad) return lang_raise(vm, "SyntaxError", "%s is not valid UTF-8", path.data);
+  m->file_id = file;
+  Value r;
+  /* errors inside the module keep their own spans; the import line is
+   * added to the traceback by the caller's frame */
+  return run_source(vm, m, file, false, &r);
+}
+
+/* ---- IR ---- */
+
+static MistStatus print_graph(MistVM *vm, IrGraph *g) {
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_graph(vm, g, &sb);
+  lang_write(vm, sb.data, sb.len);
+  return MIST_OK;
+}
+
+MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
+  (void)flags;
+  lang_error_clear(vm);
+  Value slot;
+  ObjModule *m = vm->main;
+  if (m->names && lang_dict_get(m->names, lang_str(name), &slot)) {
+    Value v = m->slots[slot.i];
+    if (v_is_obj(v, O_FUNC)) return print_graph(vm, AS_FUNC(v)->graph);
+    if (v.tag != V_UNBOUND) {
+      lang_raise(vm, "TypeError", "'%s' is a %s, not a function", name, lang_type_name(v));
+      return MIST_ERROR;
+    }
+  }
+  lang_raise(vm, "NameError", "no function named '%s'", name);
+  return MIST_ERROR;
+}
+
+MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags) {
+  (void)flags;
+  lang_error_clear(vm);
+  size_t len;
+  const char *why;
+  char *text = read_file(path, &len, &why);
+  if (!text) {
+    lang_raise(vm, "OSError", "can't open file '%s': %s", path, why);
+    return MIST_ERROR;
+  }
+  bool bad;
+  int file = add_file(vm, path, text, len, &bad);
+  vm->main->path = lang_str(path);
+  Ast *ast = bad ? NULL : parse_module(vm, file, text, len);
+  if (bad) lang_raise(vm, "SyntaxError", "%s is not valid UTF-8", path);
+  LowerResult lr;
+  if (!ast || !lower_module(vm, ast, vm->main, false, &lr)) return MIST_ERROR;
+  for (int i = 0; i < lr.unit->ngraphs; i++) {
+    IrGraph *g = lr.unit->graphs[i];
+    if (!g->parent && (g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0)
+      return print_graph(vm, g);
+  }
+  lang_raise(vm, "NameError", "no top-level function named '%s' in %s", name, path);
+  return MIST_ERROR;
+}

@@ -1,0 +1,80 @@
+/* mist.h: the public C API of Mist.
+ *
+ * A host program links libmist and drives one or more interpreters
+ * through opaque MistVM handles.  There is no global state: separate
+ * handles are independent.  No function here exits or aborts the
+ * process; each reports failure by its return value, and the error's
+ * text (in the usual "FILE:LINE:COL: error: ..." form, with the source
+ * line, a caret and the Mist traceback) is then available from
+ * mist_error().  The library never prints by itself: program output goes
+ * to the write callback (stdout when none is set).
+ */
+#ifndef MIST_H
+#define MIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct MistVM MistVM;
+
+/* Status codes returned by the calls below. */
+typedef enum {
+  MIST_OK = 0,
+  MIST_ERROR = 1,        /* an error in the program: syntax, type, runtime, assert */
+  MIST_INCOMPLETE = 2,   /* source ended inside a statement (REPL: read more) */
+} MistStatus;
+
+/* The version string, such as "0.1.0". */
+const char *mist_version(void);
+
+/* Create an interpreter.  argv (may be NULL) is what the program's args()
+ * returns; the strings are copied.  Returns NULL only when memory runs
+ * out. */
+MistVM *mist_new(int argc, const char *const *argv);
+
+/* Release an interpreter.  Its values are reclaimed by the collector. */
+void mist_free(MistVM *vm);
+
+/* Send program output (print) to write(user, text, len) instead of stdout. */
+void mist_set_write(MistVM *vm, void (*write)(void *user, const char *text, size_t len),
+                    void *user);
+
+/* Run the file at path as the main module.  MIST_ERROR when the file
+ * cannot be read or the program fails. */
+MistStatus mist_run_file(MistVM *vm, const char *path);
+
+/* Run source text as part of the main module, as the REPL does: names it
+ * defines stay defined for later calls.  name is used in error messages
+ * (such as "<stdin>").  When echo is true and the source is a single
+ * expression statement whose value is not None, its repr is written
+ * followed by a newline.  Returns MIST_INCOMPLETE when the text ends
+ * inside a block or bracket, so a REPL can ask for another line. */
+MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo);
+
+/* The rendered text of the last error, valid until the next call on vm;
+ * "" when there was none. */
+const char *mist_error(MistVM *vm);
+
+/* Write the IR of the top-level function `name` of the main module (after
+ * mist_run_file or mist_eval defined it) to the write callback.  Flags
+ * pick which form (0: as lowered). */
+enum { MIST_IR_LOWERED = 0 };
+MistStatus mist_print_ir(MistVM *vm, const char *name, int flags);
+
+/* Parse and lower the file at path without running it, and write the IR
+ * of its top-level function `name` to the write callback. */
+MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags);
+
+/* Ask a running evaluation to stop soon with a "KeyboardInterrupt" error.
+ * Safe to call from a signal handler or another thread. */
+void mist_interrupt(MistVM *vm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,846 @@
+/* eval.c: the reference interpreter of IR graphs (eager mode).
+ *
+ * A graph is compiled, on first use, into an EvCode: a flat list of
+ * register instructions over the slots of one frame (parameters, free
+ * variables, constants, then one slot per application node).  Three
+ * shapes that the lowering produces everywhere are compiled without
+ * making closures or frames, which is what makes the interpreter fast:
+ *
+ *  - `switch(c, @then, @else)()`: both branch graphs are inlined as
+ *    blocks of the same frame, selected by a conditional jump;
+ *  - a call to a graph constant in tail position (a loop going round, a
+ *    join after an `if`, the code after a loop) jumps to that graph's
+ *    block in the same frame after moving the arguments to its
+ *    parameter slots, so loops run in constant space;
+ *  - any other tail call replaces the frame instead of growing the C
+ *    stack (a loop graph used as a value, mutual tail recursion).
+ *
+ * Everything else runs by the general rule: a graph constant used as a
+ * value becomes a closure capturing the current values of its free
+ * variables; an application calls its callee.  Errors record the span
+ * of the node that failed, and each Mist frame unwound adds a traceback
+ * entry.  Runaway recursion is an error, never a crash: every call
+ * checks the depth and the C stack.
+ */
+#include <alloca.h>
+#include <string.h>
+
+#include "ir/eval.h"
+#include "lang/gc.h"
+#include "lang/ops.h"
+
+typedef enum {
+  I_MOVE,
+  I_ADD, I_SUB, I_MUL, I_LT, I_LE, I_GT, I_GE, I_EQ, I_NE,
+  I_GETITEM,
+  I_PRIM,       /* fn(args) for a primitive or builtin C function */
+  I_CALL,       /* slot a called with args */
+  I_TAILCALL,
+  I_CALLG,      /* graph g called directly: env from slots */
+  I_CLOSURE,    /* dst = closure of g over env slots */
+  I_JUMP,
+  I_JUMPIFNOT,  /* if not truthy(a) jump */
+  I_PMOVE,      /* parallel move args -> dsts (then a jump follows) */
+  I_RETURN,
+  I_GLOBAL,
+  I_SETGLOBAL,
+  I_IMPORT,
+  I_INTERRUPT,  /* a loop's back edge: check for Ctrl-C */
+} Op;
+
+typedef struct Instr {
+  uint8_t op;
+  int32_t dst, a, b;
+  int32_t nargs;
+  int32_t *args;
+  int32_t *dsts;       /* I_PMOVE */
+  int32_t target;
+  BuiltinFn fn;        /* I_PRIM */
+  IrGraph *graph;      /* I_CALLG, I_CLOSURE */
+  struct EvCode *gcode;
+  ObjModule *module;   /* I_GLOBAL, I_SETGLOBAL, I_IMPORT */
+  ObjStr *name;
+  IrNode *node;        /* where it came from: errors point here */
+} Instr;
+
+typedef struct EvCode {
+  IrGraph *graph;
+  int nslots, nparams, nfv;
+  int nconst;
+  int32_t *const_slots;
+  Value *const_vals;
+  Instr *ins;
+  int nins;
+  const char *name;
+  bool traced;        /* a user function or module: shows in tracebacks */
+  int *default_fv;    /* for each default: its index among the free variables */
+} EvCode;
+
+typedef struct EvState {
+  Value prims[IR_NPRIMS];
+} EvState;
+
+/* ---- a pointer map for compilation ---- */
+
+typedef struct PtrMap {
+  size_t cap, n;
+  const void **keys;
+  int *vals;
+} PtrMap;
+
+static size_t ptr_hash(const void *p) { return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull; }
+
+static void map_grow(PtrMap *m);
+
+static int *map_slot(PtrMap *m, const void *k, bool insert) {
+  if (m->cap == 0) {
+    if (!insert) return NULL;
+    map_grow(m);
+  }
+  size_t i = ptr_hash(k) & (m->cap - 1);
+  while (m->keys[i]) {
+    if (m->keys[i] == k) return &m->vals[i];
+    i = (i + 1) & (m->cap - 1);
+  }
+  if (!insert) return NULL;
+  if (2 * (m->n + 1) > m->cap) {
+    map_grow(m);
+    return map_slot(m, k, insert);
+  }
+  m->keys[i] = k;
+  m->n++;
+  return &m->vals[i];
+}
+
+static void map_grow(PtrMap *m) {
+  PtrMap old = *m;
+  m->cap = old.cap ? 2 * old.cap : 64;
+  m->n = 0;
+  m->keys = lang_alloc(m->cap * sizeof *m->keys);
+  m->vals = lang_alloc_atomic(m->cap * sizeof *m->vals);
+  for (size_t i = 0; i < old.cap; i++)
+    if (old.keys[i]) *map_slot(m, old.keys[i], true) = old.vals[i];
+}
+
+static int map_get(PtrMap *m, const void *k) {
+  int *v = map_slot(m, k, false);
+  return v ? *v : -1;
+}
+
+/* ---- compilation ---- */
+
+typedef struct Comp {
+  MistVM *vm;
+  EvCode *code;
+  IrGraph *root;
+  PtrMap slots;      /* node -> slot */
+  PtrMap uses;       /* node -> number of uses in the graphs reachable from root */
+  PtrMap blocks;     /* graph -> pc of its block (contified graphs) */
+  PtrMap emitted;    /* node -> 1 once its instruction is emitted */
+  Instr *ins;
+  int nins, capins;
+  int nslots;
+  IrGraph **pending;
+  int npending, cappending;
+  int nconst, capconst;
+  int32_t *const_slots;
+  Value *const_vals;
+  bool failed;
+} Comp;
+
+static Instr *emit(Comp *c, Op op, IrNode *node) {
+  if (c->nins == c->capins) {
+    c->capins = c->capins ? 2 * c->capins : 32;
+    c->ins = lang_realloc(c->ins, c->capins * sizeof *c->ins);
+  }
+  Instr *i = &c->ins[c->nins++];
+  memset(i, 0, sizeof *i);
+  i->op = op;
+  i->node = node;
+  i->dst = i->a = i->b = -1;
+  return i;
+}
+
+static int new_slot(Comp *c) { return c->nslots++; }
+
+static void count_uses(Comp *c, IrGraph *g, PtrMap *seen) {
+  int *s = map_slot(seen, g, true);
+  if (*s == 1) return;
+  *s = 1;
+  for (int i = 0; i < g->nnodes; i++) {
+    IrNode *n = g->nodes[i];
+    for (int j = 0; j < n->nin; j++) {
+      int *u = map_slot(&c->uses, n->in[j], true);
+      (*u)++;
+      IrGraph *h = ir_node_graph(n->in[j]);
+      if (h) count_uses(c, h, seen);
+    }
+  }
+  if (g->ret) {
+    (*map_slot(&c->uses, g->ret, true))++;
+    IrGraph *h = ir_node_graph(g->ret);
+    if (h) count_uses(c, h, seen);
+  }
+  for (int i = 0; i < g->ndefaults; i++) {
+    (*map_slot(&c->uses, g->defaults[i], true))++;
+    IrGraph *h = ir_node_graph(g->defaults[i]);
+    if (h) count_uses(c, h, seen);
+  }
+}
+
+static int operand(Comp *c, IrNode *x, IrNode *at);
+
+static int32_t *env_slots(Comp *c, IrGraph *g, IrNode *at) {
+  ir_free_vars(g);
+  int32_t *env = lang_alloc_atomic((g->nfv ? g->nfv : 1) * sizeof *env);
+  for (int i = 0; i < g->nfv; i++) env[i] = operand(c, g->fv[i], at);
+  return env;
+}
+
+/* The slot holding x's value at `at`.  Constants get a slot filled at
+ * frame entry; a graph constant used as a value makes a closure here. */
+static int operand(Comp *c, IrNode *x, IrNode *at) {
+  if (x->kind == IR_CONST) {
+    IrGraph *g = ir_node_graph(x);
+    if (g) {
+      Instr *in = emit(c, I_CLOSURE, at);
+      in->graph = g;
+      in->args = env_slots(c, g, at);
+      in->nargs = g->nfv;
+      in->dst = new_slot(c);
+      return in->dst;
+    }
+    int s = map_get(&c->slots, x);
+    if (s >= 0) return s;
+    Value v = x->value;
+    if (v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->prim >= 0) v = ir_prim_value(c->vm, AS_BUILTIN(v)->prim);
+    s = new_slot(c);
+    *map_slot(&c->slots, x, true) = s;
+    if (c->nconst == c->capconst) {
+      c->capconst = c->capconst ? 2 * c->capconst : 16;
+      c->const_slots = lang_realloc(c->const_slots, c->capconst * sizeof *c->const_slots);
+      c->const_vals = lang_realloc(c->const_vals, c->capconst * sizeof *c->const_vals);
+    }
+    c->const_slots[c->nconst] = s;
+    c->const_vals[c->nconst++] = v;
+    return s;
+  }
+  int s = map_get(&c->slots, x);
+  if (s >= 0) return s;
+  /* a node not computed yet on this path (a forward reference between
+   * nested functions): its slot reads as Unbound */
+  s = new_slot(c);
+  *map_slot(&c->slots, x, true) = s;
+  return s;
+}
+
+static int slot_of(Comp *c, IrNode *n) {
+  int s = map_get(&c->slots, n);
+  if (s < 0) {
+    s = new_slot(c);
+    *map_slot(&c->slots, n, true) = s;
+  }
+  return s;
+}
+
+static int32_t *operands(Comp *c, IrNode *n, int from) {
+  int k = n->nin - from;
+  int32_t *a = lang_alloc_atomic((k ? k : 1) * sizeof *a);
+  for (int i = 0; i < k; i++) a[i] = operand(c, n->in[from + i], n);
+  return a;
+}
+
+typedef enum { M_RETURN, M_VALUE } Mode;
+
+static void emit_body(Comp *c, IrGraph *g, Mode mode, int dst);
+
+/* Can graph h run as a block of this frame?  Its free variables must all
+ * be available here. */
+static bool fvs_available(Comp *c, IrGraph *h) {
+  ir_free_vars(h);
+  for (int i = 0; i < h->nfv; i++)
+    if (map_get(&c->slots, h->fv[i]) < 0 && h->fv[i]->graph && !ir_is_ancestor(c->root, h->fv[i]->graph))
+      return false;
+  return true;
+}
+
+/* A tail call of graph h with args: jump to h's block. */
+static void emit_jump_to(Comp *c, IrGraph *h, IrNode *n) {
+  int nargs = n->nin - 1;
+  int *label = map_slot(&c->blocks, h, false);
+  if (!label) {
+    label = map_slot(&c->blocks, h, true);
+    *label = -1;   /* not emitted yet */
+    for (int i = 0; i < h->nparams; i++) slot_of(c, h->params[i]);
+    if (c->npending == c->cappending) {
+      c->cappending = c->cappending ? 2 * c->cappending : 8;
+      c->pending = lang_realloc(c->pending, c->cappending * sizeof *c->pending);
+    }
+    c->pending[c->npending++] = h;
+  }
+  int32_t *args = operands(c, n, 1);
+  Instr *pm = emit(c, I_PMOVE, n);
+  pm->args = args;
+  pm->nargs = nargs;
+  pm->dsts = lang_alloc_atomic((nargs ? nargs : 1) * sizeof *pm->dsts);
+  for (int i = 0; i < nargs; i++) pm->dsts[i] = slot_of(c, h->params[i]);
+  emit(c, I_INTERRUPT, n);
+  Instr *j = emit(c, I_JUMP, n);
+  j->graph = h;   /* patched to the block's pc at the end */
+}
+
+/* switch(c, @a, @b) whose only use is a call with no arguments right in
+ * its graph: the call runs one of the two graphs as a block here. */
+static bool switch_inlined(Comp *c, IrNode *s) {
+  if (ir_node_prim(s) != IR_P_SWITCH || map_get(&c->uses, s) != 1) return false;
+  IrGraph *a = ir_node_graph(s->in[2]), *b = ir_node_graph(s->in[3]);
+  if (!a || !b || a->nparams || b->nparams) return false;
+  for (int i = 0; i < s->graph->nnodes; i++) {
+    IrNode *m = s->graph->nodes[i];
+    if (m->nin == 1 && m->in[0] == s) return true;
+  }
+  return false;
+}
+
+static bool is_inlinable_switch(Comp *c, IrNode *n, IrNode **s_out) {
+  if (n->nin != 1 || n->in[0]->kind != IR_APPLY || !switch_inlined(c, n->in[0])) return false;
+  *s_out = n->in[0];
+  return true;
+}
+
+/* The slot of a module global, made (unassigned) if new. */
+static int module_slot(ObjModule *m, ObjStr *name) {
+  Value slot;
+  if (!m->names) m->names = lang_dict_new();
+  if (lang_dict_get(m->names, name, &slot)) return (int)slot.i;
+  if (m->nslots == m->capslots) {
+    m->capslots = m->capslots ? 2 * m->capslots : 32;
+    m->slots = lang_realloc(m->slots, m->capslots * sizeof *m->slots);
+  }
+  int k = (int)m->nslots++;
+  m->slots[k] = v_unbound();
+  lang_dict_put(m->names, name, v_int(k));
+  return k;
+}
+
+static const Op fast_ops[IR_NPRIMS] = {
+  [IR_P_ADD] = I_ADD, [IR_P_SUB] = I_SUB, [IR_P_MUL] = I_MUL, [IR_P_LT] = I_LT,
+  [IR_P_LE] = I_LE, [IR_P_GT] = I_GT, [IR_P_GE] = I_GE, [IR_P_EQ] = I_EQ, [IR_P_NE] = I_NE,
+  [IR_P_GETITEM] = I_GETITEM,
+};
+
+static void emit_node(Comp *c, IrNode *n, bool tail) {
+  IrNode *f = n->in[0];
+  int p = ir_node_prim(n);
+  /* a switch whose call runs it as blocks: emitted at that call */
+  if (switch_inlined(c, n)) return;
+  IrNode *sw;
+  if (is_inlinable_switch(c, n, &sw)) {
+    int cond = operand(c, sw->in[1], sw);
+    int br = (int)(emit(c, I_JUMPIFNOT, sw) - c->ins);
+    c->ins[br].a = cond;
+    int dst = tail ? -1 : slot_of(c, n);
+    emit_body(c, ir_node_graph(sw->in[2]), tail ? M_RETURN : M_VALUE, dst);
+    int jend = tail ? -1 : (int)(emit(c, I_JUMP, n) - c->ins);
+    c->ins[br].target = c->nins;
+    emit_body(c, ir_node_graph(sw->in[3]), tail ? M_RETURN : M_VALUE, dst);
+    if (jend >= 0) c->ins[jend].target = c->nins;
+    return;
+  }
+  if (p >= 0) {
+    if (p == IR_P_GLOBAL || p == IR_P_SET_GLOBAL || p == IR_P_IMPORT) {
+      int a = p == IR_P_SET_GLOBAL ? operand(c, n->in[2], n) : -1;
+      Instr *in = emit(c, p == IR_P_GLOBAL ? I_GLOBAL : p == IR_P_SET_GLOBAL ? I_SETGLOBAL : I_IMPORT, n);
+      in->module = n->graph->module;
+      in->name = AS_STR(n->in[1]->value);
+      in->a = a;
+      if (p != IR_P_IMPORT && in->module) in->b = module_slot(in->module, in->name);
+      in->dst = slot_of(c, n);
+      return;
+    }
+    if (fast_ops[p]) {
+      int a = operand(c, n->in[1], n), b = operand(c, n->in[2], n);
+      Instr *in = emit(c, fast_ops[p], n);
+      in->a = a;
+      in->b = b;
+      in->dst = slot_of(c, n);
+      return;
+    }
+    int32_t *args = operands(c, n, 1);
+    Instr *in = emit(c, I_PRIM, n);
+    in->fn = ev_prim_fn(p);
+    in->args = args;
+    in->nargs = n->nin - 1;
+    in->dst = slot_of(c, n);
+    return;
+  }
+  if (f->kind == IR_CONST && v_is_obj(f->value, O_BUILTIN)) {
+    int32_t *args = operands(c, n, 1);
+    Instr *in = emit(c, I_PRIM, n);
+    in->fn = AS_BUILTIN(f->value)->fn;
+    in->args = args;
+    in->nargs = n->nin - 1;
+    in->dst = slot_of(c, n);
+    in->name = lang_str(AS_BUILTIN(f->value)->name);
+    return;
+  }
+  IrGraph *h = ir_node_graph(f);
+  if (h && h->nparams == n->nin - 1) {
+    if (tail && (h == c->root || fvs_available(c, h))) {
+      if (h == c->root) {
+        /* self tail call: the root's block is pc 0 */
+        int nargs = n->nin - 1;
+        int32_t *args = operands(c, n, 1);
+        Instr *pm = emit(c, I_PMOVE, n);
+        pm->args = args;
+        pm->nargs = nargs;
+        pm->dsts = lang_alloc_atomic((nargs ? nargs : 1) * sizeof *pm->dsts);
+        for (int i = 0; i < nargs; i++) pm->dsts[i] = i;
+        emit(c, I_INTERRUPT, n);
+        Instr *j = emit(c, I_JUMP, n);
+        j->target = 0;
+        return;
+      }
+      emit_jump_to(c, h, n);
+      return;
+    }
+    int32_t *env = env_slots(c, h, n);
+    int32_t *args = operands(c, n, 1);
+    Instr *in = emit(c, I_CALLG, n);
+    in->graph = h;
+    in->b = h->nfv;
+    in->dsts = env;
+    in->args = args;
+    in->nargs = n->nin - 1;
+    in->dst = slot_of(c, n);
+    return;
+  }
+  int fs = operand(c, f, n);
+  int32_t *args = operands(c, n, 1);
+  Instr *in = emit(c, tail ? I_TAILCALL : I_CALL, n);
+  in->a = fs;
+  in->args = args;
+  in->nargs = n->nin - 1;
+  in->dst = slot_of(c, n);
+}
+
+static void emit_body(Comp *c, IrGraph *g, Mode mode, int dst) {
+  IrNode *last = g->nnodes ? g->nodes[g->nnodes - 1] : NULL;
+  bool tail_done = false;
+  for (int i = 0; i < g->nnodes; i++) {
+    IrNode *n = g->nodes[i];
+    bool tail = mode == M_RETURN && n == g->ret && n == last;
+    emit_node(c, n, tail);
+    *map_slot(&c->emitted, n, true) = 1;
+    if (tail) {
+      Op op = c->ins[c->nins - 1].op;
+      tail_done = op == I_TAILCALL || op == I_JUMP || op == I_RETURN;
+      if (!tail_done && c->nins > 0 && op == I_PRIM) tail_done = false;
+    }
+  }
+  if (tail_done) return;
+  IrNode *r = g->ret;
+  if (mode == M_RETURN) {
+    int s = r ? operand(c, r, r) : -1;
+    if (s < 0) {
+      /* no output recorded: None */
+      IrNode *none = ir_const(ir_unit_new(), v_none(), g->span);
+      s = operand(c, none, none);
+    }
+    Instr *in = emit(c, I_RETURN, r);
+    in->a = s;
+  } else {
+    int s = r ? operand(c, r, r) : -1;
+    if (s < 0) {
+      IrNode *none = ir_const(ir_unit_new(), v_none(), g->span);
+      s = operand(c, none, none);
+    }
+    Instr *in = emit(c, I_MOVE, r);
+    in->a = s;
+    in->dst = dst;
+  }
+}
+
+static EvCode *compile(MistVM *vm, IrGraph *g) {
+  Comp c = {0};
+  c.vm = vm;
+  c.root = g;
+  ir_free_vars(g);
+  PtrMap seen = {0};
+  count_uses(&c, g, &seen);
+  for (int i = 0; i < g->nparams; i++) *map_slot(&c.slots, g->params[i], true) = new_slot(&c);
+  for (int i = 0; i < g->nfv; i++) *map_slot(&c.slots, g->fv[i], true) = new_slot(&c);
+  emit_body(&c, g, M_RETURN, -1);
+  for (int k = 0; k < c.npending; k++) {
+    IrGraph *h = c.pending[k];
+    *map_slot(&c.blocks, h, true) = c.nins;
+    emit_body(&c, h, M_RETURN, -1);
+  }
+  for (int i = 0; i < c.nins; i++)
+    if (c.ins[i].op == I_JUMP && c.ins[i].graph) c.ins[i].target = map_get(&c.blocks, c.ins[i].graph);
+
+  EvCode *code = lang_alloc(sizeof *code);
+  code->graph = g;
+  code->nslots = c.nslots;
+  code->nparams = g->nparams;
+  code->nfv = g->nfv;
+  code->nconst = c.nconst;
+  code->const_slots = c.const_slots;
+  code->const_vals = c.const_vals;
+  code->ins = c.ins;
+  code->nins = c.nins;
+  code->name = g->display ? g->display->data : g->name->data;
+  code->traced = (g->flags & (IRG_FUNCTION | IRG_MODULE)) != 0;
+  code->default_fv = lang_alloc_atomic((g->ndefaults ? g->ndefaults : 1) * sizeof(int));
+  for (int d = 0; d < g->ndefaults; d++) {
+    code->default_fv[d] = -1;
+    for (int i = 0; i < g->nfv; i++)
+      if (g->fv[i] == g->defaults[d]) code->default_fv[d] = i;
+  }
+  return code;
+}
+
+static EvCode *code_of(MistVM *vm, IrGraph *g) {
+  if (!g->code) g->code = compile(vm, g);
+  return g->code;
+}
+
+/* ---- running ---- */
+
+static ObjFunc *make_closure(MistVM *vm, IrGraph *g, const Value *frame, const int32_t *env) {
+  ir_free_vars(g);
+  ObjFunc *f = lang_alloc(sizeof *f + g->nfv * sizeof(Value));
+  f->obj.kind = O_FUNC;
+  f->graph = g;
+  f->nenv = g->nfv;
+  f->module = g->module;
+  for (int i = 0; i < g->nfv; i++) f->env[i] = frame[env[i]];
+  if (g->ndefaults) {
+    EvCode *code = code_of(vm, g);
+    f->code = code;
+    f->ndefaults = g->ndefaults;
+    f->defaults = lang_alloc(g->ndefaults * sizeof(Value));
+    for (int d = 0; d < g->ndefaults; d++) {
+      int k = code->default_fv[d];
+      IrNode *dn = g->defaults[d];
+      f->defaults[d] = k >= 0 ? f->env[k] : dn->kind == IR_CONST ? dn->value : v_none();
+    }
+  }
+  return f;
+}
+
+static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+/* Bind arguments to a function's parameters as Python does, with its
+ * error messages. */
+static bool bind_args(MistVM *vm, IrGraph *g, const char *name, int argc, const Value *argv,
+                      const KwArgs *kw, int ndefaults, const Value *defaults, Value *params) {
+  int np = g->nparams, nreq = np - ndefaults;
+  if (argc > np) {
+    if (ndefaults)
+      return lang_raise(vm, "TypeError", "%s() takes from %d to %d positional arguments but %d %s given",
+                        name, nreq, np, argc, argc == 1 ? "was" : "were");
+    return lang_raise(vm, "TypeError", "%s() takes %d positional %s but %d %s given", name, np,
+                      plural(np, "argument", "arguments"), argc, argc == 1 ? "was" : "were");
+  }
+  for (int i = 0; i < np; i++) params[i] = v_unbound();
+  for (int i = 0; i < argc; i++) params[i] = argv[i];
+  if (kw) {
+    for (int k = 0; k < kw->n; k++) {
+      int i = 0;
+      while (i < np && !lang_str_eq(g->params[i]->name, kw->names[k])) i++;
+      if (i == np)
+        return lang_raise(vm, "TypeError", "%s() got an unexpected keyword argument '%s'", name,
+                          kw->names[k]->data);
+      if (params[i].tag != V_UNBOUND)
+        return lang_raise(vm, "TypeError", "%s() got multiple values for argument '%s'", name,
+                          kw->names[k]->data);
+      params[i] = kw->values[k];
+    }
+  }
+  int missing = 0;
+  for (int i = 0; i < np; i++)
+    if (params[i].tag == V_UNBOUND) {
+      if (i >= nreq) params[i] = defaults[i - nreq];
+      else missing++;
+    }
+  if (missing) {
+    StrBuf sb;
+    sb_init(&sb);
+    int k = 0;
+    for (int i = 0; i < nreq; i++) {
+      if (params[i].tag != V_UNBOUND) continue;
+      k++;
+      if (k > 1) sb_adds(&sb, missing == 2 ? " and " : k == missing ? ", and " : ", ");
+      sb_printf(&sb, "'%s'", g->params[i]->name->data);
+    }
+    return lang_raise(vm, "TypeError", "%s() missing %d required positional %s: %s", name, missing,
+                      plural(missing, "argument", "arguments"), sb.data);
+  }
+  return true;
+}
+
+static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out);
+
+/* Run closure f on arguments: a new frame on the C stack (which the GC
+ * scans), then exec. */
+static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  EvCode *code = f->code ? f->code : (f->code = code_of(vm, f->graph));
+  if (!lang_check_stack(vm)) return false;
+  int cap = code->nslots;
+  Value *frame = alloca(cap * sizeof(Value));
+  memset(frame, 0, cap * sizeof(Value));
+  if (argc == code->nparams && !kw) {
+    memcpy(frame, argv, argc * sizeof(Value));
+  } else if (!bind_args(vm, f->graph, code->name, argc, argv, kw, f->ndefaults, f->defaults, frame)) {
+    return false;
+  }
+  memcpy(frame + code->nparams, f->env, f->nenv * sizeof(Value));
+  vm->depth++;
+  bool ok = exec(vm, code, frame, cap, out);
+  vm->depth--;
+  return ok;
+}
+
+bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (fn.tag == V_OBJ) {
+    switch (fn.o->kind) {
+    case O_FUNC: return call_func(vm, AS_FUNC(fn), argc, argv, kw, out);
+    case O_BUILTIN: {
+      ObjBuiltin *b = AS_BUILTIN(fn);
+      if (!b->fn) return lang_raise(vm, "TypeError", "'%s' cannot be called", b->name);
+      return b->fn(vm, argc, argv, kw, out);
+    }
+    case O_BOUND: {
+      ObjBound *b = AS_BOUND(fn);
+      Value *args = alloca((argc + 1) * sizeof(Value));
+      args[0] = b->self;
+      memcpy(args + 1, argv, argc * sizeof(Value));
+      return ev_call(vm, b->fn, argc + 1, args, kw, out);
+    }
+    case O_GRAPH: {
+      IrGraph *g = AS_GRAPH(fn)->graph;
+      ir_free_vars(g);
+      if (g->nfv) return lang_raise(vm, "TypeError", "graph @%s needs its free variables", g->name->data);
+      ObjFunc *f = make_closure(vm, g, NULL, NULL);
+      return call_func(vm, f, argc, argv, kw, out);
+    }
+    default: break;
+    }
+  }
+  return lang_raise(vm, "TypeError", "'%s' object is not callable", lang_type_name(fn));
+}
+
+static bool fail_at(MistVM *vm, EvCode *code, Instr *in) {
+  if (vm->err.span.file < 0 && in->node) vm->err.span = in->node->span;
+  if (code->traced) lang_trace_push(vm, in->node ? in->node->span : code->graph->span, code->name);
+  return false;
+}
+
+static inline bool truthy_fast(MistVM *vm, Value v, bool *t) {
+  if (v.tag == V_BOOL) {
+    *t = v.b;
+    return true;
+  }
+  return lang_truthy(vm, v, t);
+}
+
+#define F frame
+
+static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
+  for (int i = 0; i < code->nconst; i++) frame[code->const_slots[i]] = code->const_vals[i];
+  Instr *ins = code->ins;
+  int pc = 0;
+  Value tmp[16];
+  for (;;) {
+    Instr *in = &ins[pc++];
+    switch ((Op)in->op) {
+    case I_MOVE: F[in->dst] = F[in->a]; break;
+    case I_ADD: {
+      Value a = F[in->a], b = F[in->b];
+      int64_t r;
+      if (a.tag == V_INT && b.tag == V_INT && !__builtin_add_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
+      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f + b.f);
+      else if (!lang_arith(vm, OP_ADD, a, b, &F[in->dst])) goto fail;
+      break;
+    }
+    case I_SUB: {
+      Value a = F[in->a], b = F[in->b];
+      int64_t r;
+      if (a.tag == V_INT && b.tag == V_INT && !__builtin_sub_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
+      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f - b.f);
+      else if (!lang_arith(vm, OP_SUB, a, b, &F[in->dst])) goto fail;
+      break;
+    }
+    case I_MUL: {
+      Value a = F[in->a], b = F[in->b];
+      int64_t r;
+      if (a.tag == V_INT && b.tag == V_INT && !__builtin_mul_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
+      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f * b.f);
+      else if (!lang_arith(vm, OP_MUL, a, b, &F[in->dst])) goto fail;
+      break;
+    }
+#define CMP_CASE(OPC, CMPOP, op)                                                  \
+    case OPC: {                                                                   \
+      Value a = F[in->a], b = F[in->b];                                           \
+      if (a.tag == V_INT && b.tag == V_INT) F[in->dst] = v_bool(a.i op b.i);      \
+      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_bool(a.f op b.f); \
+      else if (!lang_compare(vm, CMPOP, a, b, &F[in->dst])) goto fail;            \
+      break;                                                                      \
+    }
+    CMP_CASE(I_LT, CMP_LT, <)
+    CMP_CASE(I_LE, CMP_LE, <=)
+    CMP_CASE(I_GT, CMP_GT, >)
+    CMP_CASE(I_GE, CMP_GE, >=)
+    CMP_CASE(I_EQ, CMP_EQ, ==)
+    CMP_CASE(I_NE, CMP_NE, !=)
+#undef CMP_CASE
+    case I_GETITEM: {
+      Value x = F[in->a], i = F[in->b];
+      if (x.tag == V_OBJ && (x.o->kind == O_LIST || x.o->kind == O_TUPLE) && i.tag == V_INT) {
+        ObjSeq *s = AS_SEQ(x);
+        int64_t k = i.i < 0 ? i.i + (int64_t)s->len : i.i;
+        if (k >= 0 && k < (int64_t)s->len) {
+          F[in->dst] = s->items[k];
+          break;
+        }
+      }
+      if (!lang_getitem(vm, x, i, &F[in->dst])) goto fail;
+      break;
+    }
+    case I_PRIM: {
+      Value *args = in->nargs <= 16 ? tmp : alloca(in->nargs * sizeof(Value));
+      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+      if (!in->fn(vm, in->nargs, args, NULL, &F[in->dst])) goto fail;
+      break;
+    }
+    case I_CALL: {
+      Value *args = in->nargs <= 16 ? tmp : alloca(in->nargs * sizeof(Value));
+      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+      if (vm->interrupt) goto interrupted;
+      if (!ev_call(vm, F[in->a], in->nargs, args, NULL, &F[in->dst])) goto fail;
+      break;
+    }
+    case I_CALLG: {
+      IrGraph *g = in->graph;
+      EvCode *gc = in->gcode ? in->gcode : (in->gcode = code_of(vm, g));
+      if (!lang_check_stack(vm)) goto fail;
+      if (vm->interrupt) goto interrupted;
+      Value *nf = alloca(gc->nslots * sizeof(Value));
+      memset(nf, 0, gc->nslots * sizeof(Value));
+      for (int k = 0; k < in->nargs; k++) nf[k] = F[in->args[k]];
+      for (int k = 0; k < in->b; k++) nf[gc->nparams + k] = F[in->dsts[k]];
+      vm->depth++;
+      bool ok = exec(vm, gc, nf, gc->nslots, &F[in->dst]);
+      vm->depth--;
+      if (!ok) goto fail;
+      break;
+    }
+    case I_TAILCALL: {
+      Value fn = F[in->a];
+      if (vm->interrupt) goto interrupted;
+      if (!v_is_obj(fn, O_FUNC)) {
+        Value *args = in->nargs <= 16 ? tmp : alloca(in->nargs * sizeof(Value));
+        for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+        if (!ev_call(vm, fn, in->nargs, args, NULL, out)) goto fail;
+        return true;
+      }
+      /* replace this frame by the callee's */
+      ObjFunc *f = AS_FUNC(fn);
+      EvCode *fc = f->code ? f->code : (f->code = code_of(vm, f->graph));
+      Value *args = alloca((in->nargs ? in->nargs : 1) * sizeof(Value));
+      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+      if (fc->nslots > cap) {
+        cap = fc->nslots;
+        frame = alloca(cap * sizeof(Value));
+      }
+      memset(frame, 0, fc->nslots * sizeof(Value));
+      if (in->nargs == fc->nparams) memcpy(frame, args, in->nargs * sizeof(Value));
+      else if (!bind_args(vm, f->graph, fc->name, in->nargs, args, NULL, f->ndefaults, f->defaults, frame))
+        goto fail;
+      memcpy(frame + fc->nparams, f->env, f->nenv * sizeof(Value));
+      code = fc;
+      ins = code->ins;
+      for (int i = 0; i < code->nconst; i++) frame[code->const_slots[i]] = code->const_vals[i];
+      pc = 0;
+      break;
+    }
+    case I_CLOSURE: {
+      IrGraph *g = in->graph;
+      F[in->dst] = v_obj(make_closure(vm, g, frame, in->args));
+      break;
+    }
+    case I_JUMP: pc = in->target; break;
+    case I_JUMPIFNOT: {
+      bool t;
+      if (!truthy_fast(vm, F[in->a], &t)) goto fail;
+      if (!t) pc = in->target;
+      break;
+    }
+    case I_PMOVE: {
+      Value *t = in->nargs <= 16 ? tmp : alloca(in->nargs * sizeof(Value));
+      for (int k = 0; k < in->nargs; k++) t[k] = F[in->args[k]];
+      for (int k = 0; k < in->nargs; k++) F[in->dsts[k]] = t[k];
+      break;
+    }
+    case I_INTERRUPT:
+      if (vm->interrupt) goto interrupted;
+      break;
+    case I_RETURN: *out = F[in->a]; return true;
+    case I_GLOBAL: {
+      ObjModule *m = in->module;
+      if (m && m->slots[in->b].tag != V_UNBOUND) {
+        F[in->dst] = m->slots[in->b];
+        break;
+      }
+      if (vm->builtins && lang_dict_get(vm->builtins, in->name, &F[in->dst])) break;
+      lang_raise(vm, "NameError", "name '%s' is not defined", in->name->data);
+      goto fail;
+    }
+    case I_SETGLOBAL:
+      if (in->module) in->module->slots[in->b] = F[in->a];
+      F[in->dst] = F[in->a];
+      break;
+    case I_IMPORT: {
+      if (!vm->import) {
+        lang_raise(vm, "ImportError", "import is not available here");
+        goto fail;
+      }
+      if (!vm->import(vm, in->name, in->module, &F[in->dst])) goto fail;
+      break;
+    }
+    }
+  }
+interrupted:
+  vm->interrupt = 0;
+  lang_raise(vm, "KeyboardInterrupt", "interrupted");
+  return fail_at(vm, code, &ins[pc > 0 ? pc - 1 : 0]);
+fail:
+  return fail_at(vm, code, &ins[pc - 1]);
+}
+
+bool ev_run_main(MistVM *vm, IrGraph *g, Value *out) {
+  ObjFunc *f = make_closure(vm, g, NULL, NULL);
+  return call_func(vm, f, 0, NULL, NULL, out);
+}
+
+static bool prim_value_call(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  return lang_raise(vm, "TypeError", "bad primitive call");
+}
+
+Value ir_prim_value(MistVM *vm, IrPrim p) {
+  EvState *st = vm->eval;
+  if (st->prims[p].tag == V_UNBOUND) {
+    BuiltinFn fn = ev_prim_fn(p);
+    ObjBuiltin *b = lang_builtin_new(ir_prims[p].name, fn ? fn : prim_value_call, -1, -1);
+    b->prim = (int)p;
+    st->prims[p] = v_obj(b);
+  }
+  return st->prims[p];
+}
+
+void ev_init(MistVM *vm) {
+  EvState *st = lang_alloc(sizeof *st);
+  vm->eval = st;
+  vm->call = ev_call;
+}

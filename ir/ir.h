@@ -1,0 +1,142 @@
+/* ir.h: Mist's one intermediate representation.
+ *
+ * A program is a set of graphs.  A graph has parameters, a schedule of
+ * application nodes (the order they run in, which is source order as
+ * lowered: it keeps the order of effects such as print and errors) and
+ * an output node.  Nodes are constants, parameters and applications
+ * (callee and arguments).  A node of an enclosing graph used inside a
+ * nested graph is a free variable, which makes the nested graph a
+ * closure: a graph constant evaluates to a closure that captures the
+ * current values of the graph's free variables.  `if` is
+ * `switch(c, @then, @else)()`, loops are tail-recursive graphs, and
+ * the code after a loop or an `if` that needs a join is a continuation
+ * graph called in tail position.
+ *
+ * Every node keeps the source span it came from.  The text form
+ * (print.c writes it, read.c parses it back) is documented in
+ * docs/ir.md.
+ */
+#ifndef MIST_IR_IR_H
+#define MIST_IR_IR_H
+
+#include "lang/strbuf.h"
+#include "lang/vm.h"
+
+typedef enum {
+#define PRIM(e, name, arity, flags, doc) IR_P_##e,
+#include "ir/ops.def"
+#undef PRIM
+  IR_NPRIMS
+} IrPrim;
+
+enum { P_PURE = 1, P_DIFF = 2 };
+
+typedef struct IrPrimInfo {
+  const char *name;
+  int arity;         /* -1: variadic */
+  unsigned flags;
+  const char *doc;
+} IrPrimInfo;
+
+extern const IrPrimInfo ir_prims[IR_NPRIMS];
+int ir_prim_lookup(const char *name, size_t len);     /* -1 when unknown */
+
+typedef enum { IR_CONST, IR_PARAM, IR_APPLY } IrKind;
+
+typedef struct IrNode IrNode;
+typedef struct IrGraph IrGraph;
+
+struct IrNode {
+  IrKind kind;
+  uint32_t id;          /* unique in its IrUnit, for printing */
+  IrGraph *graph;       /* owner (params and applies); NULL for constants */
+  Span span;
+  Value value;          /* IR_CONST: the constant: a number, str, tuple,
+                           None, a builtin or primitive (ObjBuiltin) or a
+                           graph (ObjGraph) */
+  int nin;              /* IR_APPLY: in[0] is the callee, in[1..] the args */
+  IrNode **in;
+  ObjStr *name;         /* the source variable it was bound to, or NULL */
+  int mark;             /* scratch for passes */
+};
+
+enum {
+  IRG_FUNCTION = 1,     /* a def or lambda of the user */
+  IRG_MODULE = 2,       /* a file's top-level code */
+  IRG_BRANCH = 4,       /* a branch of an if or a short-circuit operator */
+  IRG_LOOP = 8,         /* a loop's header: it calls itself to iterate */
+  IRG_JOIN = 16,        /* the code after a loop or an if (a continuation) */
+  IRG_BODY = 32,        /* a loop body that returns to its header */
+};
+
+struct IrGraph {
+  ObjStr *name;         /* unique in a unit: "fib", "outer.inner", "fib.if1" */
+  ObjStr *display;      /* what errors call it: "inner", "<lambda>", "<module>" */
+  uint32_t id;
+  unsigned flags;
+  IrGraph *parent;      /* lexically enclosing graph, NULL at top */
+  ObjModule *module;    /* whose globals global() reads */
+  Span span;
+  int nparams;
+  IrNode **params;
+  int nnodes, capnodes;
+  IrNode **nodes;       /* the schedule: apply nodes in the order they run */
+  IrNode *ret;          /* the output */
+  /* default values of the last ndefaults parameters: nodes of an
+   * enclosing graph, evaluated when a closure of g is made, so they
+   * count as free variables of g */
+  int ndefaults;
+  IrNode **defaults;
+  /* free variables: nodes of enclosing graphs used here or in graphs
+   * nested here or in graphs referenced from here (ir_free_vars) */
+  int nfv;
+  IrNode **fv;
+  bool fv_done;
+  struct EvCode *code;  /* the interpreter's compiled form, when made */
+};
+
+/* All graphs made by one lowering, for printing and passes. */
+typedef struct IrUnit {
+  int ngraphs, capgraphs;
+  IrGraph **graphs;
+  uint32_t next_id;
+} IrUnit;
+
+IrUnit *ir_unit_new(void);
+IrGraph *ir_graph_new(IrUnit *u, const char *name, IrGraph *parent, unsigned flags, Span span);
+IrNode *ir_param(IrUnit *u, IrGraph *g, ObjStr *name, Span span);
+IrNode *ir_const(IrUnit *u, Value v, Span span);
+IrNode *ir_const_graph(IrUnit *u, IrGraph *g, Span span);
+IrNode *ir_const_prim(IrUnit *u, IrPrim p, Span span);
+/* An application appended to g's schedule.  in[0] is the callee. */
+IrNode *ir_apply(IrUnit *u, IrGraph *g, int nin, IrNode **in, Span span);
+IrNode *ir_prim_apply(IrUnit *u, IrGraph *g, IrPrim p, Span span, int nargs, ...);
+IrNode *ir_prim_applyv(IrUnit *u, IrGraph *g, IrPrim p, Span span, int nargs, IrNode **args);
+
+/* The primitive a node calls, or -1. */
+int ir_node_prim(const IrNode *n);
+/* The graph a constant node holds, or NULL. */
+IrGraph *ir_node_graph(const IrNode *n);
+bool ir_is_ancestor(const IrGraph *anc, const IrGraph *g);   /* anc == g or encloses it */
+
+/* The primitive as a callable value (an ObjBuiltin with prim set), one
+ * per VM; made by the interpreter, which gives it its meaning. */
+Value ir_prim_value(MistVM *vm, IrPrim p);
+
+/* Free variables of g (computed once, cached in g->fv). */
+void ir_free_vars(IrGraph *g);
+
+/* Text form.  ir_print_graph writes g and every graph it uses that is
+ * nested in it or synthetic (branches, loops, joins), in text form. */
+void ir_print_graph(MistVM *vm, IrGraph *g, StrBuf *out);
+void ir_print_unit(MistVM *vm, IrUnit *u, StrBuf *out);
+const char *ir_graph_name(struct IrGraph *g);
+
+/* Check the invariants (see verify.c); false with an error raised. */
+bool ir_verify_graph(MistVM *vm, IrGraph *g);
+bool ir_verify_unit(MistVM *vm, IrUnit *u);
+
+/* Parse the text form back into a new unit; NULL with an error raised. */
+IrUnit *ir_read(MistVM *vm, const char *name, const char *text, size_t len);
+
+#endif

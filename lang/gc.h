@@ -1,0 +1,34 @@
+/* gc.h: memory.  Every heap object of Mist goes through the Boehm GC;
+ * this file's gc.c is the only user of <gc.h>.  lang_alloc memory is
+ * zeroed and scanned for pointers; lang_alloc_atomic memory is neither
+ * (use it for text and numbers).  Allocation failure is not reported
+ * to callers: out of memory entirely, the collector's handler raises
+ * nothing and the process reports it and stops, which is the one exit
+ * the runtime allows itself. */
+#ifndef MIST_LANG_GC_H
+#define MIST_LANG_GC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+void lang_gc_init(void);                 /* once per process; idempotent */
+void *lang_alloc(size_t size);
+void *lang_alloc_atomic(size_t size);
+void *lang_realloc(void *p, size_t size);
+/* Memory that is scanned but never collected, for a root that the host
+ * may keep where the collector cannot see it (the MistVM); lang_free
+ * releases it explicitly. */
+void *lang_alloc_uncollectable(size_t size);
+void lang_free(void *p);
+char *lang_strdup(const char *s);
+char *lang_strndup(const char *s, size_t n);
+/* Memory that holds pointers to GC objects but is not itself GC memory
+ * (a malloc'd table, say) must be registered. */
+void lang_gc_add_roots(void *start, void *end);
+void lang_gc_remove_roots(void *start, void *end);
+size_t lang_gc_heap_size(void);
+/* Run fn(arg) on a thread with a stack of stack_size bytes and wait for
+ * it; false if the thread could not be made. */
+bool lang_run_on_stack(size_t stack_size, void *(*fn)(void *), void *arg);
+
+#endif

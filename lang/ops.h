@@ -1,0 +1,61 @@
+/* ops.h: the meaning of Mist's operators on values, following Python:
+ * int/float arithmetic (floor division and modulo take the divisor's
+ * sign, ** of ints stays int, int overflow is an error, never a wrap),
+ * str/tuple/list concatenation and repetition, comparisons (chains are
+ * lowered to these), equality across int/float/bool, indexing and
+ * slicing, membership, truthiness, conversions, and printing (repr and
+ * str, with floats as Python's shortest round-trip repr) and the format
+ * mini-language of f-strings.
+ *
+ * Every function that can fail returns false after lang_raise(). */
+#ifndef MIST_LANG_OPS_H
+#define MIST_LANG_OPS_H
+
+#include "lang/strbuf.h"
+#include "lang/vm.h"
+
+typedef enum {
+  OP_ADD, OP_SUB, OP_MUL, OP_TRUEDIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_MATMUL,
+} ArithOp;
+
+typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpOp;
+
+const char *lang_arith_symbol(ArithOp op);   /* "+", "//"... */
+const char *lang_cmp_symbol(CmpOp op);
+
+bool lang_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out);
+bool lang_compare(MistVM *vm, CmpOp op, Value a, Value b, Value *out);
+bool lang_neg(MistVM *vm, Value a, Value *out);
+bool lang_pos(MistVM *vm, Value a, Value *out);
+bool lang_truthy(MistVM *vm, Value a, bool *out);
+
+/* == as Python defines it for these types (1 == 1.0 == True); never fails. */
+bool lang_equal(Value a, Value b);
+
+/* x[i]: i an int, a slice (ObjSlice) or, for dicts, a str key. */
+bool lang_getitem(MistVM *vm, Value x, Value index, Value *out);
+/* set(x, i, v): a new value equal to x but with x[i] = v. */
+bool lang_setitem(MistVM *vm, Value x, Value index, Value v, Value *out);
+/* item in container (str substring, tuple/list element, dict key, range) */
+bool lang_contains(MistVM *vm, Value container, Value item, bool *out);
+bool lang_len(MistVM *vm, Value x, int64_t *out);
+/* The elements of an iterable (tuple, list, str, dict keys, range) as a
+ * tuple or list; for a tuple or list, the value itself, not a copy. */
+bool lang_iter_items(MistVM *vm, Value v, ObjSeq **out);
+/* A slice object for x[a:b:c]; each part an int or None. */
+Value lang_slice_new(Value start, Value stop, Value step);
+
+/* Text forms: repr as Python's repr(), str as Python's str(). */
+bool lang_repr(MistVM *vm, Value v, StrBuf *out);
+bool lang_tostr(MistVM *vm, Value v, StrBuf *out);
+void lang_float_repr(double d, StrBuf *out);
+void lang_str_repr(const ObjStr *s, StrBuf *out);   /* 'text' with Python's quoting */
+/* format(v, spec): the mini-language for d, f, e, g, s, %, with fill,
+ * align, sign, width, grouping (, and _) and precision. */
+bool lang_format(MistVM *vm, Value v, const char *spec, size_t speclen, StrBuf *out);
+
+/* int(x), float(x), str parsing included; errors as Python's. */
+bool lang_to_int(MistVM *vm, Value v, Value *out);
+bool lang_to_float(MistVM *vm, Value v, Value *out);
+
+#endif

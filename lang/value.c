@@ -1,0 +1,387 @@
+/* value.c: the heap objects of Mist and their constructors: UTF-8
+ * strings (validation, decoding, hashing, interning), tuples and lists,
+ * string-keyed dicts, ranges, builtins, and type names.
+ *
+ * Dicts keep their entries in insertion order in one array; a dict of
+ * more than DICT_LINEAR entries also has an open-addressing index
+ * (linear probing over entry numbers), small ones are searched
+ * linearly, which is faster than hashing for the handful of keys a
+ * typical parameter tree has.  All objects are immutable once a program
+ * can see them, so "updates" copy: lang_dict_set copies the entries and
+ * the index, then adds in place to the copy.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/gc.h"
+#include "lang/value.h"
+#include "lang/vm.h"
+
+/* ---- UTF-8 ---- */
+
+bool lang_utf8_valid(const char *str, size_t len) {
+  const unsigned char *s = (const unsigned char *)str;
+  size_t i = 0;
+  while (i < len) {
+    unsigned c = s[i];
+    if (c < 0x80) { i++; continue; }
+    size_t n;
+    uint32_t cp, min;
+    if (c >= 0xc2 && c <= 0xdf) { n = 1; cp = c & 0x1f; min = 0x80; }
+    else if (c >= 0xe0 && c <= 0xef) { n = 2; cp = c & 0x0f; min = 0x800; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 3; cp = c & 0x07; min = 0x10000; }
+    else return false;
+    if (len - i <= n) return false;
+    for (size_t k = 1; k <= n; k++) {
+      if ((s[i + k] & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+size_t lang_utf8_decode(const char *str, size_t len, uint32_t *cp) {
+  const unsigned char *s = (const unsigned char *)str;
+  if (len == 0) { *cp = 0; return 0; }
+  unsigned c = s[0];
+  size_t n;
+  uint32_t v;
+  if (c < 0x80) { *cp = c; return 1; }
+  if (c >= 0xf0) { n = 3; v = c & 0x07; }
+  else if (c >= 0xe0) { n = 2; v = c & 0x0f; }
+  else if (c >= 0xc0) { n = 1; v = c & 0x1f; }
+  else { *cp = 0xfffd; return 1; }
+  if (n >= len) { *cp = 0xfffd; return 1; }
+  for (size_t k = 1; k <= n; k++) {
+    if ((s[k] & 0xc0) != 0x80) { *cp = 0xfffd; return 1; }
+    v = (v << 6) | (s[k] & 0x3f);
+  }
+  *cp = v;
+  return n + 1;
+}
+
+size_t lang_utf8_encode(uint32_t cp, char *out) {
+  if (cp < 0x80) { out[0] = (char)cp; return 1; }
+  if (cp < 0x800) {
+    out[0] = (char)(0xc0 | (cp >> 6));
+    out[1] = (char)(0x80 | (cp & 0x3f));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (char)(0xe0 | (cp >> 12));
+    out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    out[2] = (char)(0x80 | (cp & 0x3f));
+    return 3;
+  }
+  out[0] = (char)(0xf0 | (cp >> 18));
+  out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+  out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+  out[3] = (char)(0x80 | (cp & 0x3f));
+  return 4;
+}
+
+size_t lang_str_offset(const ObjStr *s, size_t charidx) {
+  if (s->ascii) return charidx < s->len ? charidx : s->len;
+  size_t i = 0;
+  while (i < s->len && charidx > 0) {
+    i++;
+    while (i < s->len && ((unsigned char)s->data[i] & 0xc0) == 0x80) i++;
+    charidx--;
+  }
+  return i;
+}
+
+/* ---- strings ---- */
+
+ObjStr *lang_str_new(const char *s, size_t len) {
+  ObjStr *o = lang_alloc_atomic(sizeof(ObjStr) + len + 1);
+  o->obj.kind = O_STR;
+  o->hash = 0;
+  o->len = len;
+  if (len) memcpy(o->data, s, len);
+  o->data[len] = '\0';
+  size_t cont = 0;
+  bool ascii = true;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)o->data[i];
+    if (c >= 0x80) {
+      ascii = false;
+      if ((c & 0xc0) == 0x80) cont++;
+    }
+  }
+  o->ascii = ascii;
+  o->nchars = len - cont;
+  return o;
+}
+
+ObjStr *lang_str(const char *cstr) {
+  return lang_str_new(cstr, strlen(cstr));
+}
+
+ObjStr *lang_str_fmt(const char *fmt, ...) {
+  char small[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return lang_str_new("", 0);
+  if ((size_t)n < sizeof small) return lang_str_new(small, (size_t)n);
+  char *buf = lang_alloc_atomic((size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(buf, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return lang_str_new(buf, (size_t)n);
+}
+
+/* FNV-1a; 0 is reserved for "not computed yet". */
+static uint32_t hash_bytes(const char *s, size_t len) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 16777619u;
+  }
+  return h ? h : 1;
+}
+
+uint32_t lang_str_hash(ObjStr *s) {
+  if (s->hash == 0) s->hash = hash_bytes(s->data, s->len);
+  return s->hash;
+}
+
+bool lang_str_eq(const ObjStr *a, const ObjStr *b) {
+  if (a == b) return true;
+  if (a->len != b->len) return false;
+  if (a->hash && b->hash && a->hash != b->hash) return false;
+  return memcmp(a->data, b->data, a->len) == 0;
+}
+
+/* ---- tuples and lists ---- */
+
+static ObjSeq *seq_new(OKind kind, size_t len) {
+  ObjSeq *s = lang_alloc(sizeof(ObjSeq) + len * sizeof(Value));
+  s->obj.kind = kind;
+  s->len = len;
+  return s;
+}
+
+ObjSeq *lang_tuple_new(size_t len) { return seq_new(O_TUPLE, len); }
+ObjSeq *lang_list_new(size_t len) { return seq_new(O_LIST, len); }
+
+Value lang_tuple_of(int n, ...) {
+  ObjSeq *t = lang_tuple_new(n > 0 ? (size_t)n : 0);
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) t->items[i] = va_arg(ap, Value);
+  va_end(ap);
+  return v_obj(t);
+}
+
+/* ---- dicts ---- */
+
+#define DICT_LINEAR 8
+
+/* Entries are allocated with room for a power of two (at least 4), so
+ * the room can be derived from len alone. */
+static size_t entries_room(size_t len) {
+  size_t r = 4;
+  while (r < len) r *= 2;
+  return r;
+}
+
+static ptrdiff_t find_linear(const ObjDict *d, const char *s, size_t len) {
+  for (size_t i = 0; i < d->len; i++) {
+    const ObjStr *k = d->entries[i].key;
+    if (k->len == len && memcmp(k->data, s, len) == 0) return (ptrdiff_t)i;
+  }
+  return -1;
+}
+
+/* The entry number for the text, or -1; *slot receives the index slot
+ * where it is or would go (for dicts with an index). */
+static ptrdiff_t find(const ObjDict *d, const char *s, size_t len, uint32_t h, size_t *slot) {
+  if (!d->index) return find_linear(d, s, len);
+  size_t mask = d->cap - 1, i = h & mask;
+  for (;;) {
+    int32_t e = d->index[i];
+    if (e < 0) { if (slot) *slot = i; return -1; }
+    const ObjStr *k = d->entries[e].key;
+    if (k->hash == h && k->len == len && memcmp(k->data, s, len) == 0) {
+      if (slot) *slot = i;
+      return e;
+    }
+    i = (i + 1) & mask;
+  }
+}
+
+static void rebuild_index(ObjDict *d, size_t cap) {
+  d->cap = cap;
+  d->index = lang_alloc_atomic(cap * sizeof(int32_t));
+  memset(d->index, 0xff, cap * sizeof(int32_t));
+  size_t mask = cap - 1;
+  for (size_t e = 0; e < d->len; e++) {
+    size_t i = lang_str_hash(d->entries[e].key) & mask;
+    while (d->index[i] >= 0) i = (i + 1) & mask;
+    d->index[i] = (int32_t)e;
+  }
+}
+
+ObjDict *lang_dict_new(void) {
+  ObjDict *d = lang_alloc(sizeof(ObjDict));
+  d->obj.kind = O_DICT;
+  return d;
+}
+
+bool lang_dict_get(const ObjDict *d, ObjStr *key, Value *out) {
+  ptrdiff_t e;
+  if (!d->index) {
+    for (size_t i = 0; i < d->len; i++) {
+      const ObjStr *k = d->entries[i].key;
+      if (k == key || (k->len == key->len && memcmp(k->data, key->data, k->len) == 0)) {
+        *out = d->entries[i].value;
+        return true;
+      }
+    }
+    return false;
+  } else {
+    e = find(d, key->data, key->len, lang_str_hash(key), NULL);
+  }
+  if (e < 0) return false;
+  *out = d->entries[e].value;
+  return true;
+}
+
+void lang_dict_put(ObjDict *d, ObjStr *key, Value value) {
+  uint32_t h = lang_str_hash(key);
+  size_t slot = 0;
+  ptrdiff_t e = find(d, key->data, key->len, h, &slot);
+  if (e >= 0) {
+    d->entries[e].value = value;
+    return;
+  }
+  if (d->entries == NULL) {
+    d->entries = lang_alloc(entries_room(0) * sizeof(DictEntry));
+  } else if (d->len == entries_room(d->len)) {
+    d->entries = lang_realloc(d->entries, 2 * d->len * sizeof(DictEntry));
+  }
+  size_t n = d->len++;
+  d->entries[n].key = key;
+  d->entries[n].value = value;
+  if (d->index && 2 * d->len <= d->cap) {
+    d->index[slot] = (int32_t)n;
+  } else if (d->len > DICT_LINEAR) {
+    size_t cap = 16;
+    while (cap < 2 * d->len) cap *= 2;
+    rebuild_index(d, cap);
+  }
+}
+
+static ObjDict *dict_copy(const ObjDict *d, size_t extra) {
+  ObjDict *c = lang_dict_new();
+  c->len = d->len;
+  if (d->len + extra > 0) {
+    c->entries = lang_alloc(entries_room(d->len + extra) * sizeof(DictEntry));
+    if (d->len) memcpy(c->entries, d->entries, d->len * sizeof(DictEntry));
+  }
+  if (d->index) {
+    c->cap = d->cap;
+    c->index = lang_alloc_atomic(d->cap * sizeof(int32_t));
+    memcpy(c->index, d->index, d->cap * sizeof(int32_t));
+  }
+  return c;
+}
+
+ObjDict *lang_dict_set(const ObjDict *d, ObjStr *key, Value value) {
+  ObjDict *c = dict_copy(d, 1);
+  lang_dict_put(c, key, value);
+  return c;
+}
+
+ObjDict *lang_dict_del(const ObjDict *d, ObjStr *key) {
+  ptrdiff_t e = find(d, key->data, key->len, lang_str_hash(key), NULL);
+  if (e < 0) return NULL;
+  ObjDict *c = lang_dict_new();
+  if (d->len > 1) c->entries = lang_alloc(entries_room(d->len - 1) * sizeof(DictEntry));
+  for (size_t i = 0; i < d->len; i++)
+    if ((ptrdiff_t)i != e) c->entries[c->len++] = d->entries[i];
+  if (c->len > DICT_LINEAR) {
+    size_t cap = 16;
+    while (cap < 2 * c->len) cap *= 2;
+    rebuild_index(c, cap);
+  }
+  return c;
+}
+
+/* ---- interning ---- */
+
+ObjStr *lang_intern(MistVM *vm, const char *s, size_t len) {
+  if (!vm->interned) vm->interned = lang_dict_new();
+  ObjDict *d = vm->interned;
+  ptrdiff_t e = find(d, s, len, hash_bytes(s, len), NULL);
+  if (e >= 0) return d->entries[e].key;
+  ObjStr *k = lang_str_new(s, len);
+  lang_dict_put(d, k, v_none());
+  return k;
+}
+
+/* ---- ranges, builtins ---- */
+
+ObjRange *lang_range_new(int64_t start, int64_t stop, int64_t step) {
+  ObjRange *r = lang_alloc_atomic(sizeof(ObjRange));
+  r->obj.kind = O_RANGE;
+  r->start = start;
+  r->stop = stop;
+  r->step = step;
+  return r;
+}
+
+uint64_t lang_range_count(const ObjRange *r) {
+  if (r->step > 0 && r->start < r->stop) {
+    uint64_t span = (uint64_t)r->stop - (uint64_t)r->start - 1;
+    return span / (uint64_t)r->step + 1;
+  }
+  if (r->step < 0 && r->start > r->stop) {
+    uint64_t span = (uint64_t)r->start - (uint64_t)r->stop - 1;
+    uint64_t st = (uint64_t)0 - (uint64_t)r->step;
+    return span / st + 1;
+  }
+  return 0;
+}
+
+ObjBuiltin *lang_builtin_new(const char *name, BuiltinFn fn, int min_args, int max_args) {
+  ObjBuiltin *b = lang_alloc(sizeof(ObjBuiltin));
+  b->obj.kind = O_BUILTIN;
+  b->name = name;
+  b->fn = fn;
+  b->prim = -1;
+  b->min_args = min_args;
+  b->max_args = max_args;
+  return b;
+}
+
+const char *lang_type_name(Value v) {
+  switch (v.tag) {
+  case V_UNBOUND: return "unbound";
+  case V_NONE: return "NoneType";
+  case V_BOOL: return "bool";
+  case V_INT: return "int";
+  case V_FLOAT: return "float";
+  case V_OBJ: break;
+  }
+  switch (v.o->kind) {
+  case O_STR: return "str";
+  case O_TUPLE: return "tuple";
+  case O_LIST: return "list";
+  case O_DICT: return "dict";
+  case O_RANGE: return "range";
+  case O_FUNC: return "function";
+  case O_BUILTIN: return "builtin_function_or_method";
+  case O_MODULE: return "module";
+  case O_GRAPH: return "graph";
+  case O_SLICE: return "slice";
+  case O_BOUND: return "builtin_function_or_method";
+  }
+  return "object";
+}

@@ -1,0 +1,232 @@
+/* value.h: the shared vocabulary of Mist values.
+ *
+ * A Value is a small tagged union passed by value: None, bool, int and
+ * float live inside it; everything else is a pointer to a heap object
+ * owned by the Boehm GC (see gc.c, the only user of <gc.h>).  All values
+ * are immutable, so objects are shared freely and never copied to be
+ * safe; "updates" (lang_list_set, lang_dict_set...) build new objects.
+ *
+ * The object kinds and their layouts are declared here; the Python
+ * semantics of operations on them (arithmetic, comparison, printing)
+ * live in ops.c and print.c.
+ */
+#ifndef MIST_LANG_VALUE_H
+#define MIST_LANG_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct MistVM MistVM;   /* the interpreter state, lang/vm.h */
+struct IrGraph;                 /* ir/ir.h: graphs are opaque down here */
+struct EvCode;                  /* ir/eval.c: a graph compiled for the interpreter */
+
+typedef enum {
+  V_UNBOUND,   /* no value: an unassigned slot or global; never visible to programs */
+  V_NONE,
+  V_BOOL,
+  V_INT,
+  V_FLOAT,
+  V_OBJ,
+} VTag;
+
+typedef struct Value {
+  VTag tag;
+  union {
+    bool b;
+    int64_t i;
+    double f;
+    struct Obj *o;
+  };
+} Value;
+
+typedef enum {
+  O_STR,
+  O_TUPLE,
+  O_LIST,
+  O_DICT,
+  O_RANGE,
+  O_FUNC,      /* a closure: a graph and the values of its free variables */
+  O_BUILTIN,   /* a function written in C: IR primitive or stdlib builtin */
+  O_MODULE,
+  O_GRAPH,     /* an IR graph as a constant (becomes an O_FUNC when evaluated) */
+  O_SLICE,     /* a[b:c:d] index object */
+  O_BOUND,     /* a builtin with its first argument bound: x.f for non-modules */
+} OKind;
+
+typedef struct Obj {
+  OKind kind;
+} Obj;
+
+/* UTF-8 text.  len counts bytes, nchars code points (== len for ASCII,
+ * which makes indexing O(1) in the common case).  data is NUL-terminated. */
+typedef struct ObjStr {
+  Obj obj;
+  uint32_t hash;       /* 0 = not computed yet */
+  bool ascii;
+  size_t len;
+  size_t nchars;
+  char data[];
+} ObjStr;
+
+/* Tuples and lists share a layout: a fixed array of values. */
+typedef struct ObjSeq {
+  Obj obj;
+  size_t len;
+  Value items[];
+} ObjSeq;
+
+/* Dicts map str keys to values, keeping insertion order.  Entries are
+ * stored in order; index is an open-addressing table of entry numbers
+ * (-1 = empty) of size cap (a power of two, at least 2 * len), or NULL
+ * for small dicts, which are searched linearly. */
+typedef struct DictEntry {
+  ObjStr *key;
+  Value value;
+} DictEntry;
+
+typedef struct ObjDict {
+  Obj obj;
+  size_t len;
+  size_t cap;
+  int32_t *index;
+  DictEntry *entries;
+} ObjDict;
+
+typedef struct ObjRange {
+  Obj obj;
+  int64_t start, stop, step;
+} ObjRange;
+
+typedef struct ObjSlice {
+  Obj obj;
+  Value start, stop, step;    /* each an int or None */
+} ObjSlice;
+
+/* A closure.  env holds the values of the graph's free variables, in the
+ * order of the graph's free-variable list (computed by ir/eval.c).
+ * defaults holds values for the last ndefaults parameters. */
+typedef struct ObjFunc {
+  Obj obj;
+  struct IrGraph *graph;
+  struct EvCode *code;      /* cached compiled form, filled lazily */
+  int nenv;
+  int ndefaults;
+  Value *defaults;
+  struct ObjModule *module; /* whose globals the function sees */
+  Value env[];
+} ObjFunc;
+
+/* Keyword arguments passed to a C function: names[i] = values[i]. */
+typedef struct KwArgs {
+  int n;
+  ObjStr **names;
+  Value *values;
+} KwArgs;
+
+/* A C function.  Returns false after raising an error (lang_raise), true
+ * after storing the result in *out.  kw is NULL when no keyword
+ * arguments were given. */
+typedef bool (*BuiltinFn)(MistVM *vm, int argc, const Value *argv,
+                          const KwArgs *kw, Value *out);
+
+typedef struct ObjBuiltin {
+  Obj obj;
+  const char *name;
+  BuiltinFn fn;
+  int prim;         /* IR primitive number (ir/ops.def), or -1 for a builtin */
+  int min_args;     /* positional arguments accepted, -1 = unchecked */
+  int max_args;
+  void *data;       /* for builtins registered by a host: its pointer */
+} ObjBuiltin;
+
+/* x.f where x is not a module: f called with x first. */
+typedef struct ObjBound {
+  Obj obj;
+  Value self;
+  Value fn;
+} ObjBound;
+
+/* A module: a file's top-level names.  Globals are a dict from name to
+ * slot number plus an array of slots, so compiled code can refer to a
+ * global by slot; an unassigned slot holds V_UNBOUND. */
+typedef struct ObjModule {
+  Obj obj;
+  ObjStr *name;
+  ObjStr *path;             /* file it came from, or "<string>" */
+  ObjDict *names;           /* name -> int slot number */
+  Value *slots;
+  size_t nslots, capslots;
+  int file_id;              /* in the VM's table of source files */
+} ObjModule;
+
+typedef struct ObjGraph {
+  Obj obj;
+  struct IrGraph *graph;
+} ObjGraph;
+
+/* ---- constructors and accessors ---- */
+
+static inline Value v_none(void) { Value v; v.tag = V_NONE; v.i = 0; return v; }
+static inline Value v_unbound(void) { Value v; v.tag = V_UNBOUND; v.i = 0; return v; }
+static inline Value v_bool(bool b) { Value v; v.tag = V_BOOL; v.i = 0; v.b = b; return v; }
+static inline Value v_int(int64_t i) { Value v; v.tag = V_INT; v.i = i; return v; }
+static inline Value v_float(double f) { Value v; v.tag = V_FLOAT; v.f = f; return v; }
+static inline Value v_obj(void *o) { Value v; v.tag = V_OBJ; v.o = (Obj *)o; return v; }
+
+static inline bool v_is_obj(Value v, OKind k) { return v.tag == V_OBJ && v.o->kind == k; }
+#define AS_STR(v) ((ObjStr *)(v).o)
+#define AS_SEQ(v) ((ObjSeq *)(v).o)
+#define AS_DICT(v) ((ObjDict *)(v).o)
+#define AS_RANGE(v) ((ObjRange *)(v).o)
+#define AS_SLICE(v) ((ObjSlice *)(v).o)
+#define AS_FUNC(v) ((ObjFunc *)(v).o)
+#define AS_BUILTIN(v) ((ObjBuiltin *)(v).o)
+#define AS_BOUND(v) ((ObjBound *)(v).o)
+#define AS_MODULE(v) ((ObjModule *)(v).o)
+#define AS_GRAPH(v) ((ObjGraph *)(v).o)
+
+/* Strings.  lang_str_new copies len bytes (which must be valid UTF-8:
+ * callers that take outside text validate it with lang_utf8_valid). */
+ObjStr *lang_str_new(const char *s, size_t len);
+ObjStr *lang_str(const char *cstr);
+ObjStr *lang_str_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+ObjStr *lang_intern(MistVM *vm, const char *s, size_t len);   /* one object per text */
+uint32_t lang_str_hash(ObjStr *s);
+bool lang_str_eq(const ObjStr *a, const ObjStr *b);
+bool lang_utf8_valid(const char *s, size_t len);
+/* Decode one code point from s (len > 0 bytes); returns the bytes used
+ * (1 with U+FFFD for a malformed sequence).  Encode writes 1-4 bytes. */
+size_t lang_utf8_decode(const char *s, size_t len, uint32_t *cp);
+size_t lang_utf8_encode(uint32_t cp, char *out);
+/* Byte offset of code point number charidx (s->len if past the end). */
+size_t lang_str_offset(const ObjStr *s, size_t charidx);
+
+/* Tuples and lists: made with room for len items, to be filled in. */
+ObjSeq *lang_tuple_new(size_t len);
+ObjSeq *lang_list_new(size_t len);
+Value lang_tuple_of(int n, ...);            /* n Values */
+
+/* Dicts (string keys).  lang_dict_set returns a new dict and leaves d as
+ * it was; lang_dict_put changes d in place and is only for a dict still
+ * being built that no program has seen. */
+ObjDict *lang_dict_new(void);
+bool lang_dict_get(const ObjDict *d, ObjStr *key, Value *out);
+ObjDict *lang_dict_set(const ObjDict *d, ObjStr *key, Value value);
+void lang_dict_put(ObjDict *d, ObjStr *key, Value value);
+ObjDict *lang_dict_del(const ObjDict *d, ObjStr *key);   /* NULL if absent */
+
+/* Ranges: lang_range_count is the number of elements (which can exceed
+ * INT64_MAX, hence unsigned); step must not be 0. */
+ObjRange *lang_range_new(int64_t start, int64_t stop, int64_t step);
+uint64_t lang_range_count(const ObjRange *r);
+
+ObjBuiltin *lang_builtin_new(const char *name, BuiltinFn fn, int min_args, int max_args);
+
+/* A graph's name, for printing functions; defined by ir/. */
+const char *ir_graph_name(struct IrGraph *g);
+
+/* The name Python's type() gives: "int", "str", "function"... */
+const char *lang_type_name(Value v);
+
+#endif

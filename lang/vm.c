@@ -1,0 +1,248 @@
+/* vm.c: the interpreter state's own machinery: raising and clearing
+ * errors, traceback entries, rendering an error the way the CLI prints
+ * it, the table of source files that spans refer to, output through the
+ * host's write callback, the builtin and method tables, and the
+ * recursion guard.
+ *
+ * An error is a record in vm->err, not a longjmp: lang_raise fills it
+ * and returns false, and every caller passes the false up.  The
+ * interpreter adds the span and, while unwinding, one traceback entry
+ * per Mist frame (innermost pushed first, so entries are prepended and
+ * the array stays outermost first).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "lang/gc.h"
+#include "lang/strbuf.h"
+#include "lang/vm.h"
+
+/* ---- the VM handle ---- */
+
+MistVM *lang_vm_new(void) {
+  lang_gc_init();
+  MistVM *vm = lang_alloc_uncollectable(sizeof(MistVM));
+  memset(vm, 0, sizeof *vm);
+  vm->err.span = span_none();
+  vm->max_depth = LANG_DEFAULT_MAX_DEPTH;
+  return vm;
+}
+
+void lang_vm_free(MistVM *vm) {
+  lang_free(vm);
+}
+
+void lang_set_stack_budget(MistVM *vm, size_t bytes) {
+  if (bytes == 0) {
+    struct rlimit rl;
+    size_t total = 8u << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      total = (size_t)rl.rlim_cur;
+    if (total > (1u << 30)) total = 1u << 30;
+    /* leave room for what runs above us and for C code called near the limit */
+    bytes = total > (512u << 10) ? total - total / 8 - (256u << 10) : total / 2;
+  }
+  char *here = __builtin_frame_address(0);
+  vm->stack_limit = (uintptr_t)here > bytes ? here - bytes : NULL;
+}
+
+/* ---- errors ---- */
+
+static bool raise_v(MistVM *vm, Span span, const char *kind, const char *fmt, va_list ap) {
+  char small[256];
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  ObjStr *msg;
+  if (n < 0) {
+    msg = lang_str("(unprintable error message)");
+  } else if ((size_t)n < sizeof small) {
+    msg = lang_str_new(small, (size_t)n);
+  } else {
+    char *buf = lang_alloc_atomic((size_t)n + 1);
+    vsnprintf(buf, (size_t)n + 1, fmt, ap2);
+    msg = lang_str_new(buf, (size_t)n);
+  }
+  va_end(ap2);
+  MistError *e = &vm->err;
+  e->set = true;
+  e->kind = kind ? lang_strdup(kind) : "Error";
+  e->message = msg;
+  e->span = span;
+  e->incomplete = false;
+  e->ntrace = 0;
+  return false;
+}
+
+bool lang_raise(MistVM *vm, const char *kind, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  raise_v(vm, span_none(), kind, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+bool lang_raise_at(MistVM *vm, Span span, const char *kind, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  raise_v(vm, span, kind, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+void lang_error_clear(MistVM *vm) {
+  MistError *e = &vm->err;
+  e->set = false;
+  e->kind = NULL;
+  e->message = NULL;
+  e->span = span_none();
+  e->incomplete = false;
+  e->ntrace = 0;
+}
+
+void lang_trace_push(MistVM *vm, Span span, const char *name) {
+  MistError *e = &vm->err;
+  if (e->ntrace == e->captrace) {
+    int cap = e->captrace ? 2 * e->captrace : 8;
+    TraceEntry *t = lang_alloc((size_t)cap * sizeof(TraceEntry));
+    if (e->ntrace) memcpy(t + 1, e->trace, (size_t)e->ntrace * sizeof(TraceEntry));
+    e->trace = t;
+    e->captrace = cap;
+  } else {
+    memmove(e->trace + 1, e->trace, (size_t)e->ntrace * sizeof(TraceEntry));
+  }
+  e->trace[0].span = span;
+  e->trace[0].name = name ? name : "?";
+  e->ntrace++;
+}
+
+static const char *file_path(MistVM *vm, int file) {
+  if (file < 0 || file >= vm->nfiles || !vm->files[file].path) return "<unknown>";
+  return vm->files[file].path->data;
+}
+
+/* The caret line: as many columns as the source line has characters
+ * before `col` (tabs copied, so the caret lines up in any terminal). */
+static void add_caret(StrBuf *sb, const char *line, size_t len, int col, int width) {
+  sb_adds(sb, "    ");
+  size_t i = 0;
+  for (int c = 1; c < col; c++) {
+    if (i < len && line[i] == '\t') {
+      sb_addc(sb, '\t');
+    } else {
+      sb_addc(sb, ' ');
+    }
+    if (i < len) {
+      i++;
+      while (i < len && ((unsigned char)line[i] & 0xc0) == 0x80) i++;
+    }
+  }
+  if (width < 1) width = 1;
+  for (int k = 0; k < width; k++) sb_addc(sb, '^');
+  sb_addc(sb, '\n');
+}
+
+ObjStr *lang_error_render(MistVM *vm) {
+  MistError *e = &vm->err;
+  StrBuf sb;
+  sb_init(&sb);
+  const char *msg = e->message ? e->message->data : "";
+  Span sp = e->span;
+  if (sp.file < 0) {
+    sb_printf(&sb, "error: %s\n", msg);
+  } else {
+    sb_printf(&sb, "%s:%d:%d: error: %s\n", file_path(vm, sp.file), sp.line, sp.col, msg);
+    size_t len;
+    const char *line = lang_file_line(vm, sp.file, sp.line, &len);
+    if (line) {
+      sb_adds(&sb, "    ");
+      sb_add(&sb, line, len);
+      sb_addc(&sb, '\n');
+      add_caret(&sb, line, len, sp.col, sp.len);
+    }
+  }
+  if (e->ntrace > 0) {
+    sb_adds(&sb, "Traceback (innermost last):\n");
+    for (int i = 0; i < e->ntrace; i++) {
+      TraceEntry *t = &e->trace[i];
+      if (t->span.file < 0)
+        sb_printf(&sb, "  <unknown> in %s\n", t->name);
+      else
+        sb_printf(&sb, "  %s:%d:%d in %s\n", file_path(vm, t->span.file), t->span.line,
+                  t->span.col, t->name);
+    }
+  }
+  return sb_to_str(&sb);
+}
+
+/* ---- source files ---- */
+
+int lang_file_add(MistVM *vm, const char *path, const char *text, size_t len) {
+  if (vm->nfiles == vm->capfiles) {
+    int cap = vm->capfiles ? 2 * vm->capfiles : 8;
+    vm->files = lang_realloc(vm->files, (size_t)cap * sizeof(SourceFile));
+    vm->capfiles = cap;
+  }
+  SourceFile *f = &vm->files[vm->nfiles];
+  f->path = lang_str(path ? path : "<string>");
+  f->text = lang_str_new(text ? text : "", text ? len : 0);
+  return vm->nfiles++;
+}
+
+const char *lang_file_line(MistVM *vm, int file, int line, size_t *len) {
+  if (file < 0 || file >= vm->nfiles || line < 1 || !vm->files[file].text) return NULL;
+  const ObjStr *t = vm->files[file].text;
+  const char *p = t->data, *end = t->data + t->len;
+  for (int l = 1; l < line; l++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) return NULL;
+    p = nl + 1;
+  }
+  if (p == end && line > 1) {
+    /* a line after a final newline exists only as an empty last line */
+    if (len) *len = 0;
+    return p;
+  }
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+  if (n > 0 && p[n - 1] == '\r') n--;
+  if (len) *len = n;
+  return p;
+}
+
+/* ---- output ---- */
+
+void lang_write(MistVM *vm, const char *text, size_t len) {
+  if (vm->write) {
+    vm->write(vm->write_user, text, len);
+  } else {
+    fwrite(text, 1, len, stdout);
+  }
+}
+
+/* ---- builtin tables ---- */
+
+static void def_in(MistVM *vm, ObjDict **table, const char *name, BuiltinFn fn,
+                   int min_args, int max_args) {
+  if (!*table) *table = lang_dict_new();
+  ObjBuiltin *b = lang_builtin_new(name, fn, min_args, max_args);
+  lang_dict_put(*table, lang_intern(vm, name, strlen(name)), v_obj(b));
+}
+
+void lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
+  def_in(vm, &vm->builtins, name, fn, min_args, max_args);
+}
+
+void lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
+  def_in(vm, &vm->methods, name, fn, min_args, max_args);
+}
+
+/* ---- recursion guard ---- */
+
+bool lang_check_stack(MistVM *vm) {
+  char *here = __builtin_frame_address(0);
+  if ((vm->stack_limit && here < vm->stack_limit) || vm->depth > vm->max_depth)
+    return lang_raise(vm, "RecursionError", "maximum recursion depth exceeded");
+  return true;
+}

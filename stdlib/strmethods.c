@@ -1,0 +1,912 @@
+/* strmethods.c: the methods of str, dict, list and tuple (x.split(...),
+ * d.get(k), xs.index(v)...), and the mutating methods of lists and dicts,
+ * which exist only to say how to write the update functionally.
+ *
+ * A method is a builtin in vm->methods, called with self as argv[0].
+ * One name serves every type, so each method first checks self's type;
+ * for another type it defers to the global builtin of the same name if
+ * there is one (x.f(a) means f(x, a) in Mist), else raises Python's
+ * AttributeError "'int' object has no attribute 'upper'".
+ *
+ * Strings are UTF-8: searching works on bytes (a match of valid UTF-8
+ * in valid UTF-8 always falls on character boundaries) and indices
+ * given or returned are counted in characters.  Case mapping and the
+ * isalpha/isdigit family are ASCII-only: other characters are left
+ * unchanged and count as neither letters nor digits (isspace knows all
+ * of Python's whitespace).  Messages are Python 3.11's. */
+#define _GNU_SOURCE   /* memmem */
+#include "stdlib/builtins.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/gc.h"
+#include "lang/ops.h"
+#include "lang/strbuf.h"
+
+/* The longest string a method will build: beyond it, MemoryError rather
+ * than a failed allocation, which would stop the process.  The same
+ * bound as lang/'s (16 GiB). */
+#define STR_MAX ((size_t)1 << 34)
+
+static bool too_long(MistVM *vm) { return lang_raise(vm, "MemoryError", "result too large"); }
+
+static Value str_val(const char *s, size_t len) { return v_obj(lang_str_new(s, len)); }
+
+/* ---- dispatch on self ---- */
+
+/* self is not of the method's type: call the global builtin `name`, or
+ * raise AttributeError. */
+static bool not_mine(MistVM *vm, const char *name, BuiltinFn self_fn, int argc, const Value *argv,
+                     const KwArgs *kw, Value *out)
+{
+  Value g;
+  if (vm->builtins && lang_dict_get(vm->builtins, lang_str(name), &g) &&
+      !(v_is_obj(g, O_BUILTIN) && AS_BUILTIN(g)->fn == self_fn)) {
+    if (vm->call)
+      return vm->call(vm, g, argc, argv, kw, out);
+    if (v_is_obj(g, O_BUILTIN))
+      return AS_BUILTIN(g)->fn(vm, argc, argv, kw, out);
+  }
+  if (argc < 1)
+    return lang_raise(vm, "TypeError", "%s() needs an object to work on", name);
+  return lang_raise(vm, "AttributeError", "'%s' object has no attribute '%s'",
+                    lang_type_name(argv[0]), name);
+}
+
+#define METHOD(name) \
+  static bool m_##name(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+
+#define SELF_IS(kind) (argc >= 1 && v_is_obj(argv[0], kind))
+
+/* ---- characters ---- */
+
+static size_t seqlen(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
+
+/* number of characters in s[0..b) */
+static size_t byte_to_char(const ObjStr *s, size_t b)
+{
+  if (s->ascii)
+    return b;
+  size_t n = 0;
+  for (size_t i = 0; i < b; i++)
+    n += ((unsigned char)s->data[i] & 0xC0) != 0x80;
+  return n;
+}
+
+/* the start of the character that ends at byte end */
+static size_t char_before(const char *s, size_t end)
+{
+  size_t b = end - 1;
+  while (b > 0 && end - b < 4 && ((unsigned char)s[b] & 0xC0) == 0x80)
+    b--;
+  return b;
+}
+
+static bool space_at(const char *s, size_t len, size_t i, size_t *next)
+{
+  *next = i;
+  return std_is_space(std_utf8_decode(s, len, next));
+}
+
+static bool space_before(const char *s, size_t len, size_t end, size_t *start)
+{
+  size_t b = char_before(s, end), j = b;
+  *start = b;
+  return std_is_space(std_utf8_decode(s, len, &j));
+}
+
+static char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 32) : c; }
+static char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c; }
+static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* A str argument other than self, or Python's TypeError "[what ]must be
+ * str, not int". */
+static bool want_str(MistVM *vm, Value v, const char *what, ObjStr **out)
+{
+  if (!v_is_obj(v, O_STR))
+    return lang_raise(vm, "TypeError", "%s%smust be str, not %s", what, *what ? " " : "",
+                      lang_type_name(v));
+  *out = AS_STR(v);
+  return true;
+}
+
+/* start/end arguments of find, count, startswith...: None or an int */
+static bool slice_index(MistVM *vm, Value v, int64_t *out)
+{
+  if (v.tag == V_UNBOUND || v.tag == V_NONE)
+    return true;
+  if (v.tag != V_INT && v.tag != V_BOOL)
+    return lang_raise(vm, "TypeError",
+                      "slice indices must be integers or None or have an __index__ method");
+  return std_as_index(vm, v, out);
+}
+
+/* CPython's ADJUST_INDICES: negative counts from the end, then clamp */
+static void adjust(int64_t *start, int64_t *end, int64_t len)
+{
+  if (*end > len)
+    *end = len;
+  else if (*end < 0 && (*end += len) < 0)
+    *end = 0;
+  if (*start < 0 && (*start += len) < 0)
+    *start = 0;
+}
+
+/* ---- case ---- */
+
+typedef enum { CASE_UPPER, CASE_LOWER, CASE_TITLE, CASE_CAPITALIZE, CASE_SWAP } CaseOp;
+
+static bool recase(MistVM *vm, const char *name, BuiltinFn self_fn, CaseOp op, int argc,
+                   const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, name, self_fn, argc, argv, kw, out);
+  char qual[32];
+  snprintf(qual, sizeof qual, "str.%s", name);
+  if (!std_no_args(vm, qual, argc - 1, kw))
+    return false;
+  ObjStr *s = AS_STR(argv[0]);
+  char *t = lang_alloc_atomic(s->len + 1);
+  bool prev_cased = false;
+  for (size_t i = 0; i < s->len; i++) {
+    char c = s->data[i];
+    switch (op) {
+    case CASE_UPPER: c = ascii_upper(c); break;
+    case CASE_LOWER: c = ascii_lower(c); break;
+    case CASE_SWAP: c = c >= 'a' && c <= 'z' ? ascii_upper(c) : ascii_lower(c); break;
+    case CASE_CAPITALIZE: c = i == 0 ? ascii_upper(c) : ascii_lower(c); break;
+    case CASE_TITLE:
+      c = prev_cased ? ascii_lower(c) : ascii_upper(c);
+      prev_cased = is_alpha(c);
+      break;
+    }
+    t[i] = c;
+  }
+  *out = str_val(t, s->len);
+  return true;
+}
+
+METHOD(upper) { return recase(vm, "upper", m_upper, CASE_UPPER, argc, argv, kw, out); }
+METHOD(lower) { return recase(vm, "lower", m_lower, CASE_LOWER, argc, argv, kw, out); }
+METHOD(title) { return recase(vm, "title", m_title, CASE_TITLE, argc, argv, kw, out); }
+METHOD(capitalize) { return recase(vm, "capitalize", m_capitalize, CASE_CAPITALIZE, argc, argv, kw, out); }
+METHOD(swapcase) { return recase(vm, "swapcase", m_swapcase, CASE_SWAP, argc, argv, kw, out); }
+
+/* ---- predicates ---- */
+
+typedef enum { IS_DIGIT, IS_ALPHA, IS_ALNUM, IS_SPACE, IS_UPPER, IS_LOWER } IsOp;
+
+static bool predicate(MistVM *vm, const char *name, BuiltinFn self_fn, IsOp op, int argc,
+                      const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, name, self_fn, argc, argv, kw, out);
+  char qual[32];
+  snprintf(qual, sizeof qual, "str.%s", name);
+  if (!std_no_args(vm, qual, argc - 1, kw))
+    return false;
+  ObjStr *s = AS_STR(argv[0]);
+  bool ok = s->len > 0, cased = false;
+  for (size_t i = 0; ok && i < s->len;) {
+    char c = s->data[i];
+    switch (op) {
+    case IS_SPACE: {
+      size_t j;
+      ok = space_at(s->data, s->len, i, &j);
+      i = j;
+      continue;
+    }
+    case IS_DIGIT: ok = is_digit(c); break;
+    case IS_ALPHA: ok = is_alpha(c); break;
+    case IS_ALNUM: ok = is_alpha(c) || is_digit(c); break;
+    case IS_UPPER: ok = !(c >= 'a' && c <= 'z'); cased |= c >= 'A' && c <= 'Z'; break;
+    case IS_LOWER: ok = !(c >= 'A' && c <= 'Z'); cased |= c >= 'a' && c <= 'z'; break;
+    }
+    i++;
+  }
+  if (op == IS_UPPER || op == IS_LOWER)
+    ok = ok && cased;
+  *out = v_bool(ok);
+  return true;
+}
+
+METHOD(isdigit) { return predicate(vm, "isdigit", m_isdigit, IS_DIGIT, argc, argv, kw, out); }
+METHOD(isalpha) { return predicate(vm, "isalpha", m_isalpha, IS_ALPHA, argc, argv, kw, out); }
+METHOD(isalnum) { return predicate(vm, "isalnum", m_isalnum, IS_ALNUM, argc, argv, kw, out); }
+METHOD(isspace) { return predicate(vm, "isspace", m_isspace, IS_SPACE, argc, argv, kw, out); }
+METHOD(isupper) { return predicate(vm, "isupper", m_isupper, IS_UPPER, argc, argv, kw, out); }
+METHOD(islower) { return predicate(vm, "islower", m_islower, IS_LOWER, argc, argv, kw, out); }
+
+/* ---- strip ---- */
+
+static bool in_chars(uint32_t c, const uint32_t *set, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (set[i] == c)
+      return true;
+  return false;
+}
+
+/* strip/lstrip/rstrip(chars=None): which = 1 left, 2 right, 3 both */
+static bool strip(MistVM *vm, const char *name, BuiltinFn self_fn, int which, int argc,
+                  const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, name, self_fn, argc, argv, kw, out);
+  char qual[32];
+  snprintf(qual, sizeof qual, "str.%s", name);
+  if (!std_no_kw(vm, qual, kw))
+    return false;
+  if (argc > 2)
+    return lang_raise(vm, "TypeError", "%s expected at most 1 argument, got %d", name, argc - 1);
+  ObjStr *s = AS_STR(argv[0]);
+  uint32_t *set = NULL;
+  size_t nset = 0;
+  bool ws = true;
+  if (argc == 2 && argv[1].tag != V_NONE) {
+    if (!v_is_obj(argv[1], O_STR))
+      return lang_raise(vm, "TypeError", "%s arg must be None or str", name);
+    ObjStr *chars = AS_STR(argv[1]);
+    set = lang_alloc_atomic((chars->nchars + 1) * sizeof *set);
+    for (size_t i = 0; i < chars->len && nset <= chars->nchars;)
+      set[nset++] = std_utf8_decode(chars->data, chars->len, &i);
+    ws = false;
+  }
+  size_t b = 0, e = s->len;
+  if (which & 1) {
+    while (b < e) {
+      size_t j = b;
+      uint32_t c = std_utf8_decode(s->data, s->len, &j);
+      if (ws ? !std_is_space(c) : !in_chars(c, set, nset))
+        break;
+      b = j;
+    }
+  }
+  if (which & 2) {
+    while (e > b) {
+      size_t start = char_before(s->data, e), j = start;
+      uint32_t c = std_utf8_decode(s->data, s->len, &j);
+      if (ws ? !std_is_space(c) : !in_chars(c, set, nset))
+        break;
+      e = start;
+    }
+  }
+  *out = b == 0 && e == s->len ? argv[0] : str_val(s->data + b, e - b);
+  return true;
+}
+
+METHOD(strip) { return strip(vm, "strip", m_strip, 3, argc, argv, kw, out); }
+METHOD(lstrip) { return strip(vm, "lstrip", m_lstrip, 1, argc, argv, kw, out); }
+METHOD(rstrip) { return strip(vm, "rstrip", m_rstrip, 2, argc, argv, kw, out); }
+
+/* ---- split and join ---- */
+
+typedef struct Vec {
+  Value *v;
+  size_t n, cap;
+} Vec;
+
+static void vec_push(Vec *a, Value x)
+{
+  if (a->n == a->cap) {
+    a->cap = a->cap ? 2 * a->cap : 8;
+    a->v = a->v ? lang_realloc(a->v, a->cap * sizeof(Value)) : lang_alloc(a->cap * sizeof(Value));
+  }
+  a->v[a->n++] = x;
+}
+
+static Value vec_list(Vec *a, bool reversed)
+{
+  ObjSeq *l = lang_list_new(a->n);
+  for (size_t i = 0; i < a->n; i++)
+    l->items[i] = a->v[reversed ? a->n - 1 - i : i];
+  return v_obj(l);
+}
+
+/* the last occurrence of needle in hay[0..n), or NULL */
+static const char *memrmem(const char *hay, size_t n, const char *needle, size_t m)
+{
+  if (m > n)
+    return NULL;
+  for (size_t i = n - m + 1; i-- > 0;)
+    if (memcmp(hay + i, needle, m) == 0)
+      return hay + i;
+  return NULL;
+}
+
+/* split(sep=None, maxsplit=-1) and rsplit: CPython's algorithms */
+static bool split(MistVM *vm, const char *name, BuiltinFn self_fn, bool right, int argc,
+                  const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, name, self_fn, argc, argv, kw, out);
+  static const char *const names[] = {"sep", "maxsplit"};
+  Value a[2];
+  if (!std_parse_args(vm, name, ARGS_CLINIC, argc - 1, argv + 1, kw, names, 2, 2, 0, true, a))
+    return false;
+  ObjStr *s = AS_STR(argv[0]);
+  int64_t maxsplit = -1;
+  if (a[1].tag != V_UNBOUND && !std_as_index(vm, a[1], &maxsplit))
+    return false;
+  uint64_t count = maxsplit < 0 ? UINT64_MAX : (uint64_t)maxsplit;
+  const char *p = s->data;
+  size_t len = s->len;
+  Vec v = {0};
+  if (a[0].tag == V_UNBOUND || a[0].tag == V_NONE) {
+    if (!right) {
+      size_t i = 0, j, nx;
+      while (count-- > 0) {
+        while (i < len && space_at(p, len, i, &nx))
+          i = nx;
+        if (i == len)
+          break;
+        j = i;
+        while (i < len && !space_at(p, len, i, &nx))
+          i = nx;
+        vec_push(&v, str_val(p + j, i - j));
+      }
+      while (i < len && space_at(p, len, i, &nx))
+        i = nx;
+      if (i < len)
+        vec_push(&v, str_val(p + i, len - i));
+    } else {
+      size_t e = len, j, pv;   /* e: end of the unsplit part */
+      while (count-- > 0) {
+        while (e > 0 && space_before(p, len, e, &pv))
+          e = pv;
+        if (e == 0)
+          break;
+        j = e;
+        while (e > 0 && !space_before(p, len, e, &pv))
+          e = pv;
+        vec_push(&v, str_val(p + e, j - e));
+      }
+      while (e > 0 && space_before(p, len, e, &pv))
+        e = pv;
+      if (e > 0)
+        vec_push(&v, str_val(p, e));
+    }
+    *out = vec_list(&v, right);
+    return true;
+  }
+  if (!v_is_obj(a[0], O_STR))
+    return lang_raise(vm, "TypeError", "must be str or None, not %s", lang_type_name(a[0]));
+  ObjStr *sep = AS_STR(a[0]);
+  if (sep->len == 0)
+    return lang_raise(vm, "ValueError", "empty separator");
+  if (!right) {
+    size_t i = 0;
+    const char *hit;
+    while (count-- > 0 && (hit = memmem(p + i, len - i, sep->data, sep->len))) {
+      vec_push(&v, str_val(p + i, (size_t)(hit - (p + i))));
+      i = (size_t)(hit - p) + sep->len;
+    }
+    vec_push(&v, str_val(p + i, len - i));
+  } else {
+    size_t j = len;
+    const char *hit;
+    while (count-- > 0 && (hit = memrmem(p, j, sep->data, sep->len))) {
+      size_t at = (size_t)(hit - p);
+      vec_push(&v, str_val(hit + sep->len, j - at - sep->len));
+      j = at;
+    }
+    vec_push(&v, str_val(p, j));
+  }
+  *out = vec_list(&v, right);
+  return true;
+}
+
+METHOD(split) { return split(vm, "split", m_split, false, argc, argv, kw, out); }
+METHOD(rsplit) { return split(vm, "rsplit", m_rsplit, true, argc, argv, kw, out); }
+
+METHOD(join)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "join", m_join, argc, argv, kw, out);
+  if (!std_one_arg(vm, "str.join", argc - 1, kw))
+    return false;
+  ObjStr *sep = AS_STR(argv[0]);
+  Value *items;
+  size_t n;
+  if (!std_iter_items(vm, argv[1], &items, &n)) {
+    if (vm->err.kind && strcmp(vm->err.kind, "TypeError") == 0) {
+      lang_error_clear(vm);
+      return lang_raise(vm, "TypeError", "can only join an iterable");
+    }
+    return false;
+  }
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!v_is_obj(items[i], O_STR))
+      return lang_raise(vm, "TypeError", "sequence item %zu: expected str instance, %s found", i,
+                        lang_type_name(items[i]));
+    total += AS_STR(items[i])->len + (i ? sep->len : 0);
+    if (total > STR_MAX)
+      return too_long(vm);
+  }
+  if (n == 1) {
+    *out = items[0];
+    return true;
+  }
+  char *t = lang_alloc_atomic(total + 1), *q = t;
+  for (size_t i = 0; i < n; i++) {
+    if (i) {
+      memcpy(q, sep->data, sep->len);
+      q += sep->len;
+    }
+    memcpy(q, AS_STR(items[i])->data, AS_STR(items[i])->len);
+    q += AS_STR(items[i])->len;
+  }
+  *out = str_val(t, total);
+  return true;
+}
+
+/* replace(old, new, count=-1) */
+METHOD(replace)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "replace", m_replace, argc, argv, kw, out);
+  if (!std_no_kw(vm, "str.replace", kw))
+    return false;
+  if (argc - 1 < 2)
+    return lang_raise(vm, "TypeError", "replace expected at least 2 arguments, got %d", argc - 1);
+  if (argc - 1 > 3)
+    return lang_raise(vm, "TypeError", "replace expected at most 3 arguments, got %d", argc - 1);
+  ObjStr *s = AS_STR(argv[0]), *old, *rep;
+  if (!want_str(vm, argv[1], "replace() argument 1", &old) ||
+      !want_str(vm, argv[2], "replace() argument 2", &rep))
+    return false;
+  int64_t maxcount = -1;
+  if (argc == 4 && !std_as_index(vm, argv[3], &maxcount))
+    return false;
+  uint64_t limit = maxcount < 0 ? UINT64_MAX : (uint64_t)maxcount;
+  /* count the replacements first, to size the result */
+  uint64_t n = 0;
+  if (old->len == 0) {
+    n = s->nchars + 1 < limit ? s->nchars + 1 : limit;
+  } else {
+    const char *p = s->data, *end = s->data + s->len, *hit;
+    while (n < limit && (hit = memmem(p, (size_t)(end - p), old->data, old->len))) {
+      n++;
+      p = hit + old->len;
+    }
+  }
+  if (n == 0) {
+    *out = argv[0];
+    return true;
+  }
+  if (rep->len > old->len && (s->len > STR_MAX || rep->len - old->len > (STR_MAX - s->len) / n))
+    return too_long(vm);
+  StrBuf sb;
+  sb_init(&sb);
+  const char *p = s->data, *end = s->data + s->len;
+  if (old->len == 0) {
+    for (uint64_t k = 0; k < n; k++) {
+      sb_add(&sb, rep->data, rep->len);
+      if (p < end) {
+        size_t c = seqlen((unsigned char)*p);
+        sb_add(&sb, p, c);
+        p += c;
+      }
+    }
+  } else {
+    for (uint64_t k = 0; k < n; k++) {
+      const char *hit = memmem(p, (size_t)(end - p), old->data, old->len);
+      sb_add(&sb, p, (size_t)(hit - p));
+      sb_add(&sb, rep->data, rep->len);
+      p = hit + old->len;
+    }
+  }
+  sb_add(&sb, p, (size_t)(end - p));
+  *out = v_obj(sb_to_str(&sb));
+  return true;
+}
+
+/* ---- searching ---- */
+
+typedef enum { FIND, RFIND, INDEX, RINDEX, COUNT } FindOp;
+
+/* find/rfind/index/rindex/count(sub, start=None, end=None) on a str */
+static bool str_find(MistVM *vm, const char *name, FindOp op, int argc, const Value *argv,
+                     const KwArgs *kw, Value *out)
+{
+  char qual[32];
+  snprintf(qual, sizeof qual, "str.%s", name);
+  if (!std_no_kw(vm, qual, kw))
+    return false;
+  if (argc - 1 < 1)
+    return lang_raise(vm, "TypeError", "%s() takes at least 1 argument (0 given)", name);
+  if (argc - 1 > 3)
+    return lang_raise(vm, "TypeError", "%s() takes at most 3 arguments (%d given)", name, argc - 1);
+  ObjStr *s = AS_STR(argv[0]), *sub;
+  if (!want_str(vm, argv[1], "", &sub))
+    return false;
+  int64_t len = (int64_t)s->nchars, start = 0, end = INT64_MAX;
+  if ((argc > 2 && !slice_index(vm, argv[2], &start)) ||
+      (argc > 3 && !slice_index(vm, argv[3], &end)))
+    return false;
+  adjust(&start, &end, len);
+  int64_t found = -1, count = 0;
+  if (end - start >= (int64_t)sub->nchars) {
+    size_t bs = lang_str_offset(s, (size_t)start), be = lang_str_offset(s, (size_t)end);
+    const char *p = s->data + bs, *stop = s->data + be, *hit;
+    if (op == COUNT) {
+      if (sub->len == 0) {
+        count = end - start + 1;
+      } else {
+        while ((hit = memmem(p, (size_t)(stop - p), sub->data, sub->len))) {
+          count++;
+          p = hit + sub->len;
+        }
+      }
+    } else if (op == FIND || op == INDEX) {
+      hit = sub->len ? memmem(p, (size_t)(stop - p), sub->data, sub->len) : p;
+      if (hit)
+        found = (int64_t)byte_to_char(s, (size_t)(hit - s->data));
+    } else {
+      hit = sub->len ? memrmem(p, (size_t)(stop - p), sub->data, sub->len) : stop;
+      if (hit)
+        found = (int64_t)byte_to_char(s, (size_t)(hit - s->data));
+    }
+  }
+  if (op == COUNT) {
+    *out = v_int(count);
+    return true;
+  }
+  if (found < 0 && (op == INDEX || op == RINDEX))
+    return lang_raise(vm, "ValueError", "substring not found");
+  *out = v_int(found);
+  return true;
+}
+
+/* index(value, start=0, end=len) and count(value) on a list or tuple */
+static bool seq_find(MistVM *vm, bool is_count, int argc, const Value *argv, const KwArgs *kw,
+                     Value *out)
+{
+  bool is_list = v_is_obj(argv[0], O_LIST);
+  const char *tname = is_list ? "list" : "tuple";
+  char qual[32];
+  snprintf(qual, sizeof qual, "%s.%s", tname, is_count ? "count" : "index");
+  ObjSeq *xs = AS_SEQ(argv[0]);
+  if (is_count) {
+    if (!std_one_arg(vm, qual, argc - 1, kw))
+      return false;
+    int64_t n = 0;
+    for (size_t i = 0; i < xs->len; i++)
+      n += lang_equal(xs->items[i], argv[1]);
+    *out = v_int(n);
+    return true;
+  }
+  if (!std_no_kw(vm, qual, kw))
+    return false;
+  if (argc - 1 < 1)
+    return lang_raise(vm, "TypeError", "index expected at least 1 argument, got 0");
+  if (argc - 1 > 3)
+    return lang_raise(vm, "TypeError", "index expected at most 3 arguments, got %d", argc - 1);
+  int64_t len = (int64_t)xs->len, start = 0, end = len;
+  for (int i = 2; i < argc; i++) {
+    Value v = argv[i];
+    if (v.tag != V_INT && v.tag != V_BOOL)
+      return lang_raise(vm, "TypeError", "slice indices must be integers or have an __index__ method");
+    std_as_index(vm, v, i == 2 ? &start : &end);
+  }
+  adjust(&start, &end, len);
+  for (int64_t i = start; i < end; i++) {
+    if (lang_equal(xs->items[i], argv[1])) {
+      *out = v_int(i);
+      return true;
+    }
+  }
+  if (!is_list)
+    return lang_raise(vm, "ValueError", "tuple.index(x): x not in tuple");
+  StrBuf sb;
+  sb_init(&sb);
+  if (!lang_repr(vm, argv[1], &sb))
+    return false;
+  return lang_raise(vm, "ValueError", "%s is not in list", sb.data);
+}
+
+
+METHOD(find)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "find", m_find, argc, argv, kw, out);
+  return str_find(vm, "find", FIND, argc, argv, kw, out);
+}
+
+METHOD(rfind)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "rfind", m_rfind, argc, argv, kw, out);
+  return str_find(vm, "rfind", RFIND, argc, argv, kw, out);
+}
+
+METHOD(rindex)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "rindex", m_rindex, argc, argv, kw, out);
+  return str_find(vm, "rindex", RINDEX, argc, argv, kw, out);
+}
+
+METHOD(index)
+{
+  if (SELF_IS(O_STR))
+    return str_find(vm, "index", INDEX, argc, argv, kw, out);
+  if (SELF_IS(O_LIST) || SELF_IS(O_TUPLE))
+    return seq_find(vm, false, argc, argv, kw, out);
+  return not_mine(vm, "index", m_index, argc, argv, kw, out);
+}
+
+METHOD(count)
+{
+  if (SELF_IS(O_STR))
+    return str_find(vm, "count", COUNT, argc, argv, kw, out);
+  if (SELF_IS(O_LIST) || SELF_IS(O_TUPLE))
+    return seq_find(vm, true, argc, argv, kw, out);
+  return not_mine(vm, "count", m_count, argc, argv, kw, out);
+}
+
+/* startswith/endswith(prefix, start=None, end=None): CPython's tailmatch */
+static bool affix(MistVM *vm, const char *name, BuiltinFn self_fn, bool suffix, int argc,
+                  const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, name, self_fn, argc, argv, kw, out);
+  char qual[32];
+  snprintf(qual, sizeof qual, "str.%s", name);
+  if (!std_no_kw(vm, qual, kw))
+    return false;
+  if (argc - 1 < 1)
+    return lang_raise(vm, "TypeError", "%s() takes at least 1 argument (0 given)", name);
+  if (argc - 1 > 3)
+    return lang_raise(vm, "TypeError", "%s() takes at most 3 arguments (%d given)", name, argc - 1);
+  ObjStr *s = AS_STR(argv[0]);
+  Value pre = argv[1];
+  const Value *subs = &pre;
+  size_t nsubs = 1;
+  if (v_is_obj(pre, O_TUPLE)) {
+    subs = AS_SEQ(pre)->items;
+    nsubs = AS_SEQ(pre)->len;
+  } else if (!v_is_obj(pre, O_STR)) {
+    return lang_raise(vm, "TypeError", "%s first arg must be str or a tuple of str, not %s", name,
+                      lang_type_name(pre));
+  }
+  int64_t len = (int64_t)s->nchars, start = 0, end = INT64_MAX;
+  if ((argc > 2 && !slice_index(vm, argv[2], &start)) ||
+      (argc > 3 && !slice_index(vm, argv[3], &end)))
+    return false;
+  adjust(&start, &end, len);
+  for (size_t k = 0; k < nsubs; k++) {
+    if (!v_is_obj(subs[k], O_STR))
+      return lang_raise(vm, "TypeError", "tuple for %s must only contain str, not %s", name,
+                        lang_type_name(subs[k]));
+    ObjStr *sub = AS_STR(subs[k]);
+    if (end - (int64_t)sub->nchars < start)
+      continue;
+    size_t at = suffix ? lang_str_offset(s, (size_t)end) - sub->len : lang_str_offset(s, (size_t)start);
+    if (memcmp(s->data + at, sub->data, sub->len) == 0) {
+      *out = v_bool(true);
+      return true;
+    }
+  }
+  *out = v_bool(false);
+  return true;
+}
+
+METHOD(startswith) { return affix(vm, "startswith", m_startswith, false, argc, argv, kw, out); }
+METHOD(endswith) { return affix(vm, "endswith", m_endswith, true, argc, argv, kw, out); }
+
+/* ---- padding ---- */
+
+/* width - nchars copies of fill (bytes flen) on the left and right */
+static bool pad(MistVM *vm, ObjStr *s, size_t left, size_t right, const char *fill, size_t flen,
+                Value *out)
+{
+  if (s->len > STR_MAX || left + right > (STR_MAX - s->len) / flen)
+    return too_long(vm);
+  size_t total = s->len + (left + right) * flen;
+  char *t = lang_alloc_atomic(total + 1), *q = t;
+  for (size_t i = 0; i < left; i++, q += flen)
+    memcpy(q, fill, flen);
+  memcpy(q, s->data, s->len);
+  q += s->len;
+  for (size_t i = 0; i < right; i++, q += flen)
+    memcpy(q, fill, flen);
+  *out = str_val(t, total);
+  return true;
+}
+
+/* ljust/rjust/center(width, fillchar=' '): how = 0 left, 1 right, 2 center */
+static bool justify(MistVM *vm, const char *name, BuiltinFn self_fn, int how, int argc,
+                    const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, name, self_fn, argc, argv, kw, out);
+  char qual[32];
+  snprintf(qual, sizeof qual, "str.%s", name);
+  if (!std_no_kw(vm, qual, kw))
+    return false;
+  if (argc - 1 < 1)
+    return lang_raise(vm, "TypeError", "%s expected at least 1 argument, got 0", name);
+  if (argc - 1 > 2)
+    return lang_raise(vm, "TypeError", "%s expected at most 2 arguments, got %d", name, argc - 1);
+  ObjStr *s = AS_STR(argv[0]);
+  int64_t width;
+  if (!std_as_index(vm, argv[1], &width))
+    return false;
+  const char *fill = " ";
+  size_t flen = 1;
+  if (argc == 3) {
+    if (!v_is_obj(argv[2], O_STR))
+      return lang_raise(vm, "TypeError", "The fill character must be a unicode character, not %s",
+                        lang_type_name(argv[2]));
+    if (AS_STR(argv[2])->nchars != 1)
+      return lang_raise(vm, "TypeError", "The fill character must be exactly one character long");
+    fill = AS_STR(argv[2])->data;
+    flen = AS_STR(argv[2])->len;
+  }
+  if (width <= (int64_t)s->nchars) {
+    *out = argv[0];
+    return true;
+  }
+  uint64_t marg = (uint64_t)width - s->nchars, left;
+  if (how == 0)
+    left = 0;
+  else if (how == 1)
+    left = marg;
+  else
+    left = marg / 2 + (marg & (uint64_t)width & 1);
+  if (marg > STR_MAX)
+    return too_long(vm);
+  return pad(vm, s, (size_t)left, (size_t)(marg - left), fill, flen, out);
+}
+
+METHOD(ljust) { return justify(vm, "ljust", m_ljust, 0, argc, argv, kw, out); }
+METHOD(rjust) { return justify(vm, "rjust", m_rjust, 1, argc, argv, kw, out); }
+METHOD(center) { return justify(vm, "center", m_center, 2, argc, argv, kw, out); }
+
+METHOD(zfill)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "zfill", m_zfill, argc, argv, kw, out);
+  if (!std_one_arg(vm, "str.zfill", argc - 1, kw))
+    return false;
+  ObjStr *s = AS_STR(argv[0]);
+  int64_t width;
+  if (!std_as_index(vm, argv[1], &width))
+    return false;
+  if (width <= (int64_t)s->nchars) {
+    *out = argv[0];
+    return true;
+  }
+  uint64_t fill = (uint64_t)width - s->nchars;
+  if (fill > STR_MAX)
+    return too_long(vm);
+  Value padded;
+  if (!pad(vm, s, (size_t)fill, 0, "0", 1, &padded))
+    return false;
+  ObjStr *t = AS_STR(padded);
+  if (s->len > 0 && (s->data[0] == '+' || s->data[0] == '-')) {
+    /* the sign moves in front of the zeros; t is still ours to change */
+    t->data[0] = s->data[0];
+    t->data[fill] = '0';
+  }
+  *out = padded;
+  return true;
+}
+
+/* ---- dict ---- */
+
+static bool dict_listing(MistVM *vm, const char *name, BuiltinFn self_fn, int what, int argc,
+                         const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!SELF_IS(O_DICT))
+    return not_mine(vm, name, self_fn, argc, argv, kw, out);
+  char qual[32];
+  snprintf(qual, sizeof qual, "dict.%s", name);
+  if (!std_no_args(vm, qual, argc - 1, kw))
+    return false;
+  ObjDict *d = AS_DICT(argv[0]);
+  ObjSeq *l = lang_list_new(d->len);
+  for (size_t i = 0; i < d->len; i++) {
+    Value k = v_obj(d->entries[i].key), v = d->entries[i].value;
+    l->items[i] = what == 0 ? k : what == 1 ? v : lang_tuple_of(2, k, v);
+  }
+  *out = v_obj(l);
+  return true;
+}
+
+METHOD(keys) { return dict_listing(vm, "keys", m_keys, 0, argc, argv, kw, out); }
+METHOD(values) { return dict_listing(vm, "values", m_values, 1, argc, argv, kw, out); }
+METHOD(items) { return dict_listing(vm, "items", m_items, 2, argc, argv, kw, out); }
+
+/* get(key, default=None) */
+METHOD(get)
+{
+  if (!SELF_IS(O_DICT))
+    return not_mine(vm, "get", m_get, argc, argv, kw, out);
+  if (!std_no_kw(vm, "dict.get", kw))
+    return false;
+  if (argc - 1 < 1)
+    return lang_raise(vm, "TypeError", "get expected at least 1 argument, got 0");
+  if (argc - 1 > 2)
+    return lang_raise(vm, "TypeError", "get expected at most 2 arguments, got %d", argc - 1);
+  Value key = argv[1];
+  if (v_is_obj(key, O_STR) && lang_dict_get(AS_DICT(argv[0]), AS_STR(key), out))
+    return true;
+  *out = argc == 3 ? argv[2] : v_none();
+  return true;
+}
+
+/* copy(): a list or dict is immutable, so it is its own copy */
+METHOD(copy)
+{
+  if (!SELF_IS(O_LIST) && !SELF_IS(O_DICT))
+    return not_mine(vm, "copy", m_copy, argc, argv, kw, out);
+  if (!std_no_args(vm, SELF_IS(O_LIST) ? "list.copy" : "dict.copy", argc - 1, kw))
+    return false;
+  *out = argv[0];
+  return true;
+}
+
+/* ---- the mutating methods: errors that show the functional spelling ---- */
+
+static bool mutator(MistVM *vm, const char *name, BuiltinFn self_fn, const char *list_hint,
+                    const char *dict_hint, int argc, const Value *argv, const KwArgs *kw,
+                    Value *out)
+{
+  if (list_hint && SELF_IS(O_LIST))
+    return lang_raise(vm, "TypeError", "lists are immutable in Mist: write %s", list_hint);
+  if (dict_hint && SELF_IS(O_DICT))
+    return lang_raise(vm, "TypeError", "dicts are immutable in Mist: write %s", dict_hint);
+  return not_mine(vm, name, self_fn, argc, argv, kw, out);
+}
+
+#define MUTATOR(name, list_hint, dict_hint) \
+  METHOD(name) { return mutator(vm, #name, m_##name, list_hint, dict_hint, argc, argv, kw, out); }
+
+MUTATOR(append, "xs = xs + [v] instead of xs.append(v)", NULL)
+MUTATOR(extend, "xs = xs + ys instead of xs.extend(ys)", NULL)
+MUTATOR(insert, "xs = xs[:i] + [v] + xs[i:] instead of xs.insert(i, v)", NULL)
+MUTATOR(remove, "i = xs.index(v); xs = xs[:i] + xs[i + 1:] instead of xs.remove(v)", NULL)
+MUTATOR(sort, "xs = sorted(xs) instead of xs.sort()", NULL)
+MUTATOR(reverse, "xs = reversed(xs) instead of xs.reverse()", NULL)
+MUTATOR(pop, "v = xs[-1]; xs = xs[:-1] instead of v = xs.pop()",
+        "v = d[k] and build the dict without k instead of v = d.pop(k)")
+MUTATOR(clear, "xs = [] instead of xs.clear()", "d = {} instead of d.clear()")
+MUTATOR(update, NULL,
+        "d[k] = e[k] for each key k of e (each d[k] = v makes a new d) instead of d.update(e)")
+MUTATOR(setdefault, NULL,
+        "if k not in d: d[k] = v (which makes a new d) instead of d.setdefault(k, v)")
+MUTATOR(popitem, NULL,
+        "k = list(d)[-1]; v = d[k] and build the dict without k instead of d.popitem()")
+
+void std_register_methods(MistVM *vm)
+{
+  static const struct {
+    const char *name;
+    BuiltinFn fn;
+  } table[] = {
+    {"upper", m_upper},       {"lower", m_lower},         {"title", m_title},
+    {"capitalize", m_capitalize}, {"swapcase", m_swapcase},
+    {"isdigit", m_isdigit},   {"isalpha", m_isalpha},     {"isalnum", m_isalnum},
+    {"isspace", m_isspace},   {"isupper", m_isupper},     {"islower", m_islower},
+    {"strip", m_strip},       {"lstrip", m_lstrip},       {"rstrip", m_rstrip},
+    {"split", m_split},       {"rsplit", m_rsplit},       {"join", m_join},
+    {"replace", m_replace},   {"find", m_find},           {"rfind", m_rfind},
+    {"index", m_index},       {"rindex", m_rindex},       {"count", m_count},
+    {"startswith", m_startswith}, {"endswith", m_endswith},
+    {"ljust", m_ljust},       {"rjust", m_rjust},         {"center", m_center},
+    {"zfill", m_zfill},
+    {"keys", m_keys},         {"values", m_values},       {"items", m_items},
+    {"get", m_get},           {"copy", m_copy},
+    {"append", m_append},     {"extend", m_extend},       {"insert", m_insert},
+    {"remove", m_remove},     {"sort", m_sort},           {"reverse", m_reverse},
+    {"pop", m_pop},           {"clear", m_clear},         {"update", m_update},
+    {"setdefault", m_setdefault}, {"popitem", m_popitem},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    lang_def_method(vm, table[i].name, table[i].fn, -1, -1);
+}
