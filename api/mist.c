@@ -309,7 +309,7 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
   if (!ast || !lower_module(vm, ast, vm->main, false, &lr)) return MIST_ERROR;
   for (int i = 0; i < lr.unit->ngraphs; i++) {
     IrGraph *g = lr.unit->graphs[i];
-    if (!g->parent && (g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0)
+    if ((g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0)
       return print_graph(vm, g);
   }
   lang_raise(vm, "NameError", "no top-level function named '%s' in %s", name, path);

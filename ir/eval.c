@@ -651,6 +651,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
   for (int i = 0; i < code->nconst; i++) frame[code->const_slots[i]] = code->const_vals[i];
   Instr *ins = code->ins;
   int pc = 0;
+  int tail_depth = 0;
   Value tmp[16];
   for (;;) {
     Instr *in = &ins[pc++];
@@ -743,14 +744,24 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
         Value *args = in->nargs <= 16 ? tmp : alloca(in->nargs * sizeof(Value));
         for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
         if (!ev_call(vm, fn, in->nargs, args, NULL, out)) goto fail;
+        vm->depth -= tail_depth;
         return true;
       }
       /* replace this frame by the callee's */
       ObjFunc *f = AS_FUNC(fn);
       EvCode *fc = f->code ? f->code : (f->code = code_of(vm, f->graph));
-      Value *args = alloca((in->nargs ? in->nargs : 1) * sizeof(Value));
+      Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+      /* a user function's tail call still counts as a level of
+       * recursion (as in Python), so runaway recursion is an error, but
+       * its frame is reused */
+      if (fc->traced) {
+        tail_depth++;
+        vm->depth++;
+        if (!lang_check_stack(vm)) goto fail;
+      }
       if (fc->nslots > cap) {
+        /* grows at most to the largest frame among the codes reached */
         cap = fc->nslots;
         frame = alloca(cap * sizeof(Value));
       }
@@ -786,7 +797,10 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     case I_INTERRUPT:
       if (vm->interrupt) goto interrupted;
       break;
-    case I_RETURN: *out = F[in->a]; return true;
+    case I_RETURN:
+      *out = F[in->a];
+      vm->depth -= tail_depth;
+      return true;
     case I_GLOBAL: {
       ObjModule *m = in->module;
       if (m && m->slots[in->b].tag != V_UNBOUND) {
@@ -813,9 +827,11 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
   }
 interrupted:
   vm->interrupt = 0;
-  lang_raise(vm, "KeyboardInterrupt", "interrupted");
+  vm->depth -= tail_depth;
+  lang_raise(vm, "KeyboardInterrupt", "KeyboardInterrupt");
   return fail_at(vm, code, &ins[pc > 0 ? pc - 1 : 0]);
 fail:
+  vm->depth -= tail_depth;
   return fail_at(vm, code, &ins[pc - 1]);
 }
 

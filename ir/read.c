@@ -29,7 +29,7 @@ enum { MAX_TUPLE_DEPTH = 64 };
 
 typedef enum {
   T_EOF, T_NL, T_NAME, T_GRAPH, T_NODE, T_BUILTIN, T_INT, T_FLOAT, T_STR,
-  T_UNBOUND, T_SPAN, T_FILE, T_LPAREN, T_RPAREN, T_COMMA, T_LBRACE, T_RBRACE,
+  T_SPAN, T_FILE, T_LPAREN, T_RPAREN, T_COMMA, T_LBRACE, T_RBRACE,
   T_EQ, T_COLON,
 } TokKind;
 
@@ -507,13 +507,6 @@ static bool lex(Reader *r) {
     t->n = (size_t)(r->p - s);
     break;
   }
-  case '<':
-    if (r->end - r->p >= 9 && memcmp(r->p, "<unbound>", 9) == 0) {
-      t->kind = T_UNBOUND;
-      for (int k = 0; k < 9; k++) step(r);
-      break;
-    }
-    return err_tok(r, t, "unexpected character '<'");
   default:
     if (is_digit(c) || (c == '-' && r->end - r->p > 1 &&
                         (is_digit(r->p[1]) || r->p[1] == 'i' || r->p[1] == 'n'))) {
@@ -584,13 +577,14 @@ static bool prim_named(Reader *r, const Tok *t, const char *s, size_t n, int *ou
   return true;
 }
 
-/* A bare name that is a constant: None, True, False, inf, nan. */
+/* A bare name that is a constant: None, True, False, Unbound, inf, nan. */
 static bool name_const(const Tok *t, Value *out) {
   if (t->kind != T_NAME) return false;
 #define IS(w) (t->n == sizeof(w) - 1 && memcmp(t->s, w, t->n) == 0)
   if (IS("None")) *out = v_none();
   else if (IS("True")) *out = v_bool(true);
   else if (IS("False")) *out = v_bool(false);
+  else if (IS("Unbound")) *out = v_unbound();
   else if (IS("inf")) *out = v_float(INFINITY);
   else if (IS("nan")) *out = v_float(NAN);
   else return false;
@@ -598,7 +592,7 @@ static bool name_const(const Tok *t, Value *out) {
   return true;
 }
 
-/* const -> INT | FLOAT | STRING | 'None' | 'True' | 'False'
+/* const -> INT | FLOAT | STRING | 'None' | 'True' | 'False' | 'Unbound'
  *        | '(' ')' | '(' const ',' ')' | '(' const { ',' const } ')'
  * (tuples may also hold builtins and primitives, which print.c writes) */
 static bool parse_const(Reader *r, int depth, Value *out) {
@@ -607,7 +601,6 @@ static bool parse_const(Reader *r, int depth, Value *out) {
   case T_INT: *out = v_int(t->i); return lex(r);
   case T_FLOAT: *out = v_float(t->f); return lex(r);
   case T_STR: *out = v_obj(t->str); return lex(r);
-  case T_UNBOUND: *out = v_unbound(); return lex(r);
   case T_BUILTIN: TRY(lookup_builtin(r, t, out)); return lex(r);
   case T_NAME:
     if (name_const(t, out)) return lex(r);
@@ -667,7 +660,7 @@ static bool parse_arg(Reader *r, Arg *a) {
     return lex(r);
   }
   switch (t->kind) {
-  case T_INT: case T_FLOAT: case T_STR: case T_UNBOUND: case T_BUILTIN: case T_NAME:
+  case T_INT: case T_FLOAT: case T_STR: case T_BUILTIN: case T_NAME:
   case T_LPAREN:
     a->kind = A_VALUE;
     return parse_const(r, 0, &a->v);
@@ -778,11 +771,26 @@ static bool parse_graph(Reader *r) {
   table_put(&r->graphs, name.s, name.n, (void *)(intptr_t)r->npgs);
   TRY(lex(r));
   TRY(expect(r, T_LPAREN, "'('"));
+  /* param -> NODE [ '=' arg ]: defaults belong to the last parameters */
+  Arg *defs = NULL;
+  int ndefs = 0, capdefs = 0;
   while (r->tok.kind == T_NODE) {
-    TRY(define_node(r, &r->tok));
-    IrNode *p = ir_param(r->u, g, source_name(r->tok.s, r->tok.n), gspan);
-    table_put(&r->nodes, r->tok.s, r->tok.n, p);
+    Tok pt = r->tok;
+    TRY(define_node(r, &pt));
+    IrNode *p = ir_param(r->u, g, source_name(pt.s, pt.n), gspan);
+    table_put(&r->nodes, pt.s, pt.n, p);
     TRY(lex(r));
+    if (r->tok.kind == T_EQ) {
+      TRY(lex(r));
+      if (ndefs == capdefs) {
+        capdefs = capdefs ? 2 * capdefs : 4;
+        defs = lang_realloc(defs, (size_t)capdefs * sizeof *defs);
+      }
+      TRY(parse_arg(r, &defs[ndefs++]));
+    } else if (ndefs > 0) {
+      return err_tok(r, &pt, "parameter %%%.*s without a default follows one with a default",
+                     (int)pt.n, pt.s);
+    }
     if (r->tok.kind != T_COMMA) break;
     TRY(lex(r));
     if (r->tok.kind != T_NODE) return unexpected(r, "a parameter");
@@ -813,6 +821,12 @@ static bool parse_graph(Reader *r) {
     g->span = r->tok.span;
     for (int i = 0; i < g->nparams; i++) g->params[i]->span = g->span;
     TRY(lex(r));
+  }
+  if (ndefs) {
+    g->ndefaults = ndefs;
+    g->defaults = lang_alloc((size_t)ndefs * sizeof *g->defaults);
+    for (int i = 0; i < ndefs; i++)
+      g->defaults[i] = arg_node(r, &defs[i], &g->defaults[i], g->span);
   }
   TRY(expect(r, T_NL, "end of line"));
   for (;;) {

@@ -12,6 +12,7 @@
 #include <gc/gc.h>
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,24 @@ void lang_gc_init(void) {
   GC_INIT();
   GC_set_warn_proc(GC_ignore_warn_proc);
   GC_set_oom_fn(out_of_memory);
+}
+
+/* Threads that allocate or hold GC pointers must be known to the
+ * collector.  Allowing it makes every allocation take a lock, so it is
+ * done only when a second thread is first started. */
+void lang_gc_allow_threads(void) {
   GC_allow_register_threads();
+}
+
+bool lang_gc_register_thread(void) {
+  struct GC_stack_base sb;
+  if (GC_get_stack_base(&sb) != GC_SUCCESS) return false;
+  int r = GC_register_my_thread(&sb);
+  return r == GC_SUCCESS || r == GC_DUPLICATE;
+}
+
+void lang_gc_unregister_thread(void) {
+  GC_unregister_my_thread();
 }
 
 void *lang_alloc(size_t size) {

@@ -27,6 +27,14 @@ char *lang_strndup(const char *s, size_t n);
 void lang_gc_add_roots(void *start, void *end);
 void lang_gc_remove_roots(void *start, void *end);
 size_t lang_gc_heap_size(void);
+/* Threads other than the first: call lang_gc_allow_threads once (from
+ * the main thread) before starting any, then lang_gc_register_thread
+ * at the start of each new thread and lang_gc_unregister_thread before
+ * it exits.  Threads started through pthread_create are not seen by
+ * the collector otherwise. */
+void lang_gc_allow_threads(void);
+bool lang_gc_register_thread(void);
+void lang_gc_unregister_thread(void);
 /* Run fn(arg) on a thread with a stack of stack_size bytes and wait for
  * it; false if the thread could not be made. */
 bool lang_run_on_stack(size_t stack_size, void *(*fn)(void *), void *arg);

@@ -140,6 +140,29 @@ static bool float_arith(MistVM *vm, ArithOp op, double a, double b, Value *out) 
 
 /* ---- int arithmetic ---- */
 
+/* a / b correctly rounded, as Python divides ints too big for a
+ * double to hold exactly: a 128-bit quotient with at least 62
+ * significant bits, rounded half-even to 53 with the remainder as a
+ * sticky bit. */
+static double int_true_divide(int64_t a, int64_t b) {
+  bool neg = (a < 0) != (b < 0);
+  uint64_t x = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
+  uint64_t y = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+  if (x == 0) return neg ? -0.0 : 0.0;
+  int s = 63 + __builtin_clzll(x);
+  unsigned __int128 n = (unsigned __int128)x << s;
+  unsigned __int128 q = n / y;
+  bool sticky = n % y != 0;
+  int bits = 128 - ((uint64_t)(q >> 64) ? __builtin_clzll((uint64_t)(q >> 64))
+                                        : 64 + __builtin_clzll((uint64_t)q));
+  int extra = bits - 53;
+  unsigned __int128 keep = q >> extra, rem = q & (((unsigned __int128)1 << extra) - 1);
+  unsigned __int128 half = (unsigned __int128)1 << (extra - 1);
+  if (rem > half || (rem == half && (sticky || (keep & 1)))) keep++;
+  double r = ldexp((double)(uint64_t)keep, extra - s);
+  return neg ? -r : r;
+}
+
 static bool int_arith(MistVM *vm, ArithOp op, int64_t a, int64_t b, Value *out) {
   int64_t r;
   switch (op) {
@@ -161,7 +184,7 @@ static bool int_arith(MistVM *vm, ArithOp op, int64_t a, int64_t b, Value *out) 
     if (a >= -exact && a <= exact && b >= -exact && b <= exact)
       *out = v_float((double)a / (double)b);
     else
-      *out = v_float((double)((long double)a / (long double)b));
+      *out = v_float(int_true_divide(a, b));
     return true;
   }
   case OP_FLOORDIV:
@@ -627,7 +650,7 @@ bool lang_getitem(MistVM *vm, Value x, Value index, Value *out) {
     return key_error(vm, index);
   }
   if (v_is_obj(index, O_SLICE) && k != O_DICT) return getitem_slice(vm, x, AS_SLICE(index), out);
-  size_t i;
+  size_t i = 0;
   switch (k) {
   case O_TUPLE:
   case O_LIST: {
@@ -758,7 +781,7 @@ bool lang_setitem(MistVM *vm, Value x, Value index, Value v, Value *out) {
     if (!is_intlike(index))
       return lang_raise(vm, "TypeError", "list indices must be integers or slices, not %s",
                         lang_type_name(index));
-    size_t i;
+    size_t i = 0;
     if (!index_of(vm, index, s->len, "list assignment index out of range", &i)) return false;
     ObjSeq *r = lang_list_new(s->len);
     memcpy(r->items, s->items, s->len * sizeof(Value));

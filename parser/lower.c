@@ -243,18 +243,19 @@ static IrNode *read_binding(Lower *L, Binding *b, ObjStr *name, Span sp) {
 }
 
 static IrNode *lookup(Lower *L, ObjStr *name, Span sp) {
-  for (FnScope *f = L->fn; f; f = f->parent) {
-    if (f->is_module) break;
+  FnScope *f = L->fn;
+  for (; !f->is_module; f = f->parent) {
     if (!names_has(&f->locals, name)) continue;
     Binding *b = env_find(&f->env, name);
     if (b) return read_binding(L, b, name, sp);
     /* assigned somewhere in that function, but not before this point */
     return prim(L, IR_P_CHECK_BOUND, sp, 2, konst(L, v_unbound(), sp), kstr(L, name, sp));
   }
-  if (L->fn->is_module) {
-    Binding *b = env_find(&L->fn->env, name);
-    if (b) return read_binding(L, b, name, sp);
-  }
+  /* A module name already bound where the function is made is captured
+   * like any other value; one bound later (a function defined further
+   * down, a constant set after the def) is read when the code runs. */
+  Binding *b = env_find(&f->env, name);
+  if (b && !b->maybe_unbound) return b->node;
   Value dummy;
   bool is_global = names_has(&L->module_names, name) ||
                    (L->module->names && lang_dict_get(L->module->names, name, &dummy));
@@ -272,11 +273,12 @@ static void bind(Lower *L, ObjStr *name, IrNode *v, Span sp) {
 /* ---- assignment ---- */
 
 static bool assign(Lower *L, Ast *t, IrNode *v);
+static IrNode *lower_index(Lower *L, Ast *ix);
 
 static bool assign_subscript(Lower *L, Ast *t, IrNode *v) {
   IrNode *obj = lower_expr(L, t->sub.obj);
   if (!obj) return false;
-  IrNode *idx = lower_expr(L, t->sub.index);
+  IrNode *idx = lower_index(L, t->sub.index);
   if (!idx) return false;
   IrNode *updated = prim(L, IR_P_SETITEM, t->span, 3, obj, idx, v);
   return assign(L, t->sub.obj, updated);
@@ -567,8 +569,7 @@ static IrGraph *lower_function(Lower *L, ObjStr *name, const char *display, AstP
   if (L->fn->is_module && name) sb_adds(&sb, name->data);
   else if (name) sb_printf(&sb, "%s.%s", L->fn->prefix, name->data);
   else sb_printf(&sb, "%s.lambda%d", L->fn->prefix, ++L->fn->counter);
-  IrGraph *g = ir_graph_new(L->u, unique_name(L, sb.data), L->fn->is_module ? NULL : L->cur,
-                            IRG_FUNCTION, sp);
+  IrGraph *g = ir_graph_new(L->u, unique_name(L, sb.data), L->cur, IRG_FUNCTION, sp);
   g->module = L->module;
   g->display = lang_str(display);
   g->ndefaults = ndef;
@@ -576,11 +577,9 @@ static IrGraph *lower_function(Lower *L, ObjStr *name, const char *display, AstP
   /* a nested def may call itself: its name means its own graph inside
    * (the enclosing binding is made after, possibly decorated) */
   if (name && !L->fn->is_module) env_set(&L->fn->env, name, ir_const_graph(L->u, g, sp), false);
-  /* top-level functions see module names as globals, not as module
-   * bindings, so they have no free variables besides their defaults */
 
   FnScope fs = {0};
-  fs.parent = L->fn->is_module ? NULL : L->fn;
+  fs.parent = L->fn;
   fs.root = g;
   fs.prefix = g->name->data;
   for (int i = 0; i < nparams; i++) {

@@ -138,9 +138,6 @@ static _Noreturn void unexpected(Parser *P) {
   case TK_PIPEEQ: case TK_CARETEQ: case TK_AMPEQ: case TK_LSHIFTEQ: case TK_RSHIFTEQ:
   case TK_WALRUS:
     error_at(P, t->span, "'%s' is not supported in Mist", lex_token_name(t->kind));
-  case TK_EOF:
-    if (P->fdepth > 0) error_at(P, t->span, "f-string: expecting '}'");
-    error_at(P, t->span, "invalid syntax");
   default: error_at(P, t->span, "invalid syntax");
   }
 }
@@ -693,7 +690,11 @@ static Ast *replacement_field(Parser *P, Ast *fs, int *cap, StrBuf *lit, Span *l
     else if (c == '\'' || c == '"') {     /* a string inside the expression */
       LexPos q = p;
       lex_advance(L, &q);
-      while (q.pos < end && s[q.pos] != c) lex_advance(L, &q);
+      while (q.pos < end && s[q.pos] != c) {
+        if (s[q.pos] == '\\')
+          error_at(P, lex_span(L, q, 1), "f-string expression part cannot include a backslash");
+        lex_advance(L, &q);
+      }
       if (q.pos >= end) error_at(P, lex_span(L, open, 1), "f-string: expecting '}'");
       p = q;
     }
@@ -1086,6 +1087,8 @@ static Ast *funcdef(Parser *P) {
     if (!at(P, TK_NEWLINE)) unexpected(P);
     advance(P);
   }
+  if (ndecos && (at(P, TK_EOF) || (at(P, TK_DEDENT) && P->lx->p.pos >= P->lx->len)))
+    incomplete_at(P, P->tok.span, "invalid syntax");
   if (!at(P, TK_DEF)) unexpected(P);
   Ast *a = mk_stmt(P, AST_DEF);
   int line = P->tok.span.line;

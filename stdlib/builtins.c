@@ -226,7 +226,7 @@ bool std_iter_init(MistVM *vm, Value v, StdIter *it)
       break;
     default: {
       /* a kind added later (a tensor): walk its first axis by indexing */
-      int64_t n;
+      int64_t n = 0;
       if (!lang_len(vm, v, &n)) {
         lang_error_clear(vm);
         break;
@@ -505,7 +505,7 @@ static bool bi_int(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
     }
     return lang_to_int(vm, a[0], out);
   }
-  int64_t base;
+  int64_t base = 0;
   if (!std_as_index(vm, a[1], &base))
     return false;
   if (!v_is_obj(a[0], O_STR))
@@ -556,8 +556,8 @@ static bool to_seq(MistVM *vm, const char *fname, OKind kind, int argc, const Va
     *out = a[0];
     return true;
   }
-  Value *items;
-  size_t n;
+  Value *items = NULL;
+  size_t n = 0;
   if (!std_iter_items(vm, a[0], &items, &n))
     return false;
   ObjSeq *s = kind == O_LIST ? lang_list_new(n) : lang_tuple_new(n);
@@ -600,13 +600,13 @@ static bool bi_dict(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
     for (size_t i = 0; i < src->len; i++)
       lang_dict_put(d, src->entries[i].key, src->entries[i].value);
   } else if (argc == 1) {
-    Value *items;
-    size_t n;
+    Value *items = NULL;
+    size_t n = 0;
     if (!std_iter_items(vm, argv[0], &items, &n))
       return false;
     for (size_t i = 0; i < n; i++) {
-      Value *pair;
-      size_t np;
+      Value *pair = NULL;
+      size_t np = 0;
       if (!std_iter_items(vm, items[i], &pair, &np)) {
         lang_error_clear(vm);
         return lang_raise(vm, "TypeError",
@@ -616,7 +616,7 @@ static bool bi_dict(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
         return lang_raise(vm, "ValueError",
                           "dictionary update sequence element #%zu has length %zu; 2 is required",
                           i, np);
-      ObjStr *key;
+      ObjStr *key = NULL;
       if (!dict_key(vm, pair[0], &key))
         return false;
       lang_dict_put(d, key, pair[1]);
@@ -656,7 +656,7 @@ static bool bi_len(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
 {
   if (!std_one_arg(vm, "len", argc, kw))
     return false;
-  int64_t n;
+  int64_t n = 0;
   if (!lang_len(vm, argv[0], &n))
     return false;
   *out = v_int(n);
@@ -786,7 +786,7 @@ static bool bi_round(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, 
     *out = v_int((int64_t)r);
     return true;
   }
-  int64_t n;
+  int64_t n = 0;
   if (!std_as_index(vm, a[1], &n))
     return false;
   if (x.tag == V_FLOAT)
@@ -987,8 +987,8 @@ static bool bi_enumerate(MistVM *vm, int argc, const Value *argv, const KwArgs *
   int64_t start = 0;
   if (given(a[1]) && !std_as_index(vm, a[1], &start))
     return false;
-  Value *items;
-  size_t n;
+  Value *items = NULL;
+  size_t n = 0;
   if (!std_iter_items(vm, a[0], &items, &n))
     return false;
   if (n > 0 && start > 0 && (uint64_t)start + (n - 1) > (uint64_t)INT64_MAX)
@@ -1049,8 +1049,8 @@ static bool bi_sorted(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   int64_t reverse = 0;
   if (given(a[2]) && !std_as_index(vm, a[2], &reverse))
     return false;
-  Value *src;
-  size_t n;
+  Value *src = NULL;
+  size_t n = 0;
   if (!std_iter_items(vm, a[0], &src, &n))
     return false;
   Value *items = n ? lang_alloc(n * sizeof *items) : NULL;
@@ -1091,8 +1091,8 @@ static bool bi_reversed(MistVM *vm, int argc, const Value *argv, const KwArgs *k
   if (!(v_is_obj(x, O_STR) || v_is_obj(x, O_TUPLE) || v_is_obj(x, O_LIST) ||
         v_is_obj(x, O_DICT) || v_is_obj(x, O_RANGE)))
     return lang_raise(vm, "TypeError", "'%s' object is not reversible", lang_type_name(x));
-  Value *items;
-  size_t n;
+  Value *items = NULL;
+  size_t n = 0;
   if (!std_iter_items(vm, x, &items, &n))
     return false;
   ObjSeq *res = list_of(items, n);
@@ -1161,7 +1161,7 @@ static bool bi_ord(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
 
 static bool bi_chr(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
-  int64_t c;
+  int64_t c = 0;
   if (!std_one_arg(vm, "chr", argc, kw) || !std_as_index(vm, argv[0], &c))
     return false;
   if (c < 0 || c >= 0x110000)
@@ -1171,7 +1171,7 @@ static bool bi_chr(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
                       "chr() arg is a surrogate (0x%llx), which a UTF-8 str cannot hold",
                       (long long)c);
   char b[4];
-  size_t n;
+  size_t n = 0;
   if (c < 0x80) {
     b[0] = (char)c;
     n = 1;
@@ -1199,7 +1199,7 @@ static bool bi_chr(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
 static bool radix(MistVM *vm, const char *fname, int shift, char letter, int argc,
                   const Value *argv, const KwArgs *kw, Value *out)
 {
-  int64_t x;
+  int64_t x = 0;
   if (!std_one_arg(vm, fname, argc, kw) || !std_as_index(vm, argv[0], &x))
     return false;
   uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;

@@ -193,7 +193,7 @@ static bool predicate(MistVM *vm, const char *name, BuiltinFn self_fn, IsOp op, 
     char c = s->data[i];
     switch (op) {
     case IS_SPACE: {
-      size_t j;
+      size_t j = 0;
       ok = space_at(s->data, s->len, i, &j);
       i = j;
       continue;
@@ -408,8 +408,8 @@ METHOD(join)
   if (!std_one_arg(vm, "str.join", argc - 1, kw))
     return false;
   ObjStr *sep = AS_STR(argv[0]);
-  Value *items;
-  size_t n;
+  Value *items = NULL;
+  size_t n = 0;
   if (!std_iter_items(vm, argv[1], &items, &n)) {
     if (vm->err.kind && strcmp(vm->err.kind, "TypeError") == 0) {
       lang_error_clear(vm);
@@ -454,7 +454,7 @@ METHOD(replace)
     return lang_raise(vm, "TypeError", "replace expected at least 2 arguments, got %d", argc - 1);
   if (argc - 1 > 3)
     return lang_raise(vm, "TypeError", "replace expected at most 3 arguments, got %d", argc - 1);
-  ObjStr *s = AS_STR(argv[0]), *old, *rep;
+  ObjStr *s = AS_STR(argv[0]), *old = NULL, *rep = NULL;
   if (!want_str(vm, argv[1], "replace() argument 1", &old) ||
       !want_str(vm, argv[2], "replace() argument 2", &rep))
     return false;
@@ -520,7 +520,7 @@ static bool str_find(MistVM *vm, const char *name, FindOp op, int argc, const Va
     return lang_raise(vm, "TypeError", "%s() takes at least 1 argument (0 given)", name);
   if (argc - 1 > 3)
     return lang_raise(vm, "TypeError", "%s() takes at most 3 arguments (%d given)", name, argc - 1);
-  ObjStr *s = AS_STR(argv[0]), *sub;
+  ObjStr *s = AS_STR(argv[0]), *sub = NULL;
   if (!want_str(vm, argv[1], "", &sub))
     return false;
   int64_t len = (int64_t)s->nchars, start = 0, end = INT64_MAX;
@@ -733,7 +733,7 @@ static bool justify(MistVM *vm, const char *name, BuiltinFn self_fn, int how, in
   if (argc - 1 > 2)
     return lang_raise(vm, "TypeError", "%s expected at most 2 arguments, got %d", name, argc - 1);
   ObjStr *s = AS_STR(argv[0]);
-  int64_t width;
+  int64_t width = 0;
   if (!std_as_index(vm, argv[1], &width))
     return false;
   const char *fill = " ";
@@ -774,7 +774,7 @@ METHOD(zfill)
   if (!std_one_arg(vm, "str.zfill", argc - 1, kw))
     return false;
   ObjStr *s = AS_STR(argv[0]);
-  int64_t width;
+  int64_t width = 0;
   if (!std_as_index(vm, argv[1], &width))
     return false;
   if (width <= (int64_t)s->nchars) {

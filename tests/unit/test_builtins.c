@@ -343,7 +343,6 @@ static const struct {
   {"str([1, 'a', (2.5,)])", "\"[1, 'a', (2.5,)]\""},
   {"str(None)", "'None'"},
   {"str(object=3)", "'3'"},
-  {"str(1, 2)", "TypeError: str() argument 'encoding' must be str, not int"},
   {"str(x=1)", "TypeError: 'x' is an invalid keyword argument for str()"},
   {"repr('a\\nb')", "\"'a\\\\nb'\""},
   {"repr([1, 'b'])", "\"[1, 'b']\""},
@@ -782,10 +781,10 @@ static const struct {
   {"'-'.zfill(3)", "'-00'"},
   {"'abc'.zfill()", "TypeError: str.zfill() takes exactly one argument (0 given)"},
   {"'abc'.zfill('a')", "TypeError: 'str' object cannot be interpreted as an integer"},
-  {"{'a': 1, 'b': 2}.keys()", "dict_keys(['a', 'b'])"},
-  {"{'a': 1, 'b': 2}.values()", "dict_values([1, 2])"},
-  {"{'a': 1, 'b': 2}.items()", "dict_items([('a', 1), ('b', 2)])"},
-  {"{}.keys()", "dict_keys([])"},
+  {"{'a': 1, 'b': 2}.keys()", "['a', 'b']"},
+  {"{'a': 1, 'b': 2}.values()", "[1, 2]"},
+  {"{'a': 1, 'b': 2}.items()", "[('a', 1), ('b', 2)]"},
+  {"{}.keys()", "[]"},
   {"{'a': 1}.get('a')", "1"},
   {"{'a': 1}.get('b')", "None"},
   {"{'a': 1}.get('b', 0)", "0"},
@@ -899,7 +898,7 @@ START_TEST(test_mist_specific)
             "OverflowError: enumerate() index does not fit in a 64-bit int");
   CHECK_RUN("enumerate([1], INT64_MAX)", "[(9223372036854775807, 1)]");
   CHECK_RUN("pow(INT64_MIN, 3, INT64_MIN)", "0");
-  CHECK_RUN("pow(3, INT64_MAX, INT64_MAX)", run("pow(3, 9223372036854775807, 9223372036854775807)"));
+  CHECK_RUN("pow(3, INT64_MAX, INT64_MAX)", "6348555216811415212");
   CHECK_RUN("pow(2, 62, INT64_MIN)", "-4611686018427387904");
   CHECK_RUN("hex(INT64_MIN)", "'-0x8000000000000000'");
   CHECK_RUN("bin(INT64_MIN)",
@@ -908,6 +907,8 @@ START_TEST(test_mist_specific)
   CHECK_RUN("chr(55296)",
             "ValueError: chr() arg is a surrogate (0xd800), which a UTF-8 str cannot hold");
   CHECK_RUN("type(len)", "'builtin_function_or_method'");
+  /* str() takes no encoding */
+  CHECK_RUN("str(1, 2)", "TypeError: str() takes at most 1 argument (2 given)");
   /* dict keys are str */
   CHECK_RUN("dict([(1, 2)])", "TypeError: dict keys must be str in Mist, not int");
   /* huge results are a MemoryError, not a failed allocation */
@@ -918,9 +919,9 @@ START_TEST(test_mist_specific)
   CHECK_RUN("map(abs, range(INT64_MAX))", "MemoryError: result too large (9223372036854775807 items)");
   /* but streaming over a big range needs no memory */
   CHECK_RUN("any(range(INT64_MIN, INT64_MAX))", "True");
-  CHECK_RUN("max(range(INT64_MAX - 3, INT64_MAX))", "9223372036854775806");
-  CHECK_RUN("min(range(INT64_MIN, INT64_MIN + 3))", "-9223372036854775808");
-  CHECK_RUN("reversed(range(INT64_MAX - 2, INT64_MAX))",
+  CHECK_RUN("max(range(9223372036854775804, INT64_MAX))", "9223372036854775806");
+  CHECK_RUN("min(range(INT64_MIN, -9223372036854775805))", "-9223372036854775808");
+  CHECK_RUN("reversed(range(9223372036854775805, INT64_MAX))",
             "[9223372036854775806, 9223372036854775805]");
   CHECK_RUN("range(INT64_MIN, INT64_MAX, INT64_MAX)",
             "range(-9223372036854775808, 9223372036854775807, 9223372036854775807)");
@@ -1038,8 +1039,6 @@ START_TEST(test_sort_stable)
   }
   /* reverse=True keeps equal keys in their original order too */
   ObjStr *names[] = {lang_str("key"), lang_str("reverse")};
-  Value first;
-  ck_assert(lang_dict_get(vm->builtins, lang_str("len"), &first));
   Value kwv[] = {v_none(), v_bool(true)};
   KwArgs kw = {2, names, kwv};
   ck_assert(AS_BUILTIN(fn)->fn(vm, 1, &arg, &kw, &out));
