@@ -42,12 +42,11 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
 
 MistVM *mist_new(int argc, const char *const *argv) {
   lang_gc_init();
-  MistVM *vm = lang_alloc(sizeof *vm);
+  MistVM *vm = lang_vm_new();   /* not collected: the host holds it */
   if (!vm) return NULL;
-  vm->err.span = span_none();
-  vm->builtins = lang_dict_new();
-  vm->methods = lang_dict_new();
-  vm->interned = lang_dict_new();
+  if (!vm->builtins) vm->builtins = lang_dict_new();
+  if (!vm->methods) vm->methods = lang_dict_new();
+  if (!vm->interned) vm->interned = lang_dict_new();
   vm->modules = lang_dict_new();
   vm->max_depth = MAX_DEPTH;
   ObjSeq *args = lang_list_new(argc > 0 ? argc : 0);
@@ -61,8 +60,7 @@ MistVM *mist_new(int argc, const char *const *argv) {
 }
 
 void mist_free(MistVM *vm) {
-  /* everything the VM holds belongs to the collector */
-  (void)vm;
+  if (vm) lang_vm_free(vm);
 }
 
 void mist_set_write(MistVM *vm, void (*write)(void *, const char *, size_t), void *user) {

@@ -7,7 +7,8 @@
  * a graph or builtin is never dropped.  A candidate goes when nothing
  * uses it: the uses are counted (in the nodes' scratch `mark`) over g
  * and every graph reachable from g through graph constants, which
- * includes the graphs nested in g that can see g's nodes.  The schedule
+ * includes the graphs nested in g that can see g's nodes (their
+ * parameters' default values count as uses too).  The schedule
  * is walked backwards, so a chain of dead tuples goes in one sweep.
  */
 #include <string.h>
@@ -45,6 +46,8 @@ static void close_over(GraphList *l) {
         if (r) list_add(l, r);
       }
     if (h->ret && ir_node_graph(h->ret)) list_add(l, ir_node_graph(h->ret));
+    for (int d = 0; d < h->ndefaults; d++)
+      if (h->defaults[d] && ir_node_graph(h->defaults[d])) list_add(l, ir_node_graph(h->defaults[d]));
   }
 }
 
@@ -71,6 +74,7 @@ static int dce_in(IrGraph *g, GraphList *l) {
     for (int i = 0; i < h->nnodes; i++)
       for (int j = 0; j < h->nodes[i]->nin; j++) count_use(g, h->nodes[i]->in[j]);
     count_use(g, h->ret);
+    for (int d = 0; d < h->ndefaults; d++) count_use(g, h->defaults[d]);
   }
   int removed = 0;
   for (int i = g->nnodes - 1; i >= 0; i--) {

@@ -140,8 +140,6 @@ typedef struct Comp {
   Instr *ins;
   int nins, capins;
   int nslots;
-  IrGraph **pending;
-  int npending, cappending;
   int nconst, capconst;
   int32_t *const_slots;
   Value *const_vals;
@@ -214,6 +212,14 @@ static int operand(Comp *c, IrNode *x, IrNode *at) {
     if (s >= 0) return s;
     Value v = x->value;
     if (v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->prim >= 0) v = ir_prim_value(c->vm, AS_BUILTIN(v)->prim);
+    /* one slot per distinct scalar or object */
+    for (int k = 0; k < c->nconst; k++) {
+      Value w = c->const_vals[k];
+      if (w.tag == v.tag && w.i == v.i) {
+        *map_slot(&c->slots, x, true) = c->const_slots[k];
+        return c->const_slots[k];
+      }
+    }
     s = new_slot(c);
     *map_slot(&c->slots, x, true) = s;
     if (c->nconst == c->capconst) {
@@ -264,29 +270,35 @@ static bool fvs_available(Comp *c, IrGraph *h) {
   return true;
 }
 
-/* A tail call of graph h with args: jump to h's block. */
+/* A tail call of graph h with args: move them to h's parameter slots
+ * and continue in h's block.  The first such call emits the block right
+ * here (so it needs no jump at all); later ones jump back to it, and a
+ * backward jump is a loop going round, which checks for Ctrl-C. */
 static void emit_jump_to(Comp *c, IrGraph *h, IrNode *n) {
   int nargs = n->nin - 1;
   int *label = map_slot(&c->blocks, h, false);
-  if (!label) {
-    label = map_slot(&c->blocks, h, true);
-    *label = -1;   /* not emitted yet */
+  if (!label)
     for (int i = 0; i < h->nparams; i++) slot_of(c, h->params[i]);
-    if (c->npending == c->cappending) {
-      c->cappending = c->cappending ? 2 * c->cappending : 8;
-      c->pending = lang_realloc(c->pending, c->cappending * sizeof *c->pending);
-    }
-    c->pending[c->npending++] = h;
-  }
   int32_t *args = operands(c, n, 1);
-  Instr *pm = emit(c, I_PMOVE, n);
-  pm->args = args;
-  pm->nargs = nargs;
-  pm->dsts = lang_alloc_atomic((nargs ? nargs : 1) * sizeof *pm->dsts);
-  for (int i = 0; i < nargs; i++) pm->dsts[i] = slot_of(c, h->params[i]);
-  emit(c, I_INTERRUPT, n);
-  Instr *j = emit(c, I_JUMP, n);
-  j->graph = h;   /* patched to the block's pc at the end */
+  if (nargs) {
+    Instr *pm = emit(c, nargs == 1 ? I_MOVE : I_PMOVE, n);
+    if (nargs == 1) {
+      pm->a = args[0];
+      pm->dst = slot_of(c, h->params[0]);
+    } else {
+      pm->args = args;
+      pm->nargs = nargs;
+      pm->dsts = lang_alloc_atomic(nargs * sizeof *pm->dsts);
+      for (int i = 0; i < nargs; i++) pm->dsts[i] = slot_of(c, h->params[i]);
+    }
+  }
+  if (label) {
+    emit(c, I_INTERRUPT, n);
+    emit(c, I_JUMP, n)->target = *label;
+    return;
+  }
+  *map_slot(&c->blocks, h, true) = c->nins;
+  emit_body(c, h, M_RETURN, -1);
 }
 
 /* switch(c, @a, @b) whose only use is a call with no arguments right in
@@ -471,13 +483,6 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
   for (int i = 0; i < g->nparams; i++) *map_slot(&c.slots, g->params[i], true) = new_slot(&c);
   for (int i = 0; i < g->nfv; i++) *map_slot(&c.slots, g->fv[i], true) = new_slot(&c);
   emit_body(&c, g, M_RETURN, -1);
-  for (int k = 0; k < c.npending; k++) {
-    IrGraph *h = c.pending[k];
-    *map_slot(&c.blocks, h, true) = c.nins;
-    emit_body(&c, h, M_RETURN, -1);
-  }
-  for (int i = 0; i < c.nins; i++)
-    if (c.ins[i].op == I_JUMP && c.ins[i].graph) c.ins[i].target = map_get(&c.blocks, c.ins[i].graph);
 
   EvCode *code = lang_alloc(sizeof *code);
   code->graph = g;
@@ -582,24 +587,38 @@ static bool bind_args(MistVM *vm, IrGraph *g, const char *name, int argc, const 
 
 static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out);
 
-/* Run closure f on arguments: a new frame on the C stack (which the GC
- * scans), then exec. */
-static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  EvCode *code = f->code ? f->code : (f->code = code_of(vm, f->graph));
-  if (!lang_check_stack(vm)) return false;
+static inline bool stack_ok(MistVM *vm) {
+  char here;
+  if (__builtin_expect(vm->depth >= vm->max_depth || (vm->stack_limit && &here < vm->stack_limit), 0))
+    return lang_check_stack(vm);
+  return true;
+}
+
+/* Run code in a new frame on the C stack (which the GC scans): params
+ * from args (nparams of them), free variables from env.  A function of
+ * its own so the frame goes when the call returns. */
+static __attribute__((noinline)) bool enter(MistVM *vm, EvCode *code, const Value *args,
+                                            const Value *env, Value *out) {
+  if (!stack_ok(vm)) return false;
   int cap = code->nslots;
   Value *frame = alloca(cap * sizeof(Value));
   memset(frame, 0, cap * sizeof(Value));
-  if (argc == code->nparams && !kw) {
-    memcpy(frame, argv, argc * sizeof(Value));
-  } else if (!bind_args(vm, f->graph, code->name, argc, argv, kw, f->ndefaults, f->defaults, frame)) {
-    return false;
-  }
-  memcpy(frame + code->nparams, f->env, f->nenv * sizeof(Value));
+  memcpy(frame, args, code->nparams * sizeof(Value));
+  memcpy(frame + code->nparams, env, code->nfv * sizeof(Value));
   vm->depth++;
   bool ok = exec(vm, code, frame, cap, out);
   vm->depth--;
   return ok;
+}
+
+/* Run closure f on arguments. */
+static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  EvCode *code = f->code ? f->code : (f->code = code_of(vm, f->graph));
+  if (argc == code->nparams && !kw) return enter(vm, code, argv, f->env, out);
+  Value *params = alloca((code->nparams + 1) * sizeof(Value));
+  if (!bind_args(vm, f->graph, code->name, argc, argv, kw, f->ndefaults, f->defaults, params))
+    return false;
+  return enter(vm, code, params, f->env, out);
 }
 
 bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw, Value *out) {
@@ -710,38 +729,36 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       break;
     }
     case I_PRIM: {
-      Value *args = in->nargs <= 16 ? tmp : alloca(in->nargs * sizeof(Value));
+      Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
       if (!in->fn(vm, in->nargs, args, NULL, &F[in->dst])) goto fail;
       break;
     }
     case I_CALL: {
-      Value *args = in->nargs <= 16 ? tmp : alloca(in->nargs * sizeof(Value));
+      Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
       if (vm->interrupt) goto interrupted;
-      if (!ev_call(vm, F[in->a], in->nargs, args, NULL, &F[in->dst])) goto fail;
+      Value fn = F[in->a];
+      bool ok;
+      if (v_is_obj(fn, O_FUNC)) ok = call_func(vm, AS_FUNC(fn), in->nargs, args, NULL, &F[in->dst]);
+      else ok = ev_call(vm, fn, in->nargs, args, NULL, &F[in->dst]);
+      if (!ok) goto fail;
       break;
     }
     case I_CALLG: {
-      IrGraph *g = in->graph;
-      EvCode *gc = in->gcode ? in->gcode : (in->gcode = code_of(vm, g));
-      if (!lang_check_stack(vm)) goto fail;
+      EvCode *gc = in->gcode ? in->gcode : (in->gcode = code_of(vm, in->graph));
       if (vm->interrupt) goto interrupted;
-      Value *nf = alloca(gc->nslots * sizeof(Value));
-      memset(nf, 0, gc->nslots * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) nf[k] = F[in->args[k]];
-      for (int k = 0; k < in->b; k++) nf[gc->nparams + k] = F[in->dsts[k]];
-      vm->depth++;
-      bool ok = exec(vm, gc, nf, gc->nslots, &F[in->dst]);
-      vm->depth--;
-      if (!ok) goto fail;
+      Value *args = in->nargs + in->b <= 16 ? tmp : lang_alloc((in->nargs + in->b) * sizeof(Value));
+      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+      for (int k = 0; k < in->b; k++) args[in->nargs + k] = F[in->dsts[k]];
+      if (!enter(vm, gc, args, args + in->nargs, &F[in->dst])) goto fail;
       break;
     }
     case I_TAILCALL: {
       Value fn = F[in->a];
       if (vm->interrupt) goto interrupted;
       if (!v_is_obj(fn, O_FUNC)) {
-        Value *args = in->nargs <= 16 ? tmp : alloca(in->nargs * sizeof(Value));
+        Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
         for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
         if (!ev_call(vm, fn, in->nargs, args, NULL, out)) goto fail;
         vm->depth -= tail_depth;
@@ -758,7 +775,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       if (fc->traced) {
         tail_depth++;
         vm->depth++;
-        if (!lang_check_stack(vm)) goto fail;
+        if (!stack_ok(vm)) goto fail;
       }
       if (fc->nslots > cap) {
         /* grows at most to the largest frame among the codes reached */
@@ -789,7 +806,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       break;
     }
     case I_PMOVE: {
-      Value *t = in->nargs <= 16 ? tmp : alloca(in->nargs * sizeof(Value));
+      Value *t = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) t[k] = F[in->args[k]];
       for (int k = 0; k < in->nargs; k++) F[in->dsts[k]] = t[k];
       break;

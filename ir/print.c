@@ -237,6 +237,11 @@ static void collect(IrGraph *g, IrGraph ***list, int *n, int *cap) {
     if (h && h->parent && (ir_is_ancestor(g, h) || !(h->flags & IRG_FUNCTION)))
       collect(h, list, n, cap);
   }
+  /* a lambda given as a default value of a parameter of g */
+  for (int d = 0; d < g->ndefaults; d++) {
+    IrGraph *h = g->defaults[d] ? ir_node_graph(g->defaults[d]) : NULL;
+    if (h && h->parent && ir_is_ancestor(h->parent, g)) collect(h, list, n, cap);
+  }
 }
 
 static int by_id(const void *a, const void *b) {

@@ -313,8 +313,8 @@ static bool line_comment(Reader *r, Tok *t) {
   if (!header) return false;
   q += 5;
   while (q < end && (*q == ' ' || *q == '\t')) q++;
-  const char *eol = memchr(q, '\n', (size_t)(end - q));
-  if (!eol) eol = end;
+  const char *eol = q;
+  while (eol < end && *eol != '\n') eol++;
   const char *e = eol;
   while (e > q && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
   t->kind = T_FILE;
@@ -748,7 +748,7 @@ static bool parse_apply(Reader *r, IrGraph *g) {
 
 static const char *flag_names[] = {"function", "module", "branch", "loop", "join", "body"};
 
-/* graph -> 'graph' GRAPH '(' [ NODE { ',' NODE } ] ')' [ 'in' GRAPH ]
+/* graph -> 'graph' GRAPH '(' [ param { ',' param } ] ')' [ 'in' GRAPH ]
  *          [ ':' FLAG { ',' FLAG } ] '{' [ SPAN ] NL { line } '}' */
 static bool parse_graph(Reader *r) {
   r->seen_graph = true;
@@ -897,6 +897,32 @@ static IrGraph *graph_named(Reader *r, const Tok *t) {
   return k ? r->pgs[k - 1].g : NULL;
 }
 
+/* What errors call a graph (IrGraph.display, not in the text): as the
+ * lowering names them, "<module>" for a module's code, a function's last
+ * dotted name component (without a .N that made the name unique, and
+ * "<lambda>" for lambdaN), and for a synthetic graph (a branch, a loop)
+ * the name of the function it belongs to. */
+static ObjStr *display_name(IrGraph *g) {
+  while (!(g->flags & (IRG_FUNCTION | IRG_MODULE)) && g->parent) g = g->parent;
+  if (g->flags & IRG_MODULE) return lang_str("<module>");
+  const char *s = g->name->data;
+  size_t n = g->name->len;
+  for (;;) {
+    size_t k = n;
+    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9') k--;
+    if (k == n || k < 2 || s[k - 1] != '.') break;
+    n = k - 1;
+  }
+  size_t start = n;
+  while (start > 0 && s[start - 1] != '.') start--;
+  const char *c = s + start;
+  size_t cn = n - start;
+  if (cn == 0) return g->name;
+  if (cn > 6 && memcmp(c, "lambda", 6) == 0 && all_digits(c + 6, cn - 6))
+    return lang_str("<lambda>");
+  return lang_str_new(c, cn);
+}
+
 static bool resolve(Reader *r) {
   for (int i = 0; i < r->npgs; i++) {
     PGraph *pg = &r->pgs[i];
@@ -926,6 +952,7 @@ static bool resolve(Reader *r) {
     IrGraph *top = r->pgs[i].g;
     while (top->parent) top = top->parent;
     r->pgs[i].g->module = top->module;
+    r->pgs[i].g->display = display_name(r->pgs[i].g);
   }
   for (int i = 0; i < r->nrefs; i++) {
     Ref *ref = &r->refs[i];

@@ -3,7 +3,9 @@
  * it rather than where the interpreter trips over the result.
  *
  * It checks the invariants every other stage relies on: the chain of
- * enclosing graphs ends (no cycle); parameters belong to their graph;
+ * enclosing graphs ends (no cycle); parameters belong to their graph,
+ * and their default values are constants or nodes of an enclosing graph
+ * (they are evaluated where a closure of the graph is made);
  * every scheduled node is an application owned by its graph, scheduled
  * once, with a callee and non-NULL inputs; each input is a constant, or
  * a parameter or application of the graph itself or of a graph that
@@ -208,6 +210,18 @@ bool ir_verify_graph(MistVM *vm, IrGraph *g) {
   for (IrGraph *h = g->parent; h; h = h->parent)
     for (int i = 0; i < h->nnodes; i++)
       if (h->nodes[i]) map_put(&c.outer, h->nodes[i], i);
+  if (g->ndefaults < 0 || g->ndefaults > g->nparams || (g->ndefaults && !g->defaults))
+    return FAIL(g, NULL, "graph @%s: %d default values for %d parameters", gname(g),
+                g->ndefaults, g->nparams);
+  for (int d = 0; d < g->ndefaults; d++) {
+    IrNode *p = g->params[g->nparams - g->ndefaults + d], *x = g->defaults[d];
+    char what[96];
+    snprintf(what, sizeof what, "the default of parameter %s", label(p));
+    if (!x) return FAIL(g, p, "graph @%s: %s is NULL", gname(g), what);
+    if (x->kind != IR_CONST && x->graph == g)
+      return FAIL(g, p, "graph @%s: %s uses %s of the graph itself", gname(g), what, label(x));
+    if (!check_use(&c, p, what, x, -1)) return false;
+  }
   for (int i = 0; i < g->nnodes; i++)
     if (!check_apply(&c, g->nodes[i], i)) return false;
   if (!g->ret) return FAIL(g, NULL, "graph @%s has no return node", gname(g));

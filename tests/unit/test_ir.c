@@ -255,9 +255,16 @@ START_TEST(t_read_handwritten) {
     "  %k = @helper(%acc.7, \"s\", (), ((1,), -0.0, 1.50, -nan))  # 9:2+3\n"
     "  return %k\n"
     "}\n"
-    "graph @helper(%p, %q, %r) in @main : join {\n"
-    "  %z = make_list(%p, %acc, <unbound>)\n"
+    "graph @helper(%p, %q=%acc, %r=(1, -2)) in @main : join {\n"
+    "  %z = make_list(%p, %acc, Unbound)\n"
+    "  %l = @main.lambda3.2()\n"
     "  return %z\n"
+    "}\n"
+    "graph @main.lambda3.2(%v=@helper) in @main : function {\n"
+    "  return %v\n"
+    "}\n"
+    "graph @main.if4() in @main.lambda3.2 : branch {\n"
+    "  return 1\n"
     "}";
   u = read_ok(loose);
   ck_assert_msg(ir_verify_unit(vm, u), "%s", err_msg());
@@ -269,9 +276,18 @@ START_TEST(t_read_handwritten) {
     "  return %k\n"
     "}\n"
     "\n"
-    "graph @helper(%p, %q, %r) in @main : join {\n"
-    "  %z = make_list(%p, %acc.2, <unbound>)\n"
+    "graph @helper(%p, %q=%acc.2, %r=(1, -2)) in @main : join {\n"
+    "  %z = make_list(%p, %acc.2, Unbound)\n"
+    "  %l = @main.lambda3.2()\n"
     "  return %z\n"
+    "}\n"
+    "\n"
+    "graph @main.lambda3.2(%v=@helper) in @main : function {\n"
+    "  return %v\n"
+    "}\n"
+    "\n"
+    "graph @main.if4() in @main.lambda3.2 : branch {\n"
+    "  return 1\n"
     "}\n";
   ck_assert_str_eq(round_trip(u), canon);
   IrGraph *main_g = graph_named(u, "main");
@@ -280,6 +296,22 @@ START_TEST(t_read_handwritten) {
   ck_assert_int_eq(main_g->nodes[2]->span.file, -1);
   ck_assert_int_eq(main_g->nodes[2]->span.line, 9);
   ck_assert_str_eq(main_g->nodes[1]->name->data, "acc");
+  IrGraph *helper = graph_named(u, "helper");
+  ck_assert_int_eq(helper->ndefaults, 2);
+  ck_assert_ptr_eq(helper->defaults[0], main_g->nodes[0]);
+  ck_assert_int_eq(helper->defaults[1]->value.tag, V_OBJ);
+  ck_assert_int_eq(helper->nodes[0]->in[3]->value.tag, V_UNBOUND);
+  ck_assert_ptr_eq(ir_node_graph(graph_named(u, "main.lambda3.2")->defaults[0]), helper);
+  /* display names, as the lowering gives them */
+  ck_assert_str_eq(main_g->display->data, "<module>");
+  ck_assert_str_eq(helper->display->data, "<module>");
+  ck_assert_str_eq(graph_named(u, "main.lambda3.2")->display->data, "<lambda>");
+  ck_assert_str_eq(graph_named(u, "main.if4")->display->data, "<lambda>");
+  u = read_ok(fib_text);
+  ck_assert_str_eq(u->graphs[0]->display->data, "fib");
+  ck_assert_str_eq(u->graphs[2]->display->data, "fib");
+  u = read_ok("graph @f.g.2() : function {\n  return 1\n}\n");
+  ck_assert_str_eq(u->graphs[0]->display->data, "g");
 }
 END_TEST
 
@@ -404,6 +436,15 @@ START_TEST(t_verify_bad_text) {
     {"graph @f(%x) {\n  %a = neg(%x, %x)  # 2:3\n  return %a\n}\n",
      "graph @f: node %a: neg takes 1 argument, got 2", 2, 3},
     {"graph @f(%x) {\n  %a = %x(prim.neg)  # 2:3\n  %b = make_tuple()\n  return %b\n}\n", NULL, 0, 0},
+    {"graph @f(%x) {\n  %a = neg(%x)\n  return @f.g\n}\n"
+     "graph @f.g(%y, %z=%a) in @f {  # 4:1\n  return %z\n}\n", NULL, 0, 0},
+    {"graph @f(%x) {\n  return @f.g\n}\n"
+     "graph @f.g(%y, %z=%y) in @f {  # 4:1\n  return %z\n}\n",
+     "graph @f.g: the default of parameter %z uses %y of the graph itself", 4, 1},
+    {"graph @f(%x) {\n  return @f.g\n}\n"
+     "graph @f.g(%y, %z=%w) in @f {  # 4:1\n  return %z\n}\n"
+     "graph @h() {\n  %w = neg(1)\n  return %w\n}\n",
+     "graph @f.g: the default of parameter %z uses %w of graph @h, which is not in scope", 4, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     IrUnit *u = read_ok(cases[i].text);
@@ -561,6 +602,10 @@ START_TEST(t_read_errors) {
     {"graph @f() {\n  return foo\n}\n", "unknown name 'foo'", 2, 10},
     {"# file a.ms\n# file b.ms\ngraph @f() {\n  return 1\n}\n", "a second '# file' header", 2, 1},
     {"graph @f() {\n  return 1\n} }\n", "expected end of line after '}', found '}'", 3, 3},
+    {"graph @f(%a=1, %b) {\n  return 1\n}\n",
+     "parameter %b without a default follows one with a default", 1, 16},
+    {"graph @f(%a=) {\n  return 1\n}\n", "expected an argument, found ')'", 1, 13},
+    {"graph @f(%a=%q) {\n  return 1\n}\n", "unknown node %q", 1, 13},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     lang_error_clear(vm);
@@ -606,7 +651,7 @@ START_TEST(t_fuzz_reader) {
     "(", ")", ",", "{", "}", "=", ":", "\n", "#", "# 1:2+3", "%a", "%1", "%acc.2", "@f",
     "@fib", "@f.while1", "$print", "prim.add", "\"", "\"x\\n\"", "\\x", "-", "inf", "-nan",
     "1e5", "1.5", "-7", "((((", "(1,)", "in @fib", " : loop", "return ", "graph @z() {\n",
-    "None", "<unbound>", "\xc3\xa9", "\xff", "\0", "# file x.ms\n", "switch", "make_tuple",
+    "None", "Unbound", "=%a", "=1", "\xc3\xa9", "\xff", "\0", "# file x.ms\n", "switch", "make_tuple",
   };
   const char *seeds[] = {fib_text, loop_text,
                          "graph @g(%x) : function {  # 1:1\n  %t = make_tuple(%x, (1, \"a\"), "
@@ -644,8 +689,12 @@ START_TEST(t_fuzz_reader) {
       }
       }
     }
+    /* an exact-size malloc'd copy, so a sanitizer sees any read past the end */
+    char *exact = malloc(len ? len : 1);
+    memcpy(exact, buf, len);
     lang_error_clear(vm);
-    IrUnit *u = ir_read(vm, "fuzz.ir", buf, len);
+    IrUnit *u = ir_read(vm, "fuzz.ir", exact, len);
+    free(exact);
     if (!u) {
       ck_assert(vm->err.set);
       continue;
@@ -796,8 +845,7 @@ START_TEST(t_pass_files) {
   while ((de = readdir(d)) != NULL) {
     size_t k = strlen(de->d_name);
     if (k < 4 || strcmp(de->d_name + k - 3, ".ir") != 0) continue;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    const char *path = lang_str_fmt("%s/%s", dir, de->d_name)->data;
     const char *why = run_pass_test(path);
     n++;
     if (*why) {
