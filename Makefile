@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 300
 
 # Packages the build and the tests need (python3: benchmark baseline only).
 DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
-        zlib1g-dev libffi-dev clang tmux python3
+        zlib1g-dev libffi-dev clang tmux python3 libopenblas-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 
 .PHONY: all build run test test-asan bench fuzz deps fuzz-deps clean

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "autodiff/ad.h"
 #include "ir/eval.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
@@ -56,6 +57,7 @@ MistVM *mist_new(int argc, const char *const *argv) {
   vm->import = import_module;
   ev_init(vm);
   std_register_builtins(vm);
+  ad_register(vm);
   return vm;
 }
 

@@ -2,18 +2,27 @@
  *
  * Primitives marked P_PURE may still raise (`"a" + 1`), and dropping a
  * node that would have raised changes what the program does, so only
- * calls that build a value from any arguments without failing are
- * candidates: make_tuple, make_list and slice.  A call of
- * a graph or builtin is never dropped.  A candidate goes when nothing
- * uses it: the uses are counted (in the nodes' scratch `mark`) over g
- * and every graph reachable from g through graph constants, which
- * includes the graphs nested in g that can see g's nodes (their
- * parameters' default values count as uses too).  The schedule
- * is walked backwards, so a chain of dead tuples goes in one sweep.
+ * applications that certainly build a value without failing are
+ * candidates (droppable() below lists them: tuples and lists, dicts with
+ * str constant keys, slices of int constants, indexing a tuple built in
+ * place at a constant index in range, switch on a constant or a bool,
+ * check_bound of a value that cannot be Unbound, the sensitivity
+ * primitives gadd, env_get and env_set...).  A call is dropped only when
+ * it calls a graph constant with the right number of arguments whose
+ * body holds droppable nodes only (recursively, recursion excluded): it
+ * builds a closure or a tuple and nothing else.  A builtin's call never
+ * goes.
+ *
+ * A candidate goes when nothing uses it: the uses are counted (in the
+ * nodes' scratch `mark`) over the graphs that can see it: the graph
+ * itself and every graph reachable from it through graph constants,
+ * which includes its nested graphs (their parameters' default values
+ * count as uses too).  Schedules are walked backwards and nested graphs
+ * before their parents, so a chain of dead structures goes in one sweep.
  */
 #include <string.h>
 
-#include "ir/passes.h"
+#include "ir/scope.h"
 #include "lang/gc.h"
 
 typedef struct GraphList {
@@ -36,55 +45,137 @@ static void list_add(GraphList *l, IrGraph *g) {
   l->items[l->n++] = g;
 }
 
+static void add_ref(void *ctx, IrGraph *h, int pos) {
+  (void)pos;
+  list_add(ctx, h);
+}
+
 /* Add every graph reachable from the list's graphs by constant. */
 static void close_over(GraphList *l) {
-  for (int k = 0; k < l->n; k++) {
-    IrGraph *h = l->items[k];
-    for (int i = 0; i < h->nnodes; i++)
-      for (int j = 0; j < h->nodes[i]->nin; j++) {
-        IrGraph *r = ir_node_graph(h->nodes[i]->in[j]);
-        if (r) list_add(l, r);
-      }
-    if (h->ret && ir_node_graph(h->ret)) list_add(l, ir_node_graph(h->ret));
-    for (int d = 0; d < h->ndefaults; d++)
-      if (h->defaults[d] && ir_node_graph(h->defaults[d])) list_add(l, ir_node_graph(h->defaults[d]));
+  for (int k = 0; k < l->n; k++) ir_each_ref(l->items[k], add_ref, l);
+}
+
+/* ---- what may go ---- */
+
+typedef struct Dce {
+  NodeMap pure;    /* graph -> 1: calling it only builds values, 2: not, 3: being decided */
+  int gadd, env_get, env_set;
+} Dce;
+
+static bool droppable(Dce *d, const IrNode *n);
+
+static bool const_int_or_none(const IrNode *x) {
+  return x->kind == IR_CONST &&
+         (x->value.tag == V_INT || x->value.tag == V_NONE || x->value.tag == V_BOOL);
+}
+
+/* A condition whose truthiness cannot fail: a constant or a bool. */
+static bool plain_condition(const IrNode *c) {
+  if (c->kind == IR_CONST) return c->value.tag != V_OBJ || ir_plain_const(c);
+  switch (ir_node_prim(c)) {
+  case IR_P_NOT: case IR_P_TRUTH: case IR_P_IS: case IR_P_IS_NOT: case IR_P_CONTAINS: return true;
+  default: return false;
   }
 }
 
-static bool droppable(const IrNode *n) {
-  switch (ir_node_prim(n)) {
+static int64_t tuple_len(const IrNode *t) {
+  if (ir_node_prim(t) == IR_P_MAKE_TUPLE) return t->nin - 1;
+  if (t->kind == IR_CONST && v_is_obj(t->value, O_TUPLE)) return (int64_t)AS_SEQ(t->value)->len;
+  return -1;
+}
+
+/* Does calling graph h do nothing but build values? */
+static bool pure_graph(Dce *d, IrGraph *h) {
+  int state = ir_map_int(&d->pure, h, 0);
+  if (state) return state == 1;
+  if (h->ndefaults) return false;
+  ir_map_set_int(&d->pure, h, 3);   /* a call back into h: not pure */
+  bool pure = true;
+  for (int i = 0; i < h->nnodes && pure; i++) pure = droppable(d, h->nodes[i]);
+  ir_map_set_int(&d->pure, h, pure ? 1 : 2);
+  return pure;
+}
+
+static bool droppable(Dce *d, const IrNode *n) {
+  int p = ir_node_prim(n);
+  int argc = n->nin - 1;
+  switch (p) {
   case IR_P_MAKE_TUPLE:
   case IR_P_MAKE_LIST:
-  case IR_P_SLICE:
+  case IR_P_IS:
+  case IR_P_IS_NOT:
     return true;
+  case IR_P_MAKE_DICT:
+    for (int i = 1; i < n->nin; i += 2)
+      if (!(n->in[i]->kind == IR_CONST && v_is_obj(n->in[i]->value, O_STR))) return false;
+    return true;
+  case IR_P_SLICE:
+    for (int i = 1; i < n->nin; i++)
+      if (!const_int_or_none(n->in[i])) return false;
+    return true;
+  case IR_P_GETITEM: {
+    int64_t len = tuple_len(n->in[1]);
+    const IrNode *k = n->in[2];
+    if (len < 0 || k->kind != IR_CONST || k->value.tag != V_INT) return false;
+    return k->value.i >= -len && k->value.i < len;
+  }
+  case IR_P_UNPACK: {
+    const IrNode *k = n->in[2];
+    return k->kind == IR_CONST && k->value.tag == V_INT && tuple_len(n->in[1]) == k->value.i;
+  }
+  case IR_P_LEN: {
+    int q = ir_node_prim(n->in[1]);
+    return q == IR_P_MAKE_TUPLE || q == IR_P_MAKE_LIST;
+  }
+  case IR_P_SWITCH:
+  case IR_P_NOT:
+  case IR_P_TRUTH:
+    return plain_condition(n->in[1]);
+  case IR_P_CHECK_BOUND:
+    return ir_never_unbound(n->in[1]);
+  case -1: {
+    IrGraph *h = ir_node_graph(n->in[0]);
+    return h && h->nparams == argc && pure_graph(d, h);
+  }
   default:
-    return false;
+    return p == d->gadd || p == d->env_get || p == d->env_set;
   }
 }
 
-static void count_use(IrGraph *g, IrNode *x) {
-  if (x && x->kind == IR_APPLY && x->graph == g) x->mark++;
+static void dce_init(Dce *d) {
+  memset(d, 0, sizeof *d);
+  d->gadd = ir_prim_named("gadd");
+  d->env_get = ir_prim_named("env_get");
+  d->env_set = ir_prim_named("env_set");
 }
 
-/* DCE of g with uses counted over the graphs in l (g among them). */
-static int dce_in(IrGraph *g, GraphList *l) {
+/* ---- removing ---- */
+
+static void count_use(IrNode *x) {
+  if (x && x->kind == IR_APPLY) x->mark++;
+}
+
+static void reset_marks(IrGraph *g) {
   for (int i = 0; i < g->nnodes; i++) g->nodes[i]->mark = 0;
-  for (int k = 0; k < l->n; k++) {
-    IrGraph *h = l->items[k];
-    for (int i = 0; i < h->nnodes; i++)
-      for (int j = 0; j < h->nodes[i]->nin; j++) count_use(g, h->nodes[i]->in[j]);
-    count_use(g, h->ret);
-    for (int d = 0; d < h->ndefaults; d++) count_use(g, h->defaults[d]);
-  }
+}
+
+static void count_uses_in(IrGraph *h) {
+  for (int i = 0; i < h->nnodes; i++)
+    for (int j = 0; j < h->nodes[i]->nin; j++) count_use(h->nodes[i]->in[j]);
+  count_use(h->ret);
+  for (int k = 0; k < h->ndefaults; k++) count_use(h->defaults[k]);
+}
+
+/* Drop g's dead candidates, given counted marks; the number dropped. */
+static int sweep(Dce *d, IrGraph *g) {
   int removed = 0;
   for (int i = g->nnodes - 1; i >= 0; i--) {
     IrNode *n = g->nodes[i];
-    if (n->mark != 0 || !droppable(n)) continue;
+    if (n->mark != 0 || !droppable(d, n)) continue;
     n->mark = -1;   /* gone */
     removed++;
     for (int j = 0; j < n->nin; j++)
-      if (n->in[j] && n->in[j]->kind == IR_APPLY && n->in[j]->graph == g && n->in[j]->mark > 0)
-        n->in[j]->mark--;
+      if (n->in[j] && n->in[j]->kind == IR_APPLY && n->in[j]->mark > 0) n->in[j]->mark--;
   }
   if (!removed) return 0;
   int k = 0;
@@ -92,17 +183,34 @@ static int dce_in(IrGraph *g, GraphList *l) {
     if (g->nodes[i]->mark != -1) g->nodes[k++] = g->nodes[i];
   g->nnodes = k;
   /* g may have lost free variables; recompute them when next asked */
-  g->fv_done = false;
-  g->nfv = 0;
-  g->fv = NULL;
+  ir_forget_free_vars(g);
   return removed;
 }
 
+/* DCE of g with uses counted over the graphs in l (g among them). */
+static int dce_in(Dce *d, IrGraph *g, GraphList *l) {
+  reset_marks(g);
+  for (int k = 0; k < l->n; k++) {
+    IrGraph *h = l->items[k];
+    for (int i = 0; i < h->nnodes; i++)
+      for (int j = 0; j < h->nodes[i]->nin; j++) {
+        IrNode *x = h->nodes[i]->in[j];
+        if (x->kind == IR_APPLY && x->graph == g) x->mark++;
+      }
+    if (h->ret && h->ret->kind == IR_APPLY && h->ret->graph == g) h->ret->mark++;
+    for (int k2 = 0; k2 < h->ndefaults; k2++)
+      if (h->defaults[k2]->kind == IR_APPLY && h->defaults[k2]->graph == g) h->defaults[k2]->mark++;
+  }
+  return sweep(d, g);
+}
+
 void ir_dce(IrGraph *g) {
+  Dce d;
+  dce_init(&d);
   GraphList l = {0};
   list_add(&l, g);
   close_over(&l);
-  dce_in(g, &l);
+  dce_in(&d, g, &l);
 }
 
 void ir_dce_unit(IrUnit *u) {
@@ -111,8 +219,34 @@ void ir_dce_unit(IrUnit *u) {
   close_over(&l);
   int removed;
   do {
+    Dce d;
+    dce_init(&d);
     removed = 0;
     /* nested graphs come after their parents: sweep them first */
-    for (int i = u->ngraphs - 1; i >= 0; i--) removed += dce_in(u->graphs[i], &l);
+    for (int i = u->ngraphs - 1; i >= 0; i--) removed += dce_in(&d, u->graphs[i], &l);
   } while (removed);
+}
+
+bool ir_dce_scope(IrUnit *u, IrGraph *g) {
+  IrScope s;
+  ir_scope_collect(&s, u, g);
+  /* uses may also come from graphs outside the scope that it reaches
+   * (compiled ones, other units'): count those too */
+  GraphList l = {0};
+  for (int k = 0; k < s.n; k++) list_add(&l, s.graphs[k]);
+  close_over(&l);
+  bool any = false;
+  int removed;
+  do {
+    Dce d;
+    dce_init(&d);
+    for (int k = 0; k < l.n; k++) reset_marks(l.items[k]);
+    for (int k = 0; k < l.n; k++) count_uses_in(l.items[k]);
+    removed = 0;
+    /* descendants first, so their dead nodes release their parents' */
+    for (int k = s.n - 1; k >= 0; k--) removed += sweep(&d, s.graphs[k]);
+    any |= removed > 0;
+  } while (removed);
+  if (any) ir_scope_forget_free_vars(&s, u);
+  return any;
 }

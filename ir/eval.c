@@ -534,6 +534,13 @@ static ObjFunc *make_closure(MistVM *vm, IrGraph *g, const Value *frame, const i
   return f;
 }
 
+ObjFunc *ev_closure(MistVM *vm, IrGraph *g, const Value *env) {
+  ir_free_vars(g);
+  int32_t *idx = lang_alloc_atomic((g->nfv ? g->nfv : 1) * sizeof *idx);
+  for (int i = 0; i < g->nfv; i++) idx[i] = i;
+  return make_closure(vm, g, env, idx);
+}
+
 static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 /* Bind arguments to a function's parameters as Python does, with its
@@ -628,6 +635,7 @@ bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw
     case O_BUILTIN: {
       ObjBuiltin *b = AS_BUILTIN(fn);
       if (!b->fn) return lang_raise(vm, "TypeError", "'%s' cannot be called", b->name);
+      vm->callee = b;
       return b->fn(vm, argc, argv, kw, out);
     }
     case O_BOUND: {

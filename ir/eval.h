@@ -14,6 +14,9 @@ bool ev_run_main(MistVM *vm, IrGraph *g, Value *out);
 /* Call any callable value: closure, builtin, primitive, bound method. */
 bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw, Value *out);
 
+/* A closure of g over env (values in g->fv order; NULL if none). */
+ObjFunc *ev_closure(MistVM *vm, IrGraph *g, const Value *env);
+
 /* The meaning of primitive p as a C function (ir/prims.c). */
 BuiltinFn ev_prim_fn(IrPrim p);
 

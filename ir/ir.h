@@ -93,6 +93,13 @@ struct IrGraph {
   IrNode **fv;
   bool fv_done;
   struct EvCode *code;  /* the interpreter's compiled form, when made */
+  /* autodiff: the reverse-mode transform of g taken as a root (its free
+   * variables become parameters of jenv, in g->fv order), made once */
+  struct IrGraph *jroot;
+  /* for a transform: the graph it transforms, and for each of its free
+   * variables (in fv order) the node of jsource it stands for */
+  struct IrGraph *jsource;
+  IrNode **jorig;
 };
 
 /* All graphs made by one lowering, for printing and passes. */

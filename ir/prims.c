@@ -114,7 +114,7 @@ PRIM_FN(p_unpack) {
   Value x = argv[0];
   int64_t n = argv[1].i, len;
   if (x.tag != V_OBJ || (x.o->kind != O_TUPLE && x.o->kind != O_LIST && x.o->kind != O_STR &&
-                         x.o->kind != O_RANGE && x.o->kind != O_DICT))
+                         x.o->kind != O_RANGE && x.o->kind != O_DICT && x.o->kind != O_TENSOR))
     return lang_raise(vm, "TypeError", "cannot unpack non-iterable %s object", lang_type_name(x));
   if (!lang_len(vm, x, &len)) return false;
   if (len > n) return lang_raise(vm, "ValueError", "too many values to unpack (expected %lld)", (long long)n);
@@ -157,6 +157,12 @@ PRIM_FN(p_iter_seq) {
   }
   if (x.tag == V_OBJ && (x.o->kind == O_TUPLE || x.o->kind == O_LIST || x.o->kind == O_STR ||
                          x.o->kind == O_RANGE)) {
+    *out = x;
+    return true;
+  }
+  if (v_is_obj(x, O_TENSOR)) {   /* indexed along its first axis */
+    int64_t n;
+    if (!lang_len(vm, x, &n)) return false;
     *out = x;
     return true;
   }
@@ -219,10 +225,14 @@ PRIM_FN(p_call_kw) {
   return vm->call(vm, argv[0], npos, argv + 2, &k, out);
 }
 
-/* x.name as a function: a module's attribute, else the method or
+/* x.name as a function: a module's attribute, a property's value
+ * (t.shape: the property's builtin called with x), else the method or
  * builtin `name` with x bound as its first argument. */
 static bool lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound) {
   *bound = false;
+  Value prop;
+  if (!v_is_obj(x, O_MODULE) && vm->properties && lang_dict_get(vm->properties, name, &prop))
+    return vm->call(vm, prop, 1, &x, NULL, out);
   if (v_is_obj(x, O_MODULE)) {
     ObjModule *m = AS_MODULE(x);
     Value slot;
@@ -292,6 +302,348 @@ PRIM_FN(p_check_bound) {
                     "cannot access local variable '%s' where it is not associated with a value", name);
 }
 
+
+/* ---- automatic differentiation: sensitivities, None being zero ---- */
+
+static bool gadd(MistVM *vm, Value a, Value b, Value *out);
+
+static bool env_merge(MistVM *vm, ObjEnv *a, ObjEnv *b, Value *out) {
+  ObjEnv *e = lang_alloc(sizeof *e + (a->len + b->len) * sizeof(EnvEntry));
+  e->obj.kind = O_ENV;
+  size_t i = 0, j = 0, n = 0;
+  while (i < a->len || j < b->len) {
+    if (j == b->len || (i < a->len && a->items[i].key < b->items[j].key)) e->items[n++] = a->items[i++];
+    else if (i == a->len || b->items[j].key < a->items[i].key) e->items[n++] = b->items[j++];
+    else {
+      e->items[n].key = a->items[i].key;
+      if (!gadd(vm, a->items[i].value, b->items[j].value, &e->items[n].value)) return false;
+      n++, i++, j++;
+    }
+  }
+  e->len = n;
+  *out = v_obj(e);
+  return true;
+}
+
+static bool gadd(MistVM *vm, Value a, Value b, Value *out) {
+  if (a.tag == V_NONE) { *out = b; return true; }
+  if (b.tag == V_NONE) { *out = a; return true; }
+  if (a.tag == V_OBJ && b.tag == V_OBJ && a.o->kind == b.o->kind) {
+    switch (a.o->kind) {
+    case O_TUPLE:
+    case O_LIST: {
+      ObjSeq *x = AS_SEQ(a), *y = AS_SEQ(b);
+      if (x->len != y->len) break;
+      ObjSeq *r = a.o->kind == O_TUPLE ? lang_tuple_new(x->len) : lang_list_new(x->len);
+      for (size_t i = 0; i < x->len; i++)
+        if (!gadd(vm, x->items[i], y->items[i], &r->items[i])) return false;
+      *out = v_obj(r);
+      return true;
+    }
+    case O_DICT: {
+      ObjDict *x = AS_DICT(a), *y = AS_DICT(b);
+      ObjDict *r = lang_dict_new();
+      for (size_t i = 0; i < x->len; i++) {
+        Value w, sum = x->entries[i].value;
+        if (lang_dict_get(y, x->entries[i].key, &w) && !gadd(vm, sum, w, &sum)) return false;
+        lang_dict_put(r, x->entries[i].key, sum);
+      }
+      for (size_t i = 0; i < y->len; i++) {
+        Value w;
+        if (!lang_dict_get(x, y->entries[i].key, &w)) lang_dict_put(r, y->entries[i].key, y->entries[i].value);
+      }
+      *out = v_obj(r);
+      return true;
+    }
+    case O_ENV: return env_merge(vm, AS_ENV(a), AS_ENV(b), out);
+    default: break;
+    }
+  }
+  return lang_arith(vm, OP_ADD, a, b, out);
+}
+
+PRIM_FN(p_gadd) { return gadd(vm, argv[0], argv[1], out); }
+
+PRIM_FN(p_env_get) {
+  *out = v_none();
+  if (!v_is_obj(argv[0], O_ENV) || argv[1].tag != V_INT) return true;
+  ObjEnv *e = AS_ENV(argv[0]);
+  for (size_t i = 0; i < e->len; i++)
+    if (e->items[i].key == argv[1].i) *out = e->items[i].value;
+  return true;
+}
+
+PRIM_FN(p_env_set) {
+  if (argv[2].tag == V_NONE) {
+    *out = argv[0];
+    return true;
+  }
+  ObjEnv *one = lang_alloc(sizeof *one + sizeof(EnvEntry));
+  one->obj.kind = O_ENV;
+  one->len = 1;
+  one->items[0].key = argv[1].i;
+  one->items[0].value = argv[2];
+  if (!v_is_obj(argv[0], O_ENV)) {
+    *out = v_obj(one);
+    return true;
+  }
+  return env_merge(vm, AS_ENV(argv[0]), one, out);
+}
+
+PRIM_FN(p_J) {
+  if (!vm->ad_J) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
+  return vm->ad_J(vm, argv[0], out);
+}
+
+static Value none_tuple(int64_t n) {
+  ObjSeq *t = lang_tuple_new(n > 0 ? (size_t)n : 0);
+  for (int64_t i = 0; i < n; i++) t->items[i] = v_none();
+  return v_obj(t);
+}
+
+PRIM_FN(p_bp_call) {
+  if (argv[1].tag == V_NONE || argv[0].tag == V_NONE) {
+    *out = none_tuple(argv[2].i);
+    return true;
+  }
+  return vm->call(vm, argv[0], 1, &argv[1], NULL, out);
+}
+
+PRIM_FN(p_sens_item) {
+  Value d = argv[0], i = argv[1];
+  *out = v_none();
+  if (d.tag == V_NONE) return true;
+  if (v_is_obj(d, O_DICT) && v_is_obj(i, O_STR)) {
+    lang_dict_get(AS_DICT(d), AS_STR(i), out);
+    return true;
+  }
+  return lang_getitem(vm, d, i, out);
+}
+
+/* The positions a slice selects in a sequence of n items. */
+static int64_t slice_positions(MistVM *vm, ObjSlice *s, int64_t n, int64_t *start, int64_t *step) {
+  int64_t st = s->step.tag == V_INT ? s->step.i : 1;
+  if (st == 0) return -1;
+  int64_t lo, hi;
+  if (st > 0) {
+    lo = s->start.tag == V_INT ? s->start.i : 0;
+    hi = s->stop.tag == V_INT ? s->stop.i : n;
+    if (lo < 0) lo += n;
+    if (hi < 0) hi += n;
+    lo = lo < 0 ? 0 : lo > n ? n : lo;
+    hi = hi < 0 ? 0 : hi > n ? n : hi;
+    *start = lo;
+    *step = st;
+    return hi > lo ? (hi - lo + st - 1) / st : 0;
+  }
+  lo = s->start.tag == V_INT ? s->start.i : n - 1;
+  hi = s->stop.tag == V_INT ? s->stop.i : -n - 1;
+  if (lo < 0) lo += n;
+  if (hi < 0) hi += n;
+  lo = lo < -1 ? -1 : lo > n - 1 ? n - 1 : lo;
+  hi = hi < -1 ? -1 : hi > n - 1 ? n - 1 : hi;
+  *start = lo;
+  *step = st;
+  return lo > hi ? (lo - hi - st - 1) / (-st) : 0;
+}
+
+PRIM_FN(p_sens_at) {
+  Value x = argv[0], i = argv[1], d = argv[2];
+  if (d.tag == V_NONE || x.tag == V_NONE) {
+    *out = v_none();
+    return true;
+  }
+  if (x.tag == V_OBJ && (x.o->kind == O_TUPLE || x.o->kind == O_LIST)) {
+    ObjSeq *xs = AS_SEQ(x);
+    ObjSeq *r = x.o->kind == O_TUPLE ? lang_tuple_new(xs->len) : lang_list_new(xs->len);
+    for (size_t k = 0; k < xs->len; k++) r->items[k] = v_none();
+    if (i.tag == V_INT || i.tag == V_BOOL) {
+      int64_t k = i.tag == V_BOOL ? i.b : i.i;
+      if (k < 0) k += (int64_t)xs->len;
+      if (k >= 0 && k < (int64_t)xs->len) r->items[k] = d;
+    } else if (v_is_obj(i, O_SLICE)) {
+      int64_t start, step, n = slice_positions(vm, AS_SLICE(i), (int64_t)xs->len, &start, &step);
+      for (int64_t k = 0; k < n; k++) {
+        Value dk;
+        if (!lang_getitem(vm, d, v_int(k), &dk)) return false;
+        r->items[start + k * step] = dk;
+      }
+    }
+    *out = v_obj(r);
+    return true;
+  }
+  if (v_is_obj(x, O_DICT) && v_is_obj(i, O_STR)) {
+    ObjDict *r = lang_dict_new();
+    lang_dict_put(r, AS_STR(i), d);
+    *out = v_obj(r);
+    return true;
+  }
+  if (x.tag == V_OBJ && (x.o->kind == O_STR || x.o->kind == O_RANGE)) {
+    *out = v_none();
+    return true;
+  }
+  return lang_raise(vm, "TypeError", "cannot differentiate indexing a %s yet", lang_type_name(x));
+}
+
+PRIM_FN(p_sens_like) {
+  Value x = argv[0], d = argv[1];
+  if (v_is_obj(x, O_LIST) && v_is_obj(d, O_TUPLE)) {
+    ObjSeq *t = AS_SEQ(d);
+    ObjSeq *l = lang_list_new(t->len);
+    memcpy(l->items, t->items, t->len * sizeof(Value));
+    *out = v_obj(l);
+    return true;
+  }
+  *out = d;
+  return true;
+}
+
+PRIM_FN(p_seed) {
+  Value y = argv[0];
+  if (y.tag == V_FLOAT) {
+    *out = v_float(1.0);
+    return true;
+  }
+  if (y.tag == V_OBJ && y.o->kind != O_STR && y.o->kind != O_TUPLE && y.o->kind != O_LIST &&
+      y.o->kind != O_DICT && y.o->kind != O_FUNC) {
+    /* a tensor: one element, whose sensitivity is 1 */
+    int64_t n;
+    Value zero;
+    if (lang_len(vm, y, &n) && n != 1)
+      return lang_raise(vm, "TypeError", "grad: the function must return a float or a one-element tensor; it returned a tensor of %lld elements", (long long)n);
+    lang_error_clear(vm);
+    if (!lang_arith(vm, OP_MUL, y, v_float(0.0), &zero)) return false;
+    return lang_arith(vm, OP_ADD, zero, v_float(1.0), out);
+  }
+  return lang_raise(vm, "TypeError", "grad: the function must return a float or a one-element tensor, not %s",
+                    lang_type_name(y));
+}
+
+static bool zeros_like(MistVM *vm, Value x, Value *out) {
+  switch (x.tag) {
+  case V_FLOAT: *out = v_float(0.0); return true;
+  case V_INT:
+  case V_BOOL: *out = v_float(0.0); return true;
+  case V_NONE: *out = v_none(); return true;
+  case V_OBJ:
+    if (x.o->kind == O_TUPLE || x.o->kind == O_LIST) {
+      ObjSeq *s = AS_SEQ(x);
+      ObjSeq *r = x.o->kind == O_TUPLE ? lang_tuple_new(s->len) : lang_list_new(s->len);
+      for (size_t i = 0; i < s->len; i++)
+        if (!zeros_like(vm, s->items[i], &r->items[i])) return false;
+      *out = v_obj(r);
+      return true;
+    }
+    if (x.o->kind == O_DICT) {
+      ObjDict *d = AS_DICT(x), *r = lang_dict_new();
+      for (size_t i = 0; i < d->len; i++) {
+        Value z;
+        if (!zeros_like(vm, d->entries[i].value, &z)) return false;
+        lang_dict_put(r, d->entries[i].key, z);
+      }
+      *out = v_obj(r);
+      return true;
+    }
+    if (x.o->kind == O_STR || x.o->kind == O_FUNC || x.o->kind == O_BUILTIN) {
+      *out = v_none();
+      return true;
+    }
+    return lang_arith(vm, OP_MUL, x, v_float(0.0), out);   /* a tensor */
+  default: *out = v_none(); return true;
+  }
+}
+
+PRIM_FN(p_zeros_like) { return zeros_like(vm, argv[0], out); }
+PRIM_FN(p_stop_gradient) { *out = argv[0]; return true; }
+
+PRIM_FN(p_check_diff) {
+  Value x = argv[0];
+  const char *name = v_is_obj(argv[1], O_STR) ? AS_STR(argv[1])->data : "?";
+  if (x.tag == V_INT || x.tag == V_BOOL || v_is_obj(x, O_STR))
+    return lang_raise(vm, "TypeError",
+                      "cannot differentiate with respect to argument '%s': it is %s %s, not a float, tensor or tree of them",
+                      name, x.tag == V_INT ? "an" : "a", lang_type_name(x));
+  *out = x;
+  return true;
+}
+
+PRIM_FN(p_sens_without) {
+  Value d = argv[0], i = argv[1];
+  if (d.tag == V_NONE) {
+    *out = d;
+    return true;
+  }
+  if (v_is_obj(d, O_DICT) && v_is_obj(i, O_STR)) {
+    ObjDict *r = lang_dict_del(AS_DICT(d), AS_STR(i));
+    *out = r ? v_obj(r) : d;
+    return true;
+  }
+  if (d.tag == V_OBJ && (d.o->kind == O_TUPLE || d.o->kind == O_LIST)) {
+    ObjSeq *xs = AS_SEQ(d);
+    ObjSeq *r = d.o->kind == O_TUPLE ? lang_tuple_new(xs->len) : lang_list_new(xs->len);
+    memcpy(r->items, xs->items, xs->len * sizeof(Value));
+    if (i.tag == V_INT) {
+      int64_t k = i.i < 0 ? i.i + (int64_t)xs->len : i.i;
+      if (k >= 0 && k < (int64_t)xs->len) r->items[k] = v_none();
+    } else if (v_is_obj(i, O_SLICE)) {
+      int64_t start, step, n = slice_positions(vm, AS_SLICE(i), (int64_t)xs->len, &start, &step);
+      for (int64_t k = 0; k < n; k++) r->items[start + k * step] = v_none();
+    }
+    *out = v_obj(r);
+    return true;
+  }
+  return lang_raise(vm, "TypeError", "cannot differentiate an update of a %s yet", lang_type_name(d));
+}
+
+PRIM_FN(p_bp_call_j) {
+  int m = argc - 3;
+  if (argv[1].tag == V_NONE || argv[0].tag == V_NONE) {
+    Value r = none_tuple(argv[2].i);
+    for (int i = 0; i < m; i++) r = lang_tuple_of(2, r, v_none());
+    *out = r;
+    return true;
+  }
+  Value *args = lang_alloc((m + 1) * sizeof *args);
+  memcpy(args, argv + 3, m * sizeof *args);
+  args[m] = argv[1];
+  return vm->call(vm, argv[0], m + 1, args, NULL, out);
+}
+
+/* J(f)'s free variables are the parameters of the environment graph of
+ * f's graph's root transform, in the order of f's own free variables. */
+PRIM_FN(p_jinv_env) {
+  Value f = argv[0], e = argv[1];
+  *out = v_none();
+  if (!v_is_obj(f, O_FUNC) || !v_is_obj(e, O_ENV)) return true;
+  /* f is J of a closure: the keys of its sensitivity are the free
+   * variables of the graph J transformed */
+  IrGraph *g = AS_FUNC(f)->graph;
+  if (g->jsource) g = g->jsource;
+  if (!g->jroot || !g->jroot->parent) return true;
+  IrGraph *envg = g->jroot->parent;
+  ObjEnv *d = AS_ENV(e);
+  Value r = v_none();
+  for (int i = 0; i < envg->nparams && i < g->nfv; i++) {
+    int64_t zk = (int64_t)(intptr_t)envg->params[i];
+    for (size_t j = 0; j < d->len; j++) {
+      if (d->items[j].key != zk) continue;
+      Value args[3] = {r, v_int((int64_t)(intptr_t)g->fv[i]), d->items[j].value};
+      if (!p_env_set(vm, 3, args, NULL, &r)) return false;
+    }
+  }
+  *out = r;
+  return true;
+}
+
+PRIM_FN(p_no_derivative) {
+  if (argv[0].tag == V_NONE) {
+    *out = v_none();
+    return true;
+  }
+  return lang_raise(vm, "TypeError", "cannot differentiate %s",
+                    v_is_obj(argv[1], O_STR) ? AS_STR(argv[1])->data : "this operation");
+}
+
 #define p_global p_needs_context
 #define p_set_global p_needs_context
 #define p_import p_needs_context
@@ -310,6 +662,12 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_CALL_METHOD] = p_call_method, [IR_P_GETATTR] = p_getattr, [IR_P_GLOBAL] = p_global,
   [IR_P_SET_GLOBAL] = p_set_global, [IR_P_IMPORT] = p_import, [IR_P_ASSERT_FAIL] = p_assert_fail,
   [IR_P_CHECK_BOUND] = p_check_bound,
+  [IR_P_GADD] = p_gadd, [IR_P_ENV_GET] = p_env_get, [IR_P_ENV_SET] = p_env_set, [IR_P_J] = p_J,
+  [IR_P_BP_CALL] = p_bp_call, [IR_P_SENS_ITEM] = p_sens_item, [IR_P_SENS_AT] = p_sens_at,
+  [IR_P_SENS_LIKE] = p_sens_like, [IR_P_SEED] = p_seed, [IR_P_ZEROS_LIKE] = p_zeros_like,
+  [IR_P_STOP_GRADIENT] = p_stop_gradient, [IR_P_CHECK_DIFF] = p_check_diff,
+  [IR_P_SENS_WITHOUT] = p_sens_without, [IR_P_BP_CALL_J] = p_bp_call_j, [IR_P_JINV_ENV] = p_jinv_env,
+  [IR_P_NO_DERIVATIVE] = p_no_derivative,
 };
 
 BuiltinFn ev_prim_fn(IrPrim p) { return prim_fns[p]; }

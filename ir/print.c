@@ -144,6 +144,12 @@ static void print_span(StrBuf *out, Span s) {
   if (s.len > 1) sb_printf(out, "+%d", s.len);
 }
 
+static bool printed(Namer *nm, IrGraph *g) {
+  for (int i = 0; i < nm->ngraphs; i++)
+    if (nm->graphs[i] == g) return true;
+  return false;
+}
+
 static const char *flag_names[] = {"function", "module", "branch", "loop", "join", "body"};
 
 static void print_one(Namer *nm, IrGraph *g, StrBuf *out) {
@@ -158,7 +164,9 @@ static void print_one(Namer *nm, IrGraph *g, StrBuf *out) {
     }
   }
   sb_addc(out, ')');
-  if (g->parent) sb_printf(out, " in @%s", g->parent->name->data);
+  /* the parent only when it is printed too, so a printout of one
+   * function (ir_print_graph) reads back: its module's graph is not in it */
+  if (g->parent && printed(nm, g->parent)) sb_printf(out, " in @%s", g->parent->name->data);
   bool first = true;
   for (int i = 0; i < 6; i++) {
     if (!(g->flags & (1u << i))) continue;
@@ -216,8 +224,16 @@ static void print_set(MistVM *vm, IrGraph **graphs, int n, StrBuf *out) {
   }
 }
 
-/* g, then the graphs nested in g, in the order they were made. */
-static void collect(IrGraph *g, IrGraph ***list, int *n, int *cap) {
+/* Whether a graph that g's printout refers to by constant is printed
+ * with it: the graphs nested in root (wherever the reference is: a
+ * nested def may be called only from a loop body), synthetic graphs
+ * (branches, loops, joins), and a lambda given as a default value. */
+static bool belongs(IrGraph *root, IrGraph *h) {
+  return h && h->parent && (ir_is_ancestor(root, h) || !(h->flags & IRG_FUNCTION));
+}
+
+/* root, then the graphs that belong to its printout (found from g). */
+static void collect(IrGraph *root, IrGraph *g, IrGraph ***list, int *n, int *cap) {
   for (int i = 0; i < *n; i++)
     if ((*list)[i] == g) return;
   if (*n == *cap) {
@@ -225,22 +241,16 @@ static void collect(IrGraph *g, IrGraph ***list, int *n, int *cap) {
     *list = lang_realloc(*list, *cap * sizeof **list);
   }
   (*list)[(*n)++] = g;
-  /* graphs referenced from g, nested in g (or synthetic children of g's parent chain) */
   for (int i = 0; i < g->nnodes; i++)
     for (int j = 0; j < g->nodes[i]->nin; j++) {
       IrGraph *h = ir_node_graph(g->nodes[i]->in[j]);
-      if (h && h->parent && (ir_is_ancestor(g, h) || !(h->flags & IRG_FUNCTION) || h->parent == g))
-        collect(h, list, n, cap);
+      if (belongs(root, h)) collect(root, h, list, n, cap);
     }
-  if (g->ret) {
-    IrGraph *h = ir_node_graph(g->ret);
-    if (h && h->parent && (ir_is_ancestor(g, h) || !(h->flags & IRG_FUNCTION)))
-      collect(h, list, n, cap);
-  }
-  /* a lambda given as a default value of a parameter of g */
+  if (g->ret && belongs(root, ir_node_graph(g->ret)))
+    collect(root, ir_node_graph(g->ret), list, n, cap);
   for (int d = 0; d < g->ndefaults; d++) {
     IrGraph *h = g->defaults[d] ? ir_node_graph(g->defaults[d]) : NULL;
-    if (h && h->parent && ir_is_ancestor(h->parent, g)) collect(h, list, n, cap);
+    if (h && h->parent && ir_is_ancestor(h->parent, g)) collect(root, h, list, n, cap);
   }
 }
 
@@ -252,7 +262,7 @@ static int by_id(const void *a, const void *b) {
 void ir_print_graph(MistVM *vm, IrGraph *g, StrBuf *out) {
   IrGraph **list = NULL;
   int n = 0, cap = 0;
-  collect(g, &list, &n, &cap);
+  collect(g, g, &list, &n, &cap);
   if (n > 1) qsort(list + 1, n - 1, sizeof *list, by_id);
   print_set(vm, list, n, out);
 }

@@ -72,6 +72,7 @@ typedef struct PGraph {
   Tok parent;
   int pidx;             /* the parent's index in Reader.pgs, -1 for none */
   int state;            /* cycle search: 0 new, 1 on the path, 2 done */
+  ObjStr *display;      /* once known */
 } PGraph;
 
 typedef struct Reader {
@@ -387,20 +388,19 @@ static bool lex_string(Reader *r, Tok *t) {
 
 /* INT in decimal, FLOAT as repr writes it (1.0, 1e-05, inf, -inf, nan). */
 static bool lex_number(Reader *r, Tok *t) {
-  const char *start = r->p, *q = r->p;
-  if (*q == '-') q++;
+  const char *start = r->p;
+  const char *body = *start == '-' ? start + 1 : start, *q = body;
+  bool numeric = is_digit(*body);   /* not inf or nan: an exponent may have a sign */
   while (q < r->end) {
     char c = *q;
     if (is_ident_char((unsigned char)c) ||
-        ((c == '+' || c == '-') && (q[-1] == 'e' || q[-1] == 'E') && is_digit(*start == '-' ? start[1] : *start)))
+        (numeric && (c == '+' || c == '-') && (q[-1] == 'e' || q[-1] == 'E')))
       q++;
     else
       break;
   }
   while (r->p < q) step(r);
   size_t n = (size_t)(q - start);
-  t->width = (int)(n < 1000 ? n : 1000);
-  const char *body = *start == '-' ? start + 1 : start;
   size_t bn = (size_t)(q - body);
   if ((bn == 3 && memcmp(body, "inf", 3) == 0) || (bn == 3 && memcmp(body, "nan", 3) == 0)) {
     double v = body[0] == 'i' ? INFINITY : NAN;
@@ -902,8 +902,11 @@ static IrGraph *graph_named(Reader *r, const Tok *t) {
  * dotted name component (without a .N that made the name unique, and
  * "<lambda>" for lambdaN), and for a synthetic graph (a branch, a loop)
  * the name of the function it belongs to. */
-static ObjStr *display_name(IrGraph *g) {
-  while (!(g->flags & (IRG_FUNCTION | IRG_MODULE)) && g->parent) g = g->parent;
+static bool synthetic(const IrGraph *g) {
+  return !(g->flags & (IRG_FUNCTION | IRG_MODULE)) && g->parent;
+}
+
+static ObjStr *own_display(IrGraph *g) {
   if (g->flags & IRG_MODULE) return lang_str("<module>");
   const char *s = g->name->data;
   size_t n = g->name->len;
@@ -947,12 +950,17 @@ static bool resolve(Reader *r) {
                      r->pgs[j].g->name->data);
     for (j = i; j >= 0 && r->pgs[j].state == 1; j = r->pgs[j].pidx) r->pgs[j].state = 2;
   }
-  /* a nested graph reads its top graph's globals (NULL when read) */
+  /* Display names, each parent chain walked once.  (The module, whose
+   * globals a graph reads, stays NULL: a top graph read has none.) */
   for (int i = 0; i < r->npgs; i++) {
-    IrGraph *top = r->pgs[i].g;
-    while (top->parent) top = top->parent;
-    r->pgs[i].g->module = top->module;
-    r->pgs[i].g->display = display_name(r->pgs[i].g);
+    int j = i;
+    while (!r->pgs[j].display && synthetic(r->pgs[j].g)) j = r->pgs[j].pidx;
+    ObjStr *d = r->pgs[j].display ? r->pgs[j].display : own_display(r->pgs[j].g);
+    for (int k = i; !r->pgs[k].display; k = r->pgs[k].pidx) {
+      r->pgs[k].display = d;
+      r->pgs[k].g->display = d;
+      if (k == j) break;
+    }
   }
   for (int i = 0; i < r->nrefs; i++) {
     Ref *ref = &r->refs[i];

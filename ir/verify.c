@@ -114,63 +114,75 @@ static bool is_param_of(const IrNode *x, const IrGraph *h) {
   return false;
 }
 
-/* x used by user (at schedule position pos, or -1 for the output). */
-static bool check_use(Ctx *c, const IrNode *user, const char *what, const IrNode *x, int pos) {
+/* Who uses a node, for messages (built only when something fails). */
+typedef struct User {
+  const IrNode *node;    /* an application, or */
+  const IrNode *param;   /* the parameter whose default it is, or neither: the output */
+} User;
+
+static const char *user_text(User u) {
+  if (u.node) return lang_str_fmt("node %s", label(u.node))->data;
+  if (u.param) return lang_str_fmt("the default of parameter %s", label(u.param))->data;
+  return "the return value";
+}
+
+/* x used by u (at schedule position pos, or -1 outside the schedule). */
+static bool check_use(Ctx *c, User u, const IrNode *x, int pos) {
   MistVM *vm = c->vm;
   IrGraph *g = c->g;
+  const IrNode *at_node = u.node ? u.node : u.param;
   if (x->kind == IR_CONST) return true;
   if (x->kind != IR_PARAM && x->kind != IR_APPLY)
-    return FAIL(g, user, "graph @%s: %s uses a node of unknown kind %d", gname(g), what,
-                (int)x->kind);
+    return FAIL(g, at_node, "graph @%s: %s uses a node of unknown kind %d", gname(g),
+                user_text(u), (int)x->kind);
   if (!x->graph)
-    return FAIL(g, user, "graph @%s: %s uses %s, which belongs to no graph", gname(g), what,
-                label(x));
+    return FAIL(g, at_node, "graph @%s: %s uses %s, which belongs to no graph", gname(g),
+                user_text(u), label(x));
   if (!ir_is_ancestor(x->graph, g))
-    return FAIL(g, user, "graph @%s: %s uses %s of graph @%s, which is not in scope", gname(g),
-                what, label(x), gname(x->graph));
+    return FAIL(g, at_node, "graph @%s: %s uses %s of graph @%s, which is not in scope",
+                gname(g), user_text(u), label(x), gname(x->graph));
   if (x->kind == IR_PARAM) {
     if (!is_param_of(x, x->graph))
-      return FAIL(g, user, "graph @%s: %s uses %s, which is not a parameter of graph @%s",
-                  gname(g), what, label(x), gname(x->graph));
+      return FAIL(g, at_node, "graph @%s: %s uses %s, which is not a parameter of graph @%s",
+                  gname(g), user_text(u), label(x), gname(x->graph));
     return true;
   }
   if (x->graph == g) {
     int at;
     if (!map_get(&c->own, x, &at))
-      return FAIL(g, user, "graph @%s: %s uses %s, which is not scheduled in graph @%s",
-                  gname(g), what, label(x), gname(g));
+      return FAIL(g, at_node, "graph @%s: %s uses %s, which is not scheduled in graph @%s",
+                  gname(g), user_text(u), label(x), gname(g));
     if (pos >= 0 && at >= pos)
-      return FAIL(g, user, "graph @%s: %s uses %s before it is computed", gname(g), what,
-                  label(x));
+      return FAIL(g, at_node, "graph @%s: %s uses %s before it is computed", gname(g),
+                  user_text(u), label(x));
     return true;
   }
   if (!map_get(&c->outer, x, NULL))
-    return FAIL(g, user, "graph @%s: %s uses %s, which is not scheduled in graph @%s", gname(g),
-                what, label(x), gname(x->graph));
+    return FAIL(g, at_node, "graph @%s: %s uses %s, which is not scheduled in graph @%s",
+                gname(g), user_text(u), label(x), gname(x->graph));
   return true;
 }
 
 static bool check_apply(Ctx *c, IrNode *n, int pos) {
   MistVM *vm = c->vm;
   IrGraph *g = c->g;
-  const char *me = label(n);
-  if (n->nin < 1 || !n->in) return FAIL(g, n, "graph @%s: node %s has no callee", gname(g), me);
-  char what[64];
-  snprintf(what, sizeof what, "node %s", me);
+  if (n->nin < 1 || !n->in)
+    return FAIL(g, n, "graph @%s: node %s has no callee", gname(g), label(n));
+  User u = {n, NULL};
   for (int j = 0; j < n->nin; j++) {
     if (!n->in[j])
-      return FAIL(g, n, "graph @%s: input %d of node %s is NULL", gname(g), j, me);
-    if (!check_use(c, n, what, n->in[j], pos)) return false;
+      return FAIL(g, n, "graph @%s: input %d of node %s is NULL", gname(g), j, label(n));
+    if (!check_use(c, u, n->in[j], pos)) return false;
   }
   IrNode *f = n->in[0];
   if (f->kind == IR_CONST && v_is_obj(f->value, O_BUILTIN) && AS_BUILTIN(f->value)->prim >= 0) {
     int p = AS_BUILTIN(f->value)->prim;
     if (p >= IR_NPRIMS)
-      return FAIL(g, n, "graph @%s: node %s calls unknown primitive %d", gname(g), me, p);
+      return FAIL(g, n, "graph @%s: node %s calls unknown primitive %d", gname(g), label(n), p);
     int arity = ir_prims[p].arity;
     if (arity >= 0 && n->nin - 1 != arity)
-      return FAIL(g, n, "graph @%s: node %s: %s takes %d argument%s, got %d", gname(g), me,
-                  ir_prims[p].name, arity, arity == 1 ? "" : "s", n->nin - 1);
+      return FAIL(g, n, "graph @%s: node %s: %s takes %d argument%s, got %d", gname(g),
+                  label(n), ir_prims[p].name, arity, arity == 1 ? "" : "s", n->nin - 1);
   }
   return true;
 }
@@ -215,17 +227,18 @@ bool ir_verify_graph(MistVM *vm, IrGraph *g) {
                 g->ndefaults, g->nparams);
   for (int d = 0; d < g->ndefaults; d++) {
     IrNode *p = g->params[g->nparams - g->ndefaults + d], *x = g->defaults[d];
-    char what[96];
-    snprintf(what, sizeof what, "the default of parameter %s", label(p));
-    if (!x) return FAIL(g, p, "graph @%s: %s is NULL", gname(g), what);
+    User u = {NULL, p};
+    if (!x) return FAIL(g, p, "graph @%s: %s is NULL", gname(g), user_text(u));
     if (x->kind != IR_CONST && x->graph == g)
-      return FAIL(g, p, "graph @%s: %s uses %s of the graph itself", gname(g), what, label(x));
-    if (!check_use(&c, p, what, x, -1)) return false;
+      return FAIL(g, p, "graph @%s: %s uses %s of the graph itself", gname(g), user_text(u),
+                  label(x));
+    if (!check_use(&c, u, x, -1)) return false;
   }
   for (int i = 0; i < g->nnodes; i++)
     if (!check_apply(&c, g->nodes[i], i)) return false;
   if (!g->ret) return FAIL(g, NULL, "graph @%s has no return node", gname(g));
-  return check_use(&c, NULL, "the return value", g->ret, -1);
+  User ret = {NULL, NULL};
+  return check_use(&c, ret, g->ret, -1);
 }
 
 bool ir_verify_unit(MistVM *vm, IrUnit *u) {

@@ -4,7 +4,10 @@
  * for pointers) or lang_alloc_atomic (text and numbers, not scanned).
  *
  * The collector is process-wide state, the only global state the
- * runtime has.  Its warnings are silenced (the library never prints by
+ * runtime has, together with the count of external bytes (memory owned
+ * by GC objects but allocated elsewhere, freed by finalisers), which
+ * belongs with it: the collector cannot see that memory, so this file
+ * counts it and collects when it grows.  Its warnings are silenced (the library never prints by
  * itself); running out of memory entirely is the one case where the
  * process stops, with a one-line message on stderr.
  */
@@ -12,6 +15,7 @@
 #include <gc/gc.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +31,9 @@ static void *out_of_memory(size_t size) {
 
 void lang_gc_init(void) {
   if (GC_is_init_called()) return;
+  /* one marker thread: helper threads cost start-up time (and exit
+   * time) that a short program never wins back on two cores */
+  GC_set_markers_count(1);
   GC_INIT();
   GC_set_warn_proc(GC_ignore_warn_proc);
   GC_set_oom_fn(out_of_memory);
@@ -106,4 +113,42 @@ bool lang_run_on_stack(size_t stack_size, void *(*fn)(void *), void *arg) {
   pthread_attr_destroy(&attr);
   if (ok) GC_pthread_join(t, NULL);
   return ok;
+}
+
+/* ---- finalisers and memory the collector cannot see ---- */
+
+void lang_gc_finalize(void *obj, void (*fn)(void *obj, void *data), void *data) {
+  GC_register_finalizer_no_order(obj, (GC_finalization_proc)fn, data, NULL, NULL);
+}
+
+static _Atomic size_t external_live;   /* bytes allocated and not yet finalised */
+static _Atomic size_t external_mark;   /* external_live after the last collection made here */
+static atomic_flag collecting = ATOMIC_FLAG_INIT;
+
+void lang_gc_collect(void) {
+  GC_gcollect();
+  GC_invoke_finalizers();
+}
+
+void lang_gc_external_alloc(size_t bytes) {
+  size_t live = atomic_fetch_add(&external_live, bytes) + bytes;
+  if (live > atomic_load(&external_mark) + LANG_GC_EXTERNAL_STEP &&
+      !atomic_flag_test_and_set(&collecting)) {
+    lang_gc_collect();
+    atomic_store(&external_mark, atomic_load(&external_live));
+    atomic_flag_clear(&collecting);
+  }
+}
+
+void lang_gc_external_free(size_t bytes) {
+  size_t live = atomic_fetch_sub(&external_live, bytes) - bytes;
+  /* keep the mark at or below what is live, so the next step is measured
+   * from the memory actually in use */
+  size_t mark = atomic_load(&external_mark);
+  while (mark > live && !atomic_compare_exchange_weak(&external_mark, &mark, live)) {
+  }
+}
+
+size_t lang_gc_external_bytes(void) {
+  return atomic_load(&external_live);
 }

@@ -27,6 +27,23 @@ char *lang_strndup(const char *s, size_t n);
 void lang_gc_add_roots(void *start, void *end);
 void lang_gc_remove_roots(void *start, void *end);
 size_t lang_gc_heap_size(void);
+/* Run fn(obj, data) once obj has become unreachable (obj from
+ * lang_alloc or lang_alloc_atomic); no ordering among finalisers.  The
+ * finaliser must not allocate GC memory.  Finalisers run on the thread
+ * that allocates, during allocation. */
+void lang_gc_finalize(void *obj, void (*fn)(void *obj, void *data), void *data);
+/* A full collection now, then the finalisers it made ready. */
+void lang_gc_collect(void);
+/* Memory that GC objects own but the collector cannot see (tensor
+ * buffers from the device allocator): count it, so that garbage holding
+ * much of it is found.  lang_gc_external_alloc collects first when the
+ * bytes live outside the heap have grown by LANG_GC_EXTERNAL_STEP since
+ * the last collection it made; lang_gc_external_free (called from
+ * finalisers) counts them down.  Thread-safe. */
+#define LANG_GC_EXTERNAL_STEP ((size_t)64 << 20)
+void lang_gc_external_alloc(size_t bytes);
+void lang_gc_external_free(size_t bytes);
+size_t lang_gc_external_bytes(void);
 /* Threads other than the first: call lang_gc_allow_threads once (from
  * the main thread) before starting any, then lang_gc_register_thread
  * at the start of each new thread and lang_gc_unregister_thread before

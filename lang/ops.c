@@ -5,6 +5,8 @@
  * str, tuple and list, comparisons (exact between int and float,
  * lexicographic on sequences), equality, truthiness, indexing, slicing
  * and functional item assignment, membership, len, and int()/float().
+ * When an operand is a tensor, each operation hands over to
+ * lang/tensor_ops.c (elementwise, with NumPy's broadcasting).
  *
  * The interpreter inlines the int and float cases of the hot operators
  * and calls here for the rest, so this file favours plain, checkable
@@ -20,6 +22,7 @@
 
 #include "lang/gc.h"
 #include "lang/ops.h"
+#include "lang/tensor.h"
 
 /* The largest tuple, list or str that repetition or concatenation may
  * build, in bytes: beyond it the program gets a MemoryError instead of
@@ -295,6 +298,7 @@ bool lang_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out) {
     if (op == OP_MATMUL) return unsupported(vm, op, a, b);
     return float_arith(vm, op, as_float(a), as_float(b), out);
   }
+  if (v_is_tensor(a) || v_is_tensor(b)) return lang_tensor_arith(vm, op, a, b, out);
   if (op == OP_ADD && a.tag == V_OBJ &&
       (a.o->kind == O_STR || a.o->kind == O_TUPLE || a.o->kind == O_LIST)) {
     if (b.tag == V_OBJ && b.o->kind == a.o->kind) return concat(vm, a, b, out);
@@ -324,12 +328,18 @@ bool lang_neg(MistVM *vm, Value a, Value *out) {
     return true;
   }
   if (a.tag == V_FLOAT) { *out = v_float(-a.f); return true; }
+  if (v_is_tensor(a)) {
+    ObjTensor *r;
+    if (!lang_tensor_unary(vm, TU_NEG, AS_TENSOR(a), &r)) return false;
+    *out = v_obj(r);
+    return true;
+  }
   return lang_raise(vm, "TypeError", "bad operand type for unary -: '%s'", lang_type_name(a));
 }
 
 bool lang_pos(MistVM *vm, Value a, Value *out) {
   if (is_intlike(a)) { *out = v_int(as_int(a)); return true; }
-  if (a.tag == V_FLOAT) { *out = a; return true; }
+  if (a.tag == V_FLOAT || v_is_tensor(a)) { *out = a; return true; }
   return lang_raise(vm, "TypeError", "bad operand type for unary +: '%s'", lang_type_name(a));
 }
 
@@ -450,6 +460,7 @@ static bool order(MistVM *vm, CmpOp op, Value a, Value b, bool *res) {
 }
 
 bool lang_compare(MistVM *vm, CmpOp op, Value a, Value b, Value *out) {
+  if (v_is_tensor(a) || v_is_tensor(b)) return lang_tensor_compare(vm, op, a, b, out);
   if (op == CMP_EQ || op == CMP_NE) {
     bool eq = lang_equal(a, b);
     *out = v_bool(op == CMP_EQ ? eq : !eq);
@@ -476,6 +487,7 @@ bool lang_truthy(MistVM *vm, Value a, bool *out) {
   case O_LIST: *out = AS_SEQ(a)->len != 0; return true;
   case O_DICT: *out = AS_DICT(a)->len != 0; return true;
   case O_RANGE: *out = lang_range_count(AS_RANGE(a)) != 0; return true;
+  case O_TENSOR: return lang_tensor_truthy(vm, AS_TENSOR(a), out);
   default: *out = true; return true;
   }
 }
@@ -645,6 +657,7 @@ bool lang_getitem(MistVM *vm, Value x, Value index, Value *out) {
     *out = s->items[i];
     return true;
   }
+  if (k == O_TENSOR) return lang_tensor_getitem(vm, AS_TENSOR(x), index, out);
   if (k == O_DICT) {
     if (v_is_obj(index, O_STR) && lang_dict_get(AS_DICT(x), AS_STR(index), out)) return true;
     return key_error(vm, index);
@@ -736,6 +749,15 @@ bool lang_iter_items(MistVM *vm, Value v, ObjSeq **out) {
       *out = r;
       return true;
     }
+    case O_TENSOR: {
+      ObjTensor *t = AS_TENSOR(v);
+      if (t->ndim == 0) return lang_raise(vm, "TypeError", "iteration over a 0-d tensor");
+      ObjSeq *r = lang_list_new((size_t)t->shape[0]);
+      for (int64_t i = 0; i < t->shape[0]; i++)
+        if (!lang_tensor_getitem(vm, t, v_int(i), &r->items[i])) return false;
+      *out = r;
+      return true;
+    }
     default: break;
     }
   }
@@ -794,6 +816,7 @@ bool lang_setitem(MistVM *vm, Value x, Value index, Value v, Value *out) {
     *out = v_obj(lang_dict_set(AS_DICT(x), AS_STR(index), v));
     return true;
   }
+  if (v_is_tensor(x)) return lang_tensor_setitem(vm, AS_TENSOR(x), index, v, out);
   return lang_raise(vm, "TypeError", "'%s' object does not support item assignment",
                     lang_type_name(x));
 }
@@ -824,6 +847,7 @@ bool lang_contains(MistVM *vm, Value c, Value item, bool *out) {
       *out = v_is_obj(item, O_STR) && lang_dict_get(AS_DICT(c), AS_STR(item), &dummy);
       return true;
     }
+    case O_TENSOR: return lang_tensor_contains(vm, AS_TENSOR(c), item, out);
     case O_RANGE: {
       ObjRange *r = AS_RANGE(c);
       int64_t x;
@@ -855,6 +879,10 @@ bool lang_len(MistVM *vm, Value x, int64_t *out) {
     case O_TUPLE:
     case O_LIST: *out = (int64_t)AS_SEQ(x)->len; return true;
     case O_DICT: *out = (int64_t)AS_DICT(x)->len; return true;
+    case O_TENSOR:
+      if (AS_TENSOR(x)->ndim == 0) return lang_raise(vm, "TypeError", "len() of a 0-d tensor");
+      *out = AS_TENSOR(x)->shape[0];
+      return true;
     case O_RANGE: {
       uint64_t n = lang_range_count(AS_RANGE(x));
       if (n > (uint64_t)INT64_MAX) return lang_raise(vm, "OverflowError", "range too large");
@@ -932,6 +960,10 @@ bool lang_to_int(MistVM *vm, Value v, Value *out) {
   default: break;
   }
   if (v_is_obj(v, O_STR)) return parse_int(vm, v, out);
+  if (v_is_tensor(v)) {
+    Value x;
+    return lang_tensor_item(vm, "int", AS_TENSOR(v), &x) && lang_to_int(vm, x, out);
+  }
   return lang_raise(vm, "TypeError",
                     "int() argument must be a string, a bytes-like object or a real number, "
                     "not '%s'", lang_type_name(v));
@@ -1009,6 +1041,10 @@ bool lang_to_float(MistVM *vm, Value v, Value *out) {
   default: break;
   }
   if (v_is_obj(v, O_STR)) return parse_float(vm, v, out);
+  if (v_is_tensor(v)) {
+    Value x;
+    return lang_tensor_item(vm, "float", AS_TENSOR(v), &x) && lang_to_float(vm, x, out);
+  }
   return lang_raise(vm, "TypeError", "float() argument must be a string or a real number, not '%s'",
                     lang_type_name(v));
 }

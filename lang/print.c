@@ -19,6 +19,7 @@
 
 #include "lang/gc.h"
 #include "lang/ops.h"
+#include "lang/tensor.h"
 
 /* ---- floats ---- */
 
@@ -265,6 +266,8 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
     return true;
   }
   case O_GRAPH: sb_printf(out, "<graph %s>", graph_name(AS_GRAPH(v)->graph)); return true;
+  case O_ENV: sb_printf(out, "<env of %zu sensitivities>", ((ObjEnv *)v.o)->len); return true;
+  case O_TENSOR: lang_tensor_repr(AS_TENSOR(v), out); return true;
   }
   sb_adds(out, "<object>");
   return true;
@@ -644,6 +647,9 @@ static bool format_float(MistVM *vm, double x, const Spec *sp, StrBuf *out) {
 bool lang_format(MistVM *vm, Value v, const char *spec, size_t speclen, StrBuf *out) {
   if (speclen == 0) return lang_tostr(vm, v, out);
   Spec sp;
+  if (v_is_tensor(v)) {   /* a one-element tensor formats as its number */
+    if (!lang_tensor_item(vm, "format", AS_TENSOR(v), &v)) return false;
+  }
   if (v_is_obj(v, O_STR)) {
     if (!parse_spec(vm, spec, speclen, 's', '<', "str", &sp)) return false;
     return format_str(vm, AS_STR(v), &sp, out);

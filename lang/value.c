@@ -382,6 +382,8 @@ const char *lang_type_name(Value v) {
   case O_GRAPH: return "graph";
   case O_SLICE: return "slice";
   case O_BOUND: return "builtin_function_or_method";
+  case O_ENV: return "env";
+  case O_TENSOR: return "tensor";
   }
   return "object";
 }

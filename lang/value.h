@@ -52,6 +52,8 @@ typedef enum {
   O_GRAPH,     /* an IR graph as a constant (becomes an O_FUNC when evaluated) */
   O_SLICE,     /* a[b:c:d] index object */
   O_BOUND,     /* a builtin with its first argument bound: x.f for non-modules */
+  O_ENV,       /* sensitivities of a closure's free variables (autodiff) */
+  O_TENSOR,    /* an n-d array (lang/tensor.h) */
 } OKind;
 
 typedef struct Obj {
@@ -114,6 +116,7 @@ typedef struct ObjFunc {
   int ndefaults;
   Value *defaults;
   struct ObjModule *module; /* whose globals the function sees */
+  struct ObjFunc *primal;   /* autodiff: for J(f), the closure f; else NULL */
   Value env[];
 } ObjFunc;
 
@@ -159,6 +162,20 @@ typedef struct ObjModule {
   size_t nslots, capslots;
   int file_id;              /* in the VM's table of source files */
 } ObjModule;
+
+/* An env maps keys (free-variable nodes, as ints) to sensitivities; a
+ * small immutable association list, sorted by key. */
+typedef struct EnvEntry {
+  int64_t key;
+  Value value;
+} EnvEntry;
+
+typedef struct ObjEnv {
+  Obj obj;
+  size_t len;
+  EnvEntry items[];
+} ObjEnv;
+#define AS_ENV(v) ((ObjEnv *)(v).o)
 
 typedef struct ObjGraph {
   Obj obj;

@@ -16,6 +16,7 @@
 
 #include "lang/gc.h"
 #include "lang/strbuf.h"
+#include "lang/tensor.h"
 #include "lang/vm.h"
 
 /* ---- the VM handle ---- */
@@ -30,6 +31,7 @@ MistVM *lang_vm_new(void) {
 }
 
 void lang_vm_free(MistVM *vm) {
+  lang_tensor_vm_free(vm);
   lang_free(vm);
 }
 
@@ -236,6 +238,10 @@ void lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, 
 
 void lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
   def_in(vm, &vm->methods, name, fn, min_args, max_args);
+}
+
+void lang_def_property(MistVM *vm, const char *name, BuiltinFn fn) {
+  def_in(vm, &vm->properties, name, fn, 1, 1);
 }
 
 /* ---- recursion guard ---- */

@@ -72,12 +72,19 @@ struct MistVM {
 
   ObjDict *builtins;      /* name -> builtin function value */
   ObjDict *methods;       /* name -> builtin, consulted first for x.name */
+  ObjDict *properties;    /* name -> builtin: x.name is name(x) (t.shape, t.T) */
   ObjDict *interned;
   ObjDict *modules;       /* path -> module, so each file loads once */
   ObjModule *main;        /* the module of the script or REPL */
   ObjSeq *argv;           /* what args() returns */
 
   LangCallFn call;        /* set by the interpreter */
+  /* the builtin being called, set just before its C function runs, for
+   * builtins made at run time that carry data (ObjBuiltin.data) */
+  ObjBuiltin *callee;
+  /* the reverse-mode transform of a value (autodiff/), for primitive J */
+  bool (*ad_J)(MistVM *vm, Value v, Value *out);
+  Value ad_kid;           /* autodiff: the identity continuation, a closure */
   /* `import name` from module `from`: set by the API, which owns the
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
@@ -90,6 +97,10 @@ struct MistVM {
   volatile sig_atomic_t interrupt;   /* set from a signal handler: stop soon */
   double deadline;        /* seconds since the epoch, 0 = none */
   bool sandbox;           /* no file system access */
+
+  /* tensors (lang/tensor.c): made on first use, so start-up stays fast */
+  struct DevPool *pool;           /* the one thread pool */
+  struct TensorHeap *tensor_heap; /* the caching allocator of tensor buffers */
 };
 
 /* A fresh VM, zeroed, in memory the collector scans but never frees
@@ -132,6 +143,8 @@ void lang_write(MistVM *vm, const char *text, size_t len);
 /* Register a C function under a global builtin name, or as a method. */
 void lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
 void lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
+/* A property: x.name calls fn(x) and is its result, not a bound method. */
+void lang_def_property(MistVM *vm, const char *name, BuiltinFn fn);
 
 /* Guard against runaway recursion: false (with an error raised) when the
  * C stack or the Mist call depth is nearly exhausted. */

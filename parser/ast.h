@@ -10,8 +10,10 @@
  * Spans: file, 1-based line and column (in code points) of the node's
  * first character, len = columns it covers on that line (for the caret).
  * A binary expression, call, subscript or attribute starts where its
- * left operand / callee / object starts; a statement starts at its first
- * token (a decorated def at its 'def' keyword).
+ * left operand / callee / object starts (at its '(' if parenthesised, as
+ * in Python; a parenthesised expression itself has the span of what is
+ * inside); a statement starts at its first token (a decorated def at its
+ * 'def' keyword).
  */
 #ifndef MIST_PARSER_AST_H
 #define MIST_PARSER_AST_H
@@ -52,9 +54,10 @@ typedef struct AstParam {
 struct Ast {
   AstKind kind;
   Span span;
-  /* Expressions: height of the subtree (a leaf is 1).  The parser keeps
-   * it at most PARSE_MAX_HEIGHT (parse.h), so passes that recurse over
-   * expressions need no depth guard of their own.  Statements: 0. */
+  /* Height of the subtree (a leaf is 1; a statement counts its
+   * expressions and nested blocks).  The parser keeps every node's at
+   * most PARSE_MAX_HEIGHT (parse.h), so passes that recurse over the tree
+   * need no depth guard of their own. */
   int height;
   union {
     ObjStr *name;          /* NAME: the identifier, interned */
@@ -63,8 +66,10 @@ struct Ast {
     ObjStr *str;           /* STR: the decoded contents (adjacent literals joined) */
 
     /* FSTRING: parts in order, each an AST_STR (literal text, `{{` already
-     * turned into `{`) or an AST_FORMATTED.  Adjacent literals, plain or
-     * f, are joined into one FSTRING if any of them is an f-string. */
+     * turned into `{`, never two STRs in a row, never an empty one) or an
+     * AST_FORMATTED.  Adjacent literals, plain or f, are joined into one
+     * FSTRING if any of them is an f-string; f'' has no parts.  A
+     * `{x=}` field is the literal "x=" followed by Formatted(x, conv 'r'). */
     struct { Ast **parts; int nparts; } fstr;
 
     /* FORMATTED: `{value!conv:spec}`.  conv is 0, 'r' or 's'.  spec is
@@ -112,7 +117,9 @@ struct Ast {
     struct { Ast *cond; Ast **body; int nbody; } while_;   /* WHILE (no else clause) */
     /* FOR: target is a target as in ASSIGN (a NAME or nested TUPLE/LIST of them, usually) */
     struct { Ast *target, *iter; Ast **body; int nbody; } for_;
-    struct { Ast *value; } return_;                        /* RETURN: value or NULL */
+    /* RETURN: value or NULL.  The parser has checked that return is inside
+     * a def, and break/continue inside a loop of the same def. */
+    struct { Ast *value; } return_;
     struct { Ast *test, *msg; } assert_;                   /* ASSERT: msg or NULL */
     /* DEF: decorators in source order (the last one applies first, as in
      * Python); each is an expression (NAME, ATTRIBUTE or CALL). */

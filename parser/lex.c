@@ -184,6 +184,10 @@ bool lex_decode(Lexer *L, LexPos at, size_t end, bool raw, StrBuf *out) {
   LexPos p = at;
   const char *s = L->src;
   while (p.pos < end) {
+    if (s[p.pos] == '\r' && p.pos + 1 < end && s[p.pos + 1] == '\n') {   /* CRLF in a ''' string */
+      lex_advance(L, &p);
+      continue;
+    }
     if (s[p.pos] != '\\' || raw) {
       size_t from = p.pos;
       lex_advance(L, &p);

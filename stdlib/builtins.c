@@ -7,7 +7,9 @@
  * messages (checked against python3), with Mist's differences: ints are
  * 64-bit and overflow is an OverflowError; map, zip, enumerate and
  * reversed return lists, since values are immutable and eager; dict
- * keys are str.  Builtins are registered unchecked (min/max -1) and
+ * keys are str.  Given a tensor, sum, min, max, any and all reduce it
+ * (sum(t) is t.sum()) and abs and round work elementwise, through
+ * stdlib/tensor.c.  Builtins are registered unchecked (min/max -1) and
  * check their own arguments, because CPython's arity messages differ
  * from builtin to builtin.  Operators on values (+, <, repr...) come
  * from lang/ops.h, so the builtins agree with the interpreter.  Long
@@ -23,6 +25,8 @@
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "lang/strbuf.h"
+#include "lang/tensor.h"
+#include "stdlib/tensor.h"
 
 /* The most items a builtin will gather into memory at once (a list made
  * from a range, say): beyond it, MemoryError rather than a failed
@@ -667,6 +671,8 @@ static bool bi_len(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
 
 static bool bi_abs(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
+  if (argc >= 1 && v_is_tensor(argv[0]))
+    return std_tensor_abs(vm, argc, argv, kw, out);
   if (!std_one_arg(vm, "abs", argc, kw))
     return false;
   Value x = argv[0];
@@ -764,6 +770,8 @@ static bool bi_round(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, 
 {
   static const char *const names[] = {"number", "ndigits"};
   Value a[2];
+  if (argc >= 1 && v_is_tensor(argv[0]))
+    return std_tensor_round(vm, argc, argv, kw, out);
   if (!std_parse_args(vm, "round", ARGS_CLINIC, argc, argv, kw, names, 2, 2, 1, true, a))
     return false;
   Value x = a[0];
@@ -807,6 +815,10 @@ static bool minmax(MistVM *vm, bool is_min, int argc, const Value *argv, const K
 {
   const char *name = is_min ? "min" : "max";
   Value key = v_none(), dflt = v_unbound();
+  /* max(t), max(t, axis), max(t, axis=0, keepdims=True): a reduction */
+  if (argc >= 1 && v_is_tensor(argv[0]) &&
+      (argc == 1 || (argc == 2 && (argv[1].tag == V_INT || v_is_obj(argv[1], O_TUPLE)))))
+    return is_min ? std_tensor_min(vm, argc, argv, kw, out) : std_tensor_max(vm, argc, argv, kw, out);
   if (kw_count(kw) > 2)
     return lang_raise(vm, "TypeError", "%s() takes at most 2 keyword arguments (%d given)", name,
                       kw->n);
@@ -883,6 +895,8 @@ static bool bi_sum(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
   Value a[2];
   if (argc == 0)
     return lang_raise(vm, "TypeError", "sum() takes at least 1 positional argument (0 given)");
+  if (v_is_tensor(argv[0]))   /* sum(t, axis=None, keepdims=False) */
+    return std_tensor_sum(vm, argc, argv, kw, out);
   if (!std_parse_args(vm, "sum", ARGS_CLINIC, argc, argv, kw, names, 2, 2, 1, true, a))
     return false;
   Value acc = given(a[1]) ? a[1] : v_int(0);
@@ -1104,6 +1118,8 @@ static bool bi_reversed(MistVM *vm, int argc, const Value *argv, const KwArgs *k
 static bool any_all(MistVM *vm, bool is_any, int argc, const Value *argv, const KwArgs *kw,
                     Value *out)
 {
+  if (argc >= 1 && v_is_tensor(argv[0]))   /* any(t, axis=None, keepdims=False) */
+    return is_any ? std_tensor_any(vm, argc, argv, kw, out) : std_tensor_all(vm, argc, argv, kw, out);
   if (!std_one_arg(vm, is_any ? "any" : "all", argc, kw))
     return false;
   StdIter it;
@@ -1361,4 +1377,5 @@ void std_register_builtins(MistVM *vm)
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);
   std_register_methods(vm);
+  std_register_tensor(vm);
 }

@@ -5,7 +5,10 @@
  * mutation fuzz of the reader, and the IR pass tests of tests/ir/.
  *
  * A pass test is a file NAME.ir: an input unit, a line `# pass: P...`
- * (passes run in order: dce, none), a line `# expect:` and the expected
+ * (passes run in order: dce (ir_dce_unit), inline, simplify, cse,
+ * dce-scope (ir_dce_scope), optimize (ir_optimize_unit), none; all but
+ * dce and none run on each top-level graph and then prune the unit),
+ * a line `# expect:` and the expected
  * printout after the passes, or instead a line `# expect-error: MSG`
  * when reading, verifying or a pass must fail with that message.  The
  * folder is found through $MIST_SOURCE_DIR, the MIST_SOURCE_DIR macro
@@ -312,6 +315,70 @@ START_TEST(t_read_handwritten) {
   ck_assert_str_eq(u->graphs[2]->display->data, "fib");
   u = read_ok("graph @f.g.2() : function {\n  return 1\n}\n");
   ck_assert_str_eq(u->graphs[0]->display->data, "g");
+}
+END_TEST
+
+/* ir_print_graph: one function and what belongs to it, readable alone */
+START_TEST(t_print_graph) {
+  IrUnit *u = read_ok(
+    "graph @__main__() : module {\n"
+    "  %1 = set_global(\"f\", @f)\n"
+    "  return None\n"
+    "}\n"
+    "graph @f(%n) in @__main__ : function {\n"
+    "  %2 = @f.run(%n)\n"
+    "  return %2\n"
+    "}\n"
+    "graph @f.step(%k) in @f : function {\n"
+    "  %3 = add(%n, %k)\n"
+    "  return %3\n"
+    "}\n"
+    "graph @f.run(%m) in @f : function {\n"
+    "  %4 = switch(%m, @f.run.if1, @f.run.else2)\n"
+    "  %5 = %4()\n"
+    "  return %5\n"
+    "}\n"
+    "graph @f.run.if1() in @f.run : branch {\n"
+    "  %6 = @f.step(%m)\n"
+    "  return %6\n"
+    "}\n"
+    "graph @f.run.else2() in @f.run : branch {\n"
+    "  return 0\n"
+    "}\n");
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_graph(vm, graph_named(u, "f"), &sb);
+  /* no "in @__main__" (not printed), and @f.step, used only from a
+   * branch of @f.run, is printed too */
+  const char *expect =
+    "graph @f(%n) : function {\n"
+    "  %1 = @f.run(%n)\n"
+    "  return %1\n"
+    "}\n"
+    "\n"
+    "graph @f.step(%k) in @f : function {\n"
+    "  %2 = add(%n, %k)\n"
+    "  return %2\n"
+    "}\n"
+    "\n"
+    "graph @f.run(%m) in @f : function {\n"
+    "  %3 = switch(%m, @f.run.if1, @f.run.else2)\n"
+    "  %4 = %3()\n"
+    "  return %4\n"
+    "}\n"
+    "\n"
+    "graph @f.run.if1() in @f.run : branch {\n"
+    "  %5 = @f.step(%m)\n"
+    "  return %5\n"
+    "}\n"
+    "\n"
+    "graph @f.run.else2() in @f.run : branch {\n"
+    "  return 0\n"
+    "}\n";
+  ck_assert_str_eq(sb.data, expect);
+  IrUnit *alone = read_ok(sb.data);
+  ck_assert_msg(ir_verify_unit(vm, alone), "%s", err_msg());
+  ck_assert_str_eq(print_unit(alone), expect);
 }
 END_TEST
 
@@ -777,6 +844,32 @@ static void trim_end(char *s) {
   while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r')) s[--n] = '\0';
 }
 
+/* The passes of passes.h that work on a graph and what it reaches: run
+ * on each top-level graph of u, then drop the graphs left unreachable.
+ * False when p names none of them. */
+static bool run_graph_pass(IrUnit *u, const char *p, bool *ok) {
+  *ok = true;
+  if (strcmp(p, "optimize") == 0) {
+    *ok = ir_optimize_unit(vm, u);
+    return true;
+  }
+  int which = strcmp(p, "inline") == 0 ? 0 : strcmp(p, "simplify") == 0 ? 1
+            : strcmp(p, "cse") == 0 ? 2 : strcmp(p, "dce-scope") == 0 ? 3 : -1;
+  if (which < 0) return false;
+  int n = 0;
+  IrGraph **roots = lang_alloc((size_t)(u->ngraphs + 1) * sizeof *roots);
+  for (int i = 0; i < u->ngraphs; i++)
+    if (!u->graphs[i]->parent) roots[n++] = u->graphs[i];
+  for (int i = 0; i < n; i++) {
+    if (which == 0) ir_inline(vm, u, roots[i]);
+    else if (which == 1) ir_simplify(vm, u, roots[i]);
+    else if (which == 2) ir_cse(vm, u, roots[i]);
+    else ir_dce_scope(u, roots[i]);
+  }
+  ir_prune_unit(u, NULL);
+  return true;
+}
+
 /* Run one pass test; "" when it passes, else what went wrong. */
 static const char *run_pass_test(const char *path) {
   size_t len;
@@ -811,8 +904,8 @@ static const char *run_pass_test(const char *path) {
     for (char *p = strtok(pass, " ,\t\r"); p && ok; p = strtok(NULL, " ,\t\r")) {
       if (strcmp(p, "dce") == 0) ir_dce_unit(u);
       else if (strcmp(p, "none") == 0 || strcmp(p, "verify") == 0) {}
-      else return lang_str_fmt("unknown pass '%s'", p)->data;
-      ok = ir_verify_unit(vm, u);
+      else if (!run_graph_pass(u, p, &ok)) return lang_str_fmt("unknown pass '%s'", p)->data;
+      ok = ok && ir_verify_unit(vm, u);
     }
   }
   if (want_err) {
@@ -898,6 +991,7 @@ static Suite *ir_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, t_build_print_read);
   tcase_add_test(tc, t_read_handwritten);
+  tcase_add_test(tc, t_print_graph);
   tcase_add_test(tc, t_free_vars);
   tcase_add_test(tc, t_verify_good);
   tcase_add_test(tc, t_verify_bad_text);

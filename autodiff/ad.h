@@ -1,0 +1,24 @@
+/* ad.h: automatic differentiation as IR transformations. */
+#ifndef MIST_AUTODIFF_AD_H
+#define MIST_AUTODIFF_AD_H
+
+#include "ir/ir.h"
+
+/* The reverse-mode transform of graph g taken as a root: a graph
+ * J(g)(k, p1..pn) returning (value, backpropagator), where the
+ * backpropagator, given the output's sensitivity, ends by calling
+ * k(env, dp1..dpn): env holds the sensitivities of g's free variables
+ * (keyed by node), dpi those of the parameters.  Made once per graph.
+ * NULL with an error raised when g uses something with no derivative
+ * rule. */
+IrGraph *ad_reverse(MistVM *vm, IrGraph *g);
+
+/* J of a value: closures become closures of their transformed graphs
+ * (over J of their captured values); other values are themselves. */
+bool ad_J_value(MistVM *vm, Value v, Value *out);
+
+/* Install vm->ad_J and the differentiation builtins: grad,
+ * value_and_grad, vjp, jacobian, hessian, stop_gradient. */
+void ad_register(MistVM *vm);
+
+#endif

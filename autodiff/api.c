@@ -1,0 +1,393 @@
+/* api.c: the differentiation builtins of LANGUAGE.md section 6 and J of
+ * values.
+ *
+ * grad(f) and value_and_grad(f) return ordinary Mist functions: a small
+ * graph, built here with the IR builder, that calls J(f) with the
+ * identity continuation, seeds the output's sensitivity with 1 and
+ * calls the backpropagator.  Because the result is a graph like any
+ * other, grad(grad(f)) is the same transformation applied to it, and
+ * show_ir(grad(f)) prints it.  vjp(f, *xs) runs the forward pass at once
+ * and returns the output with a pullback function.
+ */
+#include <string.h>
+
+#include "autodiff/ad.h"
+#include "ir/eval.h"
+#include "lang/gc.h"
+
+/* ---- J of values ---- */
+
+typedef struct JBuiltin {
+  Value fn;        /* the builtin */
+  Value rule;      /* its rule J_name from ad_rules.ms, or unbound */
+} JBuiltin;
+
+static bool b_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+
+/* The primal value behind a transformed one: for a closure of a
+ * transform, the closure of the graph it transforms over the primal
+ * values of what it captured. */
+static Value primal_of(MistVM *vm, Value v) {
+  if (!v_is_obj(v, O_FUNC)) return v;
+  ObjFunc *jf = AS_FUNC(v);
+  if (jf->primal) return v_obj(jf->primal);
+  IrGraph *jg = jf->graph, *h = jg->jsource;
+  if (!h || !jg->jorig) return v;
+  ir_free_vars(h);
+  Value *env = lang_alloc((h->nfv ? h->nfv : 1) * sizeof *env);
+  for (int i = 0; i < h->nfv; i++) {
+    env[i] = v_unbound();
+    for (int k = 0; k < jg->nfv && k < jf->nenv; k++)
+      if (jg->jorig[k] == h->fv[i]) env[i] = primal_of(vm, jf->env[k]);
+  }
+  ObjFunc *f = ev_closure(vm, h, env);
+  jf->primal = f;
+  return v_obj(f);
+}
+
+/* grad(f)'s backpropagator: the sensitivity of grad(f), an env keyed by
+ * its free variable f, gives f's. */
+static bool grad_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  ObjSeq *info = vm->callee->data;   /* (key, number of arguments) */
+  int64_t n = info->items[1].i;
+  ObjSeq *r = lang_tuple_new(n + 1);
+  for (int64_t i = 0; i <= n; i++) r->items[i] = v_none();
+  Value args[2] = {argv[0], info->items[0]};
+  if (!ev_prim_fn(IR_P_ENV_GET)(vm, 2, args, NULL, &r->items[1])) return false;
+  *out = v_obj(r);
+  return true;
+}
+
+/* grad(f) inside a function being differentiated: the transform of
+ * grad(primal f), whose sensitivity flows back to f. */
+static bool grad_rule(MistVM *vm, ObjBuiltin *fb, int n, const Value *argv, Value *t) {
+  Value *args = lang_alloc((n ? n : 1) * sizeof *args);
+  memcpy(args, argv, n * sizeof *args);
+  if (n > 0) args[0] = primal_of(vm, args[0]);
+  Value g, jgv;
+  if (!(fb->fn == b_grad ? b_grad : b_value_and_grad)(vm, n, args, NULL, &g)) return false;
+  if (!ad_J_value(vm, g, &jgv)) return false;
+  ObjBuiltin *bp = lang_builtin_new("grad.backprop", grad_bp_fn, 1, 1);
+  bp->data = AS_SEQ(lang_tuple_of(2, v_int((int64_t)(intptr_t)AS_FUNC(g)->graph->fv[0]), v_int(n)));
+  *t = lang_tuple_of(2, jgv, v_obj(bp));
+  return true;
+}
+
+/* The backpropagator of make_tuple called as a function value: the
+ * sensitivity of each item is the tuple sensitivity's item. */
+static bool tuple_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  int64_t n = (int64_t)(intptr_t)vm->callee->data;
+  ObjSeq *r = lang_tuple_new(n + 1);
+  r->items[0] = v_none();
+  for (int64_t i = 0; i < n; i++) {
+    Value args[2] = {argv[0], v_int(i)};
+    if (!ev_prim_fn(IR_P_SENS_ITEM)(vm, 2, args, NULL, &r->items[i + 1])) return false;
+  }
+  *out = v_obj(r);
+  return true;
+}
+
+/* A builtin's backpropagator followed by a continuation k, for a builtin
+ * called in tail position of a transformed program. */
+typedef struct Compose {
+  Value bp, k;
+  int64_t n;
+} Compose;
+
+static bool compose_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Compose *c = vm->callee->data;
+  Value r, call[3] = {c->bp, argv[0], v_int(c->n + 1)};
+  if (!ev_prim_fn(IR_P_BP_CALL)(vm, 3, call, NULL, &r)) return false;
+  /* the builtin captured nothing: its own sensitivity is None */
+  ObjSeq *rs = AS_SEQ(r);
+  ObjSeq *t = lang_tuple_new(rs->len);
+  memcpy(t->items, rs->items, rs->len * sizeof(Value));
+  t->items[0] = v_none();
+  Value tv = v_obj(t);
+  return vm->call(vm, c->k, 1, &tv, NULL, out);
+}
+
+/* A builtin called in a transformed program: (k, args...). */
+static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *argv, Value *out) {
+  JBuiltin *jb = self->data;
+  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: J builtin without continuation");
+  int n = argc - 1;
+  Value t;
+  ObjBuiltin *fb = AS_BUILTIN(jb->fn);
+  if (fb->fn == b_grad || fb->fn == b_value_and_grad) {
+    if (!grad_rule(vm, fb, n, argv + 1, &t)) return false;
+  } else if (jb->rule.tag != V_UNBOUND) {
+    if (!vm->call(vm, jb->rule, n, argv + 1, NULL, &t)) return false;
+  } else {
+    Value y, bp = v_none();
+    if (!vm->call(vm, jb->fn, n, argv + 1, NULL, &y)) return false;
+    if (fb->prim == IR_P_MAKE_TUPLE) {
+      ObjBuiltin *b = lang_builtin_new("make_tuple.backprop", tuple_bp_fn, 1, 1);
+      b->data = (void *)(intptr_t)n;
+      bp = v_obj(b);
+    }
+    t = lang_tuple_of(2, y, bp);
+  }
+  if (argv[0].tag == V_OBJ && argv[0].o == vm->ad_kid.o) {
+    *out = t;
+    return true;
+  }
+  Compose *c = lang_alloc(sizeof *c);
+  c->bp = AS_SEQ(t)->items[1];
+  c->k = argv[0];
+  c->n = n;
+  ObjBuiltin *b = lang_builtin_new("backprop", compose_fn, 1, 1);
+  b->data = c;
+  *out = lang_tuple_of(2, AS_SEQ(t)->items[0], v_obj(b));
+  return true;
+}
+
+static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+
+static ObjModule *rules_module(MistVM *vm) {
+  if (!vm->import) return NULL;
+  ObjModule from = {0};
+  from.obj.kind = O_MODULE;
+  from.path = lang_str(MIST_STDLIB_DIR "/ad_rules.ms");
+  Value m;
+  if (!vm->import(vm, lang_str("ad_rules"), &from, &m)) return NULL;
+  return v_is_obj(m, O_MODULE) ? AS_MODULE(m) : NULL;
+}
+
+static Value lookup_rule(MistVM *vm, const char *name) {
+  ObjModule *m = rules_module(vm);
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "J_%s", name);
+  Value slot;
+  if (m && m->names && lang_dict_get(m->names, lang_str(sb.data), &slot)) return m->slots[slot.i];
+  lang_error_clear(vm);
+  return v_unbound();
+}
+
+bool ad_J_value(MistVM *vm, Value v, Value *out) {
+  if (v_is_obj(v, O_FUNC)) {
+    ObjFunc *f = AS_FUNC(v);
+    IrGraph *jg = ad_reverse(vm, f->graph);
+    if (!jg) return false;
+    IrGraph *envg = jg->parent;
+    ir_free_vars(jg);
+    Value *env = lang_alloc((jg->nfv ? jg->nfv : 1) * sizeof *env);
+    for (int k = 0; k < jg->nfv; k++) {
+      int i = 0;
+      while (i < envg->nparams && envg->params[i] != jg->fv[k]) i++;
+      if (i == envg->nparams || i >= f->nenv)
+        return lang_raise(vm, "TypeError", "internal error: free variable of J(%s)", f->graph->name->data);
+      if (!ad_J_value(vm, f->env[i], &env[k])) return false;
+    }
+    ObjFunc *jf = ev_closure(vm, jg, env);
+    jf->primal = f;
+    *out = v_obj(jf);
+    return true;
+  }
+  if (v_is_obj(v, O_BUILTIN)) {
+    ObjBuiltin *b = AS_BUILTIN(v);
+    if (b->fn == jwrap_fn) {   /* J of J(builtin): the same wrapper */
+      *out = v;
+      return true;
+    }
+    JBuiltin *jb = lang_alloc(sizeof *jb);
+    jb->fn = v;
+    jb->rule = lookup_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
+    ObjBuiltin *w = lang_builtin_new(b->name, jwrap_fn, -1, -1);
+    w->data = jb;
+    *out = v_obj(w);
+    return true;
+  }
+  *out = v;
+  return true;
+}
+
+/* The wrapper's C function: vm->callee is the wrapper being called. */
+static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  ObjBuiltin *self = vm->callee;
+  if (kw && kw->n) return lang_raise(vm, "TypeError", "cannot differentiate a call of %s with keyword arguments yet", self->name);
+  return jbuiltin_call(vm, self, argc, argv, out);
+}
+
+static bool p_J_hook(MistVM *vm, Value v, Value *out) { return ad_J_value(vm, v, out); }
+
+/* ---- grad and value_and_grad ---- */
+
+enum { W_GRAD, W_VALUE_AND_GRAD };
+
+static bool parse_argnums(MistVM *vm, const char *who, Value a, int nparams, int **nums, int *n, bool *tuple) {
+  *tuple = false;
+  if (a.tag == V_INT) {
+    *nums = lang_alloc_atomic(sizeof **nums);
+    (*nums)[0] = (int)a.i;
+    *n = 1;
+  } else if (v_is_obj(a, O_TUPLE)) {
+    ObjSeq *t = AS_SEQ(a);
+    *tuple = true;
+    *n = (int)t->len;
+    *nums = lang_alloc_atomic((t->len ? t->len : 1) * sizeof **nums);
+    for (size_t i = 0; i < t->len; i++) {
+      if (t->items[i].tag != V_INT) return lang_raise(vm, "TypeError", "%s: argnums must be an int or a tuple of ints", who);
+      (*nums)[i] = (int)t->items[i].i;
+    }
+  } else {
+    return lang_raise(vm, "TypeError", "%s: argnums must be an int or a tuple of ints", who);
+  }
+  for (int i = 0; i < *n; i++) {
+    if ((*nums)[i] < 0) (*nums)[i] += nparams;
+    if ((*nums)[i] < 0 || (*nums)[i] >= nparams)
+      return lang_raise(vm, "ValueError", "%s: argnums %d is out of range for a function of %d parameters", who,
+                        (*nums)[i], nparams);
+  }
+  return true;
+}
+
+/* The parameters of f as a function value: names and defaults. */
+static int func_params(Value f, IrGraph **g) {
+  if (v_is_obj(f, O_FUNC)) {
+    *g = AS_FUNC(f)->graph;
+    return (*g)->nparams;
+  }
+  *g = NULL;
+  return 1;
+}
+
+/* Build the graph of grad(f) / value_and_grad(f). */
+static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Value *argv, const KwArgs *kw,
+                      Value *out) {
+  if (argc < 1 || argc > 2) return lang_raise(vm, "TypeError", "%s() takes 1 or 2 arguments (%d given)", who, argc);
+  Value f = argv[0], argnums = argc > 1 ? argv[1] : v_int(0);
+  for (int i = 0; kw && i < kw->n; i++) {
+    if (strcmp(kw->names[i]->data, "argnums") == 0) argnums = kw->values[i];
+    else return lang_raise(vm, "TypeError", "%s() got an unexpected keyword argument '%s'", who, kw->names[i]->data);
+  }
+  if (!(v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) || v_is_obj(f, O_BOUND)))
+    return lang_raise(vm, "TypeError", "%s: expected a function, got %s", who, lang_type_name(f));
+  IrGraph *fg;
+  int np = func_params(f, &fg);
+  int *nums = NULL, nn = 0;
+  bool tuple;
+  if (!parse_argnums(vm, who, argnums, np, &nums, &nn, &tuple)) return false;
+
+  IrUnit *u = ir_unit_new();
+  Span sp = fg ? fg->span : span_none();
+  StrBuf name;
+  sb_init(&name);
+  sb_printf(&name, "%s.%s", who, fg ? fg->name->data : AS_BUILTIN(f)->name);
+  /* f is a free variable of the result (a parameter of an enclosing
+   * graph that is never run), so that differentiating grad(f) itself
+   * sends sensitivity back to what f captured */
+  IrGraph *envg = ir_graph_new(u, "grad.env", NULL, 0, sp);
+  IrNode *fparam = ir_param(u, envg, lang_str("f"), sp);
+  envg->ret = ir_const(u, v_none(), sp);
+  IrGraph *g = ir_graph_new(u, name.data, envg, IRG_FUNCTION, sp);
+  g->module = fg ? fg->module : NULL;
+  StrBuf disp;
+  sb_init(&disp);
+  sb_printf(&disp, "%s(%s)", who, fg ? fg->display->data : AS_BUILTIN(f)->name);
+  g->display = lang_str(disp.data);
+  IrNode **x = lang_alloc((np + 1) * sizeof *x);
+  for (int i = 0; i < np; i++) {
+    ObjStr *pn = fg ? fg->params[i]->name : lang_str("x");
+    x[i] = ir_param(u, g, pn, sp);
+  }
+  if (fg && AS_FUNC(f)->ndefaults) {
+    ObjFunc *fn = AS_FUNC(f);
+    g->ndefaults = fn->ndefaults;
+    g->defaults = lang_alloc(fn->ndefaults * sizeof *g->defaults);
+    for (int i = 0; i < fn->ndefaults; i++) g->defaults[i] = ir_const(u, fn->defaults[i], sp);
+  }
+  IrNode **checked = lang_alloc((np + 1) * sizeof *checked);
+  memcpy(checked, x, np * sizeof *x);
+  for (int i = 0; i < nn; i++) {
+    int a = nums[i];
+    ObjStr *pn = x[a]->name ? x[a]->name : lang_str("x");
+    checked[a] = ir_prim_apply(u, g, IR_P_CHECK_DIFF, sp, 2, x[a], ir_const(u, v_obj(pn), sp));
+  }
+  IrNode *fj = ir_prim_apply(u, g, IR_P_J, sp, 1, fparam);
+  IrNode **in = lang_alloc((np + 2) * sizeof *in);
+  in[0] = fj;
+  in[1] = ir_const(u, vm->ad_kid, sp);
+  memcpy(in + 2, checked, np * sizeof *checked);
+  IrNode *t = ir_apply(u, g, np + 2, in, sp);
+  IrNode *y = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(0), sp));
+  y->name = lang_str("y");
+  IrNode *B = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(1), sp));
+  B->name = lang_str("backprop");
+  IrNode *s = ir_prim_apply(u, g, IR_P_SEED, sp, 1, y);
+  IrNode *r = ir_apply(u, g, 2, (IrNode *[]){B, s}, sp);
+  IrNode **grads = lang_alloc((nn ? nn : 1) * sizeof *grads);
+  for (int i = 0; i < nn; i++) {
+    int a = nums[i];
+    IrNode *d = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, r, ir_const(u, v_int(a + 1), sp));
+    IrNode *z = ir_prim_apply(u, g, IR_P_ZEROS_LIKE, sp, 1, checked[a]);
+    grads[i] = ir_prim_apply(u, g, IR_P_GADD, sp, 2, z, d);
+    StrBuf dn;
+    sb_init(&dn);
+    sb_printf(&dn, "d%s", x[a]->name ? x[a]->name->data : "x");
+    grads[i]->name = lang_str(dn.data);
+  }
+  IrNode *res = tuple ? ir_prim_applyv(u, g, IR_P_MAKE_TUPLE, sp, nn, grads) : grads[0];
+  if (kind == W_VALUE_AND_GRAD) res = ir_prim_apply(u, g, IR_P_MAKE_TUPLE, sp, 2, y, res);
+  g->ret = res;
+#ifndef NDEBUG
+  if (!ir_verify_graph(vm, g)) return false;
+#endif
+  *out = v_obj(ev_closure(vm, g, &f));
+  return true;
+}
+
+static bool b_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  return make_grad(vm, "grad", W_GRAD, argc, argv, kw, out);
+}
+
+static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  return make_grad(vm, "value_and_grad", W_VALUE_AND_GRAD, argc, argv, kw, out);
+}
+
+/* vjp(f, *xs) -> (y, pullback); pullback(ct) -> tuple of cotangents. */
+static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
+  if (kw && kw->n) return lang_raise(vm, "TypeError", "vjp() takes no keyword arguments");
+  Value fj;
+  if (!ad_J_value(vm, argv[0], &fj)) return false;
+  int n = argc - 1;
+  Value *args = lang_alloc((n + 1) * sizeof *args);
+  args[0] = vm->ad_kid;
+  memcpy(args + 1, argv + 1, n * sizeof *args);
+  Value t;
+  if (!vm->call(vm, fj, n + 1, args, NULL, &t)) return false;
+  Value y = AS_SEQ(t)->items[0], B = AS_SEQ(t)->items[1];
+  /* pullback(ct): r = B(ct); (zeros_like(x_i) + r[i + 1], ...) */
+  IrUnit *u = ir_unit_new();
+  Span sp = span_none();
+  IrGraph *g = ir_graph_new(u, "vjp.pullback", NULL, IRG_FUNCTION, sp);
+  g->display = lang_str("pullback");
+  IrNode *ct = ir_param(u, g, lang_str("ct"), sp);
+  IrNode *r = ir_apply(u, g, 2, (IrNode *[]){ir_const(u, B, sp), ct}, sp);
+  IrNode **ds = lang_alloc((n ? n : 1) * sizeof *ds);
+  for (int i = 0; i < n; i++) {
+    IrNode *d = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, r, ir_const(u, v_int(i + 1), sp));
+    IrNode *z = ir_prim_apply(u, g, IR_P_ZEROS_LIKE, sp, 1, ir_const(u, argv[i + 1], sp));
+    ds[i] = ir_prim_apply(u, g, IR_P_GADD, sp, 2, z, d);
+  }
+  g->ret = ir_prim_applyv(u, g, IR_P_MAKE_TUPLE, sp, n, ds);
+  *out = lang_tuple_of(2, y, v_obj(ev_closure(vm, g, NULL)));
+  return true;
+}
+
+void ad_register(MistVM *vm) {
+  vm->ad_J = p_J_hook;
+  /* kid(r) = r: the continuation that hands a backpropagator's results
+   * back to its caller */
+  IrUnit *u = ir_unit_new();
+  IrGraph *kid = ir_graph_new(u, "kid", NULL, IRG_FUNCTION, span_none());
+  kid->ret = ir_param(u, kid, lang_str("r"), span_none());
+  vm->ad_kid = v_obj(ev_closure(vm, kid, NULL));
+  lang_def_builtin(vm, "grad", b_grad, -1, -1);
+  lang_def_builtin(vm, "value_and_grad", b_value_and_grad, -1, -1);
+  lang_def_builtin(vm, "vjp", b_vjp, -1, -1);
+  lang_dict_put(vm->builtins, lang_str("stop_gradient"), ir_prim_value(vm, IR_P_STOP_GRADIENT));
+}

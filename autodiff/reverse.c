@@ -1,0 +1,596 @@
+/* reverse.c: reverse-mode automatic differentiation as a graph
+ * transformation (Pearlmutter and Siskind's construction, as in Myia and
+ * MindSpore), with one twist that keeps loops in constant C stack.
+ *
+ * For a graph G(p1..pn) the transform makes JG(k, p1'..pn'), which runs
+ * G's computation on "J-values" (the same numbers; functions replaced by
+ * their transforms) and returns (value, B).  B is a closure: given the
+ * sensitivity of G's output it walks G's nodes backwards, calling the
+ * backpropagator each node's forward step produced and adding up
+ * sensitivities (None stands for zero), and ends by calling
+ * k((env, dp1..dpn)), where env maps G's free variables to their
+ * sensitivities.  A call in non-tail position passes the identity
+ * function as k (vm->ad_kid), so the caller gets the tuple back.  A call in tail position passes as k a
+ * closure holding the rest of G's backward pass, so the call stays a
+ * tail call forward, and the backward pass continues with a tail call:
+ * a loop of a million iterations runs in constant C stack both ways,
+ * keeping only its backpropagators (linear memory).
+ *
+ * Each node's forward step is, by callee:
+ *  - a primitive with a rule in stdlib/ad_rules.ms (add, mul, ...):
+ *    t = J_add(a, b); the rule returns (value, backpropagator);
+ *  - a structural primitive (tuples, indexing, switch, sensitivities):
+ *    the primitive itself, with its backward step written here;
+ *  - a builtin with a rule J_name in ad_rules.ms: as a primitive;
+ *    without one: the builtin, with no derivative (print, len, range...);
+ *  - a graph or any function value: t = f'(kid, a'...).
+ * Free variables of nested graphs are the forward values of the
+ * enclosing transform, and the sensitivity of a closure (an env) flows
+ * back to the nodes it captured.
+ */
+#include <string.h>
+
+#include "autodiff/ad.h"
+#include "lang/gc.h"
+
+typedef struct Map {
+  size_t cap, n;
+  const void **keys;
+  void **vals;
+} Map;
+
+static size_t hash_ptr(const void *p) { return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull; }
+
+static void *map_get(const Map *m, const void *k) {
+  if (!m->cap) return NULL;
+  for (size_t i = hash_ptr(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    if (!m->keys[i]) return NULL;
+    if (m->keys[i] == k) return m->vals[i];
+  }
+}
+
+static void map_put(Map *m, const void *k, void *v) {
+  if (2 * (m->n + 1) > m->cap) {
+    Map old = *m;
+    m->cap = old.cap ? 2 * old.cap : 64;
+    m->n = 0;
+    m->keys = lang_alloc(m->cap * sizeof *m->keys);
+    m->vals = lang_alloc(m->cap * sizeof *m->vals);
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.keys[i]) map_put(m, old.keys[i], old.vals[i]);
+  }
+  size_t i = hash_ptr(k) & (m->cap - 1);
+  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
+  if (!m->keys[i]) m->n++;
+  m->keys[i] = k;
+  m->vals[i] = v;
+}
+
+typedef struct Ad {
+  MistVM *vm;
+  IrUnit *u;
+  Map fwd;             /* original node -> its forward value in the transform */
+  Map jg;              /* original graph -> its transform */
+  IrGraph **work;      /* transforms whose bodies are still to fill */
+  int nwork, capwork;
+  ObjModule *rules;
+  IrGraph *envg;       /* holds the root's free variables as parameters */
+  bool failed;
+} Ad;
+
+/* How a node's backward step goes. */
+typedef enum {
+  BK_NONE,      /* no sensitivity flows through it */
+  BK_BP,        /* r = bp(d): r[0] for the callee, r[i] for argument i */
+  BK_BPCALL,    /* a backpropagator called in a transformed program */
+  BK_INLINE,    /* a structural primitive: written out in backward() */
+  BK_NODIFF,    /* sensitivity reaching it is an error */
+} BackKind;
+
+typedef struct Fill {
+  Ad *ad;
+  IrGraph *h, *jh;     /* the graph and its transform */
+  IrNode *k;           /* jh's continuation parameter */
+  BackKind *kind;      /* per scheduled node */
+  IrNode **bp;         /* per scheduled node: its backpropagator (BK_BP) */
+  /* backward pass */
+  IrGraph *b;          /* the graph being built */
+  Map sens;            /* original node -> accumulated sensitivity in b */
+  IrNode **fvs;        /* free variables of h that received sensitivity */
+  int nfvs;
+} Fill;
+
+static Span nospan(void) { return span_none(); }
+
+static IrNode *kconst(Ad *ad, Value v) { return ir_const(ad->u, v, nospan()); }
+static IrNode *knone(Ad *ad) { return kconst(ad, v_none()); }
+static IrNode *kint(Ad *ad, int64_t i) { return kconst(ad, v_int(i)); }
+
+static IrNode *prim_in(Ad *ad, IrGraph *g, IrPrim p, Span sp, int n, ...) {
+  IrNode *args[8];
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) args[i] = va_arg(ap, IrNode *);
+  va_end(ap);
+  return ir_prim_applyv(ad->u, g, p, sp, n, args);
+}
+
+static IrNode *call_in(Ad *ad, IrGraph *g, IrNode *f, int n, IrNode **args, Span sp) {
+  IrNode **in = lang_alloc((n + 1) * sizeof *in);
+  in[0] = f;
+  memcpy(in + 1, args, n * sizeof *args);
+  return ir_apply(ad->u, g, n + 1, in, sp);
+}
+
+static bool ad_error(Ad *ad, Span sp, const char *fmt, const char *what) {
+  ad->failed = true;
+  return lang_raise_at(ad->vm, sp, "TypeError", fmt, what);
+}
+
+/* ---- graphs ---- */
+
+static IrGraph *jgraph(Ad *ad, IrGraph *h);
+
+static const char *jname(IrGraph *h) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "J.%s", h->name->data);
+  return sb.data;
+}
+
+/* The transform of h, made (empty, queued for filling) on first use.
+ * Its parent is the transform of h's parent. */
+static IrGraph *jgraph(Ad *ad, IrGraph *h) {
+  IrGraph *j = map_get(&ad->jg, h);
+  if (j) return j;
+  /* a graph nested in the function goes into its parent's transform; one
+   * from outside (a top-level function named by constant) hangs off the
+   * environment graph, where the free variables it shares are */
+  IrGraph *jp = h->parent ? map_get(&ad->jg, h->parent) : NULL;
+  if (!jp) jp = ad->envg;
+  j = ir_graph_new(ad->u, jname(h), jp, h->flags & ~IRG_MODULE, h->span);
+  j->display = h->display;
+  j->module = h->module;
+  map_put(&ad->jg, h, j);
+  ir_param(ad->u, j, lang_str("k"), h->span);
+  for (int i = 0; i < h->nparams; i++) map_put(&ad->fwd, h->params[i], ir_param(ad->u, j, h->params[i]->name, h->params[i]->span));
+  if (ad->nwork == ad->capwork) {
+    ad->capwork = ad->capwork ? 2 * ad->capwork : 16;
+    ad->work = lang_realloc(ad->work, ad->capwork * sizeof *ad->work);
+  }
+  ad->work[ad->nwork++] = h;
+  return j;
+}
+
+/* ---- forward ---- */
+
+/* The forward value of input x in the transform, emitted into jg. */
+static IrNode *fwd(Fill *f, IrNode *x, IrGraph *jg) {
+  Ad *ad = f->ad;
+  if (x->kind == IR_CONST) {
+    IrGraph *h = ir_node_graph(x);
+    if (h) {
+      IrGraph *j = jgraph(ad, h);
+      return j ? ir_const_graph(ad->u, j, x->span) : knone(ad);
+    }
+    if (v_is_obj(x->value, O_BUILTIN) || v_is_obj(x->value, O_FUNC))
+      return prim_in(ad, jg, IR_P_J, x->span, 1, x);   /* a function value: J of it */
+    return x;
+  }
+  IrNode *y = map_get(&ad->fwd, x);
+  if (!y) {
+    ad_error(ad, x->span, "internal error: no forward value for %s", x->name ? x->name->data : "a node");
+    return knone(ad);
+  }
+  return y;
+}
+
+static Value rule_for(Ad *ad, const char *name) {
+  Value slot, v;
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "J_%s", name);
+  if (ad->rules && ad->rules->names && lang_dict_get(ad->rules->names, lang_str(sb.data), &slot)) {
+    v = ad->rules->slots[slot.i];
+    if (v.tag != V_UNBOUND) return v;
+  }
+  return v_unbound();
+}
+
+/* t = callee(args...); value = t[0]; bp = t[1] */
+static IrNode *forward_pair(Fill *f, IrNode *y, IrNode *callee, int n, IrNode **args, int i) {
+  Ad *ad = f->ad;
+  IrNode *t = call_in(ad, f->jh, callee, n, args, y->span);
+  IrNode *v = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 0));
+  v->name = y->name;
+  f->bp[i] = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 1));
+  f->kind[i] = BK_BP;
+  return v;
+}
+
+static IrNode *mapped_args(Fill *f, IrNode *y, int from, IrNode **out) {
+  for (int j = from; j < y->nin; j++) out[j - from] = fwd(f, y->in[j], f->jh);
+  return NULL;
+}
+
+/* The forward step of scheduled node i (not a tail call). */
+static void forward(Fill *f, int i) {
+  Ad *ad = f->ad;
+  IrNode *y = f->h->nodes[i];
+  IrNode *callee = y->in[0];
+  int nargs = y->nin - 1;
+  IrNode **args = lang_alloc((nargs + 2) * sizeof *args);
+  IrNode *v = NULL;
+  int p = ir_node_prim(y);
+  f->kind[i] = BK_NONE;
+  if (p >= 0) {
+    switch (p) {
+    case IR_P_GLOBAL: {
+      IrNode *g = prim_in(ad, f->jh, IR_P_GLOBAL, y->span, 1, y->in[1]);
+      v = prim_in(ad, f->jh, IR_P_J, y->span, 1, g);
+      break;
+    }
+    case IR_P_STOP_GRADIENT: v = fwd(f, y->in[1], f->jh); break;
+    case IR_P_MAKE_TUPLE: case IR_P_MAKE_LIST: case IR_P_MAKE_DICT: case IR_P_GETITEM:
+    case IR_P_SETITEM: case IR_P_UNPACK: case IR_P_ITER_SEQ: case IR_P_SWITCH: case IR_P_GADD:
+    case IR_P_ENV_GET: case IR_P_ENV_SET: case IR_P_SENS_ITEM: case IR_P_SENS_AT:
+    case IR_P_SENS_WITHOUT: case IR_P_SENS_LIKE: case IR_P_CHECK_BOUND: case IR_P_CHECK_DIFF:
+    case IR_P_J:
+      mapped_args(f, y, 1, args);
+      v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
+      f->kind[i] = BK_INLINE;
+      break;
+    case IR_P_BP_CALL:
+    case IR_P_BP_CALL_J: {
+      /* a backpropagator called in the program: in the transform it is
+       * called with one more continuation in front */
+      IrNode **a = lang_alloc((nargs + 2) * sizeof *a);
+      mapped_args(f, y, 1, a);
+      memmove(a + 4, a + 3, (nargs - 3 > 0 ? nargs - 3 : 0) * sizeof *a);
+      a[3] = kconst(ad, ad->vm->ad_kid);
+      IrNode *t = ir_prim_applyv(ad->u, f->jh, IR_P_BP_CALL_J, y->span, nargs + 1, a);
+      v = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 0));
+      f->bp[i] = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 1));
+      f->kind[i] = BK_BPCALL;
+      break;
+    }
+    case IR_P_CALL_KW: case IR_P_CALL_METHOD: case IR_P_GETATTR:
+      /* computed on the forward values; a sensitivity reaching them is
+       * an error, never silently dropped */
+      mapped_args(f, y, 1, args);
+      v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
+      f->kind[i] = BK_NODIFF;
+      break;
+    default: {
+      Value rule = (ir_prims[p].flags & P_DIFF) ? rule_for(ad, ir_prims[p].name) : v_unbound();
+      mapped_args(f, y, 1, args);
+      if (rule.tag != V_UNBOUND) {
+        v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
+      } else {
+        if (ir_prims[p].flags & P_DIFF) {
+          ad_error(ad, y->span, "no derivative rule for the primitive %s", ir_prims[p].name);
+          return;
+        }
+        v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
+      }
+    }
+    }
+  } else if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
+    ObjBuiltin *b = AS_BUILTIN(callee->value);
+    Value rule = rule_for(ad, b->name);
+    mapped_args(f, y, 1, args);
+    if (strcmp(b->name, "grad") == 0 || strcmp(b->name, "value_and_grad") == 0) {
+      /* differentiating a derivative: the J form of the builtin (api.c)
+       * makes the transform of grad(f) and sends sensitivity back to f */
+      IrNode **a2 = lang_alloc((nargs + 1) * sizeof *a2);
+      a2[0] = kconst(ad, ad->vm->ad_kid);
+      memcpy(a2 + 1, args, nargs * sizeof *args);
+      v = forward_pair(f, y, fwd(f, callee, f->jh), nargs + 1, a2, i);
+    } else if (rule.tag != V_UNBOUND) {
+      v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
+    } else {
+      v = call_in(ad, f->jh, callee, nargs, args, y->span);
+    }
+  } else {
+    /* a graph or a function value: f'(kid, args') */
+    args[0] = kconst(ad, ad->vm->ad_kid);
+    mapped_args(f, y, 1, args + 1);
+    v = forward_pair(f, y, fwd(f, callee, f->jh), nargs + 1, args, i);
+  }
+  if (v->kind == IR_APPLY && !v->name) v->name = y->name;
+  map_put(&ad->fwd, y, v);
+}
+
+/* ---- backward ---- */
+
+static int64_t key_of(IrNode *x) { return (int64_t)(intptr_t)x; }
+
+static bool in_transform(Fill *f, IrNode *x) { return map_get(&f->ad->fwd, x) != NULL; }
+
+/* Add sensitivity v to x. */
+static void contribute(Fill *f, IrNode *x, IrNode *v) {
+  Ad *ad = f->ad;
+  if (x->kind == IR_CONST) {
+    IrGraph *h = ir_node_graph(x);
+    if (!h) return;
+    /* a closure's sensitivity is an env: hand each captured node its part */
+    ir_free_vars(h);
+    for (int i = 0; i < h->nfv; i++) {
+      IrNode *z = h->fv[i];
+      if (!in_transform(f, z)) continue;
+      contribute(f, z, prim_in(ad, f->b, IR_P_ENV_GET, x->span, 2, v, kint(ad, key_of(z))));
+    }
+    return;
+  }
+  if (!in_transform(f, x)) return;
+  IrNode *old = map_get(&f->sens, x);
+  if (!old && x->graph != f->h) {
+    f->fvs = lang_realloc(f->fvs, (f->nfvs + 1) * sizeof *f->fvs);
+    f->fvs[f->nfvs++] = x;
+  }
+  IrNode *s = old ? prim_in(ad, f->b, IR_P_GADD, x->span, 2, old, v) : v;
+  if (s->kind == IR_APPLY && !s->name && x->name) {
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "d%s", x->name->data);
+    s->name = lang_str(sb.data);
+  }
+  map_put(&f->sens, x, s);
+}
+
+static IrNode *bfwd(Fill *f, IrNode *x) {
+  /* a forward value used in the backward graph: constants stay, nodes
+   * are free variables of b */
+  if (x->kind == IR_CONST && !ir_node_graph(x)) return x;
+  return fwd(f, x, f->jh);
+}
+
+static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
+  Ad *ad = f->ad;
+  IrGraph *b = f->b;
+  Span sp = y->span;
+  IrNode **in = y->in;
+  switch (ir_node_prim(y)) {
+  case IR_P_MAKE_TUPLE:
+  case IR_P_MAKE_LIST:
+    for (int j = 1; j < y->nin; j++) contribute(f, in[j], prim_in(ad, b, IR_P_SENS_ITEM, sp, 2, d, kint(ad, j - 1)));
+    break;
+  case IR_P_MAKE_DICT:
+    for (int j = 1; j + 1 < y->nin; j += 2)
+      contribute(f, in[j + 1], prim_in(ad, b, IR_P_SENS_ITEM, sp, 2, d, bfwd(f, in[j])));
+    break;
+  case IR_P_GETITEM:
+    contribute(f, in[1], prim_in(ad, b, IR_P_SENS_AT, sp, 3, bfwd(f, in[1]), bfwd(f, in[2]), d));
+    break;
+  case IR_P_SETITEM:
+    contribute(f, in[1], prim_in(ad, b, IR_P_SENS_WITHOUT, sp, 2, d, bfwd(f, in[2])));
+    contribute(f, in[3], prim_in(ad, b, IR_P_SENS_ITEM, sp, 2, d, bfwd(f, in[2])));
+    break;
+  case IR_P_UNPACK:
+  case IR_P_ITER_SEQ:
+    contribute(f, in[1], prim_in(ad, b, IR_P_SENS_LIKE, sp, 2, bfwd(f, in[1]), d));
+    break;
+  case IR_P_SWITCH: {
+    IrNode *c = bfwd(f, in[1]);
+    contribute(f, in[2], prim_in(ad, b, IR_P_SWITCH, sp, 3, c, d, knone(ad)));
+    contribute(f, in[3], prim_in(ad, b, IR_P_SWITCH, sp, 3, c, knone(ad), d));
+    break;
+  }
+  case IR_P_GADD:
+    contribute(f, in[1], d);
+    contribute(f, in[2], d);
+    break;
+  case IR_P_ENV_GET:
+    contribute(f, in[1], prim_in(ad, b, IR_P_ENV_SET, sp, 3, knone(ad), bfwd(f, in[2]), d));
+    break;
+  case IR_P_ENV_SET:
+    contribute(f, in[1], d);
+    contribute(f, in[3], prim_in(ad, b, IR_P_ENV_GET, sp, 2, d, bfwd(f, in[2])));
+    break;
+  case IR_P_SENS_ITEM:
+    contribute(f, in[1], prim_in(ad, b, IR_P_SENS_AT, sp, 3, bfwd(f, in[1]), bfwd(f, in[2]), d));
+    break;
+  case IR_P_SENS_AT:
+    contribute(f, in[3], prim_in(ad, b, IR_P_SENS_ITEM, sp, 2, d, bfwd(f, in[2])));
+    break;
+  case IR_P_SENS_WITHOUT:
+    contribute(f, in[1], prim_in(ad, b, IR_P_SENS_WITHOUT, sp, 2, d, bfwd(f, in[2])));
+    break;
+  case IR_P_SENS_LIKE:
+    contribute(f, in[2], d);
+    break;
+  case IR_P_CHECK_BOUND:
+  case IR_P_CHECK_DIFF:
+    contribute(f, in[1], d);
+    break;
+  case IR_P_J:
+    contribute(f, in[1], prim_in(ad, b, IR_P_JINV_ENV, sp, 2, bfwd(f, in[1]), d));
+    break;
+  default: break;
+  }
+}
+
+/* Walk nodes last..0 of h backwards, then end b by calling k. */
+static void backward(Fill *f, int last) {
+  Ad *ad = f->ad;
+  IrGraph *b = f->b;
+  for (int i = last; i >= 0 && !ad->failed; i--) {
+    IrNode *y = f->h->nodes[i];
+    IrNode *d = map_get(&f->sens, y);
+    if (!d) continue;
+    switch (f->kind[i]) {
+    case BK_NONE: break;
+    case BK_NODIFF: {
+      StrBuf sb;
+      sb_init(&sb);
+      int p = ir_node_prim(y);
+      if (p == IR_P_CALL_METHOD || p == IR_P_GETATTR)
+        sb_printf(&sb, "through .%s (line %d): not supported yet", AS_STR(y->in[2]->value)->data, y->span.line);
+      else
+        sb_printf(&sb, "through a call with keyword arguments (line %d): not supported yet", y->span.line);
+      prim_in(ad, b, IR_P_NO_DERIVATIVE, y->span, 2, d, kconst(ad, v_obj(lang_str(sb.data))));
+      break;
+    }
+    case BK_INLINE: backward_inline(f, y, d); break;
+    case BK_BP:
+    case BK_BPCALL: {
+      /* bp_call(bp, d, n, k1..km): sensitivities for bp, k1..km and d */
+      int m = y->nin - 4;
+      int n = f->kind[i] == BK_BPCALL ? m + 2 : y->nin;
+      IrNode *r = prim_in(ad, b, IR_P_BP_CALL, y->span, 3, f->bp[i], d, kint(ad, n));
+      if (f->kind[i] == BK_BPCALL) {
+        contribute(f, y->in[1], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 0)));
+        contribute(f, y->in[2], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, m + 1)));
+      } else {
+        for (int j = 0; j < y->nin; j++) {
+          IrNode *x = y->in[j];
+          if (x->kind == IR_CONST && !ir_node_graph(x)) continue;
+          contribute(f, x, prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, j)));
+        }
+      }
+      break;
+    }
+    }
+  }
+  /* k(env, dp1..dpn) */
+  IrNode *env = knone(ad);
+  for (int i = 0; i < f->nfvs; i++)
+    env = prim_in(ad, b, IR_P_ENV_SET, f->h->span, 3, env, kint(ad, key_of(f->fvs[i])),
+                  map_get(&f->sens, f->fvs[i]));
+  int np = f->h->nparams;
+  IrNode **args = lang_alloc((np + 1) * sizeof *args);
+  args[0] = env;
+  for (int i = 0; i < np; i++) {
+    IrNode *s = map_get(&f->sens, f->h->params[i]);
+    args[i + 1] = s ? s : knone(ad);
+  }
+  IrNode *r = ir_prim_applyv(ad->u, b, IR_P_MAKE_TUPLE, f->h->span, np + 1, args);
+  b->ret = call_in(ad, b, f->k, 1, &r, f->h->span);
+}
+
+/* Is node y (h's last) a call that can stay a tail call? */
+static bool is_tail_call(IrGraph *h, IrNode *y) {
+  if (h->ret != y) return false;
+  IrNode *c = y->in[0];
+  if (c->kind == IR_CONST && v_is_obj(c->value, O_BUILTIN)) return false;
+  return true;
+}
+
+static void fill(Ad *ad, IrGraph *h) {
+  Fill f = {0};
+  f.ad = ad;
+  f.h = h;
+  f.jh = map_get(&ad->jg, h);
+  f.k = f.jh->params[0];
+  int n = h->nnodes;
+  f.kind = lang_alloc_atomic((n ? n : 1) * sizeof *f.kind);
+  f.bp = lang_alloc((n ? n : 1) * sizeof *f.bp);
+  bool tail = n > 0 && is_tail_call(h, h->nodes[n - 1]);
+  int nfwd = tail ? n - 1 : n;
+  for (int i = 0; i < nfwd && !ad->failed; i++) forward(&f, i);
+  if (ad->failed) return;
+
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "%s.back", f.jh->name->data);
+  f.b = ir_graph_new(ad->u, sb.data, f.jh, IRG_BRANCH, h->span);
+  f.b->display = h->display;
+  f.b->module = h->module;
+  if (tail) {
+    /* JH: return f'(K, args'); K((denv, da...)) runs the rest backwards */
+    IrNode *y = h->nodes[n - 1];
+    int nargs = y->nin - 1;
+    IrNode *r = ir_param(ad->u, f.b, lang_str("r"), y->span);
+    contribute(&f, y->in[0], prim_in(ad, f.b, IR_P_GETITEM, y->span, 2, r, kint(ad, 0)));
+    for (int j = 0; j < nargs; j++)
+      contribute(&f, y->in[j + 1], prim_in(ad, f.b, IR_P_GETITEM, y->span, 2, r, kint(ad, j + 1)));
+    backward(&f, n - 2);
+    IrNode **args = lang_alloc((nargs + 1) * sizeof *args);
+    args[0] = ir_const_graph(ad->u, f.b, y->span);
+    for (int j = 0; j < nargs; j++) args[j + 1] = fwd(&f, y->in[j + 1], f.jh);
+    f.jh->ret = call_in(ad, f.jh, fwd(&f, y->in[0], f.jh), nargs + 1, args, y->span);
+    map_put(&ad->fwd, y, f.jh->ret);
+  } else {
+    /* JH: return (value', B); B(dout) runs everything backwards */
+    IrNode *dout = ir_param(ad->u, f.b, lang_str("dout"), h->span);
+    IrNode *r = h->ret ? h->ret : knone(ad);
+    IrNode *rv = r->kind == IR_CONST ? fwd(&f, r, f.jh) : map_get(&ad->fwd, r);
+    if (!rv) rv = fwd(&f, r, f.jh);
+    contribute(&f, r, dout);
+    backward(&f, n - 1);
+    f.jh->ret = prim_in(ad, f.jh, IR_P_MAKE_TUPLE, h->span, 2, rv, ir_const_graph(ad->u, f.b, h->span));
+  }
+}
+
+static bool load_rules(Ad *ad) {
+  MistVM *vm = ad->vm;
+  if (!vm->import) return true;
+  ObjModule from = {0};
+  from.obj.kind = O_MODULE;
+  from.path = lang_str(MIST_STDLIB_DIR "/ad_rules.ms");
+  Value m;
+  if (!vm->import(vm, lang_str("ad_rules"), &from, &m)) return false;
+  ad->rules = v_is_obj(m, O_MODULE) ? AS_MODULE(m) : NULL;
+  return true;
+}
+
+IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
+  if (g->jroot) return g->jroot;
+  Ad ad = {0};
+  ad.vm = vm;
+  ad.u = ir_unit_new();
+  if (!load_rules(&ad)) return NULL;
+  ir_free_vars(g);
+  /* the free variables of g become parameters of an environment graph
+   * that encloses the transform, in g->fv order */
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "J.%s.env", g->name->data);
+  IrGraph *envg = ir_graph_new(ad.u, sb.data, NULL, 0, g->span);
+  envg->module = g->module;
+  envg->ret = knone(&ad);   /* never run: it only holds the free variables */
+  ad.envg = envg;
+  for (int i = 0; i < g->nfv; i++) map_put(&ad.fwd, g->fv[i], ir_param(ad.u, envg, g->fv[i]->name, g->fv[i]->span));
+  IrGraph *jg = ir_graph_new(ad.u, jname(g), envg, g->flags & ~IRG_MODULE, g->span);
+  jg->display = g->display;
+  jg->module = g->module;
+  map_put(&ad.jg, g, jg);
+  ir_param(ad.u, jg, lang_str("k"), g->span);
+  for (int i = 0; i < g->nparams; i++)
+    map_put(&ad.fwd, g->params[i], ir_param(ad.u, jg, g->params[i]->name, g->params[i]->span));
+  ad.work = lang_alloc(16 * sizeof *ad.work);
+  ad.capwork = 16;
+  ad.work[ad.nwork++] = g;
+  for (int w = 0; w < ad.nwork && !ad.failed; w++) fill(&ad, ad.work[w]);
+  if (ad.failed) return NULL;
+  /* defaults: the forward values of each graph's defaults */
+  for (int w = 0; w < ad.nwork; w++) {
+    IrGraph *h = ad.work[w];
+    if (!h->ndefaults) continue;
+    IrGraph *jh = map_get(&ad.jg, h);
+    jh->ndefaults = h->ndefaults;
+    jh->defaults = lang_alloc(h->ndefaults * sizeof *jh->defaults);
+    for (int i = 0; i < h->ndefaults; i++) {
+      IrNode *d = h->defaults[i];
+      IrNode *m = d->kind == IR_CONST ? d : map_get(&ad.fwd, d);
+      jh->defaults[i] = m ? m : d;
+    }
+  }
+  /* remember what each transform's free variables stand for, so the
+   * primal closure can be rebuilt from a transformed one (api.c) */
+  Map inv = {0};
+  for (size_t i = 0; i < ad.fwd.cap; i++)
+    if (ad.fwd.keys[i]) map_put(&inv, ad.fwd.vals[i], (void *)ad.fwd.keys[i]);
+  for (int w = 0; w < ad.nwork; w++) {
+    IrGraph *h = ad.work[w], *jh = map_get(&ad.jg, h);
+    ir_free_vars(jh);
+    jh->jsource = h;
+    jh->jorig = lang_alloc((jh->nfv ? jh->nfv : 1) * sizeof *jh->jorig);
+    for (int k = 0; k < jh->nfv; k++) jh->jorig[k] = map_get(&inv, jh->fv[k]);
+  }
+#ifndef NDEBUG
+  if (!ir_verify_unit(vm, ad.u)) return NULL;
+#endif
+  g->jroot = jg;
+  return jg;
+}

@@ -1,0 +1,49 @@
+/* devices/cpu/vmath.h: contiguous, vectorised elementwise kernels and
+ * reductions on n elements.  out may alias x or y (exactly, not
+ * partially).  Large n (>= 1<<16) is split over the pool.
+ * Accuracy: f32 transcendental results within ~2 ulp of libm, f64
+ * within ~1e-15 relative. */
+#ifndef MIST_DEVICES_CPU_VMATH_H
+#define MIST_DEVICES_CPU_VMATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "devices/pool.h"
+
+typedef enum { VM_NEG, VM_ABS, VM_EXP, VM_LOG, VM_SQRT, VM_SIN, VM_COS, VM_TANH,
+               VM_SIGMOID, VM_RELU } VmUnary;
+typedef enum { VM_ADD, VM_SUB, VM_MUL, VM_DIV, VM_MAX, VM_MIN, VM_POW } VmBinary;
+
+/* The element count above which a kernel splits over the pool. */
+#define DEV_PAR_GRAIN ((int64_t)1 << 16)
+
+void dev_unary_f32(DevPool *p, VmUnary op, float *out, const float *x, int64_t n);
+void dev_unary_f64(DevPool *p, VmUnary op, double *out, const double *x, int64_t n);
+
+/* out[i] = x[i] op y[i] */
+void dev_binary_f32(DevPool *p, VmBinary op, float *out, const float *x, const float *y,
+                    int64_t n);
+void dev_binary_f64(DevPool *p, VmBinary op, double *out, const double *x, const double *y,
+                    int64_t n);
+
+/* out[i] = x[i] op s, or s op x[i] when scalar_first. */
+void dev_binary_scalar_f32(DevPool *p, VmBinary op, float *out, const float *x, float s,
+                           int64_t n, bool scalar_first);
+void dev_binary_scalar_f64(DevPool *p, VmBinary op, double *out, const double *x, double s,
+                           int64_t n, bool scalar_first);
+
+/* Pairwise summation (in double for f32).  0 for n == 0. */
+double dev_sum_f32(DevPool *p, const float *x, int64_t n);
+double dev_sum_f64(DevPool *p, const double *x, int64_t n);
+/* Max / min; NaN if any element is NaN; -inf/+inf (max/min) for n == 0. */
+float dev_max_f32(DevPool *p, const float *x, int64_t n);
+float dev_min_f32(DevPool *p, const float *x, int64_t n);
+double dev_max_f64(DevPool *p, const double *x, int64_t n);
+double dev_min_f64(DevPool *p, const double *x, int64_t n);
+
+/* Names for messages: "neg", "exp", ...; "add", "pow", ... */
+const char *dev_unary_name(VmUnary op);
+const char *dev_binary_name(VmBinary op);
+
+#endif

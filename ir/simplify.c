@@ -1,0 +1,432 @@
+/* simplify.c: local rewrites of primitive applications, to a fixpoint.
+ *
+ * Each primitive with rules has one function below, which looks at an
+ * application whose inputs are already simplified and returns what it
+ * equals (a constant, one of its inputs, or a node it was built from),
+ * or NULL.  A rule fires only when the application certainly computes
+ * that value without failing and without an effect, so the application
+ * is then taken out of its schedule and its uses see the replacement.
+ * Errors stay where they were: folding calls the primitive's own C
+ * function (prims.c, so folding means exactly what running means) and
+ * keeps the application when that raises: `1 / 0` still fails when it
+ * runs, at its line.
+ *
+ * Types are unknown in general, and `x * 1` is not x for a str, a bool
+ * or a tensor of ints, so algebraic identities need a known kind: an
+ * int or a float, tracked from constants through arithmetic (an int op
+ * an int is an int or an error, never anything else).  What matters most
+ * is the algebra of sensitivities that autodiff produces, where None is
+ * zero: gadd(None, x) is x, and so on.  Those primitives are looked up
+ * by name, so this file builds before and after they exist.
+ *
+ * The sweep visits a scope's graphs ancestors first and each schedule in
+ * order, resolving inputs through the replacements made so far, so one
+ * sweep settles chains; sweeps repeat until nothing changes.
+ */
+#include <string.h>
+
+#include "ir/eval.h"
+#include "ir/scope.h"
+#include "lang/gc.h"
+#include "lang/ops.h"
+
+enum { MAX_SWEEPS = 16, MAX_FOLDED_STR = 256 };
+
+typedef enum { K_UNKNOWN, K_INT, K_FLOAT, K_BOOL } Kind;
+
+/* the autodiff primitives with rules here, by name */
+typedef struct SensPrims {
+  int gadd, env_get, env_set, bp_call, bp_call_j, sens_item, sens_at, sens_without, no_derivative;
+} SensPrims;
+
+typedef struct Simp {
+  MistVM *vm;
+  IrUnit *u;           /* where new constants are made */
+  NodeMap repl;        /* rewritten node -> what it equals */
+  NodeMap dead;        /* the rewritten nodes, to unschedule */
+  NodeMap kinds;       /* node -> Kind, where known */
+  SensPrims sp;
+} Simp;
+
+/* ---- small helpers ---- */
+
+static IrNode *arg(IrNode *n, int i) { return n->in[i + 1]; }
+
+static IrNode *konst(Simp *s, Value v, IrNode *at) { return ir_const(s->u, v, at->span); }
+
+static bool is_const(const IrNode *x, VTag tag) { return x->kind == IR_CONST && x->value.tag == tag; }
+static bool is_none(const IrNode *x) { return is_const(x, V_NONE); }
+static bool is_int(const IrNode *x, int64_t k) { return is_const(x, V_INT) && x->value.i == k; }
+static bool is_float(const IrNode *x, double f) { return is_const(x, V_FLOAT) && x->value.f == f; }
+
+static Kind kind_of(Simp *s, const IrNode *x) {
+  if (x->kind == IR_CONST) {
+    switch (x->value.tag) {
+    case V_INT: return K_INT;
+    case V_FLOAT: return K_FLOAT;
+    case V_BOOL: return K_BOOL;
+    default: return K_UNKNOWN;
+    }
+  }
+  return (Kind)ir_map_int(&s->kinds, x, K_UNKNOWN);
+}
+
+static bool numeric(Kind k) { return k == K_INT || k == K_FLOAT || k == K_BOOL; }
+static bool int_or_float(Kind k) { return k == K_INT || k == K_FLOAT; }
+
+static bool numeric_const(const IrNode *x) {
+  return x->kind == IR_CONST &&
+         (x->value.tag == V_INT || x->value.tag == V_FLOAT || x->value.tag == V_BOOL);
+}
+
+/* Run primitive p on n's constant inputs; the result as a constant, or
+ * NULL when it raises (the error is forgotten: it will happen when the
+ * program runs) or is not a plain constant. */
+static IrNode *fold(Simp *s, IrNode *n, int p) {
+  int argc = n->nin - 1;
+  Value argv[8];
+  if (argc > 8 || !ev_prim_fn(p)) return NULL;
+  for (int i = 0; i < argc; i++) {
+    if (!ir_plain_const(arg(n, i))) return NULL;
+    argv[i] = arg(n, i)->value;
+  }
+  MistError saved = s->vm->err;
+  Value out;
+  if (!ev_prim_fn(p)(s->vm, argc, argv, NULL, &out)) {
+    s->vm->err = saved;
+    return NULL;
+  }
+  IrNode *k = konst(s, out, n);
+  if (!ir_plain_const(k)) return NULL;
+  if (v_is_obj(out, O_STR) && AS_STR(out)->len > MAX_FOLDED_STR) return NULL;
+  return k;
+}
+
+/* fold when both operands are numbers (so `"ab" * 3` never is) */
+static IrNode *fold_numeric(Simp *s, IrNode *n) {
+  if (!numeric_const(arg(n, 0)) || !numeric_const(arg(n, 1))) return NULL;
+  return fold(s, n, ir_node_prim(n));
+}
+
+/* ---- one function per primitive ---- */
+
+/* 1 + 2 -> 3;  x + 0 -> x and 0 + x -> x for an int x (not a float:
+ * -0.0 + 0 is 0.0) */
+static IrNode *simp_add(Simp *s, IrNode *n) {
+  IrNode *a = arg(n, 0), *b = arg(n, 1), *r;
+  if ((r = fold_numeric(s, n))) return r;
+  if (kind_of(s, a) == K_INT && is_int(b, 0)) return a;
+  if (kind_of(s, b) == K_INT && is_int(a, 0)) return b;
+  return NULL;
+}
+
+/* x - 0 -> x for an int or float x (and x - 0.0 for a float) */
+static IrNode *simp_sub(Simp *s, IrNode *n) {
+  IrNode *a = arg(n, 0), *b = arg(n, 1), *r;
+  if ((r = fold_numeric(s, n))) return r;
+  Kind k = kind_of(s, a);
+  if (int_or_float(k) && is_int(b, 0)) return a;
+  if (k == K_FLOAT && is_float(b, 0.0)) return a;
+  return NULL;
+}
+
+/* x * 1 -> x and 1 * x -> x for an int or float x; x * 1.0 only for a
+ * float (for an int it makes a float) */
+static bool is_one_for(Kind k, const IrNode *one) {
+  return (int_or_float(k) && is_int(one, 1)) || (k == K_FLOAT && is_float(one, 1.0));
+}
+
+static IrNode *simp_mul(Simp *s, IrNode *n) {
+  IrNode *a = arg(n, 0), *b = arg(n, 1), *r;
+  if ((r = fold_numeric(s, n))) return r;
+  if (is_one_for(kind_of(s, a), b)) return a;
+  if (is_one_for(kind_of(s, b), a)) return b;
+  return NULL;
+}
+
+/* x / 1 -> x for a float x (an int divided is a float) */
+static IrNode *simp_truediv(Simp *s, IrNode *n) {
+  IrNode *a = arg(n, 0), *b = arg(n, 1), *r;
+  if ((r = fold_numeric(s, n))) return r;
+  if (kind_of(s, a) == K_FLOAT && (is_int(b, 1) || is_float(b, 1.0))) return a;
+  return NULL;
+}
+
+/* x // 1 -> x for an int x */
+static IrNode *simp_floordiv(Simp *s, IrNode *n) {
+  IrNode *r;
+  if ((r = fold_numeric(s, n))) return r;
+  if (kind_of(s, arg(n, 0)) == K_INT && is_int(arg(n, 1), 1)) return arg(n, 0);
+  return NULL;
+}
+
+/* x ** 1 -> x for an int or float x */
+static IrNode *simp_pow(Simp *s, IrNode *n) {
+  IrNode *r;
+  if ((r = fold_numeric(s, n))) return r;
+  if (int_or_float(kind_of(s, arg(n, 0))) && is_int(arg(n, 1), 1)) return arg(n, 0);
+  return NULL;
+}
+
+static IrNode *simp_mod(Simp *s, IrNode *n) { return fold_numeric(s, n); }
+
+/* -3 -> a constant;  -(-x) -> x for an int or float x (the inner
+ * negation stays, so an overflow still fails there) */
+static IrNode *simp_neg(Simp *s, IrNode *n) {
+  IrNode *a = arg(n, 0);
+  if (numeric_const(a)) return fold(s, n, IR_P_NEG);
+  if (ir_node_prim(a) == IR_P_NEG && int_or_float(kind_of(s, a->in[1]))) return a->in[1];
+  return NULL;
+}
+
+/* +x -> x for an int or float x (+True is 1) */
+static IrNode *simp_pos(Simp *s, IrNode *n) {
+  IrNode *a = arg(n, 0);
+  if (numeric_const(a)) return fold(s, n, IR_P_POS);
+  if (int_or_float(kind_of(s, a))) return a;
+  return NULL;
+}
+
+/* not / truth of a constant;  truth(x) -> x for a bool x */
+static IrNode *simp_truth(Simp *s, IrNode *n) {
+  int p = ir_node_prim(n);
+  if (ir_plain_const(arg(n, 0))) return fold(s, n, p);
+  if (p == IR_P_TRUTH && kind_of(s, arg(n, 0)) == K_BOOL) return arg(n, 0);
+  return NULL;
+}
+
+/* ==, <, is, in... of two constants */
+static IrNode *simp_compare(Simp *s, IrNode *n) { return fold(s, n, ir_node_prim(n)); }
+
+/* The k-th item of a sequence of len items, for a constant index; -1
+ * when out of range or not a constant int. */
+static int64_t index_in(const IrNode *k, int64_t len) {
+  if (!is_const(k, V_INT)) return -1;
+  int64_t i = k->value.i < 0 ? k->value.i + len : k->value.i;
+  return i >= 0 && i < len ? i : -1;
+}
+
+/* make_tuple(a0, ..., an)[k] -> ak (make_list too);  a constant tuple
+ * or str indexed by a constant -> the item */
+static IrNode *simp_getitem(Simp *s, IrNode *n) {
+  IrNode *t = arg(n, 0), *k = arg(n, 1);
+  if (ir_node_prim(t) == IR_P_MAKE_TUPLE || ir_node_prim(t) == IR_P_MAKE_LIST) {
+    int64_t i = index_in(k, t->nin - 1);
+    return i >= 0 ? t->in[i + 1] : NULL;
+  }
+  if (ir_plain_const(t) && is_const(k, V_INT)) return fold(s, n, IR_P_GETITEM);
+  return NULL;
+}
+
+/* unpack(t, n) -> t for a tuple t of n items (built here or constant) */
+static IrNode *simp_unpack(Simp *s, IrNode *n) {
+  IrNode *t = arg(n, 0), *k = arg(n, 1);
+  if (!is_const(k, V_INT)) return NULL;
+  if (ir_node_prim(t) == IR_P_MAKE_TUPLE && t->nin - 1 == k->value.i) return t;
+  if (ir_plain_const(t) && v_is_obj(t->value, O_TUPLE) && (int64_t)AS_SEQ(t->value)->len == k->value.i)
+    return t;
+  (void)s;
+  return NULL;
+}
+
+/* make_tuple(t[0], ..., t[n-1]) -> t for a tuple t of n items built
+ * here;  make_tuple of constants -> a constant tuple */
+static IrNode *simp_make_tuple(Simp *s, IrNode *n) {
+  int len = n->nin - 1;
+  IrNode *t = NULL;
+  for (int i = 0; i < len; i++) {
+    IrNode *x = arg(n, i);
+    if (ir_node_prim(x) != IR_P_GETITEM || !is_int(x->in[2], i) || (t && x->in[1] != t)) {
+      t = NULL;
+      break;
+    }
+    t = x->in[1];
+  }
+  if (t && ir_node_prim(t) == IR_P_MAKE_TUPLE && t->nin - 1 == len) return t;
+  if (len <= 16) return fold(s, n, IR_P_MAKE_TUPLE);
+  return NULL;
+}
+
+/* iter_seq(x) -> x for a tuple or list built here, or a constant tuple
+ * or str (what `for` indexes is then x itself) */
+static IrNode *simp_iter_seq(Simp *s, IrNode *n) {
+  IrNode *t = arg(n, 0);
+  int p = ir_node_prim(t);
+  (void)s;
+  if (p == IR_P_MAKE_TUPLE || p == IR_P_MAKE_LIST) return t;
+  if (ir_plain_const(t) && (v_is_obj(t->value, O_TUPLE) || v_is_obj(t->value, O_STR))) return t;
+  return NULL;
+}
+
+/* len of a tuple or list built here, or of a constant */
+static IrNode *simp_len(Simp *s, IrNode *n) {
+  IrNode *t = arg(n, 0);
+  int p = ir_node_prim(t);
+  if (p == IR_P_MAKE_TUPLE || p == IR_P_MAKE_LIST) return konst(s, v_int(t->nin - 1), n);
+  if (ir_plain_const(t)) return fold(s, n, IR_P_LEN);
+  return NULL;
+}
+
+/* switch(c, a, b) -> a or b for a constant c */
+static IrNode *simp_switch(Simp *s, IrNode *n) {
+  IrNode *c = arg(n, 0);
+  if (!ir_plain_const(c)) return NULL;
+  MistError saved = s->vm->err;
+  bool t;
+  if (!lang_truthy(s->vm, c->value, &t)) {
+    s->vm->err = saved;
+    return NULL;
+  }
+  return t ? arg(n, 1) : arg(n, 2);
+}
+
+/* check_bound(x, name) -> x when x cannot be Unbound */
+static IrNode *simp_check_bound(Simp *s, IrNode *n) {
+  (void)s;
+  return ir_never_unbound(arg(n, 0)) ? arg(n, 0) : NULL;
+}
+
+/* ---- the sensitivity algebra (autodiff/): None is zero ---- */
+
+/* gadd(None, x) -> x;  gadd(x, None) -> x */
+static IrNode *simp_gadd(Simp *s, IrNode *n) {
+  (void)s;
+  if (is_none(arg(n, 0))) return arg(n, 1);
+  if (is_none(arg(n, 1))) return arg(n, 0);
+  return NULL;
+}
+
+/* sens_item(None, i), sens_without(None, i), env_get(None, key) and
+ * no_derivative(None, what) -> None */
+static IrNode *simp_none_first(Simp *s, IrNode *n) {
+  return is_none(arg(n, 0)) ? konst(s, v_none(), n) : NULL;
+}
+
+/* sens_at(x, i, d) -> None when x or d is None */
+static IrNode *simp_sens_at(Simp *s, IrNode *n) {
+  return is_none(arg(n, 0)) || is_none(arg(n, 2)) ? konst(s, v_none(), n) : NULL;
+}
+
+/* env_set(e, key, None) -> e */
+static IrNode *simp_env_set(Simp *s, IrNode *n) {
+  (void)s;
+  return is_none(arg(n, 2)) ? arg(n, 0) : NULL;
+}
+
+/* bp_call(bp, d, n) with bp or d None -> a tuple of n Nones (no call
+ * happens);  bp_call_j the same, paired with None */
+static IrNode *simp_bp_call(Simp *s, IrNode *n) {
+  IrNode *k = arg(n, 2);
+  if (!(is_none(arg(n, 0)) || is_none(arg(n, 1))) || !is_const(k, V_INT) || k->value.i < 0 ||
+      k->value.i > 64)
+    return NULL;
+  ObjSeq *t = lang_tuple_new((size_t)k->value.i);
+  for (int64_t i = 0; i < k->value.i; i++) t->items[i] = v_none();
+  if (ir_node_prim(n) == s->sp.bp_call) return konst(s, v_obj(t), n);
+  return konst(s, lang_tuple_of(2, v_obj(t), v_none()), n);
+}
+
+/* The rule for n's primitive, if any. */
+static IrNode *simplify_node(Simp *s, IrNode *n) {
+  int p = ir_node_prim(n);
+  switch (p) {
+  case -1: return NULL;
+  case IR_P_ADD: return simp_add(s, n);
+  case IR_P_SUB: return simp_sub(s, n);
+  case IR_P_MUL: return simp_mul(s, n);
+  case IR_P_TRUEDIV: return simp_truediv(s, n);
+  case IR_P_FLOORDIV: return simp_floordiv(s, n);
+  case IR_P_MOD: return simp_mod(s, n);
+  case IR_P_POW: return simp_pow(s, n);
+  case IR_P_NEG: return simp_neg(s, n);
+  case IR_P_POS: return simp_pos(s, n);
+  case IR_P_NOT:
+  case IR_P_TRUTH: return simp_truth(s, n);
+  case IR_P_EQ: case IR_P_NE: case IR_P_LT: case IR_P_LE: case IR_P_GT: case IR_P_GE:
+  case IR_P_IS: case IR_P_IS_NOT: case IR_P_CONTAINS: return simp_compare(s, n);
+  case IR_P_GETITEM: return simp_getitem(s, n);
+  case IR_P_UNPACK: return simp_unpack(s, n);
+  case IR_P_MAKE_TUPLE: return simp_make_tuple(s, n);
+  case IR_P_LEN: return simp_len(s, n);
+  case IR_P_ITER_SEQ: return simp_iter_seq(s, n);
+  case IR_P_SWITCH: return simp_switch(s, n);
+  case IR_P_CHECK_BOUND: return simp_check_bound(s, n);
+  default: break;
+  }
+  const SensPrims *sp = &s->sp;
+  if (p == sp->gadd) return simp_gadd(s, n);
+  if (p == sp->sens_item || p == sp->sens_without || p == sp->env_get || p == sp->no_derivative)
+    return simp_none_first(s, n);
+  if (p == sp->sens_at) return simp_sens_at(s, n);
+  if (p == sp->env_set) return simp_env_set(s, n);
+  if (p == sp->bp_call || p == sp->bp_call_j) return simp_bp_call(s, n);
+  return NULL;
+}
+
+/* ---- kinds ---- */
+
+/* What n computes, if it computes anything, judging by its inputs. */
+static Kind infer_kind(Simp *s, IrNode *n) {
+  int p = ir_node_prim(n);
+  Kind a = n->nin > 1 ? kind_of(s, arg(n, 0)) : K_UNKNOWN;
+  Kind b = n->nin > 2 ? kind_of(s, arg(n, 1)) : K_UNKNOWN;
+  switch (p) {
+  case IR_P_ADD: case IR_P_SUB: case IR_P_MUL: case IR_P_FLOORDIV: case IR_P_MOD:
+    if (!numeric(a) || !numeric(b)) return K_UNKNOWN;
+    return a == K_FLOAT || b == K_FLOAT ? K_FLOAT : K_INT;
+  case IR_P_TRUEDIV: return numeric(a) && numeric(b) ? K_FLOAT : K_UNKNOWN;
+  case IR_P_POW: return a == K_FLOAT && numeric(b) ? K_FLOAT : K_UNKNOWN;
+  case IR_P_NEG:
+  case IR_P_POS: return a == K_FLOAT ? K_FLOAT : numeric(a) ? K_INT : K_UNKNOWN;
+  case IR_P_EQ: case IR_P_NE: case IR_P_LT: case IR_P_LE: case IR_P_GT: case IR_P_GE:
+    return numeric(a) && numeric(b) ? K_BOOL : K_UNKNOWN;
+  case IR_P_NOT: case IR_P_TRUTH: case IR_P_IS: case IR_P_IS_NOT: case IR_P_CONTAINS:
+    return K_BOOL;
+  case IR_P_LEN: return K_INT;
+  default: return K_UNKNOWN;
+  }
+}
+
+/* ---- the sweep ---- */
+
+static bool sweep_graph(Simp *s, IrGraph *g) {
+  bool changed = false;
+  for (int i = 0; i < g->nnodes; i++) {
+    IrNode *n = g->nodes[i];
+    for (int j = 0; j < n->nin; j++) n->in[j] = ir_repl_resolve(&s->repl, n->in[j]);
+    IrNode *r = simplify_node(s, n);
+    if (r && r != n) {
+      ir_map_put(&s->repl, n, r);
+      ir_map_put(&s->dead, n, n);
+      changed = true;
+      continue;
+    }
+    Kind k = infer_kind(s, n);
+    if (k != K_UNKNOWN) ir_map_set_int(&s->kinds, n, k);
+  }
+  return changed;
+}
+
+bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g) {
+  Simp s = {vm, u ? u : ir_unit_new(), {0}, {0}, {0}, {0}};
+  s.sp = (SensPrims){ir_prim_named("gadd"), ir_prim_named("env_get"), ir_prim_named("env_set"),
+                     ir_prim_named("bp_call"), ir_prim_named("bp_call_j"),
+                     ir_prim_named("sens_item"), ir_prim_named("sens_at"),
+                     ir_prim_named("sens_without"), ir_prim_named("no_derivative")};
+  bool any = false;
+  for (int sweep = 0; sweep < MAX_SWEEPS; sweep++) {
+    IrScope scope;
+    ir_scope_collect(&scope, u, g);
+    memset(&s.repl, 0, sizeof s.repl);
+    memset(&s.dead, 0, sizeof s.dead);
+    memset(&s.kinds, 0, sizeof s.kinds);
+    bool changed = false;
+    for (int k = 0; k < scope.n; k++) changed |= sweep_graph(&s, scope.graphs[k]);
+    if (!changed) break;
+    any = true;
+    ir_scope_rewrite(&scope, &s.repl);
+    ir_scope_unschedule(&scope, &s.dead);
+    ir_scope_forget_free_vars(&scope, u);
+  }
+  return any;
+}

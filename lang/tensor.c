@@ -1,0 +1,1222 @@
+/* tensor.c: the tensor object of lang/tensor.h and everything that
+ * moves its elements without computing on them: buffers and where they
+ * live, dtypes, the strided n-d loop with its casts, views (reshape,
+ * transpose, broadcast), indexing (basic, integer and boolean) and its
+ * functional update, and the conversions between tensors and nested
+ * lists of numbers.
+ *
+ * Memory.  A buffer under LANG_TENSOR_INLINE_MAX bytes is allocated
+ * inside its TensorBuf, in GC memory that is not scanned.  A bigger one
+ * comes from the VM's caching allocator (devices/alloc.h) and a
+ * finaliser on the TensorBuf gives it back; its bytes are counted by
+ * lang_gc_external_alloc, which collects when they have grown by 64 MiB,
+ * so a loop making big temporaries stays within a bounded footprint.
+ * The allocator is shared by the VM and every live buffer through a
+ * reference count, so a buffer that outlives its VM is still given back
+ * to a live allocator.
+ *
+ * Values are immutable, so a tensor's buffer is written only while the
+ * tensor is being made, before any program sees it.  t[i] = v copies
+ * the whole buffer (the GC cannot tell whether another view shares it).
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/alloc.h"
+#include "devices/pool.h"
+#include "lang/gc.h"
+#include "lang/tensor_impl.h"
+
+/* ---- the VM's pool and allocator ---- */
+
+typedef struct TensorHeap {
+  DevAllocator *alloc;
+  atomic_long refs;     /* the VM's hold, plus one per live external buffer */
+} TensorHeap;
+
+static void heap_release(TensorHeap *h) {
+  if (h && atomic_fetch_sub(&h->refs, 1) == 1) {
+    dev_allocator_free(h->alloc);
+    free(h);
+  }
+}
+
+static TensorHeap *heap_of(MistVM *vm) {
+  if (!vm->tensor_heap) {
+    TensorHeap *h = malloc(sizeof *h);
+    if (!h) return NULL;
+    h->alloc = dev_allocator_new();
+    if (!h->alloc) {
+      free(h);
+      return NULL;
+    }
+    atomic_init(&h->refs, 1);
+    vm->tensor_heap = h;
+  }
+  return vm->tensor_heap;
+}
+
+DevAllocator *lang_tensor_allocator(MistVM *vm) {
+  TensorHeap *h = heap_of(vm);
+  return h ? h->alloc : NULL;
+}
+
+/* The pool has MIST_NUM_THREADS workers when that is set (tests use it
+ * to check that results do not depend on it), else one per core. */
+DevPool *lang_tensor_pool(MistVM *vm) {
+  if (!vm->pool) {
+    const char *env = getenv("MIST_NUM_THREADS");
+    int n = env ? atoi(env) : 0;
+    vm->pool = dev_pool_new(n > 0 && n <= 1024 ? n : 0);
+  }
+  return vm->pool;
+}
+
+void lang_tensor_vm_free(MistVM *vm) {
+  if (vm->pool) dev_pool_free(vm->pool);
+  vm->pool = NULL;
+  heap_release(vm->tensor_heap);
+  vm->tensor_heap = NULL;
+}
+
+/* ---- buffers ---- */
+
+static void buf_finalize(void *obj, void *data) {
+  (void)data;
+  TensorBuf *b = obj;
+  dev_buf_free(b->heap->alloc, b->data, b->bytes);
+  lang_gc_external_free(b->bytes);
+  heap_release(b->heap);
+}
+
+static bool out_of_memory(MistVM *vm, size_t bytes) {
+  return lang_raise(vm, "MemoryError", "cannot allocate a tensor buffer of %zu bytes", bytes);
+}
+
+static TensorBuf *buf_new(MistVM *vm, size_t bytes, bool zero) {
+  if (bytes < LANG_TENSOR_INLINE_MAX) {
+    TensorBuf *b = lang_alloc_atomic(sizeof(TensorBuf) + bytes + 64);
+    uintptr_t p = ((uintptr_t)(b + 1) + 63) & ~(uintptr_t)63;
+    b->data = (void *)p;
+    b->bytes = bytes;
+    b->heap = NULL;
+    if (zero) memset(b->data, 0, bytes);
+    return b;
+  }
+  TensorHeap *h = heap_of(vm);
+  if (!h) {
+    out_of_memory(vm, bytes);
+    return NULL;
+  }
+  lang_gc_external_alloc(bytes);
+  void *data = zero ? dev_buf_calloc(h->alloc, bytes) : dev_buf_alloc(h->alloc, bytes);
+  if (!data) {   /* garbage may be holding what we need */
+    lang_gc_collect();
+    data = zero ? dev_buf_calloc(h->alloc, bytes) : dev_buf_alloc(h->alloc, bytes);
+  }
+  if (!data) {
+    lang_gc_external_free(bytes);
+    out_of_memory(vm, bytes);
+    return NULL;
+  }
+  TensorBuf *b = lang_alloc_atomic(sizeof *b);
+  b->data = data;
+  b->bytes = bytes;
+  b->heap = h;
+  atomic_fetch_add(&h->refs, 1);
+  lang_gc_finalize(b, buf_finalize, NULL);
+  return b;
+}
+
+/* ---- shapes ---- */
+
+void lang_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
+  int64_t s = 1;
+  for (int d = ndim - 1; d >= 0; d--) {
+    strides[d] = s;
+    s *= shape[d] > 0 ? shape[d] : 1;
+  }
+}
+
+int64_t lang_shape_size(int ndim, const int64_t *shape) {
+  int64_t n = 1;
+  bool zero = false;
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] == 0) zero = true;
+    else if (shape[d] < 0 || __builtin_mul_overflow(n, shape[d], &n) || n > LANG_TENSOR_MAX_SIZE)
+      return -1;
+  }
+  return zero ? 0 : n;
+}
+
+void lang_shape_repr(int ndim, const int64_t *shape, StrBuf *out) {
+  sb_addc(out, '(');
+  for (int d = 0; d < ndim; d++) sb_printf(out, d ? ", %lld" : "%lld", (long long)shape[d]);
+  if (ndim == 1) sb_addc(out, ',');
+  sb_addc(out, ')');
+}
+
+static const char *shape_str(int ndim, const int64_t *shape) {
+  StrBuf sb;
+  sb_init(&sb);
+  lang_shape_repr(ndim, shape, &sb);
+  return sb.data;
+}
+
+Value lang_shape_tuple(const ObjTensor *t) {
+  ObjSeq *s = lang_tuple_new((size_t)t->ndim);
+  for (int d = 0; d < t->ndim; d++) s->items[d] = v_int(t->shape[d]);
+  return v_obj(s);
+}
+
+bool lang_broadcast_shapes(MistVM *vm, const char *fname, int na, const int64_t *sa, int nb,
+                           const int64_t *sb, int *nout, int64_t *out) {
+  int n = na > nb ? na : nb;
+  for (int i = 0; i < n; i++) {
+    int64_t x = i < n - na ? 1 : sa[i - (n - na)];
+    int64_t y = i < n - nb ? 1 : sb[i - (n - nb)];
+    if (x != y && x != 1 && y != 1)
+      return lang_raise(vm, "ValueError", "%s: shapes %s and %s cannot be broadcast", fname,
+                        shape_str(na, sa), shape_str(nb, sb));
+    out[i] = x == 1 ? y : x;
+  }
+  *nout = n;
+  return true;
+}
+
+bool lang_tensor_axis(MistVM *vm, int64_t axis, int ndim, int *out) {
+  if (axis < -(int64_t)ndim || axis >= ndim) {
+    if (ndim == 0)
+      return lang_raise(vm, "IndexError", "axis %lld is out of bounds for a 0-d tensor",
+                        (long long)axis);
+    return lang_raise(vm, "IndexError", "axis %lld is out of bounds for a tensor of %d dimension%s",
+                      (long long)axis, ndim, ndim == 1 ? "" : "s");
+  }
+  *out = (int)(axis < 0 ? axis + ndim : axis);
+  return true;
+}
+
+bool lang_shape_from_value(MistVM *vm, const char *fname, Value v, bool allow_infer, int *ndim,
+                           int64_t *shape) {
+  const Value *items = &v;
+  size_t n = 1;
+  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST)) {
+    items = AS_SEQ(v)->items;
+    n = AS_SEQ(v)->len;
+  } else if (v.tag != V_INT && v.tag != V_BOOL) {
+    return lang_raise(vm, "TypeError", "%s: a shape must be an int or a tuple of ints, not %s",
+                      fname, lang_type_name(v));
+  }
+  if (n > LANG_TENSOR_MAX_DIMS)
+    return lang_raise(vm, "ValueError", "%s: a tensor has at most %d dimensions, not %zu", fname,
+                      LANG_TENSOR_MAX_DIMS, n);
+  for (size_t i = 0; i < n; i++) {
+    Value x = items[i];
+    if (v_is_tensor(x) && AS_TENSOR(x)->ndim == 0 && !lang_dtype_is_float(AS_TENSOR(x)->dtype))
+      x = lang_tensor_load(AS_TENSOR(x)->dtype, lang_tensor_ptr(AS_TENSOR(x)));
+    if (x.tag != V_INT && x.tag != V_BOOL)
+      return lang_raise(vm, "TypeError", "%s: a shape must hold ints, not %s", fname,
+                        lang_type_name(x));
+    int64_t d = x.tag == V_BOOL ? x.b : x.i;
+    if (d < 0 && !(allow_infer && d == -1))
+      return lang_raise(vm, "ValueError", "%s: negative dimension %lld in shape", fname,
+                        (long long)d);
+    shape[i] = d;
+  }
+  *ndim = (int)n;
+  return true;
+}
+
+/* ---- dtypes ---- */
+
+bool lang_dtype_from_value(MistVM *vm, const char *fname, Value v, DType *out) {
+  if (v_is_obj(v, O_STR)) {
+    for (int t = 0; t < DT_COUNT; t++)
+      if (strcmp(AS_STR(v)->data, dev_dtype_name((DType)t)) == 0) {
+        *out = (DType)t;
+        return true;
+      }
+    return lang_raise(vm, "TypeError",
+                      "%s: unknown dtype '%s': expected \"f32\", \"f64\", \"i32\", \"i64\" or \"bool\"",
+                      fname, AS_STR(v)->data);
+  }
+  return lang_raise(vm, "TypeError",
+                    "%s: dtype must be a str (\"f32\", \"f64\", \"i32\", \"i64\" or \"bool\"), not %s",
+                    fname, lang_type_name(v));
+}
+
+DType lang_dtype_promote(DType a, DType b) { return a > b ? a : b; }
+
+int32_t lang_f2i32(double x) {
+  if (isnan(x)) return 0;
+  if (x >= 2147483647.0) return INT32_MAX;
+  if (x <= -2147483648.0) return INT32_MIN;
+  return (int32_t)x;
+}
+
+int64_t lang_f2i64(double x) {
+  if (isnan(x)) return 0;
+  if (x >= 9223372036854775807.0) return INT64_MAX;
+  if (x <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)x;
+}
+
+/* ---- the object ---- */
+
+static ObjTensor *tensor_alloc(int ndim) {
+  ObjTensor *t = lang_alloc(sizeof(ObjTensor) + 2 * (size_t)ndim * sizeof(int64_t));
+  t->obj.kind = O_TENSOR;
+  t->device = LANG_DEVICE_CPU;
+  t->ndim = ndim;
+  t->shape = t->dims;
+  t->strides = t->dims + ndim;
+  return t;
+}
+
+ObjTensor *lang_tensor_new(MistVM *vm, DType dt, int ndim, const int64_t *shape, bool zero) {
+  if (ndim > LANG_TENSOR_MAX_DIMS) {
+    lang_raise(vm, "ValueError", "a tensor has at most %d dimensions, not %d",
+               LANG_TENSOR_MAX_DIMS, ndim);
+    return NULL;
+  }
+  int64_t size = lang_shape_size(ndim, shape);
+  if (size < 0) {
+    lang_raise(vm, "MemoryError", "a tensor of shape %s is too large", shape_str(ndim, shape));
+    return NULL;
+  }
+  TensorBuf *b = buf_new(vm, (size_t)size * dev_dtype_size(dt), zero);
+  if (!b) return NULL;
+  ObjTensor *t = tensor_alloc(ndim);
+  t->dtype = dt;
+  t->size = size;
+  t->offset = 0;
+  t->buf = b;
+  if (ndim) memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
+  lang_contiguous_strides(ndim, shape, t->strides);
+  return t;
+}
+
+ObjTensor *lang_tensor_view(const ObjTensor *t, int ndim, const int64_t *shape,
+                            const int64_t *strides, int64_t offset) {
+  ObjTensor *v = tensor_alloc(ndim);
+  v->dtype = t->dtype;
+  v->device = t->device;
+  v->buf = t->buf;
+  v->offset = offset;
+  if (ndim) {
+    memcpy(v->shape, shape, (size_t)ndim * sizeof *shape);
+    memcpy(v->strides, strides, (size_t)ndim * sizeof *strides);
+  }
+  v->size = lang_shape_size(ndim, shape);
+  return v;
+}
+
+bool lang_tensor_is_contiguous(const ObjTensor *t) {
+  int64_t s = 1;
+  for (int d = t->ndim - 1; d >= 0; d--) {
+    if (t->shape[d] == 1) continue;
+    if (t->shape[d] == 0) return true;
+    if (t->strides[d] != s) return false;
+    s *= t->shape[d];
+  }
+  return true;
+}
+
+/* ---- elements ---- */
+
+Value lang_tensor_load(DType dt, const char *p) {
+  switch (dt) {
+  case DT_BOOL: return v_bool(*(const uint8_t *)p != 0);
+  case DT_I32: return v_int(*(const int32_t *)p);
+  case DT_I64: return v_int(*(const int64_t *)p);
+  case DT_F32: return v_float(*(const float *)p);
+  case DT_F64: return v_float(*(const double *)p);
+  }
+  return v_none();
+}
+
+bool lang_tensor_store(MistVM *vm, DType dt, char *p, Value v) {
+  if (v.tag == V_BOOL) v = v_int(v.b);
+  if (v.tag == V_INT) {
+    switch (dt) {
+    case DT_BOOL: *(uint8_t *)p = v.i != 0; return true;
+    case DT_I32:
+      if (v.i < INT32_MIN || v.i > INT32_MAX)
+        return lang_raise(vm, "OverflowError", "Python int %lld is out of range for i32",
+                          (long long)v.i);
+      *(int32_t *)p = (int32_t)v.i;
+      return true;
+    case DT_I64: *(int64_t *)p = v.i; return true;
+    case DT_F32: *(float *)p = (float)v.i; return true;
+    case DT_F64: *(double *)p = (double)v.i; return true;
+    }
+  }
+  if (v.tag == V_FLOAT) {
+    switch (dt) {
+    case DT_BOOL: *(uint8_t *)p = v.f != 0; return true;
+    case DT_I32: *(int32_t *)p = lang_f2i32(v.f); return true;
+    case DT_I64: *(int64_t *)p = lang_f2i64(v.f); return true;
+    case DT_F32: *(float *)p = (float)v.f; return true;
+    case DT_F64: *(double *)p = v.f; return true;
+    }
+  }
+  return lang_raise(vm, "TypeError", "a tensor element must be a number or a bool, not %s",
+                    lang_type_name(v));
+}
+
+bool lang_tensor_scalar(MistVM *vm, DType dt, Value v, ObjTensor **out) {
+  ObjTensor *t = lang_tensor_new(vm, dt, 0, NULL, false);
+  if (!t || !lang_tensor_store(vm, dt, lang_tensor_ptr(t), v)) return false;
+  *out = t;
+  return true;
+}
+
+bool lang_tensor_item(MistVM *vm, const char *fname, ObjTensor *t, Value *out) {
+  if (t->size != 1)
+    return lang_raise(vm, "ValueError",
+                      "%s: only a tensor of one element converts to a Python scalar, not one of "
+                      "shape %s", fname, shape_str(t->ndim, t->shape));
+  *out = lang_tensor_load(t->dtype, lang_tensor_ptr(t));
+  return true;
+}
+
+static Value tolist_at(const ObjTensor *t, int d, const char *p) {
+  if (d == t->ndim) return lang_tensor_load(t->dtype, p);
+  ObjSeq *l = lang_list_new((size_t)t->shape[d]);
+  int64_t step = t->strides[d] * (int64_t)dev_dtype_size(t->dtype);
+  for (int64_t i = 0; i < t->shape[d]; i++) l->items[i] = tolist_at(t, d + 1, p + i * step);
+  return v_obj(l);
+}
+
+bool lang_tensor_tolist(MistVM *vm, ObjTensor *t, Value *out) {
+  if ((uint64_t)t->size > ((uint64_t)1 << 34) / sizeof(Value))
+    return lang_raise(vm, "MemoryError", "tolist: the tensor is too large for a list");
+  *out = tolist_at(t, 0, lang_tensor_ptr(t));
+  LANG_KEEP(t);
+  return true;
+}
+
+/* ---- the n-d loop ---- */
+
+void lang_nd_init(LangNdLoop *l, int nops, int ndim, const int64_t *shape) {
+  l->nops = nops;
+  l->ndim = ndim;
+  if (ndim) memcpy(l->shape, shape, (size_t)ndim * sizeof *shape);
+}
+
+void lang_nd_operand(LangNdLoop *l, int k, const ObjTensor *t) {
+  int64_t es = (int64_t)dev_dtype_size(t->dtype);
+  int lead = l->ndim - t->ndim;
+  for (int d = 0; d < l->ndim; d++) {
+    int td = d - lead;
+    l->strides[k][d] = td < 0 || t->shape[td] == 1 ? 0 : t->strides[td] * es;
+  }
+  l->base[k] = lang_tensor_ptr(t);
+}
+
+/* Drop axes of size 1; merge neighbours that are contiguous in every
+ * operand.  Leaves at least one axis. */
+static void coalesce(LangNdLoop *l) {
+  int n = 0;
+  for (int d = 0; d < l->ndim; d++) {
+    if (l->shape[d] == 1) continue;
+    if (n > 0) {
+      bool merge = true;
+      for (int k = 0; k < l->nops; k++)
+        if (l->strides[k][n - 1] != l->strides[k][d] * l->shape[d]) merge = false;
+      if (merge) {
+        l->shape[n - 1] *= l->shape[d];
+        for (int k = 0; k < l->nops; k++) l->strides[k][n - 1] = l->strides[k][d];
+        continue;
+      }
+    }
+    l->shape[n] = l->shape[d];
+    for (int k = 0; k < l->nops; k++) l->strides[k][n] = l->strides[k][d];
+    n++;
+  }
+  if (n == 0) {
+    l->shape[0] = 1;
+    for (int k = 0; k < l->nops; k++) l->strides[k][0] = 0;
+    n = 1;
+  }
+  l->ndim = n;
+}
+
+typedef struct RunCtx {
+  const LangNdLoop *l;
+  LangRowFn fn;
+  void *ctx;
+  int64_t row;         /* split_row: the row being split */
+} RunCtx;
+
+/* Rows [begin, end) of the outer axes. */
+static void run_rows(void *vctx, int64_t begin, int64_t end) {
+  const RunCtx *r = vctx;
+  const LangNdLoop *l = r->l;
+  int od = l->ndim - 1, nops = l->nops;
+  int64_t idx[LANG_TENSOR_MAX_DIMS];
+  char *p[LANG_ND_MAXOPS];
+  int64_t s[LANG_ND_MAXOPS];
+  int64_t rem = begin;
+  for (int d = od - 1; d >= 0; d--) {
+    idx[d] = rem % l->shape[d];
+    rem /= l->shape[d];
+  }
+  for (int k = 0; k < nops; k++) {
+    p[k] = l->base[k];
+    for (int d = 0; d < od; d++) p[k] += idx[d] * l->strides[k][d];
+    s[k] = l->strides[k][od];
+  }
+  int64_t inner = l->shape[od];
+  for (int64_t row = begin; row < end; row++) {
+    r->fn(r->ctx, p, s, inner);
+    for (int d = od - 1; d >= 0; d--) {
+      idx[d]++;
+      for (int k = 0; k < nops; k++) p[k] += l->strides[k][d];
+      if (idx[d] < l->shape[d]) break;
+      for (int k = 0; k < nops; k++) p[k] -= l->strides[k][d] * l->shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/* Elements [begin, end) of one row. */
+static void run_split_row(void *vctx, int64_t begin, int64_t end) {
+  const RunCtx *r = vctx;
+  const LangNdLoop *l = r->l;
+  int od = l->ndim - 1;
+  int64_t idx[LANG_TENSOR_MAX_DIMS];
+  int64_t rem = r->row;
+  for (int d = od - 1; d >= 0; d--) {
+    idx[d] = rem % l->shape[d];
+    rem /= l->shape[d];
+  }
+  char *p[LANG_ND_MAXOPS];
+  int64_t s[LANG_ND_MAXOPS];
+  for (int k = 0; k < l->nops; k++) {
+    p[k] = l->base[k] + begin * l->strides[k][od];
+    for (int d = 0; d < od; d++) p[k] += idx[d] * l->strides[k][d];
+    s[k] = l->strides[k][od];
+  }
+  r->fn(r->ctx, p, s, end - begin);
+}
+
+void lang_nd_run(DevPool *pool, LangNdLoop *l, LangRowFn fn, void *ctx) {
+  for (int d = 0; d < l->ndim; d++)
+    if (l->shape[d] == 0) return;
+  coalesce(l);
+  int64_t inner = l->shape[l->ndim - 1], rows = 1;
+  for (int d = 0; d < l->ndim - 1; d++) rows *= l->shape[d];
+  RunCtx r = {l, fn, ctx, 0};
+  if (!pool || dev_pool_size(pool) < 2 || rows * inner < LANG_ND_PAR_MIN) {
+    run_rows(&r, 0, rows);
+    return;
+  }
+  if (rows >= 4 * (int64_t)dev_pool_size(pool)) {
+    int64_t grain = LANG_ND_PAR_MIN / 4 / inner;
+    dev_parallel_for(pool, rows, grain > 0 ? grain : 1, run_rows, &r);
+    return;
+  }
+  for (int64_t row = 0; row < rows; row++) {
+    r.row = row;
+    dev_parallel_for(pool, inner, LANG_ND_PAR_MIN / 4, run_split_row, &r);
+  }
+}
+
+/* ---- casts ---- */
+
+#define CV_SAME(x) (x)
+#define CV_BOOL(x) ((uint8_t)((x) != 0))
+#define CV_I32I(x) ((int32_t)(uint32_t)(uint64_t)(x))
+#define CV_I32F(x) lang_f2i32((double)(x))
+#define CV_I64F(x) lang_f2i64((double)(x))
+
+#define CAST_ROW(name, ST, DT, CV)                                                   \
+  static void name(void *ctx, char *const *p, const int64_t *s, int64_t n) {         \
+    (void)ctx;                                                                       \
+    char *d = p[0];                                                                  \
+    const char *x = p[1];                                                            \
+    if (s[0] == (int64_t)sizeof(DT) && s[1] == (int64_t)sizeof(ST)) {                \
+      DT *dd = (DT *)d;                                                              \
+      const ST *xx = (const ST *)x;                                                  \
+      for (int64_t i = 0; i < n; i++) dd[i] = (DT)CV(xx[i]);                         \
+      return;                                                                        \
+    }                                                                                \
+    for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])                            \
+      *(DT *)d = (DT)CV(*(const ST *)x);                                             \
+  }
+
+CAST_ROW(c_b_b, uint8_t, uint8_t, CV_SAME)
+CAST_ROW(c_b_i32, uint8_t, int32_t, CV_SAME)
+CAST_ROW(c_b_i64, uint8_t, int64_t, CV_SAME)
+CAST_ROW(c_b_f32, uint8_t, float, CV_SAME)
+CAST_ROW(c_b_f64, uint8_t, double, CV_SAME)
+CAST_ROW(c_i32_b, int32_t, uint8_t, CV_BOOL)
+CAST_ROW(c_i32_i32, int32_t, int32_t, CV_SAME)
+CAST_ROW(c_i32_i64, int32_t, int64_t, CV_SAME)
+CAST_ROW(c_i32_f32, int32_t, float, CV_SAME)
+CAST_ROW(c_i32_f64, int32_t, double, CV_SAME)
+CAST_ROW(c_i64_b, int64_t, uint8_t, CV_BOOL)
+CAST_ROW(c_i64_i32, int64_t, int32_t, CV_I32I)
+CAST_ROW(c_i64_i64, int64_t, int64_t, CV_SAME)
+CAST_ROW(c_i64_f32, int64_t, float, CV_SAME)
+CAST_ROW(c_i64_f64, int64_t, double, CV_SAME)
+CAST_ROW(c_f32_b, float, uint8_t, CV_BOOL)
+CAST_ROW(c_f32_i32, float, int32_t, CV_I32F)
+CAST_ROW(c_f32_i64, float, int64_t, CV_I64F)
+CAST_ROW(c_f32_f32, float, float, CV_SAME)
+CAST_ROW(c_f32_f64, float, double, CV_SAME)
+CAST_ROW(c_f64_b, double, uint8_t, CV_BOOL)
+CAST_ROW(c_f64_i32, double, int32_t, CV_I32F)
+CAST_ROW(c_f64_i64, double, int64_t, CV_I64F)
+CAST_ROW(c_f64_f32, double, float, CV_SAME)
+CAST_ROW(c_f64_f64, double, double, CV_SAME)
+
+static void copy_row_bytes(void *ctx, char *const *p, const int64_t *s, int64_t n) {
+  size_t es = *(const size_t *)ctx;
+  if (s[0] == (int64_t)es && s[1] == (int64_t)es) {
+    memcpy(p[0], p[1], (size_t)n * es);
+    return;
+  }
+  char *d = p[0];
+  const char *x = p[1];
+  for (int64_t i = 0; i < n; i++, d += s[0], x += s[1]) memcpy(d, x, es);
+}
+
+LangRowFn lang_cast_row(DType from, DType to) {
+  static const LangRowFn table[DT_COUNT][DT_COUNT] = {
+    [DT_BOOL] = {c_b_b, c_b_i32, c_b_i64, c_b_f32, c_b_f64},
+    [DT_I32] = {c_i32_b, c_i32_i32, c_i32_i64, c_i32_f32, c_i32_f64},
+    [DT_I64] = {c_i64_b, c_i64_i32, c_i64_i64, c_i64_f32, c_i64_f64},
+    [DT_F32] = {c_f32_b, c_f32_i32, c_f32_i64, c_f32_f32, c_f32_f64},
+    [DT_F64] = {c_f64_b, c_f64_i32, c_f64_i64, c_f64_f32, c_f64_f64},
+  };
+  return table[from][to];
+}
+
+/* Copy src (already of dst's shape, or broadcastable to it) into dst;
+ * no checks. */
+static void copy_raw(DevPool *pool, ObjTensor *dst, const ObjTensor *src) {
+  LangNdLoop l;
+  lang_nd_init(&l, 2, dst->ndim, dst->shape);
+  lang_nd_operand(&l, 0, dst);
+  lang_nd_operand(&l, 1, src);
+  if (src->dtype == dst->dtype) {
+    size_t es = dev_dtype_size(src->dtype);
+    lang_nd_run(pool, &l, copy_row_bytes, &es);
+  } else {
+    lang_nd_run(pool, &l, lang_cast_row(src->dtype, dst->dtype), NULL);
+  }
+  LANG_KEEP(src);
+  LANG_KEEP(dst);
+}
+
+static bool broadcasts_to(const ObjTensor *t, int ndim, const int64_t *shape) {
+  if (t->ndim > ndim) return false;
+  for (int d = 0; d < t->ndim; d++) {
+    int64_t x = t->shape[d], y = shape[ndim - t->ndim + d];
+    if (x != y && x != 1) return false;
+  }
+  return true;
+}
+
+bool lang_tensor_copy_into(MistVM *vm, const char *fname, ObjTensor *dst, const ObjTensor *src) {
+  if (!broadcasts_to(src, dst->ndim, dst->shape))
+    return lang_raise(vm, "ValueError", "%s: cannot broadcast shape %s to %s", fname,
+                      shape_str(src->ndim, src->shape), shape_str(dst->ndim, dst->shape));
+  copy_raw(dst->size >= LANG_ND_PAR_MIN ? lang_tensor_pool(vm) : NULL, dst, src);
+  return true;
+}
+
+static ObjTensor *copy_as(MistVM *vm, ObjTensor *t, DType dt) {
+  ObjTensor *c = lang_tensor_new(vm, dt, t->ndim, t->shape, false);
+  if (!c) return NULL;
+  copy_raw(t->size >= LANG_ND_PAR_MIN ? lang_tensor_pool(vm) : NULL, c, t);
+  return c;
+}
+
+ObjTensor *lang_tensor_contiguous(MistVM *vm, ObjTensor *t) {
+  if (lang_tensor_is_contiguous(t)) return t;
+  return copy_as(vm, t, t->dtype);
+}
+
+bool lang_tensor_astype(MistVM *vm, ObjTensor *t, DType dt, ObjTensor **out) {
+  if (t->dtype == dt) {
+    *out = t;
+    return true;
+  }
+  *out = copy_as(vm, t, dt);
+  return *out != NULL;
+}
+
+/* ---- views ---- */
+
+bool lang_tensor_reshape(MistVM *vm, ObjTensor *t, int ndim, const int64_t *shape,
+                         ObjTensor **out) {
+  int64_t sh[LANG_TENSOR_MAX_DIMS];
+  int infer = -1;
+  int64_t known = 1;
+  for (int d = 0; d < ndim; d++) {
+    sh[d] = shape[d];
+    if (shape[d] == -1) {
+      if (infer >= 0) return lang_raise(vm, "ValueError", "reshape: can only infer one dimension (-1)");
+      infer = d;
+    } else if (__builtin_mul_overflow(known, shape[d], &known)) {
+      known = -1;
+    }
+  }
+  if (infer >= 0 && known > 0 && t->size % known == 0) sh[infer] = t->size / known;
+  else if (infer >= 0 && known == 0 && t->size == 0) sh[infer] = 0;
+  if ((infer >= 0 && sh[infer] == -1) || lang_shape_size(ndim, sh) != t->size)
+    return lang_raise(vm, "ValueError", "reshape: cannot reshape a tensor of shape %s into shape %s",
+                      shape_str(t->ndim, t->shape), shape_str(ndim, shape));
+  ObjTensor *c = lang_tensor_contiguous(vm, t);
+  if (!c) return false;
+  int64_t st[LANG_TENSOR_MAX_DIMS];
+  lang_contiguous_strides(ndim, sh, st);
+  *out = lang_tensor_view(c, ndim, sh, st, c->offset);
+  return true;
+}
+
+bool lang_tensor_transpose(MistVM *vm, ObjTensor *t, const int *perm, ObjTensor **out) {
+  int64_t sh[LANG_TENSOR_MAX_DIMS], st[LANG_TENSOR_MAX_DIMS];
+  bool seen[LANG_TENSOR_MAX_DIMS] = {false};
+  for (int d = 0; d < t->ndim; d++) {
+    int p = perm ? perm[d] : t->ndim - 1 - d;
+    if (p < 0 || p >= t->ndim || seen[p])
+      return lang_raise(vm, "ValueError", "transpose: axes must be a permutation of 0..%d",
+                        t->ndim - 1);
+    seen[p] = true;
+    sh[d] = t->shape[p];
+    st[d] = t->strides[p];
+  }
+  *out = lang_tensor_view(t, t->ndim, sh, st, t->offset);
+  return true;
+}
+
+bool lang_tensor_broadcast_to(MistVM *vm, const char *fname, ObjTensor *t, int ndim,
+                              const int64_t *shape, ObjTensor **out) {
+  if (!broadcasts_to(t, ndim, shape))
+    return lang_raise(vm, "ValueError", "%s: cannot broadcast shape %s to %s", fname,
+                      shape_str(t->ndim, t->shape), shape_str(ndim, shape));
+  int64_t st[LANG_TENSOR_MAX_DIMS];
+  for (int d = 0; d < ndim; d++) {
+    int td = d - (ndim - t->ndim);
+    st[d] = td < 0 || t->shape[td] != shape[d] ? 0 : t->strides[td];
+  }
+  *out = lang_tensor_view(t, ndim, shape, st, t->offset);
+  return true;
+}
+
+/* ---- tensors from nested lists ---- */
+
+typedef struct DataScan {
+  const char *fname;
+  int ndim;                 /* dimensions found so far */
+  int64_t shape[LANG_TENSOR_MAX_DIMS];
+  int leaf_depth;           /* depth of the numbers, -1 until the first */
+  int dtype;                /* widest element type so far, -1 = none */
+} DataScan;
+
+static bool inhomogeneous(MistVM *vm, const DataScan *s, int depth) {
+  return lang_raise(vm, "ValueError",
+                    "%s: the data is not rectangular: its items differ in shape at depth %d",
+                    s->fname, depth);
+}
+
+static bool scan_leaf_depth(MistVM *vm, DataScan *s, int depth, int nd, const int64_t *shape) {
+  if (s->leaf_depth < 0) {
+    if (depth != s->ndim) return inhomogeneous(vm, s, depth);
+    if (depth + nd > LANG_TENSOR_MAX_DIMS)
+      return lang_raise(vm, "ValueError", "%s: more than %d dimensions", s->fname,
+                        LANG_TENSOR_MAX_DIMS);
+    for (int d = 0; d < nd; d++) s->shape[depth + d] = shape[d];
+    s->ndim = depth + nd;
+    s->leaf_depth = depth + nd;
+    return true;
+  }
+  if (s->leaf_depth != depth + nd) return inhomogeneous(vm, s, depth);
+  for (int d = 0; d < nd; d++)
+    if (s->shape[depth + d] != shape[d]) return inhomogeneous(vm, s, depth + d);
+  return true;
+}
+
+static bool scan(MistVM *vm, DataScan *s, Value v, int depth) {
+  DType dt;
+  switch (v.tag) {
+  case V_BOOL: dt = DT_BOOL; break;
+  case V_INT: dt = DT_I64; break;
+  case V_FLOAT: dt = DT_F32; break;
+  case V_OBJ:
+    if (v.o->kind == O_TUPLE || v.o->kind == O_LIST) {
+      ObjSeq *q = AS_SEQ(v);
+      if (depth >= LANG_TENSOR_MAX_DIMS)
+        return lang_raise(vm, "ValueError", "%s: more than %d dimensions", s->fname,
+                          LANG_TENSOR_MAX_DIMS);
+      if (s->leaf_depth >= 0 && depth >= s->leaf_depth) return inhomogeneous(vm, s, depth);
+      if (depth == s->ndim) {
+        s->shape[depth] = (int64_t)q->len;
+        s->ndim++;
+      } else if (s->shape[depth] != (int64_t)q->len) {
+        return inhomogeneous(vm, s, depth);
+      }
+      if (!lang_check_stack(vm)) return false;
+      for (size_t i = 0; i < q->len; i++)
+        if (!scan(vm, s, q->items[i], depth + 1)) return false;
+      return true;
+    }
+    if (v.o->kind == O_TENSOR) {
+      ObjTensor *t = AS_TENSOR(v);
+      if (!scan_leaf_depth(vm, s, depth, t->ndim, t->shape)) return false;
+      s->dtype = s->dtype < 0 ? (int)t->dtype : (int)lang_dtype_promote((DType)s->dtype, t->dtype);
+      return true;
+    }
+    /* fall through */
+  default:
+    return lang_raise(vm, "TypeError", "%s: cannot make a tensor of %s values", s->fname,
+                      lang_type_name(v));
+  }
+  if (!scan_leaf_depth(vm, s, depth, 0, NULL)) return false;
+  s->dtype = s->dtype < 0 ? (int)dt : (int)lang_dtype_promote((DType)s->dtype, dt);
+  return true;
+}
+
+/* Fill t's elements from position *pos on, in row-major order. */
+static bool fill(MistVM *vm, ObjTensor *t, Value v, int depth, int64_t *pos) {
+  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST)) {
+    ObjSeq *q = AS_SEQ(v);
+    for (size_t i = 0; i < q->len; i++)
+      if (!fill(vm, t, q->items[i], depth + 1, pos)) return false;
+    return true;
+  }
+  if (v_is_tensor(v)) {
+    ObjTensor *src = AS_TENSOR(v);
+    int nd = t->ndim - depth;
+    ObjTensor *dst = lang_tensor_view(t, nd, t->shape + depth, t->strides + depth, *pos);
+    copy_raw(NULL, dst, src);
+    *pos += src->size;
+    return true;
+  }
+  if (!lang_tensor_store(vm, t->dtype, (char *)t->buf->data + *pos * (int64_t)dev_dtype_size(t->dtype), v))
+    return false;
+  (*pos)++;
+  return true;
+}
+
+bool lang_tensor_from_value(MistVM *vm, const char *fname, Value data, int dtype,
+                            ObjTensor **out) {
+  if (v_is_tensor(data)) {
+    if (dtype < 0) {
+      *out = AS_TENSOR(data);
+      return true;
+    }
+    return lang_tensor_astype(vm, AS_TENSOR(data), (DType)dtype, out);
+  }
+  DataScan s = {fname, 0, {0}, -1, -1};
+  if (!scan(vm, &s, data, 0)) return false;
+  DType dt = dtype >= 0 ? (DType)dtype : s.dtype >= 0 ? (DType)s.dtype : DT_F32;
+  ObjTensor *t = lang_tensor_new(vm, dt, s.ndim, s.shape, false);
+  if (!t) return false;
+  int64_t pos = 0;
+  if (!fill(vm, t, data, 0, &pos)) return false;
+  *out = t;
+  return true;
+}
+
+bool lang_tensor_full(MistVM *vm, DType dt, int ndim, const int64_t *shape, Value v,
+                      ObjTensor **out) {
+  ObjTensor *one;
+  if (!lang_tensor_scalar(vm, dt, v, &one)) return false;
+  bool zero = false;
+  switch (dt) {
+  case DT_BOOL: zero = *(uint8_t *)lang_tensor_ptr(one) == 0; break;
+  case DT_I32: zero = *(int32_t *)lang_tensor_ptr(one) == 0; break;
+  case DT_I64: zero = *(int64_t *)lang_tensor_ptr(one) == 0; break;
+  case DT_F32: {
+    float f = *(float *)lang_tensor_ptr(one);
+    zero = f == 0 && !signbit(f);
+    break;
+  }
+  case DT_F64: {
+    double f = *(double *)lang_tensor_ptr(one);
+    zero = f == 0 && !signbit(f);
+    break;
+  }
+  }
+  ObjTensor *t = lang_tensor_new(vm, dt, ndim, shape, zero);
+  if (!t) return false;
+  if (!zero) copy_raw(t->size >= LANG_ND_PAR_MIN ? lang_tensor_pool(vm) : NULL, t, one);
+  *out = t;
+  return true;
+}
+
+bool lang_tensor_of_value(MistVM *vm, const char *fname, Value v, DType dt, ObjTensor **out) {
+  if (v_is_tensor(v)) {
+    *out = AS_TENSOR(v);
+    return true;
+  }
+  if (v.tag == V_INT || v.tag == V_FLOAT || v.tag == V_BOOL) return lang_tensor_scalar(vm, dt, v, out);
+  if (v_is_obj(v, O_LIST) || v_is_obj(v, O_TUPLE)) return lang_tensor_from_value(vm, fname, v, -1, out);
+  return lang_raise(vm, "TypeError", "%s: expected a tensor or a number, not %s", fname,
+                    lang_type_name(v));
+}
+
+/* ---- indexing ---- */
+
+/* What an index selects: a view V of the tensor (basic indexing done),
+ * and at most one advanced index acting on V's axes [adv, adv + adv_nd):
+ * a list of positions (npos of them, each adv_nd indices, already
+ * bounds-checked and non-negative) whose result axes have shape
+ * res_shape. */
+typedef struct Selection {
+  ObjTensor *view;
+  int adv;                  /* -1: basic indexing only */
+  int adv_nd;
+  int64_t npos;
+  int64_t *pos;             /* npos * adv_nd indices */
+  int res_nd;
+  int64_t res_shape[LANG_TENSOR_MAX_DIMS];
+} Selection;
+
+static bool index_error(MistVM *vm, int64_t i, int axis, int64_t size) {
+  return lang_raise(vm, "IndexError", "index %lld is out of bounds for axis %d with size %lld",
+                    (long long)i, axis, (long long)size);
+}
+
+/* Python's slice clamping (PySlice_AdjustIndices). */
+static bool slice_range(MistVM *vm, const ObjSlice *sl, int64_t len, int64_t *start, int64_t *step,
+                        int64_t *count) {
+  const Value parts[3] = {sl->start, sl->stop, sl->step};
+  for (int i = 0; i < 3; i++)
+    if (parts[i].tag != V_NONE && parts[i].tag != V_INT && parts[i].tag != V_BOOL)
+      return lang_raise(vm, "TypeError", "slice indices must be integers or None, not %s",
+                        lang_type_name(parts[i]));
+#define AS_I(v) ((v).tag == V_BOOL ? (int64_t)(v).b : (v).i)
+  int64_t st = sl->step.tag == V_NONE ? 1 : AS_I(sl->step);
+  if (st == 0) return lang_raise(vm, "ValueError", "slice step cannot be zero");
+  if (st < -INT64_MAX) st = -INT64_MAX;
+  int64_t a, b;
+  if (sl->start.tag == V_NONE) {
+    a = st < 0 ? len - 1 : 0;
+  } else {
+    a = AS_I(sl->start);
+    if (a < 0) {
+      a = a < -len ? (st < 0 ? -1 : 0) : a + len;
+    } else if (a >= len) {
+      a = st < 0 ? len - 1 : len;
+    }
+  }
+  if (sl->stop.tag == V_NONE) {
+    b = st < 0 ? -1 : len;
+  } else {
+    b = AS_I(sl->stop);
+    if (b < 0) {
+      b = b < -len ? (st < 0 ? -1 : 0) : b + len;
+    } else if (b >= len) {
+      b = st < 0 ? len - 1 : len;
+    }
+  }
+#undef AS_I
+  if (st < 0) *count = b < a ? (a - b - 1) / (-st) + 1 : 0;
+  else *count = a < b ? (b - a - 1) / st + 1 : 0;
+  *start = a;
+  *step = st;
+  return true;
+}
+
+typedef enum { IX_INT, IX_SLICE, IX_NONE, IX_ADV } IxKind;
+
+static bool classify(MistVM *vm, Value v, IxKind *k, Value *adv) {
+  if (v.tag == V_INT) {
+    *k = IX_INT;
+    return true;
+  }
+  if (v.tag == V_NONE) {
+    *k = IX_NONE;
+    return true;
+  }
+  if (v_is_obj(v, O_SLICE)) {
+    *k = IX_SLICE;
+    return true;
+  }
+  if (v_is_tensor(v)) {
+    ObjTensor *t = AS_TENSOR(v);
+    if (lang_dtype_is_float(t->dtype))
+      return lang_raise(vm, "IndexError",
+                        "tensors used as indices must hold ints or bools, not %s",
+                        dev_dtype_name(t->dtype));
+    *k = IX_ADV;
+    *adv = v;
+    return true;
+  }
+  if (v_is_obj(v, O_LIST)) {
+    ObjTensor *t;
+    if (AS_SEQ(v)->len == 0) {
+      int64_t zero = 0;
+      t = lang_tensor_new(vm, DT_I64, 1, &zero, false);
+      if (!t) return false;
+    } else if (!lang_tensor_from_value(vm, "index", v, -1, &t)) {
+      return false;
+    }
+    if (lang_dtype_is_float(t->dtype))
+      return lang_raise(vm, "IndexError", "a list used as an index must hold ints or bools");
+    *k = IX_ADV;
+    *adv = v_obj(t);
+    return true;
+  }
+  return lang_raise(vm, "TypeError",
+                    "tensor indices must be ints, slices, None, or int or bool tensors, not %s",
+                    lang_type_name(v));
+}
+
+static bool select_index(MistVM *vm, ObjTensor *t, Value index, Selection *sel) {
+  const Value *items = &index;
+  size_t n = 1;
+  if (v_is_obj(index, O_TUPLE)) {
+    items = AS_SEQ(index)->items;
+    n = AS_SEQ(index)->len;
+  }
+  IxKind kinds[64];
+  Value advs[64];
+  if (n > 64) return lang_raise(vm, "IndexError", "too many indices for a tensor");
+  int consumed = 0, nadv = 0, out_nd = 0;
+  for (size_t i = 0; i < n; i++) {
+    Value v = items[i];
+    if (v_is_tensor(v) && AS_TENSOR(v)->ndim == 0 && AS_TENSOR(v)->dtype != DT_BOOL &&
+        !lang_dtype_is_float(AS_TENSOR(v)->dtype))
+      v = lang_tensor_load(AS_TENSOR(v)->dtype, lang_tensor_ptr(AS_TENSOR(v)));
+    if (v.tag == V_BOOL)
+      return lang_raise(vm, "TypeError", "tensor indices must be ints, slices, None, or int or "
+                                         "bool tensors, not bool");
+    if (!classify(vm, v, &kinds[i], &advs[i])) return false;
+    switch (kinds[i]) {
+    case IX_INT: consumed++; break;
+    case IX_SLICE: consumed++; out_nd++; break;
+    case IX_NONE: out_nd++; break;
+    case IX_ADV: {
+      ObjTensor *a = AS_TENSOR(advs[i]);
+      if (++nadv > 1)
+        return lang_raise(vm, "IndexError", "only one tensor or list may be used in an index");
+      consumed += a->dtype == DT_BOOL ? a->ndim : 1;
+      out_nd++;
+      break;
+    }
+    }
+  }
+  if (consumed > t->ndim)
+    return lang_raise(vm, "IndexError",
+                      "too many indices for tensor: tensor is %d-dimensional, but %d were indexed",
+                      t->ndim, consumed);
+  out_nd += t->ndim - consumed;
+  if (out_nd > LANG_TENSOR_MAX_DIMS)
+    return lang_raise(vm, "IndexError", "the result would have more than %d dimensions",
+                      LANG_TENSOR_MAX_DIMS);
+  int64_t sh[LANG_TENSOR_MAX_DIMS], st[LANG_TENSOR_MAX_DIMS];
+  int64_t off = t->offset;
+  int d = 0, o = 0;
+  sel->adv = -1;
+  ObjTensor *adv = NULL;
+  int adv_axis = 0;
+  for (size_t i = 0; i < n; i++) {
+    switch (kinds[i]) {
+    case IX_INT: {
+      Value v = items[i];
+      int64_t j = v.tag == V_INT ? v.i
+                  : lang_tensor_load(AS_TENSOR(v)->dtype, lang_tensor_ptr(AS_TENSOR(v))).i;
+      int64_t k = j < 0 ? j + t->shape[d] : j;
+      if (k < 0 || k >= t->shape[d]) return index_error(vm, j, d, t->shape[d]);
+      off += k * t->strides[d];
+      d++;
+      break;
+    }
+    case IX_SLICE: {
+      int64_t start = 0, step = 1, count = 0;
+      if (!slice_range(vm, AS_SLICE(items[i]), t->shape[d], &start, &step, &count)) return false;
+      if (count > 0) off += start * t->strides[d];
+      sh[o] = count;
+      st[o] = t->strides[d] * step;
+      o++;
+      d++;
+      break;
+    }
+    case IX_NONE:
+      sh[o] = 1;
+      st[o] = 0;
+      o++;
+      break;
+    case IX_ADV: {
+      adv = AS_TENSOR(advs[i]);
+      int m = adv->dtype == DT_BOOL ? adv->ndim : 1;
+      sel->adv = o;
+      sel->adv_nd = m;
+      adv_axis = d;
+      for (int k = 0; k < m; k++) {
+        sh[o] = t->shape[d];
+        st[o] = t->strides[d];
+        o++;
+        d++;
+      }
+      break;
+    }
+    }
+  }
+  for (; d < t->ndim; d++, o++) {
+    sh[o] = t->shape[d];
+    st[o] = t->strides[d];
+  }
+  sel->view = lang_tensor_view(t, o, sh, st, off);
+  if (!adv) return true;
+
+  /* the positions the advanced index selects */
+  int p = sel->adv, m = sel->adv_nd;
+  if (adv->dtype == DT_BOOL) {
+    for (int k = 0; k < m; k++)
+      if (adv->shape[k] != sh[p + k])
+        return lang_raise(vm, "IndexError",
+                          "boolean index did not match indexed tensor along axis %d; size of axis "
+                          "is %lld but size of corresponding boolean axis is %lld",
+                          adv_axis + k, (long long)sh[p + k], (long long)adv->shape[k]);
+    ObjTensor *mask = lang_tensor_contiguous(vm, adv);
+    if (!mask) return false;
+    const uint8_t *mb = (const uint8_t *)lang_tensor_ptr(mask);
+    int64_t count = 0;
+    for (int64_t i = 0; i < mask->size; i++) count += mb[i] != 0;
+    sel->npos = count;
+    sel->pos = lang_alloc_atomic((size_t)(count * m + 1) * sizeof(int64_t));
+    int64_t idx[LANG_TENSOR_MAX_DIMS] = {0}, q = 0;
+    for (int64_t i = 0; i < mask->size; i++) {
+      if (mb[i])
+        for (int k = 0; k < m; k++) sel->pos[q++] = idx[k];
+      for (int k = m - 1; k >= 0; k--) {
+        if (++idx[k] < mask->shape[k]) break;
+        idx[k] = 0;
+      }
+    }
+    LANG_KEEP(mask);
+    sel->res_nd = 1;
+    sel->res_shape[0] = count;
+  } else {
+    ObjTensor *ix;
+    if (!lang_tensor_astype(vm, adv, DT_I64, &ix)) return false;
+    ix = lang_tensor_contiguous(vm, ix);
+    if (!ix) return false;
+    if (out_nd - 1 + ix->ndim > LANG_TENSOR_MAX_DIMS)
+      return lang_raise(vm, "IndexError", "the result would have more than %d dimensions",
+                        LANG_TENSOR_MAX_DIMS);
+    const int64_t *xb = (const int64_t *)lang_tensor_ptr(ix);
+    sel->npos = ix->size;
+    sel->pos = lang_alloc_atomic((size_t)(ix->size + 1) * sizeof(int64_t));
+    for (int64_t i = 0; i < ix->size; i++) {
+      int64_t j = xb[i], k = j < 0 ? j + sh[p] : j;
+      if (k < 0 || k >= sh[p]) return index_error(vm, j, adv_axis, sh[p]);
+      sel->pos[i] = k;
+    }
+    LANG_KEEP(ix);
+    sel->res_nd = ix->ndim;
+    if (ix->ndim) memcpy(sel->res_shape, ix->shape, (size_t)ix->ndim * sizeof(int64_t));
+  }
+  return true;
+}
+
+/* V with its advanced axes fixed at position number i (a view). */
+static ObjTensor *at_position(const Selection *sel, int64_t i) {
+  const ObjTensor *v = sel->view;
+  int p = sel->adv, m = sel->adv_nd;
+  int64_t sh[LANG_TENSOR_MAX_DIMS], st[LANG_TENSOR_MAX_DIMS], off = v->offset;
+  int o = 0;
+  for (int d = 0; d < v->ndim; d++) {
+    if (d >= p && d < p + m) {
+      off += sel->pos[i * m + (d - p)] * v->strides[d];
+      continue;
+    }
+    sh[o] = v->shape[d];
+    st[o] = v->strides[d];
+    o++;
+  }
+  return lang_tensor_view(v, o, sh, st, off);
+}
+
+/* The shape of an advanced selection's result, with its axes in the
+ * order of the view: before the index, the index's, after it. */
+static int result_shape(const Selection *sel, int64_t *shape, bool flat) {
+  const ObjTensor *v = sel->view;
+  int p = sel->adv, m = sel->adv_nd, o = 0;
+  for (int d = 0; d < p; d++) shape[o++] = v->shape[d];
+  if (flat) {
+    shape[o++] = sel->npos;
+  } else {
+    for (int k = 0; k < sel->res_nd; k++) shape[o++] = sel->res_shape[k];
+  }
+  for (int d = p + m; d < v->ndim; d++) shape[o++] = v->shape[d];
+  return o;
+}
+
+/* The result's slot for position i, in a tensor of the flat result shape. */
+static ObjTensor *slot(const Selection *sel, ObjTensor *flat, int64_t i) {
+  int p = sel->adv;
+  int64_t sh[LANG_TENSOR_MAX_DIMS], st[LANG_TENSOR_MAX_DIMS];
+  int o = 0;
+  for (int d = 0; d < flat->ndim; d++) {
+    if (d == p) continue;
+    sh[o] = flat->shape[d];
+    st[o] = flat->strides[d];
+    o++;
+  }
+  return lang_tensor_view(flat, o, sh, st, flat->offset + i * flat->strides[p]);
+}
+
+bool lang_tensor_getitem(MistVM *vm, ObjTensor *t, Value index, Value *out) {
+  Selection sel;
+  if (!select_index(vm, t, index, &sel)) return false;
+  if (sel.adv < 0) {
+    *out = v_obj(sel.view);
+    return true;
+  }
+  int64_t fsh[LANG_TENSOR_MAX_DIMS], rsh[LANG_TENSOR_MAX_DIMS];
+  int fnd = result_shape(&sel, fsh, true), rnd = result_shape(&sel, rsh, false);
+  ObjTensor *flat = lang_tensor_new(vm, t->dtype, fnd, fsh, false);
+  if (!flat) return false;
+  for (int64_t i = 0; i < sel.npos; i++) {
+    ObjTensor *dst = slot(&sel, flat, i), *src = at_position(&sel, i);
+    if (dst->size == 1) {
+      size_t es = dev_dtype_size(t->dtype);
+      memcpy(lang_tensor_ptr(dst), lang_tensor_ptr(src), es);
+    } else {
+      copy_raw(NULL, dst, src);
+    }
+  }
+  LANG_KEEP(t);
+  int64_t st[LANG_TENSOR_MAX_DIMS];
+  lang_contiguous_strides(rnd, rsh, st);
+  *out = v_obj(lang_tensor_view(flat, rnd, rsh, st, 0));
+  return true;
+}
+
+bool lang_tensor_setitem(MistVM *vm, ObjTensor *t, Value index, Value v, Value *out) {
+  ObjTensor *copy = copy_as(vm, t, t->dtype);
+  if (!copy) return false;
+  Selection sel;
+  if (!select_index(vm, copy, index, &sel)) return false;
+  ObjTensor *val;
+  if (v.tag == V_INT || v.tag == V_FLOAT || v.tag == V_BOOL) {
+    if (!lang_tensor_scalar(vm, t->dtype, v, &val)) return false;
+  } else if (!lang_tensor_of_value(vm, "setitem", v, t->dtype, &val)) {
+    return false;
+  }
+  if (sel.adv < 0) {
+    if (!lang_tensor_copy_into(vm, "setitem", sel.view, val)) return false;
+    *out = v_obj(copy);
+    return true;
+  }
+  int64_t rsh[LANG_TENSOR_MAX_DIMS], fsh[LANG_TENSOR_MAX_DIMS];
+  int rnd = result_shape(&sel, rsh, false), fnd = result_shape(&sel, fsh, true);
+  ObjTensor *b, *flat;
+  if (!lang_tensor_broadcast_to(vm, "setitem", val, rnd, rsh, &b)) return false;
+  if (!lang_tensor_reshape(vm, b, fnd, fsh, &flat)) return false;
+  for (int64_t i = 0; i < sel.npos; i++) copy_raw(NULL, at_position(&sel, i), slot(&sel, flat, i));
+  LANG_KEEP(flat);
+  *out = v_obj(copy);
+  return true;
+}
