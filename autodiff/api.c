@@ -378,6 +378,29 @@ static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
   return true;
 }
 
+/* jacobian and hessian are written in Mist (stdlib/ad.ms), loaded on
+ * first use. */
+static bool call_ad_module(MistVM *vm, const char *name, int argc, const Value *argv, const KwArgs *kw,
+                           Value *out) {
+  ObjModule from = {0};
+  from.obj.kind = O_MODULE;
+  from.path = lang_str(MIST_STDLIB_DIR "/ad.ms");
+  Value m, slot;
+  if (!vm->import || !vm->import(vm, lang_str("ad"), &from, &m)) return false;
+  ObjModule *mod = AS_MODULE(m);
+  if (!lang_dict_get(mod->names, lang_str(name), &slot) || mod->slots[slot.i].tag == V_UNBOUND)
+    return lang_raise(vm, "NameError", "%s is missing from the standard library", name);
+  return vm->call(vm, mod->slots[slot.i], argc, argv, kw, out);
+}
+
+static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  return call_ad_module(vm, "jacobian", argc, argv, kw, out);
+}
+
+static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  return call_ad_module(vm, "hessian", argc, argv, kw, out);
+}
+
 void ad_register(MistVM *vm) {
   vm->ad_J = p_J_hook;
   /* kid(r) = r: the continuation that hands a backpropagator's results
@@ -389,5 +412,7 @@ void ad_register(MistVM *vm) {
   lang_def_builtin(vm, "grad", b_grad, -1, -1);
   lang_def_builtin(vm, "value_and_grad", b_value_and_grad, -1, -1);
   lang_def_builtin(vm, "vjp", b_vjp, -1, -1);
+  lang_def_builtin(vm, "jacobian", b_jacobian, -1, -1);
+  lang_def_builtin(vm, "hessian", b_hessian, -1, -1);
   lang_dict_put(vm->builtins, lang_str("stop_gradient"), ir_prim_value(vm, IR_P_STOP_GRADIENT));
 }

@@ -23,6 +23,8 @@
  * checks the depth and the C stack.
  */
 #include <alloca.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/eval.h"
@@ -73,6 +75,8 @@ typedef struct EvCode {
   int nins;
   const char *name;
   bool traced;        /* a user function or module: shows in tracebacks */
+  bool zero;          /* frames must start zeroed: a slot may be read
+                         before it is written (a forward reference) */
   int *default_fv;    /* for each default: its index among the free variables */
 } EvCode;
 
@@ -144,6 +148,7 @@ typedef struct Comp {
   int32_t *const_slots;
   Value *const_vals;
   bool failed;
+  bool zero;
 } Comp;
 
 static Instr *emit(Comp *c, Op op, IrNode *node) {
@@ -234,9 +239,10 @@ static int operand(Comp *c, IrNode *x, IrNode *at) {
   int s = map_get(&c->slots, x);
   if (s >= 0) return s;
   /* a node not computed yet on this path (a forward reference between
-   * nested functions): its slot reads as Unbound */
+   * nested functions): its slot reads as Unbound, so frames are zeroed */
   s = new_slot(c);
   *map_slot(&c->slots, x, true) = s;
+  c->zero = true;
   return s;
 }
 
@@ -496,6 +502,7 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
   code->nins = c.nins;
   code->name = g->display ? g->display->data : g->name->data;
   code->traced = (g->flags & (IRG_FUNCTION | IRG_MODULE)) != 0;
+  code->zero = c.zero;
   code->default_fv = lang_alloc_atomic((g->ndefaults ? g->ndefaults : 1) * sizeof(int));
   for (int d = 0; d < g->ndefaults; d++) {
     code->default_fv[d] = -1;
@@ -505,8 +512,33 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
   return code;
 }
 
+static const char *op_names[] = {
+  "move", "add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "prim", "call",
+  "tailcall", "callg", "closure", "jump", "jumpifnot", "pmove", "return", "global", "setglobal",
+  "import", "interrupt",
+};
+
+/* MIST_DUMP_CODE=1 in the environment prints each graph's compiled code
+ * to stderr as it is made: the interpreter's view of the IR. */
+static void dump_code(EvCode *c) {
+  fprintf(stderr, "code %s: %d slots, %d params, %d free, %d constants%s\n", c->graph->name->data,
+          c->nslots, c->nparams, c->nfv, c->nconst, c->zero ? ", zeroed" : "");
+  for (int i = 0; i < c->nins; i++) {
+    Instr *in = &c->ins[i];
+    fprintf(stderr, "  %3d %-9s dst=%d a=%d b=%d", i, op_names[in->op], in->dst, in->a, in->b);
+    for (int k = 0; k < in->nargs; k++) fprintf(stderr, "%s%d", k ? "," : " args=", in->args[k]);
+    if (in->op == I_JUMP || in->op == I_JUMPIFNOT) fprintf(stderr, " -> %d", in->target);
+    if (in->graph) fprintf(stderr, " @%s", in->graph->name->data);
+    fprintf(stderr, "\n");
+  }
+}
+
 static EvCode *code_of(MistVM *vm, IrGraph *g) {
-  if (!g->code) g->code = compile(vm, g);
+  if (!g->code) {
+    g->code = compile(vm, g);
+    const char *dump = getenv("MIST_DUMP_CODE");
+    if (dump && *dump == '1') dump_code(g->code);
+  }
   return g->code;
 }
 
@@ -609,9 +641,25 @@ static __attribute__((noinline)) bool enter(MistVM *vm, EvCode *code, const Valu
   if (!stack_ok(vm)) return false;
   int cap = code->nslots;
   Value *frame = alloca(cap * sizeof(Value));
-  memset(frame, 0, cap * sizeof(Value));
+  if (code->zero) memset(frame, 0, cap * sizeof(Value));
   memcpy(frame, args, code->nparams * sizeof(Value));
   memcpy(frame + code->nparams, env, code->nfv * sizeof(Value));
+  vm->depth++;
+  bool ok = exec(vm, code, frame, cap, out);
+  vm->depth--;
+  return ok;
+}
+
+/* Call closure f (with code `code`) on nargs == its parameter count
+ * arguments read straight from the caller's frame slots. */
+static __attribute__((noinline)) bool call_slots(MistVM *vm, ObjFunc *f, EvCode *code, const Value *caller,
+                                                 const int32_t *slots, Value *out) {
+  if (!stack_ok(vm)) return false;
+  int cap = code->nslots;
+  Value *frame = alloca(cap * sizeof(Value));
+  if (code->zero) memset(frame, 0, cap * sizeof(Value));
+  for (int k = 0; k < code->nparams; k++) frame[k] = caller[slots[k]];
+  for (int k = 0; k < code->nfv; k++) frame[code->nparams + k] = f->env[k];
   vm->depth++;
   bool ok = exec(vm, code, frame, cap, out);
   vm->depth--;
@@ -743,14 +791,19 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       break;
     }
     case I_CALL: {
-      Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
       if (vm->interrupt) goto interrupted;
       Value fn = F[in->a];
-      bool ok;
-      if (v_is_obj(fn, O_FUNC)) ok = call_func(vm, AS_FUNC(fn), in->nargs, args, NULL, &F[in->dst]);
-      else ok = ev_call(vm, fn, in->nargs, args, NULL, &F[in->dst]);
-      if (!ok) goto fail;
+      if (v_is_obj(fn, O_FUNC)) {
+        ObjFunc *f = AS_FUNC(fn);
+        EvCode *fc = f->code ? f->code : (f->code = code_of(vm, f->graph));
+        if (fc->nparams == in->nargs) {
+          if (!call_slots(vm, f, fc, frame, in->args, &F[in->dst])) goto fail;
+          break;
+        }
+      }
+      Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
+      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+      if (!ev_call(vm, fn, in->nargs, args, NULL, &F[in->dst])) goto fail;
       break;
     }
     case I_CALLG: {
@@ -790,7 +843,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
         cap = fc->nslots;
         frame = alloca(cap * sizeof(Value));
       }
-      memset(frame, 0, fc->nslots * sizeof(Value));
+      if (fc->zero) memset(frame, 0, fc->nslots * sizeof(Value));
       if (in->nargs == fc->nparams) memcpy(frame, args, in->nargs * sizeof(Value));
       else if (!bind_args(vm, f->graph, fc->name, in->nargs, args, NULL, f->ndefaults, f->defaults, frame))
         goto fail;
