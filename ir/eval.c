@@ -82,6 +82,10 @@ typedef struct EvCode {
 
 typedef struct EvState {
   Value prims[IR_NPRIMS];
+  /* frames replaced by tail calls of user functions, still owed a line
+   * in a traceback: a stack shared by all exec() invocations */
+  TraceEntry *tails;
+  int ntails, captails;
 } EvState;
 
 /* ---- a pointer map for compilation ---- */
@@ -727,6 +731,8 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
   Instr *ins = code->ins;
   int pc = 0;
   int tail_depth = 0;
+  EvState *st = vm->eval;
+  int tail_base = st->ntails;
   Value tmp[16];
   for (;;) {
     Instr *in = &ins[pc++];
@@ -823,6 +829,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
         for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
         if (!ev_call(vm, fn, in->nargs, args, NULL, out)) goto fail;
         vm->depth -= tail_depth;
+        st->ntails = tail_base;
         return true;
       }
       /* replace this frame by the callee's */
@@ -837,6 +844,14 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
         tail_depth++;
         vm->depth++;
         if (!stack_ok(vm)) goto fail;
+        if (code->traced) {
+          if (st->ntails == st->captails) {
+            st->captails = st->captails ? 2 * st->captails : 64;
+            st->tails = lang_realloc(st->tails, st->captails * sizeof *st->tails);
+          }
+          st->tails[st->ntails].span = in->node ? in->node->span : code->graph->span;
+          st->tails[st->ntails++].name = code->name;
+        }
       }
       if (fc->nslots > cap) {
         /* grows at most to the largest frame among the codes reached */
@@ -878,6 +893,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     case I_RETURN:
       *out = F[in->a];
       vm->depth -= tail_depth;
+      st->ntails = tail_base;
       return true;
     case I_GLOBAL: {
       ObjModule *m = in->module;
@@ -905,12 +921,15 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
   }
 interrupted:
   vm->interrupt = 0;
-  vm->depth -= tail_depth;
   lang_raise(vm, "KeyboardInterrupt", "KeyboardInterrupt");
-  return fail_at(vm, code, &ins[pc > 0 ? pc - 1 : 0]);
+  pc = pc > 0 ? pc : 1;
 fail:
   vm->depth -= tail_depth;
-  return fail_at(vm, code, &ins[pc - 1]);
+  fail_at(vm, code, &ins[pc - 1]);
+  /* the frames this one replaced by tail calls, innermost first */
+  for (int i = st->ntails - 1; i >= tail_base; i--) lang_trace_push(vm, st->tails[i].span, st->tails[i].name);
+  st->ntails = tail_base;
+  return false;
 }
 
 bool ev_run_main(MistVM *vm, IrGraph *g, Value *out) {

@@ -103,19 +103,17 @@ void lang_error_clear(MistVM *vm) {
   e->ntrace = 0;
 }
 
+/* Frames are pushed while unwinding, innermost first, so the array is
+ * kept innermost first (an append) and printed backwards. */
 void lang_trace_push(MistVM *vm, Span span, const char *name) {
   MistError *e = &vm->err;
   if (e->ntrace == e->captrace) {
     int cap = e->captrace ? 2 * e->captrace : 8;
-    TraceEntry *t = lang_alloc((size_t)cap * sizeof(TraceEntry));
-    if (e->ntrace) memcpy(t + 1, e->trace, (size_t)e->ntrace * sizeof(TraceEntry));
-    e->trace = t;
+    e->trace = lang_realloc(e->trace, (size_t)cap * sizeof(TraceEntry));
     e->captrace = cap;
-  } else {
-    memmove(e->trace + 1, e->trace, (size_t)e->ntrace * sizeof(TraceEntry));
   }
-  e->trace[0].span = span;
-  e->trace[0].name = name ? name : "?";
+  e->trace[e->ntrace].span = span;
+  e->trace[e->ntrace].name = name ? name : "?";
   e->ntrace++;
 }
 
@@ -166,8 +164,21 @@ ObjStr *lang_error_render(MistVM *vm) {
   }
   if (e->ntrace > 0) {
     sb_adds(&sb, "Traceback (innermost last):\n");
-    for (int i = 0; i < e->ntrace; i++) {
+    /* as Python does, a line repeated more than three times in a row
+     * (runaway recursion) is shown three times and counted */
+    int repeats = 0;
+    for (int i = e->ntrace - 1; i >= 0; i--) {
       TraceEntry *t = &e->trace[i];
+      bool same = i < e->ntrace - 1 && t->span.file == t[1].span.file && t->span.line == t[1].span.line &&
+                  t->span.col == t[1].span.col && strcmp(t->name, t[1].name) == 0;
+      repeats = same ? repeats + 1 : 0;
+      if (repeats >= 3) {
+        if (i > 0 && t->span.line == t[-1].span.line && t->span.col == t[-1].span.col &&
+            t->span.file == t[-1].span.file && strcmp(t->name, t[-1].name) == 0)
+          continue;
+        sb_printf(&sb, "  [Previous line repeated %d more time%s]\n", repeats - 2, repeats - 2 == 1 ? "" : "s");
+        continue;
+      }
       if (t->span.file < 0)
         sb_printf(&sb, "  <unknown> in %s\n", t->name);
       else

@@ -50,7 +50,7 @@ typedef struct MistError {
   Span span;          /* span_none() until someone knows where */
   bool incomplete;    /* a syntax error at end of input: the REPL asks for more */
   int ntrace, captrace;
-  TraceEntry *trace;  /* outermost first */
+  TraceEntry *trace;  /* innermost first (pushed while unwinding) */
 } MistError;
 
 typedef void (*MistWriteFn)(void *user, const char *text, size_t len);
