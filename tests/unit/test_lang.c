@@ -1703,8 +1703,9 @@ START_TEST(test_error_render) {
   lang_raise(vm, "RecursionError", "deep");
   for (int i = 0; i < 100; i++) lang_trace_push(vm, (Span){f, 1, 1, 1}, i == 99 ? "outer" : "inner");
   ck_assert_int_eq(vm->err.ntrace, 100);
-  ck_assert_str_eq(vm->err.trace[0].name, "outer");
-  ck_assert_str_eq(vm->err.trace[99].name, "inner");
+  /* kept innermost first, as pushed while unwinding */
+  ck_assert_str_eq(vm->err.trace[0].name, "inner");
+  ck_assert_str_eq(vm->err.trace[99].name, "outer");
   /* a long message */
   char big[1000];
   memset(big, 'm', sizeof big - 1);
