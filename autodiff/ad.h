@@ -13,6 +13,12 @@
  * rule. */
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g);
 
+/* The forward-mode transform of g taken as a root: F(g)(tans, p1..pn)
+ * returns (value, tangent), where tans is a tuple of the parameters'
+ * tangents.  Made once per graph. */
+IrGraph *ad_forward(MistVM *vm, IrGraph *g);
+bool ad_F_value(MistVM *vm, Value v, Value *out);
+
 /* J of a value: closures become closures of their transformed graphs
  * (over J of their captured values); other values are themselves. */
 bool ad_J_value(MistVM *vm, Value v, Value *out);

@@ -378,6 +378,32 @@ static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
   return true;
 }
 
+/* jvp(f, xs, ts) -> (f(*xs), tangent of the output along ts) */
+static bool b_jvp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 3 || (kw && kw->n)) return lang_raise(vm, "TypeError", "jvp() takes a function, a tuple of arguments and a tuple of tangents");
+  Value xs = argv[1], ts = argv[2];
+  if (!(v_is_obj(xs, O_TUPLE) || v_is_obj(xs, O_LIST)) || !(v_is_obj(ts, O_TUPLE) || v_is_obj(ts, O_LIST)))
+    return lang_raise(vm, "TypeError", "jvp: the arguments and their tangents must be given as tuples");
+  ObjSeq *x = AS_SEQ(xs), *t = AS_SEQ(ts);
+  if (x->len != t->len)
+    return lang_raise(vm, "ValueError", "jvp: %zu arguments but %zu tangents", x->len, t->len);
+  Value ff;
+  if (!ad_F_value(vm, argv[0], &ff)) return false;
+  Value *args = lang_alloc((x->len + 1) * sizeof *args);
+  ObjSeq *tt = lang_tuple_new(t->len);
+  memcpy(tt->items, t->items, t->len * sizeof(Value));
+  args[0] = v_obj(tt);
+  memcpy(args + 1, x->items, x->len * sizeof(Value));
+  Value r;
+  if (!vm->call(vm, ff, (int)x->len + 1, args, NULL, &r)) return false;
+  Value y = AS_SEQ(r)->items[0], ty = AS_SEQ(r)->items[1];
+  if (ty.tag == V_NONE && !ev_prim_fn(IR_P_ZEROS_LIKE)(vm, 1, &y, NULL, &ty)) return false;
+  *out = lang_tuple_of(2, y, ty);
+  return true;
+}
+
+static bool p_F_hook(MistVM *vm, Value v, Value *out) { return ad_F_value(vm, v, out); }
+
 /* jacobian and hessian are written in Mist (stdlib/ad.ms), loaded on
  * first use. */
 static bool call_ad_module(MistVM *vm, const char *name, int argc, const Value *argv, const KwArgs *kw,
@@ -413,6 +439,8 @@ void ad_register(MistVM *vm) {
   lang_def_builtin(vm, "value_and_grad", b_value_and_grad, -1, -1);
   lang_def_builtin(vm, "vjp", b_vjp, -1, -1);
   lang_def_builtin(vm, "jacobian", b_jacobian, -1, -1);
+  lang_def_builtin(vm, "jvp", b_jvp, -1, -1);
+  vm->ad_F = p_F_hook;
   lang_def_builtin(vm, "hessian", b_hessian, -1, -1);
   lang_dict_put(vm->builtins, lang_str("stop_gradient"), ir_prim_value(vm, IR_P_STOP_GRADIENT));
 }

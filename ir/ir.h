@@ -96,6 +96,7 @@ struct IrGraph {
   /* autodiff: the reverse-mode transform of g taken as a root (its free
    * variables become parameters of jenv, in g->fv order), made once */
   struct IrGraph *jroot;
+  struct IrGraph *froot;   /* the forward-mode transform of g as a root */
   /* for a transform: the graph it transforms, and for each of its free
    * variables (in fv order) the node of jsource it stands for */
   struct IrGraph *jsource;

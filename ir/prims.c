@@ -644,6 +644,36 @@ PRIM_FN(p_no_derivative) {
                     v_is_obj(argv[1], O_STR) ? AS_STR(argv[1])->data : "this operation");
 }
 
+PRIM_FN(p_tan_item) {
+  Value t = argv[0];
+  *out = v_none();
+  if (t.tag == V_NONE) return true;
+  if (t.tag == V_OBJ && (t.o->kind == O_TUPLE || t.o->kind == O_LIST) && argv[1].tag == V_INT) {
+    ObjSeq *s = AS_SEQ(t);
+    int64_t i = argv[1].i;
+    if (i >= 0 && i < (int64_t)s->len) *out = s->items[i];
+    return true;
+  }
+  return p_sens_item(vm, argc, argv, kw, out);
+}
+
+PRIM_FN(p_tan_tuple) {
+  Value t = argv[0];
+  if (v_is_obj(t, O_LIST)) {
+    ObjSeq *l = AS_SEQ(t), *r = lang_tuple_new(l->len);
+    memcpy(r->items, l->items, l->len * sizeof(Value));
+    *out = v_obj(r);
+    return true;
+  }
+  *out = t;
+  return true;
+}
+
+PRIM_FN(p_F) {
+  if (!vm->ad_F) return lang_raise(vm, "TypeError", "forward-mode differentiation is not available");
+  return vm->ad_F(vm, argv[0], out);
+}
+
 #define p_global p_needs_context
 #define p_set_global p_needs_context
 #define p_import p_needs_context
@@ -667,7 +697,8 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_SENS_LIKE] = p_sens_like, [IR_P_SEED] = p_seed, [IR_P_ZEROS_LIKE] = p_zeros_like,
   [IR_P_STOP_GRADIENT] = p_stop_gradient, [IR_P_CHECK_DIFF] = p_check_diff,
   [IR_P_SENS_WITHOUT] = p_sens_without, [IR_P_BP_CALL_J] = p_bp_call_j, [IR_P_JINV_ENV] = p_jinv_env,
-  [IR_P_NO_DERIVATIVE] = p_no_derivative,
+  [IR_P_NO_DERIVATIVE] = p_no_derivative, [IR_P_TAN_ITEM] = p_tan_item, [IR_P_TAN_TUPLE] = p_tan_tuple,
+  [IR_P_F] = p_F,
 };
 
 BuiltinFn ev_prim_fn(IrPrim p) { return prim_fns[p]; }

@@ -85,6 +85,7 @@ struct MistVM {
   /* the reverse-mode transform of a value (autodiff/), for primitive J */
   bool (*ad_J)(MistVM *vm, Value v, Value *out);
   Value ad_kid;           /* autodiff: the identity continuation, a closure */
+  bool (*ad_F)(MistVM *vm, Value v, Value *out);   /* forward mode, for primitive F */
   /* `import name` from module `from`: set by the API, which owns the
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);

@@ -1,0 +1,444 @@
+/* forward.c: forward-mode automatic differentiation (jvp) as a graph
+ * transformation of its own.
+ *
+ * For a graph G(p1..pn) the transform makes FG(tans, p1..pn): the same
+ * computation, with every node y paired with a node for its tangent ty,
+ * returning (value, tangent).  `tans` is a tuple of the parameters'
+ * tangents (None, or shorter than n, means zero for the rest), so
+ * parameters with default values still work.  None is a zero tangent.
+ *
+ * No backward pass means no continuations: a tail call stays a plain
+ * tail call and loops run in constant stack.  Function values become
+ * transformed functions; a closure's tangent travels inside it, as the
+ * tangents of the values it captured are free variables of its
+ * transform, next to the values.
+ *
+ * Tangent rules: arithmetic and math builtins in stdlib/ad_rules.ms
+ * (F_name(x, tx, y, ty...) returns (value, tangent)); structural
+ * primitives here, where the tangent follows the structure.
+ */
+#include <string.h>
+
+#include "autodiff/ad.h"
+#include "autodiff/map.h"
+#include "ir/eval.h"
+
+typedef struct Fw {
+  MistVM *vm;
+  IrUnit *u;
+  Map val;             /* original node -> its value in the transform */
+  Map tan;             /* original node -> its tangent */
+  Map fg;              /* original graph -> its transform */
+  IrGraph **work;
+  int nwork, capwork;
+  ObjModule *rules;
+  IrGraph *envg;
+  bool failed;
+} Fw;
+
+static IrNode *knone(Fw *w) { return ir_const(w->u, v_none(), span_none()); }
+static IrNode *kint(Fw *w, int64_t i) { return ir_const(w->u, v_int(i), span_none()); }
+
+static IrNode *prim(Fw *w, IrGraph *g, IrPrim p, Span sp, int n, ...) {
+  IrNode *args[8];
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) args[i] = va_arg(ap, IrNode *);
+  va_end(ap);
+  return ir_prim_applyv(w->u, g, p, sp, n, args);
+}
+
+static void queue(Fw *w, IrGraph *h) {
+  if (w->nwork == w->capwork) {
+    w->capwork = w->capwork ? 2 * w->capwork : 16;
+    w->work = lang_realloc(w->work, w->capwork * sizeof *w->work);
+  }
+  w->work[w->nwork++] = h;
+}
+
+static const char *fname(IrGraph *h) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "F.%s", h->name->data);
+  return sb.data;
+}
+
+/* The transform of h: params (tans, p1'..pn'); parameter tangents are
+ * read from tans at the top of the body. */
+static IrGraph *fgraph(Fw *w, IrGraph *h) {
+  IrGraph *f = map_get(&w->fg, h);
+  if (f) return f;
+  IrGraph *parent = h->parent ? map_get(&w->fg, h->parent) : NULL;
+  f = ir_graph_new(w->u, fname(h), parent ? parent : w->envg, h->flags & ~IRG_MODULE, h->span);
+  f->display = h->display;
+  f->module = h->module;
+  f->jsource = h;
+  map_put(&w->fg, h, f);
+  IrNode *tans = ir_param(w->u, f, lang_str("tans"), h->span);
+  for (int i = 0; i < h->nparams; i++) {
+    map_put(&w->val, h->params[i], ir_param(w->u, f, h->params[i]->name, h->params[i]->span));
+    IrNode *t = prim(w, f, IR_P_TAN_ITEM, h->params[i]->span, 2, tans, kint(w, i));
+    if (h->params[i]->name) {
+      StrBuf sb;
+      sb_init(&sb);
+      sb_printf(&sb, "t%s", h->params[i]->name->data);
+      t->name = lang_str(sb.data);
+    }
+    map_put(&w->tan, h->params[i], t);
+  }
+  queue(w, h);
+  return f;
+}
+
+static Value rule_for(Fw *w, const char *name) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "F_%s", name);
+  Value slot;
+  if (w->rules && w->rules->names && lang_dict_get(w->rules->names, lang_str(sb.data), &slot) &&
+      w->rules->slots[slot.i].tag != V_UNBOUND)
+    return w->rules->slots[slot.i];
+  return v_unbound();
+}
+
+/* The value of input x in the transform of graph g (emitting into g). */
+static IrNode *val(Fw *w, IrNode *x, IrGraph *g) {
+  if (x->kind == IR_CONST) {
+    IrGraph *h = ir_node_graph(x);
+    if (h) return ir_const_graph(w->u, fgraph(w, h), x->span);
+    if (v_is_obj(x->value, O_FUNC) || v_is_obj(x->value, O_BUILTIN)) return prim(w, g, IR_P_F, x->span, 1, x);
+    return x;
+  }
+  IrNode *v = map_get(&w->val, x);
+  if (!v) {
+    w->failed = true;
+    lang_raise_at(w->vm, x->span, "TypeError", "internal error: no forward value for a node");
+    return knone(w);
+  }
+  return v;
+}
+
+static IrNode *tangent(Fw *w, IrNode *x) {
+  if (x->kind == IR_CONST) return knone(w);
+  IrNode *t = map_get(&w->tan, x);
+  return t ? t : knone(w);
+}
+
+static void set(Fw *w, IrNode *y, IrNode *v, IrNode *t) {
+  if (v->kind == IR_APPLY && !v->name) v->name = y->name;
+  if (t->kind == IR_APPLY && !t->name && y->name) {
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "t%s", y->name->data);
+    t->name = lang_str(sb.data);
+  }
+  map_put(&w->val, y, v);
+  map_put(&w->tan, y, t);
+}
+
+/* t = callee(args); value t[0], tangent t[1] */
+static void pair(Fw *w, IrGraph *g, IrNode *y, IrNode *callee, int n, IrNode **args) {
+  IrNode **in = lang_alloc((n + 1) * sizeof *in);
+  in[0] = callee;
+  memcpy(in + 1, args, n * sizeof *args);
+  IrNode *t = ir_apply(w->u, g, n + 1, in, y->span);
+  set(w, y, prim(w, g, IR_P_GETITEM, y->span, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, y->span, 2, t, kint(w, 1)));
+}
+
+/* A call of a function value or graph: f'((ta...), a...) */
+static IrNode *call_args(Fw *w, IrGraph *g, IrNode *y, int from, IrNode **args) {
+  int n = y->nin - from;
+  IrNode **ts = lang_alloc((n ? n : 1) * sizeof *ts);
+  for (int j = 0; j < n; j++) {
+    args[j + 1] = val(w, y->in[from + j], g);
+    ts[j] = tangent(w, y->in[from + j]);
+  }
+  args[0] = ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, y->span, n, ts);
+  return args[0];
+}
+
+static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
+  IrNode *y = h->nodes[i];
+  Span sp = y->span;
+  int p = ir_node_prim(y);
+  int nargs = y->nin - 1;
+  IrNode **a = lang_alloc((2 * nargs + 2) * sizeof *a);
+  IrNode **in = y->in;
+  if (p >= 0) {
+    for (int j = 0; j < nargs; j++) a[j] = val(w, in[j + 1], g);
+    IrNode *v, *t;
+    switch (p) {
+    case IR_P_GLOBAL:
+      v = prim(w, g, IR_P_F, sp, 1, prim(w, g, IR_P_GLOBAL, sp, 1, in[1]));
+      set(w, y, v, knone(w));
+      return;
+    case IR_P_STOP_GRADIENT: set(w, y, a[0], knone(w)); return;
+    case IR_P_CHECK_BOUND:
+    case IR_P_CHECK_DIFF:
+      set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), tangent(w, in[1]));
+      return;
+    case IR_P_MAKE_TUPLE:
+    case IR_P_MAKE_LIST: {
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      IrNode **ts = lang_alloc((nargs ? nargs : 1) * sizeof *ts);
+      for (int j = 0; j < nargs; j++) ts[j] = tangent(w, in[j + 1]);
+      set(w, y, v, ir_prim_applyv(w->u, g, p, sp, nargs, ts));
+      return;
+    }
+    case IR_P_MAKE_DICT: {
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      IrNode **ts = lang_alloc((nargs ? nargs : 1) * sizeof *ts);
+      for (int j = 0; j < nargs; j++) ts[j] = j % 2 == 0 ? a[j] : tangent(w, in[j + 1]);
+      set(w, y, v, ir_prim_applyv(w->u, g, p, sp, nargs, ts));
+      return;
+    }
+    case IR_P_GETITEM:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_SENS_ITEM, sp, 2, tangent(w, in[1]), a[1]));
+      return;
+    case IR_P_SETITEM:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      t = prim(w, g, IR_P_GADD, sp, 2, prim(w, g, IR_P_SENS_WITHOUT, sp, 2, tangent(w, in[1]), a[1]),
+               prim(w, g, IR_P_SENS_AT, sp, 3, a[0], a[1], tangent(w, in[3])));
+      set(w, y, v, t);
+      return;
+    case IR_P_UNPACK:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_TAN_TUPLE, sp, 1, tangent(w, in[1])));
+      return;
+    case IR_P_ITER_SEQ:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_SENS_LIKE, sp, 2, v, tangent(w, in[1])));
+      return;
+    case IR_P_SWITCH:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_SWITCH, sp, 3, a[0], tangent(w, in[2]), tangent(w, in[3])));
+      return;
+    case IR_P_GADD:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_GADD, sp, 2, tangent(w, in[1]), tangent(w, in[2])));
+      return;
+    /* linear in their sensitivity argument: the tangent is the same
+     * operation on tangents */
+    case IR_P_ENV_GET:
+    case IR_P_SENS_ITEM:
+    case IR_P_SENS_WITHOUT:
+    case IR_P_TAN_ITEM:
+    case IR_P_TAN_TUPLE:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      a[0] = tangent(w, in[1]);
+      set(w, y, v, ir_prim_applyv(w->u, g, p, sp, nargs, a));
+      return;
+    case IR_P_ENV_SET:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_ENV_SET, sp, 3, tangent(w, in[1]), a[1], tangent(w, in[3])));
+      return;
+    case IR_P_SENS_AT:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_SENS_AT, sp, 3, a[0], a[1], tangent(w, in[3])));
+      return;
+    case IR_P_SENS_LIKE:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_SENS_LIKE, sp, 2, a[0], tangent(w, in[2])));
+      return;
+    case IR_P_CALL_KW:
+    case IR_P_CALL_METHOD:
+    case IR_P_GETATTR:
+    case IR_P_J:
+    case IR_P_BP_CALL:
+    case IR_P_BP_CALL_J: {
+      /* computed on the values; a tangent reaching them is an error */
+      StrBuf sb;
+      sb_init(&sb);
+      if (p == IR_P_CALL_METHOD || p == IR_P_GETATTR)
+        sb_printf(&sb, "through .%s (line %d) in forward mode: not supported yet", AS_STR(in[2]->value)->data, sp.line);
+      else
+        sb_printf(&sb, "through %s (line %d) in forward mode: not supported yet", ir_prims[p].name, sp.line);
+      for (int j = 1; j < y->nin; j++)
+        if (in[j]->kind != IR_CONST)
+          prim(w, g, IR_P_NO_DERIVATIVE, sp, 2, tangent(w, in[j]), ir_const(w->u, v_obj(lang_str(sb.data)), sp));
+      set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), knone(w));
+      return;
+    }
+    default: {
+      Value rule = (ir_prims[p].flags & P_DIFF) ? rule_for(w, ir_prims[p].name) : v_unbound();
+      if (rule.tag == V_UNBOUND) {
+        if (ir_prims[p].flags & P_DIFF) {
+          w->failed = true;
+          lang_raise_at(w->vm, sp, "TypeError", "no tangent rule for the primitive %s", ir_prims[p].name);
+          return;
+        }
+        set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), knone(w));
+        return;
+      }
+      IrNode **ra = lang_alloc((2 * nargs + 1) * sizeof *ra);
+      for (int j = 0; j < nargs; j++) {
+        ra[2 * j] = a[j];
+        ra[2 * j + 1] = tangent(w, in[j + 1]);
+      }
+      pair(w, g, y, ir_const(w->u, rule, sp), 2 * nargs, ra);
+      return;
+    }
+    }
+  }
+  IrNode *callee = in[0];
+  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
+    ObjBuiltin *b = AS_BUILTIN(callee->value);
+    Value rule = rule_for(w, b->name);
+    if (rule.tag != V_UNBOUND) {
+      IrNode **ra = lang_alloc((2 * nargs + 1) * sizeof *ra);
+      for (int j = 0; j < nargs; j++) {
+        ra[2 * j] = val(w, in[j + 1], g);
+        ra[2 * j + 1] = tangent(w, in[j + 1]);
+      }
+      pair(w, g, y, ir_const(w->u, rule, sp), 2 * nargs, ra);
+    } else {
+      for (int j = 0; j < nargs; j++) a[j] = val(w, in[j + 1], g);
+      IrNode **ci = lang_alloc((nargs + 1) * sizeof *ci);
+      ci[0] = callee;
+      memcpy(ci + 1, a, nargs * sizeof *a);
+      set(w, y, ir_apply(w->u, g, nargs + 1, ci, sp), knone(w));
+    }
+    return;
+  }
+  /* a graph or a function value */
+  IrNode **ca = lang_alloc((nargs + 2) * sizeof *ca);
+  call_args(w, g, y, 1, ca + 1);
+  ca[0] = val(w, callee, g);
+  IrNode *t = ir_apply(w->u, g, nargs + 2, ca, sp);
+  if (tail) {
+    g->ret = t;
+    map_put(&w->val, y, t);
+    return;
+  }
+  set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
+}
+
+static void fill(Fw *w, IrGraph *h) {
+  IrGraph *g = map_get(&w->fg, h);
+  int n = h->nnodes;
+  IrNode *last = n ? h->nodes[n - 1] : NULL;
+  bool tail = last && h->ret == last && !(last->in[0]->kind == IR_CONST && v_is_obj(last->in[0]->value, O_BUILTIN));
+  for (int i = 0; i < n && !w->failed; i++) step(w, h, g, i, tail && i == n - 1);
+  if (w->failed || (tail && g->ret)) return;
+  IrNode *r = h->ret ? h->ret : knone(w);
+  g->ret = prim(w, g, IR_P_MAKE_TUPLE, h->span, 2, val(w, r, g), tangent(w, r));
+}
+
+static bool load_rules(Fw *w) {
+  MistVM *vm = w->vm;
+  if (!vm->import) return true;
+  ObjModule from = {0};
+  from.obj.kind = O_MODULE;
+  from.path = lang_str(MIST_STDLIB_DIR "/ad_rules.ms");
+  Value m;
+  if (!vm->import(vm, lang_str("ad_rules"), &from, &m)) return false;
+  w->rules = v_is_obj(m, O_MODULE) ? AS_MODULE(m) : NULL;
+  return true;
+}
+
+/* The forward transform of g as a root: its free variables become pairs
+ * of parameters (value, tangent) of an environment graph, in g->fv
+ * order. */
+IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
+  if (g->froot) return g->froot;
+  Fw w = {0};
+  w.vm = vm;
+  w.u = ir_unit_new();
+  if (!load_rules(&w)) return NULL;
+  ir_free_vars(g);
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "F.%s.env", g->name->data);
+  w.envg = ir_graph_new(w.u, sb.data, NULL, 0, g->span);
+  w.envg->module = g->module;
+  w.envg->ret = knone(&w);
+  for (int i = 0; i < g->nfv; i++) {
+    map_put(&w.val, g->fv[i], ir_param(w.u, w.envg, g->fv[i]->name, g->fv[i]->span));
+    map_put(&w.tan, g->fv[i], ir_param(w.u, w.envg, NULL, g->fv[i]->span));
+  }
+  IrGraph *fg = fgraph(&w, g);
+  for (int i = 0; i < w.nwork && !w.failed; i++) fill(&w, w.work[i]);
+  if (w.failed) return NULL;
+  for (int i = 0; i < w.nwork; i++) {
+    IrGraph *h = w.work[i], *fh = map_get(&w.fg, h);
+    if (!h->ndefaults) continue;
+    fh->ndefaults = h->ndefaults;
+    fh->defaults = lang_alloc(h->ndefaults * sizeof *fh->defaults);
+    for (int d = 0; d < h->ndefaults; d++) {
+      IrNode *x = h->defaults[d];
+      IrNode *m = x->kind == IR_CONST ? x : map_get(&w.val, x);
+      fh->defaults[d] = m ? m : x;
+    }
+  }
+#ifndef NDEBUG
+  if (!ir_verify_unit(vm, w.u)) return NULL;
+#endif
+  g->froot = fg;
+  return fg;
+}
+
+/* A builtin called in a transformed program: (tans, args...): its rule
+ * F_name if it has one, else its value with a zero tangent. */
+static bool fwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  ObjBuiltin *self = vm->callee;
+  Value *info = self->data;   /* {builtin, rule} */
+  if (kw && kw->n) return lang_raise(vm, "TypeError", "cannot differentiate a call of %s with keyword arguments yet", self->name);
+  int n = argc - 1;
+  if (info[1].tag != V_UNBOUND) {
+    Value *ra = lang_alloc((2 * n + 1) * sizeof *ra);
+    Value tans = argv[0];
+    for (int j = 0; j < n; j++) {
+      Value idx[2] = {tans, v_int(j)};
+      ra[2 * j] = argv[j + 1];
+      if (!ev_prim_fn(IR_P_TAN_ITEM)(vm, 2, idx, NULL, &ra[2 * j + 1])) return false;
+    }
+    return vm->call(vm, info[1], 2 * n, ra, NULL, out);
+  }
+  Value y;
+  if (!vm->call(vm, info[0], n, argv + 1, NULL, &y)) return false;
+  *out = lang_tuple_of(2, y, v_none());
+  return true;
+}
+
+/* F of a value: closures become closures of their forward transforms,
+ * captured values paired with zero tangents. */
+bool ad_F_value(MistVM *vm, Value v, Value *out) {
+  if (v_is_obj(v, O_BUILTIN)) {
+    ObjBuiltin *b = AS_BUILTIN(v);
+    if (b->fn == fwrap_fn) {
+      *out = v;
+      return true;
+    }
+    Fw w = {0};
+    w.vm = vm;
+    if (!load_rules(&w)) return false;
+    Value *info = lang_alloc(2 * sizeof *info);
+    info[0] = v;
+    info[1] = rule_for(&w, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
+    ObjBuiltin *wb = lang_builtin_new(b->name, fwrap_fn, -1, -1);
+    wb->data = info;
+    *out = v_obj(wb);
+    return true;
+  }
+  if (v_is_obj(v, O_FUNC)) {
+    ObjFunc *f = AS_FUNC(v);
+    IrGraph *fg = ad_forward(vm, f->graph);
+    if (!fg) return false;
+    IrGraph *envg = fg->parent;
+    ir_free_vars(fg);
+    Value *env = lang_alloc((fg->nfv ? fg->nfv : 1) * sizeof *env);
+    for (int k = 0; k < fg->nfv; k++) {
+      int i = 0;
+      while (i < envg->nparams && envg->params[i] != fg->fv[k]) i++;
+      if (i == envg->nparams)
+        return lang_raise(vm, "TypeError", "internal error: free variable of F(%s)", f->graph->name->data);
+      env[k] = v_none();   /* a tangent parameter (odd position) is zero */
+      if (i % 2 == 0 && i / 2 < f->nenv && !ad_F_value(vm, f->env[i / 2], &env[k])) return false;
+    }
+    *out = v_obj(ev_closure(vm, fg, env));
+    return true;
+  }
+  *out = v;
+  return true;
+}
