@@ -483,6 +483,46 @@ static void emit_body(Comp *c, IrGraph *g, Mode mode, int dst) {
   }
 }
 
+/* Renumber slots so the constants sit together right after the
+ * parameters and free variables: a frame is then filled by copying one
+ * block. */
+static void group_constants(Comp *c, int nfixed) {
+  int *map = lang_alloc_atomic((c->nslots ? c->nslots : 1) * sizeof *map);
+  for (int i = 0; i < c->nslots; i++) map[i] = -1;
+  for (int i = 0; i < nfixed; i++) map[i] = i;
+  int next = nfixed;
+  for (int k = 0; k < c->nconst; k++) map[c->const_slots[k]] = next++;
+  for (int i = 0; i < c->nslots; i++)
+    if (map[i] < 0) map[i] = next++;
+#define R(x) ((x) = (x) >= 0 ? map[(x)] : (x))
+  for (int i = 0; i < c->nins; i++) {
+    Instr *in = &c->ins[i];
+    switch ((Op)in->op) {
+    case I_JUMP: case I_INTERRUPT: break;
+    case I_GLOBAL: case I_IMPORT: R(in->dst); break;
+    case I_SETGLOBAL: R(in->dst); R(in->a); break;
+    case I_CALLG:
+      R(in->dst);
+      for (int k = 0; k < in->b; k++) R(in->dsts[k]);
+      for (int k = 0; k < in->nargs; k++) R(in->args[k]);
+      break;
+    case I_PMOVE:
+      for (int k = 0; k < in->nargs; k++) {
+        R(in->args[k]);
+        R(in->dsts[k]);
+      }
+      break;
+    default:
+      R(in->dst);
+      R(in->a);
+      R(in->b);
+      for (int k = 0; k < in->nargs; k++) R(in->args[k]);
+    }
+  }
+#undef R
+  for (int k = 0; k < c->nconst; k++) c->const_slots[k] = nfixed + k;
+}
+
 static EvCode *compile(MistVM *vm, IrGraph *g) {
   Comp c = {0};
   c.vm = vm;
@@ -493,6 +533,7 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
   for (int i = 0; i < g->nparams; i++) *map_slot(&c.slots, g->params[i], true) = new_slot(&c);
   for (int i = 0; i < g->nfv; i++) *map_slot(&c.slots, g->fv[i], true) = new_slot(&c);
   emit_body(&c, g, M_RETURN, -1);
+  group_constants(&c, g->nparams + g->nfv);
 
   EvCode *code = lang_alloc(sizeof *code);
   code->graph = g;
@@ -662,8 +703,9 @@ static __attribute__((noinline)) bool call_slots(MistVM *vm, ObjFunc *f, EvCode 
   int cap = code->nslots;
   Value *frame = alloca(cap * sizeof(Value));
   if (code->zero) memset(frame, 0, cap * sizeof(Value));
-  for (int k = 0; k < code->nparams; k++) frame[k] = caller[slots[k]];
-  for (int k = 0; k < code->nfv; k++) frame[code->nparams + k] = f->env[k];
+  int np = code->nparams, nfv = code->nfv;
+  for (int k = 0; k < np; k++) frame[k] = caller[slots[k]];
+  for (int k = 0; k < nfv; k++) frame[np + k] = f->env[k];
   vm->depth++;
   bool ok = exec(vm, code, frame, cap, out);
   vm->depth--;
@@ -726,49 +768,86 @@ static inline bool truthy_fast(MistVM *vm, Value v, bool *t) {
 
 #define F frame
 
+static inline void load_constants(EvCode *code, Value *frame) {
+  Value *dst = frame + code->nparams + code->nfv;
+  const Value *src = code->const_vals;
+  for (int i = 0, n = code->nconst; i < n; i++) dst[i] = src[i];
+}
+
 static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
-  for (int i = 0; i < code->nconst; i++) frame[code->const_slots[i]] = code->const_vals[i];
+  load_constants(code, frame);
   Instr *ins = code->ins;
   int pc = 0;
   int tail_depth = 0;
   EvState *st = vm->eval;
   int tail_base = st->ntails;
   Value tmp[16];
-  for (;;) {
-    Instr *in = &ins[pc++];
-    switch ((Op)in->op) {
-    case I_MOVE: F[in->dst] = F[in->a]; break;
-    case I_ADD: {
+  /* threaded dispatch: each instruction jumps straight to the next one's code */
+  static void *const labels[] = {
+    [I_MOVE] = &&L_I_MOVE,
+    [I_ADD] = &&L_I_ADD,
+    [I_SUB] = &&L_I_SUB,
+    [I_MUL] = &&L_I_MUL,
+    [I_LT] = &&L_I_LT,
+    [I_LE] = &&L_I_LE,
+    [I_GT] = &&L_I_GT,
+    [I_GE] = &&L_I_GE,
+    [I_EQ] = &&L_I_EQ,
+    [I_NE] = &&L_I_NE,
+    [I_GETITEM] = &&L_I_GETITEM,
+    [I_PRIM] = &&L_I_PRIM,
+    [I_CALL] = &&L_I_CALL,
+    [I_TAILCALL] = &&L_I_TAILCALL,
+    [I_CALLG] = &&L_I_CALLG,
+    [I_CLOSURE] = &&L_I_CLOSURE,
+    [I_JUMP] = &&L_I_JUMP,
+    [I_JUMPIFNOT] = &&L_I_JUMPIFNOT,
+    [I_PMOVE] = &&L_I_PMOVE,
+    [I_RETURN] = &&L_I_RETURN,
+    [I_GLOBAL] = &&L_I_GLOBAL,
+    [I_SETGLOBAL] = &&L_I_SETGLOBAL,
+    [I_IMPORT] = &&L_I_IMPORT,
+    [I_INTERRUPT] = &&L_I_INTERRUPT,
+  };
+#define NEXT                        \
+  do {                              \
+    in = &ins[pc++];                \
+    goto *labels[in->op];           \
+  } while (0)
+  Instr *in;
+  NEXT;
+    L_I_MOVE: F[in->dst] = F[in->a]; NEXT;
+    L_I_ADD: {
       Value a = F[in->a], b = F[in->b];
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_add_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f + b.f);
       else if (!lang_arith(vm, OP_ADD, a, b, &F[in->dst])) goto fail;
-      break;
+      NEXT;
     }
-    case I_SUB: {
+    L_I_SUB: {
       Value a = F[in->a], b = F[in->b];
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_sub_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f - b.f);
       else if (!lang_arith(vm, OP_SUB, a, b, &F[in->dst])) goto fail;
-      break;
+      NEXT;
     }
-    case I_MUL: {
+    L_I_MUL: {
       Value a = F[in->a], b = F[in->b];
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_mul_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f * b.f);
       else if (!lang_arith(vm, OP_MUL, a, b, &F[in->dst])) goto fail;
-      break;
+      NEXT;
     }
 #define CMP_CASE(OPC, CMPOP, op)                                                  \
-    case OPC: {                                                                   \
+    L_##OPC: {                                                                    \
       Value a = F[in->a], b = F[in->b];                                           \
       if (a.tag == V_INT && b.tag == V_INT) F[in->dst] = v_bool(a.i op b.i);      \
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_bool(a.f op b.f); \
       else if (!lang_compare(vm, CMPOP, a, b, &F[in->dst])) goto fail;            \
-      break;                                                                      \
+      NEXT;                                                                      \
     }
     CMP_CASE(I_LT, CMP_LT, <)
     CMP_CASE(I_LE, CMP_LE, <=)
@@ -777,26 +856,26 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     CMP_CASE(I_EQ, CMP_EQ, ==)
     CMP_CASE(I_NE, CMP_NE, !=)
 #undef CMP_CASE
-    case I_GETITEM: {
+    L_I_GETITEM: {
       Value x = F[in->a], i = F[in->b];
       if (x.tag == V_OBJ && (x.o->kind == O_LIST || x.o->kind == O_TUPLE) && i.tag == V_INT) {
         ObjSeq *s = AS_SEQ(x);
         int64_t k = i.i < 0 ? i.i + (int64_t)s->len : i.i;
         if (k >= 0 && k < (int64_t)s->len) {
           F[in->dst] = s->items[k];
-          break;
+          NEXT;
         }
       }
       if (!lang_getitem(vm, x, i, &F[in->dst])) goto fail;
-      break;
+      NEXT;
     }
-    case I_PRIM: {
+    L_I_PRIM: {
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
       if (!in->fn(vm, in->nargs, args, NULL, &F[in->dst])) goto fail;
-      break;
+      NEXT;
     }
-    case I_CALL: {
+    L_I_CALL: {
       if (vm->interrupt) goto interrupted;
       Value fn = F[in->a];
       if (v_is_obj(fn, O_FUNC)) {
@@ -804,24 +883,24 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
         EvCode *fc = f->code ? f->code : (f->code = code_of(vm, f->graph));
         if (fc->nparams == in->nargs) {
           if (!call_slots(vm, f, fc, frame, in->args, &F[in->dst])) goto fail;
-          break;
+          NEXT;
         }
       }
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
       if (!ev_call(vm, fn, in->nargs, args, NULL, &F[in->dst])) goto fail;
-      break;
+      NEXT;
     }
-    case I_CALLG: {
+    L_I_CALLG: {
       EvCode *gc = in->gcode ? in->gcode : (in->gcode = code_of(vm, in->graph));
       if (vm->interrupt) goto interrupted;
       Value *args = in->nargs + in->b <= 16 ? tmp : lang_alloc((in->nargs + in->b) * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
       for (int k = 0; k < in->b; k++) args[in->nargs + k] = F[in->dsts[k]];
       if (!enter(vm, gc, args, args + in->nargs, &F[in->dst])) goto fail;
-      break;
+      NEXT;
     }
-    case I_TAILCALL: {
+    L_I_TAILCALL: {
       Value fn = F[in->a];
       if (vm->interrupt) goto interrupted;
       if (!v_is_obj(fn, O_FUNC)) {
@@ -865,60 +944,59 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       memcpy(frame + fc->nparams, f->env, f->nenv * sizeof(Value));
       code = fc;
       ins = code->ins;
-      for (int i = 0; i < code->nconst; i++) frame[code->const_slots[i]] = code->const_vals[i];
+      load_constants(code, frame);
       pc = 0;
-      break;
+      NEXT;
     }
-    case I_CLOSURE: {
+    L_I_CLOSURE: {
       IrGraph *g = in->graph;
       F[in->dst] = v_obj(make_closure(vm, g, frame, in->args));
-      break;
+      NEXT;
     }
-    case I_JUMP: pc = in->target; break;
-    case I_JUMPIFNOT: {
+    L_I_JUMP: pc = in->target; NEXT;
+    L_I_JUMPIFNOT: {
       bool t;
       if (!truthy_fast(vm, F[in->a], &t)) goto fail;
       if (!t) pc = in->target;
-      break;
+      NEXT;
     }
-    case I_PMOVE: {
+    L_I_PMOVE: {
       Value *t = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) t[k] = F[in->args[k]];
       for (int k = 0; k < in->nargs; k++) F[in->dsts[k]] = t[k];
-      break;
+      NEXT;
     }
-    case I_INTERRUPT:
+    L_I_INTERRUPT:
       if (vm->interrupt) goto interrupted;
-      break;
-    case I_RETURN:
+      NEXT;
+    L_I_RETURN:
       *out = F[in->a];
       vm->depth -= tail_depth;
       st->ntails = tail_base;
       return true;
-    case I_GLOBAL: {
+    L_I_GLOBAL: {
       ObjModule *m = in->module;
       if (m && m->slots[in->b].tag != V_UNBOUND) {
         F[in->dst] = m->slots[in->b];
-        break;
+        NEXT;
       }
-      if (vm->builtins && lang_dict_get(vm->builtins, in->name, &F[in->dst])) break;
+      if (vm->builtins && lang_dict_get(vm->builtins, in->name, &F[in->dst])) NEXT;
       lang_raise(vm, "NameError", "name '%s' is not defined", in->name->data);
       goto fail;
     }
-    case I_SETGLOBAL:
+    L_I_SETGLOBAL:
       if (in->module) in->module->slots[in->b] = F[in->a];
       F[in->dst] = F[in->a];
-      break;
-    case I_IMPORT: {
+      NEXT;
+    L_I_IMPORT: {
       if (!vm->import) {
         lang_raise(vm, "ImportError", "import is not available here");
         goto fail;
       }
       if (!vm->import(vm, in->name, in->module, &F[in->dst])) goto fail;
-      break;
+      NEXT;
     }
-    }
-  }
+#undef NEXT
 interrupted:
   vm->interrupt = 0;
   lang_raise(vm, "KeyboardInterrupt", "KeyboardInterrupt");
