@@ -407,8 +407,12 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
     return;
   }
   IrGraph *h = ir_node_graph(f);
-  if (h && h->nparams == n->nin - 1) {
-    if (tail && (h == c->root || fvs_available(c, h))) {
+  if (h && h->nparams == n->nin - 1 && !(tail && (h->flags & IRG_FUNCTION))) {
+    /* a tail call of a loop, join or branch graph is a jump; a user
+     * function's still counts as a level of recursion and a traceback
+     * line, so it goes through the frame-reusing I_TAILCALL below */
+    bool user = (h->flags & IRG_FUNCTION) != 0;
+    if (tail && !user && (h == c->root || fvs_available(c, h))) {
       if (h == c->root) {
         /* self tail call: the root's block is pc 0 */
         int nargs = n->nin - 1;

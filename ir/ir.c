@@ -135,7 +135,8 @@ bool ir_is_ancestor(const IrGraph *anc, const IrGraph *g) {
   return false;
 }
 
-const char *ir_graph_name(struct IrGraph *g) { return g->name->data; }
+/* What a function value prints as: its display name ("f", "<lambda>"). */
+const char *ir_graph_name(struct IrGraph *g) { return g->display ? g->display->data : g->name->data; }
 
 /* ---- free variables ----
  *

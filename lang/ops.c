@@ -812,7 +812,8 @@ bool lang_setitem(MistVM *vm, Value x, Value index, Value v, Value *out) {
     return true;
   }
   if (v_is_obj(x, O_DICT)) {
-    if (!v_is_obj(index, O_STR)) return lang_raise(vm, "TypeError", "dict keys must be str");
+    if (!v_is_obj(index, O_STR))
+      return lang_raise(vm, "TypeError", "dict keys must be str, not '%s'", lang_type_name(index));
     *out = v_obj(lang_dict_set(AS_DICT(x), AS_STR(index), v));
     return true;
   }
