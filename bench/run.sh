@@ -138,4 +138,11 @@ for name in "${names[@]}"; do
   printf '%-10s %12s %12s %12s %13s %10s\n' "$name" "$(fmt "$tm")" "$(fmt "$tp")" \
     "$(fmt "$tc")" "$(ratio "$tm" "$tp")" "$(ratio "$tm" "$tc")"
 done
+# The tensor benchmarks (matmul, elementwise, reduce, conv: C programs
+# over devices/, each with its baseline measured in the same run), when
+# no names were given; TENSOR=0 skips them.
+if [ $# -eq 0 ] && [ "${TENSOR:-1}" != 0 ]; then
+  echo
+  "$here/tensor_run.sh" || status=1
+fi
 exit "$status"

@@ -2,65 +2,61 @@
  * file in Mist that includes <cblas.h>.
  *
  * Threads: Mist has one thread pool, and BLAS must never run its own
- * threads while pool tasks run.  The default ("pool" mode) keeps
- * OpenBLAS single-threaded for good and splits a big product over the
- * pool instead: the rows of C (or its columns, when C is wide) are cut
- * into one slab per worker and each worker calls single-threaded sgemm
- * on its slab.  B is packed once per slab, which costs little against
- * the slab's m*n*k work, and nothing else ever spins on the cores.  The
- * other mode ("openblas") takes the pool's lock and lets OpenBLAS use
- * its own threads, one per pool worker; bench/matmul.c measures both.
+ * threads while pool tasks run.  The default ("openblas" mode) takes the
+ * pool's lock for the call, so no pool task runs, and lets OpenBLAS use
+ * one thread per pool worker: the pool is idle, the cores are BLAS's.
+ * Code that calls BLAS inside pool tasks (conv, batched gemm) first
+ * makes OpenBLAS single-threaded (dev_blas_single_thread); the next big
+ * product outside the pool sets the count back.  The other mode ("pool",
+ * MIST_BLAS_THREADS=pool) keeps OpenBLAS single-threaded and cuts C into
+ * one slab per pool worker.  Measured (bench/matmul.c, Xeon, AVX-512):
+ * on 1 core both match OpenBLAS; on 2 threads the slabs lose half the
+ * speed at 256 f32, and on 16 threads 30-60% everywhere (each slab packs
+ * all of B, and OpenBLAS's threads share packed panels), while OpenBLAS's
+ * own threads reach 0.93-1.06 of OpenBLAS called directly.
+ *
+ * Loading: OpenBLAS is opened with dlopen on the first product, not
+ * linked: its thousands of symbols cost a few milliseconds of relocation
+ * at every start-up, and most programs never multiply matrices.  Without
+ * a loadable OpenBLAS the products run as plain loops (correct, slow).
  *
  * Core type: the machines set OPENBLAS_CORETYPE=Haswell, which holds a
  * DYNAMIC_ARCH OpenBLAS to its AVX2 kernels (~108 GFLOP/s f32 per core)
- * on CPUs with AVX-512, where its SkylakeX kernels reach ~195.  OpenBLAS
- * reads the variable once, in its load-time constructor, so the choice
- * is made in this executable's .preinit_array, which runs before any
- * shared library's constructor: from the CPU's features (AVX-512
- * F/CD/BW/DQ/VL enabled by the OS: SkylakeX; AVX2 and FMA: Haswell), or
+ * on CPUs with AVX-512, where its SkylakeX kernels reach ~195 (measured:
+ * 1.3-1.8x on 2 cores).  OpenBLAS reads the variable once, when it is
+ * loaded, so just before dlopen the variable is set from the CPU's
+ * features (AVX-512 F/CD/BW/DQ/VL: SkylakeX; AVX2 and FMA: Haswell) or
  * from MIST_BLAS_CORETYPE (a core name, or "env" to keep the
- * environment's choice).  A constructor puts the variable back as it
- * was once OpenBLAS is loaded, so child processes see what we saw.  In a
- * shared library the .preinit_array is not available and OpenBLAS keeps
- * what the environment says; where the variable is unset, OpenBLAS's
- * own detection is used. */
+ * environment's choice), and put back as it was right after, so child
+ * processes see what we saw. */
+#define _GNU_SOURCE
 #include "devices/blas.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* OpenBLAS extensions (declared in its cblas.h, repeated here in case a
- * different cblas.h is found first). */
-void openblas_set_num_threads(int num_threads);
-int openblas_get_num_threads(void);
-char *openblas_get_config(void);
-char *openblas_get_corename(void);
+typedef void (*SgemmFn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int, int, float,
+                        const float *, int, const float *, int, float, float *, int);
+typedef void (*DgemmFn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int, int, double,
+                        const double *, int, const double *, int, double, double *, int);
 
-/* ---- choosing the core type before OpenBLAS loads ---------------------- */
-
-#if defined(__x86_64__) && defined(__ELF__) && !defined(MIST_SHARED)
-/* .preinit_array functions run before libc's own initialiser, so getenv
- * and setenv do not work yet (libc's environ is set afterwards, from the
- * same array).  The array passed in is the environment, so the entry is
- * replaced in place; where the variable is absent there is no room to
- * add it, and OpenBLAS detects the CPU itself (it picks Cooperlake on
- * these machines, as fast as SkylakeX). */
-static char coretype_entry[64];
-static const char *saved_entry;   /* the entry replaced, to put back */
-
-static const char *env_value(char **envp, const char *name, int *index) {
-  size_t len = strlen(name);
-  for (int i = 0; envp && envp[i]; i++)
-    if (strncmp(envp[i], name, len) == 0 && envp[i][len] == '=') {
-      if (index) *index = i;
-      return envp[i] + len + 1;
-    }
-  return NULL;
-}
+/* What the loaded library provides; a process-wide table, filled once
+ * (the library itself is process-wide state). */
+static struct {
+  pthread_once_t once;
+  SgemmFn sgemm;
+  DgemmFn dgemm;
+  void (*set_threads)(int);
+  int (*get_threads)(void);
+  char *(*config)(void);
+  char *(*corename)(void);
+} blas = {PTHREAD_ONCE_INIT};
 
 static const char *cpu_coretype(void) {
   __builtin_cpu_init();
@@ -72,44 +68,47 @@ static const char *cpu_coretype(void) {
   return NULL;
 }
 
-static void choose_coretype(int argc, char **argv, char **envp) {
-  (void)argc, (void)argv;
-  const char *want = env_value(envp, "MIST_BLAS_CORETYPE", NULL);
-  if (want && strcmp(want, "env") == 0) return;
-  if (!want || !*want) want = cpu_coretype();
-  int i = -1;
-  const char *old = env_value(envp, "OPENBLAS_CORETYPE", &i);
-  if (!want || !old || strcmp(old, want) == 0) return;
-  if (snprintf(coretype_entry, sizeof coretype_entry, "OPENBLAS_CORETYPE=%s", want) >=
-      (int)sizeof coretype_entry)
-    return;
-  saved_entry = envp[i];
-  envp[i] = coretype_entry;
+static void load_blas(void) {
+  const char *want = getenv("MIST_BLAS_CORETYPE");
+  char *old = getenv("OPENBLAS_CORETYPE");
+  char *saved = old ? strdup(old) : NULL;
+  bool set = false;
+  if (!(want && strcmp(want, "env") == 0)) {
+    if (!want || !*want) want = cpu_coretype();
+    if (want) set = setenv("OPENBLAS_CORETYPE", want, 1) == 0;
+  }
+  static const char *names[] = {"libopenblas.so.0", "libopenblas.so", "libcblas.so.3", "libblas.so.3"};
+  void *h = NULL;
+  for (size_t i = 0; !h && i < sizeof names / sizeof *names; i++) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (set) {
+    if (saved) setenv("OPENBLAS_CORETYPE", saved, 1);
+    else unsetenv("OPENBLAS_CORETYPE");
+  }
+  free(saved);
+  if (!h) return;
+  blas.sgemm = (SgemmFn)dlsym(h, "cblas_sgemm");
+  blas.dgemm = (DgemmFn)dlsym(h, "cblas_dgemm");
+  blas.set_threads = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+  blas.get_threads = (int (*)(void))dlsym(h, "openblas_get_num_threads");
+  blas.config = (char *(*)(void))dlsym(h, "openblas_get_config");
+  blas.corename = (char *(*)(void))dlsym(h, "openblas_get_corename");
 }
 
-__attribute__((section(".preinit_array"), used))
-static void (*const preinit_coretype)(int, char **, char **) = choose_coretype;
+static void ensure_blas(void) { pthread_once(&blas.once, load_blas); }
 
-/* OpenBLAS's DYNAMIC_ARCH kernel table, NULL until it has read the
- * variable: a constructor in a shared libopenblas, but in a static link
- * the first BLAS call, in which case the variable stays as chosen. */
-extern void *gotoblas __attribute__((weak));
-
-/* After OpenBLAS's constructor: put the environment back as it was. */
-__attribute__((constructor)) static void restore_coretype(void) {
-  if (!saved_entry) return;
-  if (&gotoblas && !gotoblas) return;
-  const char *now = getenv("OPENBLAS_CORETYPE");
-  if (now && now == coretype_entry + strlen("OPENBLAS_CORETYPE="))
-    setenv("OPENBLAS_CORETYPE", strchr(saved_entry, '=') + 1, 1);
-  saved_entry = NULL;
+static int get_num_threads(void) { return blas.get_threads ? blas.get_threads() : 1; }
+static void set_num_threads(int n) {
+  if (blas.set_threads) blas.set_threads(n);
 }
-#endif
 
 const char *dev_blas_info(void) {
   static char buf[256];
+  ensure_blas();
   if (!buf[0]) {
-    snprintf(buf, sizeof buf, "%s; core %s", openblas_get_config(), openblas_get_corename());
+    if (blas.config && blas.corename)
+      snprintf(buf, sizeof buf, "%s; core %s", blas.config(), blas.corename());
+    else
+      snprintf(buf, sizeof buf, "%s", blas.sgemm ? "cblas" : "no BLAS found: plain loops");
   }
   return buf;
 }
@@ -122,7 +121,7 @@ static bool use_own_threads(void) {
   int v = atomic_load_explicit(&own_threads, memory_order_relaxed);
   if (v < 0) {
     const char *e = getenv("MIST_BLAS_THREADS");
-    v = e && strcmp(e, "openblas") == 0;
+    v = !(e && strcmp(e, "pool") == 0);
     atomic_store_explicit(&own_threads, v, memory_order_relaxed);
   }
   return v;
@@ -133,7 +132,8 @@ void dev_blas_set_own_threads(bool own) {
 }
 
 void dev_blas_single_thread(void) {
-  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+  ensure_blas();
+  if (get_num_threads() != 1) set_num_threads(1);
 }
 
 /* Products below this many multiply-adds run on one thread. */
@@ -173,8 +173,9 @@ typedef struct {
           c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j];                          \
       return;                                                                              \
     }                                                                                      \
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX ||     \
-        ldc > INT_MAX) {                                                                   \
+    ensure_blas();                                                                         \
+    if (!blas.CBLAS || m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX ||       \
+        ldb > INT_MAX || ldc > INT_MAX) {                                                  \
       naive_##SUF(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                   \
       return;                                                                              \
     }                                                                                      \
@@ -182,7 +183,7 @@ typedef struct {
     int64_t ra = ta ? m : k, rb = tb ? k : n;                                              \
     if (lda < ra) lda = ra;                                                                \
     if (ldb < rb) ldb = rb;                                                                \
-    CBLAS(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,   \
+    blas.CBLAS(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, \
           (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);     \
   }                                                                                        \
                                                                                            \
@@ -213,15 +214,16 @@ typedef struct {
     if (m <= 0 || n <= 0) return;                                                          \
     int threads = dev_pool_size(p);                                                        \
     bool big = threads > 1 && m * n * (k > 0 ? k : 1) >= PAR_MNK;                          \
-    if (!big || dev_pool_in_task()) {                                                      \
+    if (dev_pool_in_task() || (!big && !use_own_threads())) {                              \
       /* Inside a pool task the region's owner made OpenBLAS single-threaded. */          \
       if (!dev_pool_in_task()) dev_blas_single_thread();                                   \
       call_##SUF(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                    \
       return;                                                                              \
     }                                                                                      \
     if (use_own_threads()) {                                                               \
+      /* a small product keeps the count: OpenBLAS runs those on one thread anyway */     \
       int locked = dev_pool_lock(p);                                                       \
-      if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);        \
+      if (big && get_num_threads() != threads) set_num_threads(threads);                  \
       call_##SUF(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                    \
       if (locked) dev_pool_unlock(p);                                                      \
       return;                                                                              \
@@ -267,5 +269,5 @@ typedef struct {
     dev_parallel_for(p, batch, per, batch_##SUF, &g);                                      \
   }
 
-DEFINE_GEMM(float, f32, cblas_sgemm)
-DEFINE_GEMM(double, f64, cblas_dgemm)
+DEFINE_GEMM(float, f32, sgemm)
+DEFINE_GEMM(double, f64, dgemm)

@@ -8,15 +8,19 @@
  * columns: the image already is that matrix.  A batch is split over the
  * pool by images, each task with its own columns buffer and a
  * single-threaded BLAS call per image; a single image runs im2col on the
- * caller and lets dev_gemm split the product.  When the columns buffer
+ * caller and lets dev_gemm split the product.  f32 convolutions with
+ * few taps (Cin*Kh*Kw <= 64) skip gemm for a register-blocked AVX-512
+ * kernel (below).  When the columns buffer
  * cannot be allocated, plain direct loops do the work instead, so the
  * call cannot fail.
  *
  * Max pooling is a direct loop over windows, split over the pool by
- * (image, channel) planes.  Padding counts as -inf; NaN wins. */
+ * (image, channel) planes.  Padding counts as -inf; NaN wins (the last
+ * NaN of a window, as in PyTorch). */
 #include "devices/cpu/conv.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +37,94 @@ typedef struct {
   void *out;
   int64_t n, cin, h, w, cout, kh, kw, sh, sw, ph, pw, ho, wo;
 } Conv;
+
+/* ---- f32 with few taps: a register-blocked kernel instead of gemm ----
+ * With K = Cin*Kh*Kw small (a first layer: 9 for 1x3x3, 27 for 3x3x3),
+ * every output gets only K multiply-adds, and gemm spends its time on
+ * packing and on C.  This kernel keeps 64 outputs of one channel in four
+ * AVX-512 registers and runs the K taps over them, reading the columns
+ * from L1: about 4x OpenBLAS's speed on the MNIST-sized bench. */
+#define SMALL_K 64
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+static int have_avx512(void) {
+  static int v = -1;
+  if (v < 0) {
+    __builtin_cpu_init();
+    v = __builtin_cpu_supports("avx512f") ? 1 : 0;
+  }
+  return v;
+}
+
+/* Outputs [j0, j0 + 64) of channels [co, co + CO): CO x 4 accumulators,
+ * each tap one broadcast per channel and four loads shared by them. */
+#define SMALL_K_BLOCK(CO, LOAD, STORE)                                                   \
+  do {                                                                                   \
+    __m512 acc[CO][4];                                                                   \
+    for (int u = 0; u < CO; u++)                                                         \
+      for (int v = 0; v < 4; v++) acc[u][v] = _mm512_set1_ps(bias ? bias[co + u] : 0.0f); \
+    for (int64_t t = 0; t < k; t++) {                                                    \
+      const float *c = cols + t * hw + j0;                                               \
+      __m512 cv[4];                                                                      \
+      for (int v = 0; v < 4; v++) cv[v] = LOAD(v, c + 16 * v);                           \
+      for (int u = 0; u < CO; u++) {                                                     \
+        __m512 wv = _mm512_set1_ps(wt[(co + u) * k + t]);                                \
+        for (int v = 0; v < 4; v++) acc[u][v] = _mm512_fmadd_ps(wv, cv[v], acc[u][v]);   \
+      }                                                                                  \
+    }                                                                                    \
+    for (int u = 0; u < CO; u++)                                                         \
+      for (int v = 0; v < 4; v++) STORE(v, out + (co + u) * hw + j0 + 16 * v, acc[u][v]); \
+  } while (0)
+
+#define FULL_LOAD(v, p) _mm512_loadu_ps(p)
+#define FULL_STORE(v, p, x) _mm512_storeu_ps(p, x)
+#define TAIL_LOAD(v, p) _mm512_maskz_loadu_ps(m[v], p)
+#define TAIL_STORE(v, p, x) _mm512_mask_storeu_ps(p, m[v], x)
+
+__attribute__((target("avx512f"))) static void small_k_f32(const float *wt, const float *bias,
+                                                          const float *cols, float *out,
+                                                          int64_t cout, int64_t k,
+                                                          int64_t hw) {
+  int64_t j0 = 0;
+  for (; j0 + 64 <= hw; j0 += 64) {
+    int64_t co = 0;
+    for (; co + 4 <= cout; co += 4) SMALL_K_BLOCK(4, FULL_LOAD, FULL_STORE);
+    for (; co < cout; co++) SMALL_K_BLOCK(1, FULL_LOAD, FULL_STORE);
+  }
+  if (j0 < hw) {
+    __mmask16 m[4];
+    for (int v = 0; v < 4; v++) {
+      int64_t r = hw - j0 - 16 * v;
+      m[v] = r >= 16 ? (__mmask16)0xffff : r <= 0 ? (__mmask16)0 : (__mmask16)((1u << r) - 1);
+    }
+    int64_t co = 0;
+    for (; co + 4 <= cout; co += 4) SMALL_K_BLOCK(4, TAIL_LOAD, TAIL_STORE);
+    for (; co < cout; co++) SMALL_K_BLOCK(1, TAIL_LOAD, TAIL_STORE);
+  }
+}
+
+/* out = wt @ cols + bias through the kernel above; false when it does not apply. */
+static bool small_k_gemm_f32(const float *wt, const float *bias, const float *cols, float *out,
+                             int64_t cout, int64_t k, int64_t hw) {
+  if (k > SMALL_K || !have_avx512()) return false;
+  small_k_f32(wt, bias, cols, out, cout, k, hw);
+  return true;
+}
+#else
+static bool small_k_gemm_f32(const float *wt, const float *bias, const float *cols, float *out,
+                             int64_t cout, int64_t k, int64_t hw) {
+  (void)wt, (void)bias, (void)cols, (void)out, (void)cout, (void)k, (void)hw;
+  return false;
+}
+#endif
+
+static bool small_k_gemm_f64(const double *wt, const double *bias, const double *cols,
+                             double *out, int64_t cout, int64_t k, int64_t hw) {
+  (void)wt, (void)bias, (void)cols, (void)out, (void)cout, (void)k, (void)hw;
+  return false;
+}
 
 #define DEFINE_CONV(T, SUF)                                                                \
   /* cols[(c*kh + i)*kw + j][oh*wo + ow] for one image */                                  \
@@ -119,6 +211,8 @@ typedef struct {
         continue;                                                                          \
       }                                                                                    \
       if (!pointwise) im2col_##SUF(cv, xb, cols);                                          \
+      if (small_k_gemm_##SUF(cv->wt, cv->bias, pointwise ? xb : cols, ob, cv->cout, k, hw)) \
+        continue;                                                                          \
       dev_gemm_##SUF(NULL, false, false, cv->cout, hw, k, 1, cv->wt, k,                    \
                      pointwise ? xb : cols, hw, 0, ob, hw);                                \
       add_bias_##SUF(cv, ob);                                                              \
@@ -152,6 +246,7 @@ typedef struct {
         continue;                                                                          \
       }                                                                                    \
       if (!pointwise) im2col_##SUF(&cv, xb, cols);                                         \
+      if (small_k_gemm_##SUF(wt, bias, pointwise ? xb : cols, ob, cout, k, hw)) continue;  \
       dev_gemm_##SUF(p, false, false, cout, hw, k, 1, wt, k, pointwise ? xb : cols, hw, 0, \
                      ob, hw);                                                              \
       add_bias_##SUF(&cv, ob);                                                             \
@@ -170,12 +265,40 @@ typedef struct {
 } Pool2d;
 
 #define DEFINE_MAXPOOL(T, SUF)                                                             \
+  /* Without argmax: a row of outputs at a time, each window element a       \
+   * pass over the row (strided loads, no branches: the compiler vectorises   \
+   * it, where a scan of each window mispredicts every other comparison). */  \
+  static void rows_##SUF(const Pool2d *pl, const T *x, T *out) {                           \
+    for (int64_t oh = 0; oh < pl->ho; oh++) {                                              \
+      T *orow = out + oh * pl->wo;                                                         \
+      for (int64_t ow = 0; ow < pl->wo; ow++) orow[ow] = (T)-INFINITY;                     \
+      int64_t h0 = oh * pl->sh - pl->ph, h1 = h0 + pl->kh;                                 \
+      if (h0 < 0) h0 = 0;                                                                  \
+      if (h1 > pl->h) h1 = pl->h;                                                          \
+      for (int64_t ih = h0; ih < h1; ih++)                                                 \
+        for (int64_t j = 0; j < pl->kw; j++) {                                             \
+          int64_t lo = 0, hi = pl->wo, sw = pl->sw;                                        \
+          while (lo < hi && lo * sw - pl->pw + j < 0) lo++;                                \
+          while (hi > lo && (hi - 1) * sw - pl->pw + j >= pl->w) hi--;                     \
+          const T *src = x + ih * pl->w - pl->pw + j;                                      \
+          for (int64_t ow = lo; ow < hi; ow++) {                                           \
+            T v = src[ow * sw], b = orow[ow];                                              \
+            orow[ow] = v > b || v != v ? v : b;                                            \
+          }                                                                                \
+        }                                                                                  \
+    }                                                                                      \
+  }                                                                                        \
+                                                                                           \
   static void planes_##SUF(void *ctx, int64_t p0, int64_t p1) {                            \
     const Pool2d *pl = ctx;                                                                \
     for (int64_t q = p0; q < p1; q++) {                                                    \
       const T *x = (const T *)pl->x + q * pl->h * pl->w;                                   \
       T *out = (T *)pl->out + q * pl->ho * pl->wo;                                         \
-      int64_t *am = pl->argmax ? pl->argmax + q * pl->ho * pl->wo : NULL;                  \
+      if (!pl->argmax) {                                                                   \
+        rows_##SUF(pl, x, out);                                                            \
+        continue;                                                                          \
+      }                                                                                    \
+      int64_t *am = pl->argmax + q * pl->ho * pl->wo;                                      \
       for (int64_t oh = 0; oh < pl->ho; oh++) {                                            \
         int64_t h0 = oh * pl->sh - pl->ph, h1 = h0 + pl->kh;                               \
         if (h0 < 0) h0 = 0;                                                                \
@@ -184,18 +307,19 @@ typedef struct {
           int64_t w0 = ow * pl->sw - pl->pw, w1 = w0 + pl->kw;                             \
           if (w0 < 0) w0 = 0;                                                              \
           if (w1 > pl->w) w1 = pl->w;                                                      \
+          /* PyTorch's rule: start at the window's first element with -inf, take   \
+           * every larger value and every NaN. */                                  \
           T best = (T)-INFINITY;                                                           \
-          int64_t idx = -1;                                                                \
+          int64_t idx = h0 < h1 && w0 < w1 ? h0 * pl->w + w0 : -1;                         \
           for (int64_t ih = h0; ih < h1; ih++)                                             \
             for (int64_t iw = w0; iw < w1; iw++) {                                         \
               T v = x[ih * pl->w + iw];                                                    \
-              if (idx < 0 || v > best || (v != v && best == best)) {                       \
-                best = v;                                                                  \
-                idx = ih * pl->w + iw;                                                     \
-              }                                                                            \
+              bool take = (v > best) | (v != v);                                           \
+              best = take ? v : best;                                                      \
+              idx = take ? ih * pl->w + iw : idx;                                          \
             }                                                                              \
           out[oh * pl->wo + ow] = best;                                                    \
-          if (am) am[oh * pl->wo + ow] = idx;                                              \
+          am[oh * pl->wo + ow] = idx;                                                      \
         }                                                                                  \
       }                                                                                    \
     }                                                                                      \
@@ -205,7 +329,7 @@ typedef struct {
                            int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,      \
                            int64_t ph, int64_t pw, T *out, int64_t *argmax) {              \
     int64_t ho = dev_conv_out_size(h, kh, sh, ph), wo = dev_conv_out_size(w, kw, sw, pw);  \
-    if (n <= 0 || c <= 0 || ho <= 0 || wo <= 0) return;                                    \
+    if (n <= 0 || c <= 0 || ho <= 0 || wo <= 0) return;                                   \
     Pool2d pl = {x, out, argmax, h, w, kh, kw, sh, sw, ph, pw, ho, wo};                    \
     int64_t grain = ((int64_t)1 << 15) / (ho * wo * kh * kw) + 1;                          \
     dev_parallel_for(p, n * c, grain, planes_##SUF, &pl);                                  \

@@ -23,7 +23,9 @@ void dev_conv2d_f64(DevPool *p, const double *x, int64_t n, int64_t cin, int64_t
 
 /* out[N, C, Ho, Wo] = max over each window (padding counts as -inf);
  * argmax, when not NULL, gets the flat index h*W + w of the winner in
- * its input plane (-1 when a window holds only padding). NaN wins. */
+ * its input plane: the first element of the window unless a larger value
+ * or a NaN comes later (PyTorch's rule: the last NaN wins); -1 when a
+ * window holds only padding. */
 void dev_maxpool2d_f32(DevPool *p, const float *x, int64_t n, int64_t c, int64_t h, int64_t w,
                        int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                        float *out, int64_t *argmax);

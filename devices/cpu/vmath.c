@@ -68,19 +68,19 @@ static int level(void) {
   return mvec_level;
 }
 
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-__m512 _ZGVeN16v_sinf(__m512);
-__m512 _ZGVeN16v_cosf(__m512);
-__m512 _ZGVeN16vv_powf(__m512, __m512);
-__m512d _ZGVeN8v_exp(__m512d);
-__m512d _ZGVeN8v_log(__m512d);
-__m512d _ZGVeN8v_sin(__m512d);
-__m512d _ZGVeN8v_cos(__m512d);
-__m512d _ZGVeN8v_tanh(__m512d);
-__m512d _ZGVeN8vv_pow(__m512d, __m512d);
+/* Everything here is compiled for AVX-512F (called only after the check). */
+#define T512 __attribute__((target("avx512f")))
+T512 __m512 _ZGVeN16v_sinf(__m512);
+T512 __m512 _ZGVeN16v_cosf(__m512);
+T512 __m512 _ZGVeN16vv_powf(__m512, __m512);
+T512 __m512d _ZGVeN8v_exp(__m512d);
+T512 __m512d _ZGVeN8v_log(__m512d);
+T512 __m512d _ZGVeN8v_sin(__m512d);
+T512 __m512d _ZGVeN8v_cos(__m512d);
+T512 __m512d _ZGVeN8v_tanh(__m512d);
+T512 __m512d _ZGVeN8vv_pow(__m512d, __m512d);
 
-static __m512d sigmoid8d(__m512d x) {
+T512 static __m512d sigmoid8d(__m512d x) {
   __m512d one = _mm512_set1_pd(1.0);
   __m512d e = _ZGVeN8v_exp(_mm512_sub_pd(_mm512_setzero_pd(), x));
   return _mm512_div_pd(one, _mm512_add_pd(one, e));
@@ -88,7 +88,7 @@ static __m512d sigmoid8d(__m512d x) {
 
 /* Unary and binary loops over one vector function, the tail masked. */
 #define MVEC512_UN(NAME, T, VT, W, LOAD, MLOAD, STORE, MSTORE, F)                     \
-  static void NAME(T *out, const T *x, int64_t n) {                                   \
+  T512 static void NAME(T *out, const T *x, int64_t n) {                                   \
     int64_t i = 0;                                                                    \
     for (; i + W <= n; i += W) STORE(out + i, F(LOAD(x + i)));                        \
     if (i < n) {                                                                      \
@@ -96,16 +96,13 @@ static __m512d sigmoid8d(__m512d x) {
       MSTORE(out + i, m, F(MLOAD(m, x + i)));                                         \
     }                                                                                 \
   }
-#define MVEC512_BIN(NAME, T, VT, W, LOAD, MLOAD, STORE, MSTORE, SET1, F)              \
-  static void NAME(T *out, const T *x, const T *y, T s, int sx, int64_t n) {           \
+#define MVEC512_BIN(NAME, T, W, LOAD, MLOAD, STORE, MSTORE, F)                        \
+  T512 static void NAME(T *out, const T *x, const T *y, int64_t n) {                  \
     int64_t i = 0;                                                                    \
-    /* sx: 0 both arrays, 1 x is the scalar s, 2 y is the scalar s */                 \
-    VT vs = SET1(s);                                                                  \
-    for (; i + W <= n; i += W)                                                        \
-      STORE(out + i, F(sx == 1 ? vs : LOAD(x + i), sx == 2 ? vs : LOAD(y + i)));      \
+    for (; i + W <= n; i += W) STORE(out + i, F(LOAD(x + i), LOAD(y + i)));           \
     if (i < n) {                                                                      \
       __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                 \
-      MSTORE(out + i, m, F(sx == 1 ? vs : MLOAD(m, x + i), sx == 2 ? vs : MLOAD(m, y + i))); \
+      MSTORE(out + i, m, F(MLOAD(m, x + i), MLOAD(m, y + i)));                        \
     }                                                                                 \
   }
 
@@ -121,23 +118,22 @@ UN_F64(sin512_f64, _ZGVeN8v_sin)
 UN_F64(cos512_f64, _ZGVeN8v_cos)
 UN_F64(tanh512_f64, _ZGVeN8v_tanh)
 UN_F64(sigmoid512_f64, sigmoid8d)
-MVEC512_BIN(pow512_f32, float, __m512, 16, _mm512_loadu_ps, _mm512_maskz_loadu_ps,
-            _mm512_storeu_ps, _mm512_mask_storeu_ps, _mm512_set1_ps, _ZGVeN16vv_powf)
-MVEC512_BIN(pow512_f64, double, __m512d, 8, _mm512_loadu_pd, _mm512_maskz_loadu_pd,
-            _mm512_storeu_pd, _mm512_mask_storeu_pd, _mm512_set1_pd, _ZGVeN8vv_pow)
-#pragma GCC pop_options
+MVEC512_BIN(pow512_f32, float, 16, _mm512_loadu_ps, _mm512_maskz_loadu_ps, _mm512_storeu_ps,
+            _mm512_mask_storeu_ps, _ZGVeN16vv_powf)
+MVEC512_BIN(pow512_f64, double, 8, _mm512_loadu_pd, _mm512_maskz_loadu_pd, _mm512_storeu_pd,
+            _mm512_mask_storeu_pd, _ZGVeN8vv_pow)
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-__m256 _ZGVdN8vv_powf(__m256, __m256);
-__m256d _ZGVdN4v_exp(__m256d);
-__m256d _ZGVdN4v_log(__m256d);
-__m256d _ZGVdN4v_sin(__m256d);
-__m256d _ZGVdN4v_cos(__m256d);
-__m256d _ZGVdN4v_tanh(__m256d);
-__m256d _ZGVdN4vv_pow(__m256d, __m256d);
+/* Everything here is compiled for AVX2 and FMA (called only after the check). */
+#define T256 __attribute__((target("avx2,fma")))
+T256 __m256 _ZGVdN8vv_powf(__m256, __m256);
+T256 __m256d _ZGVdN4v_exp(__m256d);
+T256 __m256d _ZGVdN4v_log(__m256d);
+T256 __m256d _ZGVdN4v_sin(__m256d);
+T256 __m256d _ZGVdN4v_cos(__m256d);
+T256 __m256d _ZGVdN4v_tanh(__m256d);
+T256 __m256d _ZGVdN4vv_pow(__m256d, __m256d);
 
-static __m256d sigmoid4d(__m256d x) {
+T256 static __m256d sigmoid4d(__m256d x) {
   __m256d one = _mm256_set1_pd(1.0);
   __m256d e = _ZGVdN4v_exp(_mm256_sub_pd(_mm256_setzero_pd(), x));
   return _mm256_div_pd(one, _mm256_add_pd(one, e));
@@ -145,7 +141,7 @@ static __m256d sigmoid4d(__m256d x) {
 
 /* The tail goes through a zero-padded buffer. */
 #define MVEC256_UN(NAME, T, W, LOAD, STORE, F)                                        \
-  static void NAME(T *out, const T *x, int64_t n) {                                   \
+  T256 static void NAME(T *out, const T *x, int64_t n) {                                   \
     int64_t i = 0;                                                                    \
     for (; i + W <= n; i += W) STORE(out + i, F(LOAD(x + i)));                        \
     if (i < n) {                                                                      \
@@ -155,18 +151,13 @@ static __m256d sigmoid4d(__m256d x) {
       for (int64_t j = i; j < n; j++) out[j] = buf[j - i];                            \
     }                                                                                 \
   }
-#define MVEC256_BIN(NAME, T, VT, W, LOAD, STORE, SET1, F)                             \
-  static void NAME(T *out, const T *x, const T *y, T s, int sx, int64_t n) {           \
+#define MVEC256_BIN(NAME, T, W, LOAD, STORE, F)                                       \
+  T256 static void NAME(T *out, const T *x, const T *y, int64_t n) {                  \
     int64_t i = 0;                                                                    \
-    VT vs = SET1(s);                                                                  \
-    for (; i + W <= n; i += W)                                                        \
-      STORE(out + i, F(sx == 1 ? vs : LOAD(x + i), sx == 2 ? vs : LOAD(y + i)));      \
+    for (; i + W <= n; i += W) STORE(out + i, F(LOAD(x + i), LOAD(y + i)));           \
     if (i < n) {                                                                      \
       T bx[W] = {0}, by[W] = {0};                                                     \
-      for (int64_t j = i; j < n; j++) {                                               \
-        bx[j - i] = sx == 1 ? s : x[j];                                               \
-        by[j - i] = sx == 2 ? s : y[j];                                               \
-      }                                                                               \
+      for (int64_t j = i; j < n; j++) bx[j - i] = x[j], by[j - i] = y[j];             \
       STORE(bx, F(LOAD(bx), LOAD(by)));                                               \
       for (int64_t j = i; j < n; j++) out[j] = bx[j - i];                             \
     }                                                                                 \
@@ -174,7 +165,7 @@ static __m256d sigmoid4d(__m256d x) {
 /* f32 under AVX2: libmvec's f32 functions are up to 4 ulp off, so each
  * 8 floats go through the f64 ones, 4 at a time. */
 #define VIA_F64(NAME, FD)                                                             \
-  static __m256 NAME(__m256 v) {                                                      \
+  T256 static __m256 NAME(__m256 v) {                                                      \
     __m256d lo = FD(_mm256_cvtps_pd(_mm256_castps256_ps128(v)));                      \
     __m256d hi = FD(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));                    \
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)),          \
@@ -198,11 +189,8 @@ MVEC256_UN(sin256_f64, double, 4, _mm256_loadu_pd, _mm256_storeu_pd, _ZGVdN4v_si
 MVEC256_UN(cos256_f64, double, 4, _mm256_loadu_pd, _mm256_storeu_pd, _ZGVdN4v_cos)
 MVEC256_UN(tanh256_f64, double, 4, _mm256_loadu_pd, _mm256_storeu_pd, _ZGVdN4v_tanh)
 MVEC256_UN(sigmoid256_f64, double, 4, _mm256_loadu_pd, _mm256_storeu_pd, sigmoid4d)
-MVEC256_BIN(pow256_f32, float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps,
-            _ZGVdN8vv_powf)
-MVEC256_BIN(pow256_f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd,
-            _ZGVdN4vv_pow)
-#pragma GCC pop_options
+MVEC256_BIN(pow256_f32, float, 8, _mm256_loadu_ps, _mm256_storeu_ps, _ZGVdN8vv_powf)
+MVEC256_BIN(pow256_f64, double, 4, _mm256_loadu_pd, _mm256_storeu_pd, _ZGVdN4vv_pow)
 
 typedef void (*UnFn32)(float *, const float *, int64_t);
 typedef void (*UnFn64)(double *, const double *, int64_t);
@@ -235,6 +223,13 @@ static UnFn64 mvec_un_f64(VmUnary op) {
 
 /* ---- plain loops (vectorised by the compiler) --------------------------- */
 
+/* out may equal x or y exactly: no dependence between iterations. */
+#if defined(__clang__)
+#define IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define IVDEP _Pragma("GCC ivdep")
+#endif
+
 /* max/min that propagate NaN from either side (vectorises to cmp+blend). */
 #define MAXOF(a, b) ((a) > (b) || (a) != (a) ? (a) : (b))
 #define MINOF(a, b) ((a) < (b) || (a) != (a) ? (a) : (b))
@@ -243,16 +238,16 @@ static UnFn64 mvec_un_f64(VmUnary op) {
   CLONES static void unary_loop_##SUF(VmUnary op, T *out, const T *x, int64_t n) {         \
     switch (op) {                                                                          \
     case VM_NEG:                                                                           \
-      _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = -x[i];                 \
+      IVDEP for (int64_t i = 0; i < n; i++) out[i] = -x[i];                 \
       break;                                                                               \
     case VM_ABS:                                                                           \
-      _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = FABSF(x[i]);           \
+      IVDEP for (int64_t i = 0; i < n; i++) out[i] = FABSF(x[i]);           \
       break;                                                                               \
     case VM_SQRT:                                                                          \
-      _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = SQRTF(x[i]);           \
+      IVDEP for (int64_t i = 0; i < n; i++) out[i] = SQRTF(x[i]);           \
       break;                                                                               \
     case VM_RELU: /* NaN stays NaN */                                                      \
-      _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = x[i] < 0 ? 0 : x[i];   \
+      IVDEP for (int64_t i = 0; i < n; i++) out[i] = x[i] < 0 ? 0 : x[i];   \
       break;                                                                               \
     case VM_EXP:                                                                           \
       for (int64_t i = 0; i < n; i++) out[i] = EXPF(x[i]);                                 \
@@ -288,32 +283,32 @@ static UnFn64 mvec_un_f64(VmUnary op) {
     }                                                                                      \
     if (sx == 0) {                                                                         \
       switch (op) {                                                                        \
-      case VM_ADD: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = x[i] + y[i]; break; \
-      case VM_SUB: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = x[i] - y[i]; break; \
-      case VM_MUL: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = x[i] * y[i]; break; \
-      case VM_DIV: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = x[i] / y[i]; break; \
-      case VM_MAX: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = MAXOF(x[i], y[i]); break; \
-      case VM_MIN: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = MINOF(x[i], y[i]); break; \
+      case VM_ADD: IVDEP for (int64_t i = 0; i < n; i++) out[i] = x[i] + y[i]; break; \
+      case VM_SUB: IVDEP for (int64_t i = 0; i < n; i++) out[i] = x[i] - y[i]; break; \
+      case VM_MUL: IVDEP for (int64_t i = 0; i < n; i++) out[i] = x[i] * y[i]; break; \
+      case VM_DIV: IVDEP for (int64_t i = 0; i < n; i++) out[i] = x[i] / y[i]; break; \
+      case VM_MAX: IVDEP for (int64_t i = 0; i < n; i++) out[i] = MAXOF(x[i], y[i]); break; \
+      case VM_MIN: IVDEP for (int64_t i = 0; i < n; i++) out[i] = MINOF(x[i], y[i]); break; \
       default: break;                                                                      \
       }                                                                                    \
     } else if (sx == 2) {                                                                  \
       switch (op) {                                                                        \
-      case VM_ADD: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = x[i] + s; break; \
-      case VM_SUB: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = x[i] - s; break; \
-      case VM_MUL: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = x[i] * s; break; \
-      case VM_DIV: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = x[i] / s; break; \
-      case VM_MAX: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = MAXOF(x[i], s); break; \
-      case VM_MIN: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = MINOF(x[i], s); break; \
+      case VM_ADD: IVDEP for (int64_t i = 0; i < n; i++) out[i] = x[i] + s; break; \
+      case VM_SUB: IVDEP for (int64_t i = 0; i < n; i++) out[i] = x[i] - s; break; \
+      case VM_MUL: IVDEP for (int64_t i = 0; i < n; i++) out[i] = x[i] * s; break; \
+      case VM_DIV: IVDEP for (int64_t i = 0; i < n; i++) out[i] = x[i] / s; break; \
+      case VM_MAX: IVDEP for (int64_t i = 0; i < n; i++) out[i] = MAXOF(x[i], s); break; \
+      case VM_MIN: IVDEP for (int64_t i = 0; i < n; i++) out[i] = MINOF(x[i], s); break; \
       default: break;                                                                      \
       }                                                                                    \
     } else {                                                                               \
       switch (op) {                                                                        \
-      case VM_ADD: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = s + y[i]; break; \
-      case VM_SUB: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = s - y[i]; break; \
-      case VM_MUL: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = s * y[i]; break; \
-      case VM_DIV: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = s / y[i]; break; \
-      case VM_MAX: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = MAXOF(s, y[i]); break; \
-      case VM_MIN: _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) out[i] = MINOF(s, y[i]); break; \
+      case VM_ADD: IVDEP for (int64_t i = 0; i < n; i++) out[i] = s + y[i]; break; \
+      case VM_SUB: IVDEP for (int64_t i = 0; i < n; i++) out[i] = s - y[i]; break; \
+      case VM_MUL: IVDEP for (int64_t i = 0; i < n; i++) out[i] = s * y[i]; break; \
+      case VM_DIV: IVDEP for (int64_t i = 0; i < n; i++) out[i] = s / y[i]; break; \
+      case VM_MAX: IVDEP for (int64_t i = 0; i < n; i++) out[i] = MAXOF(s, y[i]); break; \
+      case VM_MIN: IVDEP for (int64_t i = 0; i < n; i++) out[i] = MINOF(s, y[i]); break; \
       default: break;                                                                      \
       }                                                                                    \
     }                                                                                      \
@@ -396,14 +391,24 @@ typedef struct {
     k(out, x, hi - lo);                                                                    \
     return;                                                                                \
   }
-#define MVEC_BINARY_f32                                                                    \
+#define MVEC_BINARY_f32 MVEC_POW(float, f32)
+#define MVEC_BINARY_f64 MVEC_POW(double, f64)
+/* pow: the vector kernels take two arrays; a scalar side becomes a block
+ * of copies of it. */
+#define MVEC_POW(T, SUF)                                                                   \
   if (j->op == VM_POW && level() > 0) {                                                    \
-    (level() == 2 ? pow512_f32 : pow256_f32)(out, x, y, (float)j->s, j->sx, hi - lo);      \
-    return;                                                                                \
-  }
-#define MVEC_BINARY_f64                                                                    \
-  if (j->op == VM_POW && level() > 0) {                                                    \
-    (level() == 2 ? pow512_f64 : pow256_f64)(out, x, y, j->s, j->sx, hi - lo);             \
+    void (*k)(T *, const T *, const T *, int64_t) = level() == 2 ? pow512_##SUF : pow256_##SUF; \
+    if (j->sx == 0) {                                                                      \
+      k(out, x, y, hi - lo);                                                               \
+      return;                                                                              \
+    }                                                                                      \
+    T fill[256];                                                                           \
+    for (int q = 0; q < 256; q++) fill[q] = (T)j->s;                                       \
+    for (int64_t i = 0; i < hi - lo; i += 256) {                                           \
+      int64_t len = hi - lo - i < 256 ? hi - lo - i : 256;                                 \
+      if (j->sx == 1) k(out + i, fill, y + i, len);                                        \
+      else k(out + i, x + i, fill, len);                                                   \
+    }                                                                                      \
     return;                                                                                \
   }
 #else

@@ -23,26 +23,25 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#pragma GCC push_options
-#pragma GCC target("avx512f")
+#define T512 __attribute__((target("avx512f")))
 
 #define LN2 0x1.62e42fefa39efp-1
 #define INV_LN2 0x1.71547652b82fep0
 
-static inline __m512d widen_lo(__m512 v) {
+T512 static inline __m512d widen_lo(__m512 v) {
   return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
 }
-static inline __m512d widen_hi(__m512 v) {
+T512 static inline __m512d widen_hi(__m512 v) {
   return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
 }
-static inline __m512 narrow(__m512d lo, __m512d hi) {
+T512 static inline __m512 narrow(__m512d lo, __m512d hi) {
   __m256 a = _mm512_cvtpd_ps(lo), b = _mm512_cvtpd_ps(hi);
   return _mm512_castpd_ps(
       _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1));
 }
 
 /* t = k ln2 + r; returns Q(r) with exp(r) = 1 + r Q(r), and k, r. */
-static inline __m512d reduce_q(__m512d t, __m512d *k, __m512d *r) {
+T512 static inline __m512d reduce_q(__m512d t, __m512d *k, __m512d *r) {
   *k = _mm512_roundscale_pd(_mm512_mul_pd(t, _mm512_set1_pd(INV_LN2)),
                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   *r = _mm512_fnmadd_pd(*k, _mm512_set1_pd(LN2), t);
@@ -59,14 +58,14 @@ static inline __m512d reduce_q(__m512d t, __m512d *k, __m512d *r) {
 }
 
 /* exp(t) for t clamped to [-200, 200] (NaN passes through). */
-static inline __m512d exp_pd(__m512d t) {
+T512 static inline __m512d exp_pd(__m512d t) {
   t = _mm512_max_pd(_mm512_set1_pd(-200), _mm512_min_pd(_mm512_set1_pd(200), t));
   __m512d k, r;
   __m512d q = reduce_q(t, &k, &r);
   return _mm512_scalef_pd(_mm512_fmadd_pd(r, q, _mm512_set1_pd(1.0)), k);
 }
 
-static inline __m512d tanh_pd(__m512d x) {
+T512 static inline __m512d tanh_pd(__m512d x) {
   __m512i signbit = _mm512_set1_epi64((long long)0x8000000000000000ULL);
   __m512d ax = _mm512_castsi512_pd(_mm512_andnot_si512(signbit, _mm512_castpd_si512(x)));
   __m512d t = _mm512_add_pd(_mm512_min_pd(_mm512_set1_pd(20), ax),
@@ -81,12 +80,12 @@ static inline __m512d tanh_pd(__m512d x) {
       _mm512_castpd_si512(y), _mm512_and_si512(signbit, _mm512_castpd_si512(x))));
 }
 
-static inline __m512d sigmoid_pd(__m512d x) {
+T512 static inline __m512d sigmoid_pd(__m512d x) {
   __m512d one = _mm512_set1_pd(1.0);
   return _mm512_div_pd(one, _mm512_add_pd(one, exp_pd(_mm512_sub_pd(_mm512_setzero_pd(), x))));
 }
 
-static inline __m512d log_pd(__m512d x) {
+T512 static inline __m512d log_pd(__m512d x) {
   __m512d e = _mm512_getexp_pd(_mm512_mul_pd(x, _mm512_set1_pd(4.0 / 3.0)));
   __m512d m = _mm512_scalef_pd(x, _mm512_sub_pd(_mm512_setzero_pd(), e));
   __m512d one = _mm512_set1_pd(1.0);
@@ -115,7 +114,7 @@ static inline __m512d log_pd(__m512d x) {
 /* Whole groups of 16, then the tail masked (masked-off lanes read 1.0,
  * harmless to every function here). */
 #define DEFINE_ARRAY(NAME, F)                                                          \
-  void NAME(float *out, const float *x, int64_t n) {                                   \
+  T512 void NAME(float *out, const float *x, int64_t n) {                                   \
     int64_t i = 0;                                                                     \
     for (; i + 16 <= n; i += 16) {                                                     \
       __m512 v = _mm512_loadu_ps(x + i);                                               \
@@ -133,5 +132,4 @@ DEFINE_ARRAY(dev_vlogf_avx512, log_pd)
 DEFINE_ARRAY(dev_vtanhf_avx512, tanh_pd)
 DEFINE_ARRAY(dev_vsigmoidf_avx512, sigmoid_pd)
 
-#pragma GCC pop_options
 #endif
