@@ -691,8 +691,9 @@ static __attribute__((noinline)) bool enter(MistVM *vm, EvCode *code, const Valu
   int cap = code->nslots;
   Value *frame = alloca(cap * sizeof(Value));
   if (code->zero) memset(frame, 0, cap * sizeof(Value));
-  memcpy(frame, args, code->nparams * sizeof(Value));
-  memcpy(frame + code->nparams, env, code->nfv * sizeof(Value));
+  int np = code->nparams, nfv = code->nfv;
+  for (int k = 0; k < np; k++) frame[k] = args[k];
+  for (int k = 0; k < nfv; k++) frame[np + k] = env[k];
   vm->depth++;
   bool ok = exec(vm, code, frame, cap, out);
   vm->depth--;
@@ -740,7 +741,7 @@ bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw
       ObjBound *b = AS_BOUND(fn);
       Value *args = alloca((argc + 1) * sizeof(Value));
       args[0] = b->self;
-      memcpy(args + 1, argv, argc * sizeof(Value));
+      if (argc) memcpy(args + 1, argv, argc * sizeof(Value));
       return ev_call(vm, b->fn, argc + 1, args, kw, out);
     }
     case O_GRAPH: {
