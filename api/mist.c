@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "autodiff/ad.h"
 #include "ir/eval.h"
@@ -72,6 +73,8 @@ void mist_set_write(MistVM *vm, void (*write)(void *, const char *, size_t), voi
 
 void mist_interrupt(MistVM *vm) { vm->interrupt = 1; }
 
+void mist_set_time_limit(MistVM *vm, double seconds) { vm->time_limit = seconds > 0 ? seconds : 0; }
+
 /* ---- the pipeline ---- */
 
 typedef struct Job {
@@ -124,7 +127,14 @@ static void set_stack_limit(MistVM *vm) {
 /* Run a job on a thread with a big stack; if no thread can be made, run
  * it here. */
 static bool run_job(Job *job) {
-  job->vm->depth = 0;
+  MistVM *vm = job->vm;
+  vm->depth = 0;
+  vm->deadline = 0;
+  if (vm->time_limit > 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    vm->deadline = (double)ts.tv_sec + ts.tv_nsec * 1e-9 + vm->time_limit;
+  }
   char *saved = job->vm->stack_limit;
   if (!lang_run_on_stack(EVAL_STACK_SIZE, job_main, job)) job_main(job);
   job->vm->stack_limit = saved;
@@ -265,22 +275,22 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
 
 /* ---- IR ---- */
 
-static MistStatus print_graph(MistVM *vm, IrGraph *g) {
+static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
   StrBuf sb;
   sb_init(&sb);
-  ir_print_graph(vm, g, &sb);
+  if (flags & MIST_IR_SOURCE) ir_print_source(vm, g, &sb);
+  else ir_print_graph(vm, g, &sb);
   lang_write(vm, sb.data, sb.len);
   return MIST_OK;
 }
 
 MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
-  (void)flags;
   lang_error_clear(vm);
   Value slot;
   ObjModule *m = vm->main;
   if (m->names && lang_dict_get(m->names, lang_str(name), &slot)) {
     Value v = m->slots[slot.i];
-    if (v_is_obj(v, O_FUNC)) return print_graph(vm, AS_FUNC(v)->graph);
+    if (v_is_obj(v, O_FUNC)) return print_graph(vm, AS_FUNC(v)->graph, flags);
     if (v.tag != V_UNBOUND) {
       lang_raise(vm, "TypeError", "'%s' is a %s, not a function", name, lang_type_name(v));
       return MIST_ERROR;
@@ -291,7 +301,6 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
 }
 
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags) {
-  (void)flags;
   lang_error_clear(vm);
   size_t len;
   const char *why;
@@ -310,7 +319,7 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
   for (int i = 0; i < lr.unit->ngraphs; i++) {
     IrGraph *g = lr.unit->graphs[i];
     if ((g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0)
-      return print_graph(vm, g);
+      return print_graph(vm, g, flags);
   }
   lang_raise(vm, "NameError", "no top-level function named '%s' in %s", name, path);
   return MIST_ERROR;

@@ -233,9 +233,18 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_ENV_SET, sp, 3, tangent(w, in[1]), a[1], tangent(w, in[3])));
       return;
+    case IR_P_CONS_LIST:
+      /* the tangent chain has the chain's shape */
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_CONS_TAN, sp, 3, tangent(w, in[1]), a[0], a[1]));
+      return;
     case IR_P_SENS_AT:
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_SENS_AT, sp, 3, a[0], a[1], tangent(w, in[3])));
+      return;
+    case IR_P_CONS_SENS:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, IR_P_CONS_SENS, sp, 3, tangent(w, in[1]), a[1], a[2]));
       return;
     case IR_P_SENS_LIKE:
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);

@@ -203,7 +203,7 @@ static void forward(Fill *f, int i) {
     case IR_P_SETITEM: case IR_P_UNPACK: case IR_P_ITER_SEQ: case IR_P_SWITCH: case IR_P_GADD:
     case IR_P_ENV_GET: case IR_P_ENV_SET: case IR_P_SENS_ITEM: case IR_P_SENS_AT:
     case IR_P_SENS_WITHOUT: case IR_P_SENS_LIKE: case IR_P_CHECK_BOUND: case IR_P_CHECK_DIFF:
-    case IR_P_J:
+    case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS:
       mapped_args(f, y, 1, args);
       v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
       f->kind[i] = BK_INLINE;
@@ -373,6 +373,13 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
     break;
   case IR_P_J:
     contribute(f, in[1], prim_in(ad, b, IR_P_JINV_ENV, sp, 2, bfwd(f, in[1]), d));
+    break;
+  case IR_P_CONS_LIST:
+    contribute(f, in[1], prim_in(ad, b, IR_P_CONS_SENS, sp, 3, d, bfwd(f, in[1]), bfwd(f, in[2])));
+    break;
+  case IR_P_CONS_SENS:
+    /* linear in d: its transpose is cons_list of the chain */
+    contribute(f, in[1], prim_in(ad, b, IR_P_CONS_LIST, sp, 2, d, kint(ad, 0)));
     break;
   default: break;
   }

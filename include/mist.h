@@ -61,13 +61,20 @@ const char *mist_error(MistVM *vm);
 
 /* Write the IR of the top-level function `name` of the main module (after
  * mist_run_file or mist_eval defined it) to the write callback.  Flags
- * pick which form (0: as lowered). */
-enum { MIST_IR_LOWERED = 0 };
+ * pick which form: MIST_IR_LOWERED, the IR text as lowered, or
+ * MIST_IR_SOURCE, the same graphs printed back as Mist source (one def
+ * that parses and runs; docs/ir.md, "As Mist source"). */
+enum { MIST_IR_LOWERED = 0, MIST_IR_SOURCE = 1 };
 MistStatus mist_print_ir(MistVM *vm, const char *name, int flags);
 
 /* Parse and lower the file at path without running it, and write the IR
  * of its top-level function `name` to the write callback. */
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags);
+
+/* Limit each later mist_eval / mist_run_file to `seconds` of wall-clock
+ * time (0: no limit).  A program that runs longer stops with a
+ * "TimeoutError": "the program ran past its time limit of N seconds". */
+void mist_set_time_limit(MistVM *vm, double seconds);
 
 /* Ask a running evaluation to stop soon with a "KeyboardInterrupt" error.
  * Safe to call from a signal handler or another thread. */

@@ -78,8 +78,12 @@ static bool plain_condition(const IrNode *c) {
   }
 }
 
+/* The length of a tuple known where it is made: built here, a constant,
+ * or unpack(x, n) (a tuple of n items or an error). */
 static int64_t tuple_len(const IrNode *t) {
   if (ir_node_prim(t) == IR_P_MAKE_TUPLE) return t->nin - 1;
+  if (ir_node_prim(t) == IR_P_UNPACK && t->in[2]->kind == IR_CONST && t->in[2]->value.tag == V_INT)
+    return t->in[2]->value.i;
   if (t->kind == IR_CONST && v_is_obj(t->value, O_TUPLE)) return (int64_t)AS_SEQ(t->value)->len;
   return -1;
 }

@@ -23,6 +23,7 @@
  * checks the depth and the C stack.
  */
 #include <alloca.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,17 @@ typedef struct EvState {
    * in a traceback: a stack shared by all exec() invocations */
   TraceEntry *tails;
   int ntails, captails;
+  unsigned ticks;   /* loop turns and calls, to look at the clock now and then */
 } EvState;
+
+/* Past the host's deadline?  Looked at every 1024 loop turns or calls,
+ * and only when a deadline is set, so it costs nothing otherwise. */
+static bool out_of_time(MistVM *vm, EvState *st) {
+  if ((++st->ticks & 1023) != 0) return false;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9 > vm->deadline;
+}
 
 /* ---- a pointer map for compilation ---- */
 
@@ -882,6 +893,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     }
     L_I_CALL: {
       if (vm->interrupt) goto interrupted;
+      if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
       Value fn = F[in->a];
       if (v_is_obj(fn, O_FUNC)) {
         ObjFunc *f = AS_FUNC(fn);
@@ -973,6 +985,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     }
     L_I_INTERRUPT:
       if (vm->interrupt) goto interrupted;
+      if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
       NEXT;
     L_I_RETURN:
       *out = F[in->a];
@@ -1006,6 +1019,9 @@ interrupted:
   vm->interrupt = 0;
   lang_raise(vm, "KeyboardInterrupt", "KeyboardInterrupt");
   pc = pc > 0 ? pc : 1;
+  goto fail;
+timed_out:
+  lang_raise(vm, "TimeoutError", "the program ran past its time limit of %g seconds", vm->time_limit);
 fail:
   vm->depth -= tail_depth;
   fail_at(vm, code, &ins[pc - 1]);

@@ -159,6 +159,23 @@ static bool can_inline(Inliner *in, IrGraph *g, int pos, IrNode *n, IrGraph *h) 
 
 /* ---- doing it ---- */
 
+/* Every use of n, in g (after it) and in the graphs of u nested in g
+ * (clones made by this pass among them), becomes a use of r.  Done at
+ * once, not at the end: a graph about to be cloned must not keep a
+ * reference to a call that is gone, or its copy would keep it too. */
+static void replace_uses(Inliner *in, IrGraph *g, IrNode *n, IrNode *r) {
+  for (int k = 0; k < in->u->ngraphs; k++) {
+    IrGraph *h = in->u->graphs[k];
+    if (h->code || !ir_is_ancestor(g, h)) continue;
+    for (int i = 0; i < h->nnodes; i++)
+      for (int j = 0; j < h->nodes[i]->nin; j++)
+        if (h->nodes[i]->in[j] == n) h->nodes[i]->in[j] = r;
+    if (h->ret == n) h->ret = r;
+    for (int d = 0; d < h->ndefaults; d++)
+      if (h->defaults[d] == n) h->defaults[d] = r;
+  }
+}
+
 /* Replace the call n at position pos of g by h's body; the number of
  * nodes put in its place. */
 static int inline_at(Inliner *in, IrGraph *g, int pos, IrNode *n, IrGraph *h) {
@@ -176,6 +193,7 @@ static int inline_at(Inliner *in, IrGraph *g, int pos, IrNode *n, IrGraph *h) {
   g->nnodes = before - 1 + k;
   if (r->kind == IR_APPLY && r->graph == g && !r->name) r->name = n->name;
   ir_map_put(&in->repl, n, r);
+  replace_uses(in, g, n, r);
   return k;
 }
 

@@ -9,6 +9,7 @@
 #include "ir/eval.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
+#include "lang/tensor.h"
 
 #define PRIM_FN(name) static bool name(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 
@@ -161,8 +162,7 @@ PRIM_FN(p_iter_seq) {
     return true;
   }
   if (v_is_obj(x, O_TENSOR)) {   /* indexed along its first axis */
-    int64_t n;
-    if (!lang_len(vm, x, &n)) return false;
+    if (((ObjTensor *)x.o)->ndim == 0) return lang_raise(vm, "TypeError", "iteration over a 0-d tensor");
     *out = x;
     return true;
   }
@@ -674,6 +674,98 @@ PRIM_FN(p_F) {
   return vm->ad_F(vm, argv[0], out);
 }
 
+/* cons_list(acc, kind): a comprehension's result from the chain of
+ * pairs it built newest first, acc = (e_n, (e_n-1, ... (e_1, None))):
+ * the list [e_1, ..., e_n] for kind 0; for kind 1 each e is a pair
+ * (key, value) and the result the dict, later keys overwriting earlier
+ * ones in the first one's place, as Python's dict comprehensions do. */
+PRIM_FN(p_cons_list) {
+  size_t n = 0;
+  for (Value c = argv[0]; c.tag != V_NONE; c = AS_SEQ(c)->items[1], n++)
+    if (!v_is_obj(c, O_TUPLE) || AS_SEQ(c)->len != 2)
+      return lang_raise(vm, "TypeError", "cons_list of a malformed chain");
+  if (argv[1].tag != V_INT || (argv[1].i != 0 && argv[1].i != 1))
+    return lang_raise(vm, "TypeError", "cons_list kind must be 0 or 1");
+  ObjSeq *items = lang_list_new(n);
+  size_t k = n;
+  for (Value c = argv[0]; c.tag != V_NONE; c = AS_SEQ(c)->items[1]) items->items[--k] = AS_SEQ(c)->items[0];
+  if (argv[1].i == 0) {
+    *out = v_obj(items);
+    return true;
+  }
+  ObjDict *d = lang_dict_new();
+  for (size_t i = 0; i < n; i++) {
+    Value kv = items->items[i];
+    if (!v_is_obj(kv, O_TUPLE) || AS_SEQ(kv)->len != 2)
+      return lang_raise(vm, "TypeError", "cons_list of a malformed chain");
+    Value key = AS_SEQ(kv)->items[0];
+    if (!v_is_obj(key, O_STR))
+      return lang_raise(vm, "TypeError", "dict keys must be str, not '%s'", lang_type_name(key));
+    lang_dict_put(d, AS_STR(key), AS_SEQ(kv)->items[1]);
+  }
+  *out = v_obj(d);
+  return true;
+}
+
+/* The sensitivity (or tangent) d of cons_list(acc, kind), shaped as the
+ * chain acc: (d_n, (... (d_1, None))); for a dict, pairs (None, d[key])
+ * for the newest occurrence of each key, whose value the dict kept. */
+PRIM_FN(p_cons_sens) {
+  Value d = argv[0], acc = argv[1];
+  bool dict = argv[2].tag == V_INT && argv[2].i == 1;
+  if (d.tag == V_NONE) {
+    *out = d;
+    return true;
+  }
+  size_t n = 0;
+  for (Value c = acc; v_is_obj(c, O_TUPLE) && AS_SEQ(c)->len == 2; c = AS_SEQ(c)->items[1]) n++;
+  Value *items = lang_alloc((n ? n : 1) * sizeof *items);
+  size_t k = n;
+  for (Value c = acc; k > 0; c = AS_SEQ(c)->items[1]) items[--k] = AS_SEQ(c)->items[0];
+  ObjDict *seen = dict ? lang_dict_new() : NULL;
+  Value chain = v_none();
+  for (size_t i = 0; i < n; i++) {
+    Value di = v_none();
+    if (!dict) {
+      if (!ev_prim_fn(IR_P_SENS_ITEM)(vm, 2, (Value[]){d, v_int((int64_t)i)}, NULL, &di)) return false;
+    } else {
+      Value key = AS_SEQ(items[i])->items[0], dv = v_none(), dummy;
+      bool newest = true;
+      for (size_t j = i + 1; j < n; j++)
+        if (lang_equal(AS_SEQ(items[j])->items[0], key)) newest = false;
+      if (newest && v_is_obj(key, O_STR) && v_is_obj(d, O_DICT) && !lang_dict_get(seen, AS_STR(key), &dummy))
+        lang_dict_get(AS_DICT(d), AS_STR(key), &dv);
+      di = dv.tag == V_NONE ? v_none() : lang_tuple_of(2, v_none(), dv);
+    }
+    chain = lang_tuple_of(2, di, chain);
+  }
+  *out = chain;
+  return true;
+}
+
+PRIM_FN(p_cons_tan) {
+  Value t = argv[0], acc = argv[1];
+  if (t.tag == V_NONE) {
+    *out = t;
+    return true;
+  }
+  if (argv[2].tag == V_INT && argv[2].i == 0) return p_cons_list(vm, 2, (Value[]){t, v_int(0)}, NULL, out);
+  ObjDict *d = lang_dict_new();
+  ObjSeq *keys = NULL;
+  Value l;
+  if (!p_cons_list(vm, 2, (Value[]){acc, v_int(0)}, NULL, &l)) return false;
+  keys = AS_SEQ(l);
+  Value tl;
+  if (!p_cons_list(vm, 2, (Value[]){t, v_int(0)}, NULL, &tl)) return false;
+  for (size_t i = 0; i < keys->len && i < AS_SEQ(tl)->len; i++) {
+    Value pair = AS_SEQ(tl)->items[i], key = AS_SEQ(keys->items[i])->items[0];
+    Value tv = v_is_obj(pair, O_TUPLE) && AS_SEQ(pair)->len == 2 ? AS_SEQ(pair)->items[1] : v_none();
+    if (v_is_obj(key, O_STR)) lang_dict_put(d, AS_STR(key), tv);
+  }
+  *out = v_obj(d);
+  return true;
+}
+
 #define p_global p_needs_context
 #define p_set_global p_needs_context
 #define p_import p_needs_context
@@ -691,14 +783,14 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_STR] = p_str, [IR_P_SWITCH] = p_switch, [IR_P_CALL_KW] = p_call_kw,
   [IR_P_CALL_METHOD] = p_call_method, [IR_P_GETATTR] = p_getattr, [IR_P_GLOBAL] = p_global,
   [IR_P_SET_GLOBAL] = p_set_global, [IR_P_IMPORT] = p_import, [IR_P_ASSERT_FAIL] = p_assert_fail,
-  [IR_P_CHECK_BOUND] = p_check_bound,
+  [IR_P_CHECK_BOUND] = p_check_bound, [IR_P_CONS_SENS] = p_cons_sens, [IR_P_CONS_TAN] = p_cons_tan,
   [IR_P_GADD] = p_gadd, [IR_P_ENV_GET] = p_env_get, [IR_P_ENV_SET] = p_env_set, [IR_P_J] = p_J,
   [IR_P_BP_CALL] = p_bp_call, [IR_P_SENS_ITEM] = p_sens_item, [IR_P_SENS_AT] = p_sens_at,
   [IR_P_SENS_LIKE] = p_sens_like, [IR_P_SEED] = p_seed, [IR_P_ZEROS_LIKE] = p_zeros_like,
   [IR_P_STOP_GRADIENT] = p_stop_gradient, [IR_P_CHECK_DIFF] = p_check_diff,
   [IR_P_SENS_WITHOUT] = p_sens_without, [IR_P_BP_CALL_J] = p_bp_call_j, [IR_P_JINV_ENV] = p_jinv_env,
   [IR_P_NO_DERIVATIVE] = p_no_derivative, [IR_P_TAN_ITEM] = p_tan_item, [IR_P_TAN_TUPLE] = p_tan_tuple,
-  [IR_P_F] = p_F,
+  [IR_P_F] = p_F, [IR_P_CONS_LIST] = p_cons_list,
 };
 
 BuiltinFn ev_prim_fn(IrPrim p) { return prim_fns[p]; }

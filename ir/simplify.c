@@ -229,8 +229,9 @@ static IrNode *simp_unpack(Simp *s, IrNode *n) {
   return NULL;
 }
 
-/* make_tuple(t[0], ..., t[n-1]) -> t for a tuple t of n items built
- * here;  make_tuple of constants -> a constant tuple */
+/* make_tuple(t[0], ..., t[n-1]) -> t for a tuple t of n items: built
+ * here, or unpack(x, n) (always a tuple of n items);  make_tuple of
+ * constants -> a constant tuple */
 static IrNode *simp_make_tuple(Simp *s, IrNode *n) {
   int len = n->nin - 1;
   IrNode *t = NULL;
@@ -243,6 +244,7 @@ static IrNode *simp_make_tuple(Simp *s, IrNode *n) {
     t = x->in[1];
   }
   if (t && ir_node_prim(t) == IR_P_MAKE_TUPLE && t->nin - 1 == len) return t;
+  if (t && ir_node_prim(t) == IR_P_UNPACK && is_int(t->in[2], len)) return t;
   if (len <= 16) return fold(s, n, IR_P_MAKE_TUPLE);
   return NULL;
 }

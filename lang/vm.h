@@ -97,6 +97,7 @@ struct MistVM {
 
   volatile sig_atomic_t interrupt;   /* set from a signal handler: stop soon */
   double deadline;        /* seconds since the epoch, 0 = none */
+  double time_limit;      /* seconds each mist_eval / mist_run_file may run, 0 = none */
   bool sandbox;           /* no file system access */
 
   /* tensors (lang/tensor.c): made on first use, so start-up stays fast */

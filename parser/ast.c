@@ -242,6 +242,27 @@ static void dump(const Ast *a, bool spans, StrBuf *out) {
     sb_addc(out, ' ');
     dump(a->slice.step, spans, out);
     break;
+  case AST_LISTCOMP: case AST_DICTCOMP: case AST_GENEXP:
+    if (a->comp.key) {
+      sb_addc(out, ' ');
+      dump(a->comp.key, spans, out);
+    }
+    sb_addc(out, ' ');
+    dump(a->comp.elt, spans, out);
+    for (int i = 0; i < a->comp.nfors; i++) {
+      const AstCompFor *c = &a->comp.fors[i];
+      sb_adds(out, " (for ");
+      dump(c->target, spans, out);
+      sb_addc(out, ' ');
+      dump(c->iter, spans, out);
+      for (int j = 0; j < c->nifs; j++) {
+        sb_adds(out, " (if ");
+        dump(c->ifs[j], spans, out);
+        sb_addc(out, ')');
+      }
+      sb_addc(out, ')');
+    }
+    break;
   case AST_EXPR_STMT:
     sb_addc(out, ' ');
     dump(a->expr.value, spans, out);

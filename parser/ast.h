@@ -42,6 +42,15 @@ typedef enum { BOOL_AND, BOOL_OR } BoolKind;
 
 typedef struct Ast Ast;
 
+/* One `for target in iter if c1 if c2...` clause of a comprehension.
+ * target is a NAME or a nested TUPLE/LIST of NAMEs (the parser refuses
+ * subscript and attribute targets there); iter and the ifs are
+ * disjunctions, as in Python's grammar. */
+typedef struct AstCompFor {
+  Ast *target, *iter;
+  Ast **ifs; int nifs;
+} AstCompFor;
+
 /* A parameter of a def or lambda: `name` or `name=default`.  Defaults are
  * expressions evaluated where the def is; a parameter without a default
  * never follows one with a default (the parser checks). */
@@ -102,6 +111,12 @@ struct Ast {
      * be SLICEs: `x[:, 0]`); `x[a:b]` a SLICE index. */
     struct { Ast *obj; Ast *index; } sub;
     struct { Ast *start, *stop, *step; } slice;            /* SLICE: each may be NULL */
+    /* LISTCOMP, DICTCOMP, GENEXP: elt for each combination of the
+     * clauses (the first is the outermost loop) that passes their ifs;
+     * key too for a DICTCOMP (elt is then the value), NULL otherwise.
+     * nfors >= 1.  The span starts at the opening bracket: for a
+     * generator expression that is a call's sole argument, the call's '('. */
+    struct { Ast *key, *elt; AstCompFor *fors; int nfors; } comp;
 
     /* ---- statements ---- */
     struct { Ast *value; } expr;                           /* EXPR_STMT */
@@ -151,6 +166,8 @@ void ast_push(Ast ***arr, int *n, int *cap, Ast *x);
 
 /* Debug printer: one line, S-expression style, e.g.
  *   (Module (Assign (Name x) (BinOp + (Int 1) (Int 2))))
+ * A comprehension prints its clauses after the element:
+ *   (ListComp (Name x) (for (Name x) (Name xs) (if (Name x))))
  * With spans, every node is followed by @LINE:COL. */
 void ast_dump(const Ast *a, bool spans, StrBuf *out);
 

@@ -20,11 +20,15 @@
  *  - `return e` simply makes e the output of the graph being built:
  *    every graph on the path is in tail position, so it is the
  *    function's result.
+ *  - a comprehension is a loop graph per `for` clause, called as a
+ *    value; it builds its result as a chain of pairs (see the
+ *    comprehensions section below).
  *
- * Names resolve, innermost first, to a local of the current function, a
- * local of an enclosing function (a free variable), a module global
- * (read with global() when the function runs, so top-level functions may
- * refer to each other in any order), or a builtin.  A name found nowhere
+ * Names resolve, innermost first, to a local of the current function (or
+ * a variable of a comprehension being lowered in it), a local of an
+ * enclosing function (a free variable), a module global (read with
+ * global() when the function runs, so top-level functions may refer to
+ * each other in any order), or a builtin.  A name found nowhere
  * is read as a global too, which fails with "name 'x' is not defined"
  * only if that code runs, as in Python.
  */
@@ -37,6 +41,7 @@ typedef struct Binding {
   ObjStr *name;
   IrNode *node;
   bool maybe_unbound;   /* some path reaches here without assigning it */
+  bool comp;            /* a comprehension's variable: never a global */
 } Binding;
 
 typedef struct Env {
@@ -133,6 +138,7 @@ static void env_set(Env *e, ObjStr *name, IrNode *node, bool maybe_unbound) {
   }
   b->node = node;
   b->maybe_unbound = maybe_unbound;
+  b->comp = false;
 }
 
 static Env env_copy(const Env *e) {
@@ -245,16 +251,19 @@ static IrNode *read_binding(Lower *L, Binding *b, ObjStr *name, Span sp) {
 static IrNode *lookup(Lower *L, ObjStr *name, Span sp) {
   FnScope *f = L->fn;
   for (; !f->is_module; f = f->parent) {
-    if (!names_has(&f->locals, name)) continue;
+    /* a binding is a local, or a comprehension's variable (not in locals) */
     Binding *b = env_find(&f->env, name);
     if (b) return read_binding(L, b, name, sp);
+    if (!names_has(&f->locals, name)) continue;
     /* assigned somewhere in that function, but not before this point */
     return prim(L, IR_P_CHECK_BOUND, sp, 2, konst(L, v_unbound(), sp), kstr(L, name, sp));
   }
   /* A module name already bound where the function is made is captured
    * like any other value; one bound later (a function defined further
-   * down, a constant set after the def) is read when the code runs. */
+   * down, a constant set after the def) is read when the code runs.  A
+   * comprehension's variable is always its binding. */
   Binding *b = env_find(&f->env, name);
+  if (b && b->comp) return read_binding(L, b, name, sp);
   if (b && !b->maybe_unbound) return b->node;
   Value dummy;
   bool is_global = names_has(&L->module_names, name) ||
@@ -474,6 +483,139 @@ static IrNode *lower_index(Lower *L, Ast *ix) {
   return lower_expr(L, ix);
 }
 
+/* ---- comprehensions ----
+ *
+ * [e for x in xs if c for y in ys] builds its result without mutation,
+ * as a chain of pairs, newest first: acc starts as None, each element
+ * makes acc = (e, acc), and cons_list(acc, kind) turns the chain into
+ * the list (kind 0) or, from (key, value) pairs, the dict (kind 1).
+ * Each `for` clause is a loop graph C(i, acc) nested in the graph being
+ * built, over seq = iter_seq(iterable) and n = len(seq) computed before
+ * it (free variables of C), as for a `for` statement:
+ *
+ *   C(i, acc):  switch(i < n, @body, @exit)()
+ *   body:       x = seq[i]
+ *               acc2 = the filters (a false one keeps acc), then the next
+ *                      clause's loop C'(0, acc) or, in the last, (e, acc)
+ *               C(i + 1, acc2)          (a tail call: the loop goes round)
+ *   exit:       acc
+ *
+ * and the comprehension is cons_list(C(0, None), kind).  Its variables
+ * are bound in the function's environment only while it is lowered (not
+ * as module globals), so inside it they shadow outer names and after it
+ * they are gone, as in Python 3; the first iterable is lowered before
+ * any of them is bound, in the enclosing scope.  A generator expression
+ * is lowered the same way: Mist has no lazy iterators, so
+ * `sum(x * x for x in xs)` sums a list. */
+
+/* Bind a comprehension variable: v, or Unbound (not assigned yet). */
+static void comp_var(Lower *L, ObjStr *name, IrNode *v, Span sp) {
+  if (v && v->kind == IR_APPLY && !v->name) v->name = name;
+  env_set(&L->fn->env, name, v ? v : konst(L, v_unbound(), sp), !v);
+  env_find(&L->fn->env, name)->comp = true;
+}
+
+/* The target t (names, or tuples and lists of them: the parser checked)
+ * bound to v, or to Unbound when v is NULL. */
+static void comp_assign(Lower *L, Ast *t, IrNode *v) {
+  if (t->kind == AST_NAME) {
+    comp_var(L, t->name, v, t->span);
+    return;
+  }
+  int n = t->seq.nitems;
+  IrNode *tup = v ? prim(L, IR_P_UNPACK, t->span, 2, v, konst(L, v_int(n), t->span)) : NULL;
+  for (int i = 0; i < n; i++) {
+    Ast *ti = t->seq.items[i];
+    comp_assign(L, ti, tup ? prim(L, IR_P_GETITEM, ti->span, 2, tup, konst(L, v_int(i), ti->span)) : NULL);
+  }
+}
+
+/* acc with this element pushed: ((key, value) or e, acc). */
+static IrNode *comp_push(Lower *L, Ast *e, IrNode *acc) {
+  IrNode *item = NULL;
+  if (e->comp.key) {
+    IrNode *k = lower_expr(L, e->comp.key);
+    if (!k) return NULL;
+    IrNode *v = lower_expr(L, e->comp.elt);
+    if (!v) return NULL;
+    item = prim(L, IR_P_MAKE_TUPLE, e->span, 2, k, v);
+  } else if (!(item = lower_expr(L, e->comp.elt))) {
+    return NULL;
+  }
+  return prim(L, IR_P_MAKE_TUPLE, e->span, 2, item, acc);
+}
+
+static IrNode *comp_loop(Lower *L, Ast *e, int k, IrNode *iterable, IrNode *acc0);
+
+/* acc after clause k's filters from the j-th on, then the next clause
+ * (or the push, after the last one). */
+static IrNode *comp_rest(Lower *L, Ast *e, int k, int j, IrNode *acc) {
+  AstCompFor *cl = &e->comp.fors[k];
+  if (j == cl->nifs) {
+    if (k + 1 == e->comp.nfors) return comp_push(L, e, acc);
+    IrNode *it = lower_expr(L, e->comp.fors[k + 1].iter);
+    return it ? comp_loop(L, e, k + 1, it, acc) : NULL;
+  }
+  Ast *cond = cl->ifs[j];
+  IrNode *c = lower_expr(L, cond);
+  if (!c) return NULL;
+  IrGraph *take = new_graph(L, "take", IRG_BRANCH, cond->span);
+  IrGraph *saved = L->cur;
+  L->cur = take;
+  take->ret = comp_rest(L, e, k, j + 1, acc);
+  L->cur = saved;
+  if (!take->ret) return NULL;
+  bool ok = true;
+  IrGraph *skip = expr_graph(L, "skip", NULL, acc, cond->span, &ok);
+  return branch_value(L, c, take, skip, cond->span);
+}
+
+/* Clause k over the value iterable, as a loop graph called here
+ * starting from acc0: the chain it returns. */
+static IrNode *comp_loop(Lower *L, Ast *e, int k, IrNode *iterable, IrNode *acc0) {
+  AstCompFor *cl = &e->comp.fors[k];
+  Span sp = e->span, isp = cl->iter->span;
+  IrNode *seq = prim(L, IR_P_ITER_SEQ, isp, 1, iterable);
+  IrNode *n = prim(L, IR_P_LEN, isp, 1, seq);
+  IrGraph *lg = new_graph(L, "comp", IRG_LOOP, sp);
+  IrNode *i = ir_param(L->u, lg, NULL, sp);
+  IrNode *acc = ir_param(L->u, lg, NULL, sp);
+  IrGraph *saved = L->cur;
+  L->cur = lg;
+  IrNode *c = prim(L, IR_P_LT, sp, 2, i, n);
+  IrGraph *bg = new_graph(L, "body", IRG_BRANCH | IRG_BODY, sp);
+  bool ok = true;
+  IrGraph *eg = expr_graph(L, "exit", NULL, acc, sp, &ok);
+  L->cur = bg;
+  comp_assign(L, cl->target, prim(L, IR_P_GETITEM, cl->target->span, 2, seq, i));
+  IrNode *acc2 = comp_rest(L, e, k, 0, acc);
+  if (acc2) {
+    IrNode *next[2] = {prim(L, IR_P_ADD, sp, 2, i, konst(L, v_int(1), sp)), acc2};
+    bg->ret = call(L, ir_const_graph(L->u, lg, sp), 2, next, sp);
+  }
+  L->cur = lg;
+  lg->ret = branch_value(L, c, bg, eg, sp);
+  L->cur = saved;
+  if (!acc2) return NULL;
+  IrNode *start[2] = {konst(L, v_int(0), sp), acc0};
+  return call(L, ir_const_graph(L->u, lg, sp), 2, start, sp);
+}
+
+/* LISTCOMP, DICTCOMP, GENEXP. */
+static IrNode *lower_comp(Lower *L, Ast *e) {
+  IrNode *it = lower_expr(L, e->comp.fors[0].iter);
+  if (!it) return NULL;
+  Env saved = L->fn->env;
+  L->fn->env = env_copy(&saved);
+  /* every variable of the comprehension shadows its outer namesake in
+   * the whole of it: one read before its clause binds it is unbound */
+  for (int k = 0; k < e->comp.nfors; k++) comp_assign(L, e->comp.fors[k].target, NULL);
+  IrNode *acc = comp_loop(L, e, 0, it, knone(L, e->span));
+  L->fn->env = saved;
+  if (!acc) return NULL;
+  return prim(L, IR_P_CONS_LIST, e->span, 2, acc, konst(L, v_int(e->kind == AST_DICTCOMP), e->span));
+}
+
 static IrGraph *lower_function(Lower *L, ObjStr *name, const char *display, AstParam *params,
                                int nparams, Ast **body, int nbody, Ast *expr_body, Span sp);
 
@@ -531,6 +673,9 @@ static IrNode *lower_expr(Lower *L, Ast *e) {
     return g ? ir_const_graph(L->u, g, e->span) : NULL;
   }
   case AST_CALL: return lower_call(L, e);
+  case AST_LISTCOMP:
+  case AST_DICTCOMP:
+  case AST_GENEXP: return lower_comp(L, e);
   case AST_ATTRIBUTE: {
     IrNode *x = lower_expr(L, e->attr.obj);
     if (!x) return NULL;
@@ -752,8 +897,10 @@ static bool lower_loop(Lower *L, Ast *s, Ast **rest, int nrest, Cont *k) {
   if (is_for) {
     Ast *it = s->for_.iter;
     bool is_range = false;
+    /* only a call spelled `range` can be one: looking up any other name
+     * here would leave a dead global() node behind */
     if (it->kind == AST_CALL && it->call.func->kind == AST_NAME && it->call.nkw == 0 &&
-        it->call.nargs >= 1 && it->call.nargs <= 3) {
+        it->call.nargs >= 1 && it->call.nargs <= 3 && strcmp(it->call.func->name->data, "range") == 0) {
       IrNode *f = lookup(L, it->call.func->name, it->call.func->span);
       Value r;
       is_range = f->kind == IR_CONST && L->vm->builtins &&

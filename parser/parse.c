@@ -209,6 +209,7 @@ static Ast *disjunction(Parser *P);
 static Ast *bitor(Parser *P);
 static Ast *factor(Parser *P);
 static Ast *subscript(Parser *P);
+static Ast *comprehension(Parser *P, AstKind kind, Span start, Ast *key, Ast *elt);
 
 static bool starts_expr(TokKind k) {
   switch (k) {
@@ -535,9 +536,11 @@ static Ast *subscript(Parser *P) {
   return finish(P, a);
 }
 
-/* call_args -> arg { ',' arg } [',']      arg -> NAME '=' expr | expr */
-static void call_args(Parser *P, Ast *call) {
+/* call_args -> genexp_arg | arg { ',' arg } [',']      arg -> NAME '=' expr | expr
+ * genexp_arg -> expr comprehension     (the sole argument; lparen is the call's '(') */
+static void call_args(Parser *P, Ast *call, Span lparen) {
   int capa = 0, capk = 0;
+  Ast *genexp = NULL;
   while (!at(P, TK_RPAREN)) {
     if (at(P, TK_STAR) || at(P, TK_DSTAR))
       error_at(P, P->tok.span, "'*' and '**' arguments are not supported in Mist");
@@ -549,6 +552,7 @@ static void call_args(Parser *P, Ast *call) {
       advance(P);
       advance(P);
       Ast *v = expr(P);
+      if (at(P, TK_FOR)) error_at(P, name.span, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
       if (call->call.nkw == capk) {
         int nc = capk ? capk * 2 : 4;
         ObjStr **nn = lang_alloc((size_t)nc * sizeof *nn);
@@ -563,7 +567,17 @@ static void call_args(Parser *P, Ast *call) {
       Ast *v = expr(P);
       if (at(P, TK_ASSIGN))
         error_at(P, span_from(start), "expression cannot contain assignment, perhaps you meant \"==\"?");
-      if (at(P, TK_FOR)) error_at(P, P->tok.span, "generator expressions are not supported in Mist");
+      if (at(P, TK_FOR)) {
+        /* Python allows an unparenthesised generator expression only
+         * as the sole argument */
+        if (call->call.nargs > 0 || call->call.nkw > 0)
+          error_at(P, v->span, "Generator expression must be parenthesized");
+        genexp = comprehension(P, AST_GENEXP, lparen, NULL, v);
+        if (at(P, TK_COMMA)) error_at(P, v->span, "Generator expression must be parenthesized");
+        if (!at(P, TK_RPAREN)) unexpected(P);
+        ast_push(&call->call.args, &call->call.nargs, &capa, genexp);
+        break;
+      }
       if (call->call.nkw > 0) error_at(P, v->span, "positional argument follows keyword argument");
       ast_push(&call->call.args, &call->call.nargs, &capa, v);
       after_item(P, v, TK_RPAREN);
@@ -571,6 +585,7 @@ static void call_args(Parser *P, Ast *call) {
     if (!accept(P, TK_COMMA)) break;
   }
   expect(P, TK_RPAREN);
+  if (genexp) finish(P, genexp);
   grow_all(P, call, call->call.args, call->call.nargs);
   grow_all(P, call, call->call.kwvalues, call->call.nkw);
 }
@@ -594,11 +609,12 @@ static Ast *primary(Parser *P) {
       advance(P);
       grow(P, a, e);
     } else if (at(P, TK_LPAREN)) {
+      Span lparen = P->tok.span;
       advance(P);
       a = mk(P, AST_CALL, start);
       a->call.func = e;
       grow(P, a, e);
-      call_args(P, a);
+      call_args(P, a, lparen);
     } else if (at(P, TK_LBRACKET)) {
       advance(P);
       if (at(P, TK_RBRACKET)) unexpected(P);
@@ -830,22 +846,93 @@ static Ast *strings(Parser *P) {
 
 /* ---- atoms ---- */
 
-/* list_items -> [expr { ',' expr } [',']]   (up to the closing bracket) */
-static void items_until(Parser *P, Ast *seq, TokKind close, int *cap, const char *what) {
+/* The closing bracket of a comprehension: nothing else may come before it. */
+static void comp_close(Parser *P, TokKind close) {
+  if (!accept(P, close)) unexpected(P);
+}
+
+/* list_items -> [expr { ',' expr } [',']]   (up to the closing bracket)
+ *             | expr comprehension         (in a list display, as its only item)
+ * Returns seq finished, or the LISTCOMP that replaces it. */
+static Ast *items_until(Parser *P, Ast *seq, TokKind close, int *cap) {
   while (!at(P, close)) {
     Ast *e = expr(P);
+    if (at(P, TK_FOR)) {
+      if (close != TK_RBRACKET) unexpected(P);
+      if (seq->seq.nitems > 0)
+        error_at(P, seq->seq.items[0]->span, "did you forget parentheses around the comprehension target?");
+      Ast *c = comprehension(P, AST_LISTCOMP, seq->span, NULL, e);
+      comp_close(P, close);
+      return finish(P, c);
+    }
     ast_push(&seq->seq.items, &seq->seq.nitems, cap, e);
-    if (at(P, TK_FOR)) error_at(P, P->tok.span, "%s are not supported in Mist", what);
     after_item(P, e, close);
     if (!accept(P, TK_COMMA)) break;
   }
   expect(P, close);
   grow_all(P, seq, seq->seq.items, seq->seq.nitems);
+  return finish(P, seq);
+}
+
+static void check_target(Parser *P, const Ast *t);
+
+/* A comprehension's variables are names, or tuples and lists of them:
+ * it has no statement after which a subscript or attribute assigned in
+ * it could be seen. */
+static void check_comp_target(Parser *P, const Ast *t) {
+  if (t->kind == AST_TUPLE || t->kind == AST_LIST) {
+    for (int i = 0; i < t->seq.nitems; i++) check_comp_target(P, t->seq.items[i]);
+  } else if (t->kind != AST_NAME) {
+    error_at(P, t->span, "subscript and attribute targets in comprehensions are not supported in Mist");
+  }
+}
+
+/* comprehension -> for_if_clause { for_if_clause }
+ * for_if_clause -> 'for' targets 'in' disjunction { 'if' disjunction }
+ * elt (and a dict's key) are parsed already; the current token is the
+ * first 'for'.  Lowering nests a graph for each clause and each filter,
+ * so those count toward the node's height too. */
+static Ast *comprehension(Parser *P, AstKind kind, Span start, Ast *key, Ast *elt) {
+  enter(P);
+  Ast *a = mk(P, kind, start);
+  a->comp.key = key;
+  a->comp.elt = elt;
+  grow(P, a, key);
+  grow(P, a, elt);
+  int cap = 0, levels = 0;
+  while (accept(P, TK_FOR)) {
+    AstCompFor c = {0};
+    c.target = tuple_of(P, bitor, P->tok.span);
+    check_target(P, c.target);
+    check_comp_target(P, c.target);
+    expect(P, TK_IN);
+    c.iter = disjunction(P);
+    int capi = 0;
+    while (accept(P, TK_IF)) ast_push(&c.ifs, &c.nifs, &capi, disjunction(P));
+    grow(P, a, c.target);
+    grow(P, a, c.iter);
+    grow_all(P, a, c.ifs, c.nifs);
+    levels += 1 + c.nifs;
+    if (a->comp.nfors == cap) {
+      cap = cap ? cap * 2 : 2;
+      AstCompFor *nf = lang_alloc((size_t)cap * sizeof *nf);
+      if (a->comp.nfors) memcpy(nf, a->comp.fors, (size_t)a->comp.nfors * sizeof *nf);
+      a->comp.fors = nf;
+    }
+    a->comp.fors[a->comp.nfors++] = c;
+  }
+  if (levels > PARSE_MAX_HEIGHT - a->height) error_at(P, a->span, "expression too deeply nested");
+  a->height += levels;
+  leave(P);
+  return finish(P, a);
 }
 
 /* atom -> NAME | INT | FLOAT | strings | 'None' | 'True' | 'False'
- *       | '(' [exprlist] ')' | '[' [list_items] ']' | '{' [dict_items] '}'
- * dict_items -> expr ':' expr { ',' expr ':' expr } [','] */
+ *       | '(' [exprlist] ')' | '(' expr comprehension ')'
+ *       | '[' [list_items] ']' | '{' [dict_items] '}'
+ * dict_items -> expr ':' expr { ',' expr ':' expr } [',']
+ *             | expr ':' expr comprehension
+ * ('{' expr comprehension '}', a set comprehension, is refused.) */
 static Ast *atom(Parser *P) {
   Token t = P->tok;
   Ast *a;
@@ -874,14 +961,17 @@ static Ast *atom(Parser *P) {
     advance(P);
     if (accept(P, TK_RPAREN)) return finish(P, mk(P, AST_TUPLE, t.span));
     Ast *e = expr(P);
-    if (at(P, TK_FOR)) error_at(P, P->tok.span, "generator expressions are not supported in Mist");
+    if (at(P, TK_FOR)) {
+      a = comprehension(P, AST_GENEXP, t.span, NULL, e);
+      comp_close(P, TK_RPAREN);
+      return finish(P, a);
+    }
     if (at(P, TK_COMMA)) {
       a = mk(P, AST_TUPLE, t.span);
       int cap = 0;
       ast_push(&a->seq.items, &a->seq.nitems, &cap, e);
       advance(P);
-      items_until(P, a, TK_RPAREN, &cap, "generator expressions");
-      e = finish(P, a);
+      e = items_until(P, a, TK_RPAREN, &cap);
     } else {
       expect(P, TK_RPAREN);
     }
@@ -891,8 +981,7 @@ static Ast *atom(Parser *P) {
     advance(P);
     a = mk(P, AST_LIST, t.span);
     int cap = 0;
-    items_until(P, a, TK_RBRACKET, &cap, "list comprehensions");
-    return finish(P, a);
+    return items_until(P, a, TK_RBRACKET, &cap);
   }
   case TK_LBRACE: {
     advance(P);
@@ -908,7 +997,12 @@ static Ast *atom(Parser *P) {
       }
       advance(P);
       Ast *v = expr(P);
-      if (at(P, TK_FOR)) error_at(P, P->tok.span, "dict comprehensions are not supported in Mist");
+      if (at(P, TK_FOR)) {
+        if (a->dict.nitems > 0) unexpected(P);
+        Ast *c = comprehension(P, AST_DICTCOMP, t.span, k, v);
+        comp_close(P, TK_RBRACE);
+        return finish(P, c);
+      }
       int n = a->dict.nitems;
       ast_push(&a->dict.keys, &n, &capk, k);
       ast_push(&a->dict.values, &a->dict.nitems, &capv, v);
@@ -941,6 +1035,9 @@ static const char *target_kind(const Ast *t) {
   case AST_DICT: return "dict literal";
   case AST_TUPLE: return "tuple";
   case AST_LIST: return "list";
+  case AST_LISTCOMP: return "list comprehension";
+  case AST_DICTCOMP: return "dict comprehension";
+  case AST_GENEXP: return "generator expression";
   default: return "expression";
   }
 }

@@ -33,6 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MistVM *vm = mist_new(0, NULL);
   if (vm) {
     mist_set_write(vm, discard, NULL);
+    /* a program may loop forever on purpose: that is its right, not a bug */
+    mist_set_time_limit(vm, 1.0);
     (void)mist_eval(vm, "<fuzz>", src, false);
     (void)mist_error(vm);
     mist_free(vm);

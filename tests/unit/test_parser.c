@@ -471,6 +471,98 @@ START_TEST(parse_spans) {
 }
 END_TEST
 
+START_TEST(parse_comprehensions) {
+  ck_assert_str_eq(ex("[x * x for x in xs]"),
+                   "(ListComp (BinOp * (Name x) (Name x)) (for (Name x) (Name xs)))");
+  ck_assert_str_eq(ex("[x for x in xs if x if not y for y in x]"),
+                   "(ListComp (Name x) (for (Name x) (Name xs) (if (Name x)) (if (Unary not (Name y)))) "
+                   "(for (Name y) (Name x)))");
+  ck_assert_str_eq(ex("[(i, x) for i, x in enumerate(xs)]"),
+                   "(ListComp (Tuple (Name i) (Name x)) (for (Tuple (Name i) (Name x)) (Call (Name enumerate) (Name xs))))");
+  ck_assert_str_eq(ex("[a for (a, [b, c]), in d]"),
+                   "(ListComp (Name a) (for (Tuple (Tuple (Name a) (List (Name b) (Name c)))) (Name d)))");
+  ck_assert_str_eq(ex("{k: v + 1 for k, v in d.items() if v}"),
+                   "(DictComp (Name k) (BinOp + (Name v) (Int 1)) (for (Tuple (Name k) (Name v)) "
+                   "(Call (Attribute (Name d) items)) (if (Name v))))");
+  ck_assert_str_eq(ex("(x for x in y)"), "(GeneratorExp (Name x) (for (Name x) (Name y)))");
+  ck_assert_str_eq(ex("sum(x * x for x in xs)"),
+                   "(Call (Name sum) (GeneratorExp (BinOp * (Name x) (Name x)) (for (Name x) (Name xs))))");
+  ck_assert_str_eq(ex("f((x for x in y), 1)"),
+                   "(Call (Name f) (GeneratorExp (Name x) (for (Name x) (Name y))) (Int 1))");
+  /* the element is a full expression; iterables and filters are disjunctions */
+  ck_assert_str_eq(ex("[a if b else c for x in y or z if p and q]"),
+                   "(ListComp (IfExp (Name b) (Name a) (Name c)) (for (Name x) (BoolOp or (Name y) (Name z)) "
+                   "(if (BoolOp and (Name p) (Name q)))))");
+  ck_assert_str_eq(ex("[lambda: x for x in y]"), "(ListComp (Lambda () (Name x)) (for (Name x) (Name y)))");
+  ck_assert_str_eq(ex("[[y for y in x] for x in z]"),
+                   "(ListComp (ListComp (Name y) (for (Name y) (Name x))) (for (Name x) (Name z)))");
+  ck_assert_str_eq(ex("[x for x in (1, 2)]"), "(ListComp (Name x) (for (Name x) (Tuple (Int 1) (Int 2))))");
+  ck_assert_str_eq(ex("[\n  x\n  for x in y\n]"), "(ListComp (Name x) (for (Name x) (Name y)))");
+  /* spans: the opening bracket; a call's sole argument starts at its '(' */
+  ck_assert_str_eq(parse_str("y = [x for x in z]\n", true),
+                   "(Module@1:1 (Assign@1:1 (Name@1:1 y) = (ListComp@1:5 (Name@1:6 x) (for (Name@1:12 x) (Name@1:17 z)))))");
+  Ast *s = first_stmt("t = f(x for x in z)\n");
+  Ast *g = s->assign.value->call.args[0];
+  ck_assert_int_eq(g->kind, AST_GENEXP);
+  ck_assert_int_eq(g->span.col, 6);
+  ck_assert_int_eq(g->span.len, 14);
+  s = first_stmt("d = {k: 1 for k in z}\n");
+  ck_assert_int_eq(s->assign.value->kind, AST_DICTCOMP);
+  ck_assert_int_eq(s->assign.value->span.col, 5);
+  ck_assert_int_eq(s->assign.value->span.len, 17);
+  ck_assert_ptr_null(first_stmt("[x for x in y]\n")->expr.value->comp.key);
+  /* each clause and filter counts toward the height: lowering nests a graph for each */
+  s = first_stmt("[x for x in y if a if b for z in w]\n");
+  ck_assert_int_eq(s->expr.value->height, 2 + 4);
+  ck_assert_int_eq(s->expr.value->comp.nfors, 2);
+  ck_assert_int_eq(s->expr.value->comp.fors[0].nifs, 2);
+  ck_assert_int_eq(s->expr.value->comp.fors[1].nifs, 0);
+
+  struct { const char *src, *want; } cases[] = {
+    {"f(1, x for x in y)\n", "1:6: Generator expression must be parenthesized"},
+    {"f(a=1, x for x in y)\n", "1:8: Generator expression must be parenthesized"},
+    {"f(x for x in y, a=1)\n", "1:3: Generator expression must be parenthesized"},
+    {"f(x for x in y,)\n", "1:3: Generator expression must be parenthesized"},
+    {"f(x=y for y in z)\n", "1:3: invalid syntax. Maybe you meant '==' or ':=' instead of '='?"},
+    {"[x, y for x in z]\n", "1:2: did you forget parentheses around the comprehension target?"},
+    {"(x, y for x in z)\n", "1:7: invalid syntax"},
+    {"{1: 2, k: v for k in y}\n", "1:13: invalid syntax"},
+    {"{k: v for k in y, 1: 2}\n", "1:17: invalid syntax"},
+    {"[x for x in y, z]\n", "1:14: invalid syntax"},
+    {"(x for x in y, z)\n", "1:14: invalid syntax"},
+    {"[x for x in a if b else c]\n", "1:20: invalid syntax"},
+    {"[x for x in lambda: y]\n", "1:13: invalid syntax"},
+    {"[x for x in y if lambda: z]\n", "1:18: invalid syntax"},
+    {"[x for 1 in y]\n", "1:8: cannot assign to literal"},
+    {"[x for f() in y]\n", "1:8: cannot assign to function call"},
+    {"[x for x in]\n", "1:12: invalid syntax"},
+    {"[x for]\n", "1:7: invalid syntax"},
+    {"[x for x in y if z for]\n", "1:23: invalid syntax"},
+    {"[x if c for x in z]\n", "1:2: expected 'else' after 'if' expression"},
+    {"[x for x in *a]\n", "1:13: starred expressions are not supported in Mist"},
+    {"[x for x[0] in y]\n", "1:8: subscript and attribute targets in comprehensions are not supported in Mist"},
+    {"[x for a, b.c in y]\n", "1:11: subscript and attribute targets in comprehensions are not supported in Mist"},
+    {"{x for x in y}\n", "1:1: sets are not supported in Mist"},
+    {"[x for x in y] = 1\n", "1:1: cannot assign to list comprehension"},
+    {"{x: y for x in z} = 1\n", "1:1: cannot assign to dict comprehension"},
+    {"for (x for x in y) in z: pass\n", "1:5: cannot assign to generator expression"},
+    {"(x for x in y) += 1\n", "1:1: 'generator expression' is an illegal expression for augmented assignment"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_msg(strcmp(err(cases[i].src), cases[i].want) == 0, "case %zu: %s\n  got:  %s\n  want: %s", i,
+                  cases[i].src, err(cases[i].src), cases[i].want);
+  ck_assert(incomplete("x = [i for i in\n"));
+  ck_assert(incomplete("x = {k: v for k in y\n"));
+  ck_assert(incomplete("sum(x for x in y\n"));
+  /* many clauses or filters: the height limit, never a crash */
+  ck_assert_str_eq(err(rep("x = [x", " for x in y", 2000, "]\n")), "1:5: expression too deeply nested");
+  ck_assert_str_eq(err(rep("x = (x for x in y", " if x", 2000, ")\n")), "1:5: expression too deeply nested");
+  s = first_stmt(rep("x = [x", " for x in y", 400, "]\n"));
+  ck_assert_int_eq(s->assign.value->comp.nfors, 400);
+  ck_assert_int_le(s->height, PARSE_MAX_HEIGHT);
+}
+END_TEST
+
 /* ---- errors ---- */
 
 START_TEST(parse_errors) {
@@ -535,8 +627,8 @@ START_TEST(parse_errors) {
     {"x = a << 2\n", "1:7: '<<' is not supported in Mist"},
     {"x |= 1\n", "1:3: '|=' is not supported in Mist"},
     {"(x := 1)\n", "1:4: ':=' is not supported in Mist"},
-    {"x = [i for i in y]\n", "1:8: list comprehensions are not supported in Mist"},
-    {"f(i for i in y)\n", "1:5: generator expressions are not supported in Mist"},
+    {"x = [i, j for i in y]\n", "1:6: did you forget parentheses around the comprehension target?"},
+    {"f(i for i in y, 1)\n", "1:3: Generator expression must be parenthesized"},
     {"x = {1, 2}\n", "1:5: sets are not supported in Mist"},
     {"f(*a)\n", "1:3: '*' and '**' arguments are not supported in Mist"},
     {"def f(*a): pass\n", "1:7: '*' and '**' parameters are not supported in Mist"},
@@ -702,6 +794,7 @@ static Suite *parser_suite(void) {
   tcase_add_test(parse, parse_precedence);
   tcase_add_test(parse, parse_strings);
   tcase_add_test(parse, parse_spans);
+  tcase_add_test(parse, parse_comprehensions);
   tcase_add_test(parse, parse_errors);
   tcase_add_test(parse, parse_error_render);
   tcase_add_test(parse, parse_incomplete);

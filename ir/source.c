@@ -1,0 +1,1555 @@
+/* source.c: IR graphs printed back as Mist source that parses, runs
+ * and gives the same results (docs/ir.md, "As Mist source"), so graphs
+ * that no parser made -- derivatives above all -- can be read and run.
+ *
+ * The printout of a function F is one `def F(...)`.  Each graph nested
+ * in it becomes a nested def placed just before the first statement
+ * that needs it, where every node it uses as a free variable has been
+ * assigned (closures capture values).  Each scheduled application is
+ * one statement `name = EXPR`, in schedule order, with a primitive
+ * written as the operator or call it means and one without a spelling
+ * as a call of its own name.  Every node gets one identifier, unique in
+ * the whole printout (its source variable's name, `acc_2` for a repeat,
+ * `t1`, `t2`... for nameless nodes), so a name never means two things;
+ * the only exception is a parameter of a def, which keeps its source
+ * name where that is safe, so keyword calls still work.
+ *
+ * A few shapes are folded back into what the parser makes of source, so
+ * lowered code reads close to what was written: switch(c, @a, @b)()
+ * ending a graph becomes an if/else (or elif) statement with both
+ * branches in place; any other switch(...)() a lazy
+ * `(a() if c else b())`, with a branch that only returns a value written
+ * as that value; an assert's branches `assert c, m`; an unpack read item
+ * by item `a, b = x`.  Slices are written inside their subscript,
+ * formats inside their f-string, a condition inside its `if`, the
+ * output computed last inside its `return`, a global read used once soon
+ * after in the place it is used: each only where moving it past what
+ * lies between cannot change what runs.  Each node's role (its own
+ * statement, or printed inside another's) is decided by one analysis of
+ * the printout (uses, then roles, then names) before the printer walks
+ * the graphs from the root.  It only reads the graphs.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "lang/gc.h"
+#include "lang/ops.h"
+
+/* ---- pointer and name tables ---- */
+
+/* A map from pointers to small ints (open addressing). */
+typedef struct PtrMap {
+  const void **keys;
+  int *vals;
+  size_t cap, n;
+} PtrMap;
+
+static size_t ptr_hash(const void *p) { return (size_t)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull); }
+
+static int map_get(const PtrMap *m, const void *k) {
+  if (!m->cap) return -1;
+  for (size_t i = ptr_hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    if (!m->keys[i]) return -1;
+    if (m->keys[i] == k) return m->vals[i];
+  }
+}
+
+static void map_put(PtrMap *m, const void *k, int v) {
+  if (2 * (m->n + 1) > m->cap) {
+    PtrMap big = {0};
+    big.cap = m->cap ? 2 * m->cap : 64;
+    big.keys = lang_alloc(big.cap * sizeof *big.keys);
+    big.vals = lang_alloc_atomic(big.cap * sizeof *big.vals);
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->keys[i]) map_put(&big, m->keys[i], m->vals[i]);
+    *m = big;
+  }
+  size_t i = ptr_hash(k) & (m->cap - 1);
+  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
+  if (!m->keys[i]) m->n++;
+  m->keys[i] = k;
+  m->vals[i] = v;
+}
+
+/* The identifiers in use.  For each: the nodes named by it (owners),
+ * the graphs that read it as a name from outside the printout (a
+ * global, a builtin: readers), and whether it is a keyword (fixed). */
+typedef struct Name {
+  const char *text;
+  IrNode **owners;
+  int nowners;
+  IrGraph **readers;
+  int nreaders;
+  bool fixed;
+} Name;
+
+typedef struct Taken {
+  Name **slots;        /* open addressing by text */
+  size_t cap, n;
+} Taken;
+
+static size_t str_hash(const char *s) {
+  size_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static Name *find_name(const Taken *t, const char *text) {
+  if (!t->cap) return NULL;
+  for (size_t i = str_hash(text) & (t->cap - 1);; i = (i + 1) & (t->cap - 1))
+    if (!t->slots[i] || strcmp(t->slots[i]->text, text) == 0) return t->slots[i];
+}
+
+static bool is_taken(const Taken *t, const char *text) { return find_name(t, text) != NULL; }
+
+static void slot_in(Taken *t, Name *nm) {
+  size_t i = str_hash(nm->text) & (t->cap - 1);
+  while (t->slots[i]) i = (i + 1) & (t->cap - 1);
+  t->slots[i] = nm;
+  t->n++;
+}
+
+/* The entry of text, made if new. */
+static Name *name_entry(Taken *t, const char *text) {
+  Name *nm = find_name(t, text);
+  if (nm) return nm;
+  if (2 * (t->n + 1) > t->cap) {
+    Taken big = {0};
+    big.cap = t->cap ? 2 * t->cap : 128;
+    big.slots = lang_alloc(big.cap * sizeof *big.slots);
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->slots[i]) slot_in(&big, t->slots[i]);
+    *t = big;
+  }
+  nm = lang_alloc(sizeof *nm);
+  nm->text = text;
+  slot_in(t, nm);
+  return nm;
+}
+
+/* text names node owner (NULL: a name nothing may share, such as a def's). */
+static void take(Taken *t, const char *text, IrNode *owner) {
+  Name *nm = name_entry(t, text);
+  if (!owner) {
+    nm->fixed = true;
+    return;
+  }
+  nm->owners = lang_realloc(nm->owners, (nm->nowners + 1) * sizeof *nm->owners);
+  nm->owners[nm->nowners++] = owner;
+}
+
+static const char *const keywords[] = {
+  "def", "lambda", "return", "if", "elif", "else", "while", "for", "in", "is", "break",
+  "continue", "and", "or", "not", "True", "False", "None", "import", "as", "pass", "assert",
+  /* reserved by the lexer, or Python's, kept out so a printout stays Python too */
+  "class", "del", "global", "nonlocal", "try", "except", "finally", "raise", "with", "yield",
+  "async", "await", "from",
+};
+
+static bool is_keyword(const char *s) {
+  for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+    if (strcmp(keywords[i], s) == 0) return true;
+  return false;
+}
+
+static bool is_ident(const char *s) {
+  if (!*s || (*s >= '0' && *s <= '9')) return false;
+  for (const char *p = s; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+          *p == '_' || (unsigned char)*p >= 0x80))
+      return false;
+  return !is_keyword(s);
+}
+
+/* raw as an identifier: other characters become '_', a leading digit
+ * or a keyword gets '_' added. */
+static const char *sanitize(const char *raw) {
+  StrBuf sb;
+  sb_init(&sb);
+  if (*raw >= '0' && *raw <= '9') sb_addc(&sb, '_');
+  for (const char *p = raw; *p; p++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    sb_addc(&sb, ok ? c : '_');
+  }
+  if (sb.len == 0) sb_addc(&sb, '_');
+  if (is_keyword(sb.data)) sb_addc(&sb, '_');
+  return sb.data;
+}
+
+/* ---- the printout's analysis ---- */
+
+typedef struct Use {
+  IrNode *user;       /* NULL: a graph's output or a default value */
+  int pos;            /* index in user->in */
+} Use;
+
+/* How a node is printed. */
+enum {
+  R_STMT,     /* its own statement */
+  R_ALIAS,    /* as its argument: check_bound(x, name) is x */
+  R_INDEX,    /* a slice, or a tuple of indices: inside its [] */
+  R_TARGET,   /* an item of an unpack: a target of `a, b = x` */
+  R_SWITCH,   /* a switch called at once: inside its call */
+  R_COND,     /* a condition used once, at once: inside its if or conditional */
+  R_FIELD,    /* a format: a field of the f-string of the concat_str after it */
+  R_GLOBAL,   /* a global read used once, soon after: the bare name there */
+  R_CONV,     /* repr or str of a field: {v!r} or {v!s} there */
+  R_TUPLE,    /* a tuple unpacked at once: a, b = x, y */
+  R_RETURN,   /* a graph's output computed last: return EXPR */
+  R_NEG,      /* minus a number: -1 in place */
+  R_ASSERT,   /* the assert_fail of an assert's branch: in its assert */
+};
+
+typedef struct Info {
+  IrNode *node;
+  const char *name;     /* its identifier, or NULL when it needs none */
+  int role;
+  int pos;              /* index in its graph's schedule; -1 for others */
+  bool outer;           /* a node of a graph outside the printout */
+  bool assert_form;     /* a switch call printed as `assert c, m`, or
+                           `if not c:` and the message's statements */
+  bool tail;            /* a switch call printed as if/else */
+  int nuses;
+  Use *uses;
+  IrNode **targets;     /* an unpack: the getitem reading item i, or NULL */
+  const char **tnames;  /* an unpack: the name of item i */
+  bool need_tuple;      /* an unpack used other than item by item */
+} Info;
+
+typedef struct GInfo {
+  IrGraph *g;
+  const char *name;     /* its def's name */
+  int refs;             /* graph constants naming it in the printout */
+  int nchildren;        /* graphs of the printout whose parent it is */
+  bool in_place;        /* printed where it is used, never as a def */
+  bool trivial;         /* a branch that only returns a value */
+  bool emitted;
+  IrNode *tail;         /* the call ending it, printed as if/else */
+} GInfo;
+
+typedef struct Src {
+  MistVM *vm;
+  IrGraph *root;
+  int ngraphs;
+  GInfo *gs;
+  PtrMap gmap;          /* graph -> index in gs */
+  int ninfos, capinfos;
+  Info **infos;         /* each allocated alone, so pointers to them stay valid */
+  PtrMap nmap;          /* node -> index in infos */
+  Taken taken;
+  int next_temp;
+  StrBuf *out;
+  size_t start;         /* where this printout starts in out */
+  StrBuf pre;           /* lines to print before the statement being built */
+  int ind;              /* its indentation */
+  bool unbound;         /* it passes an Unbound value (printed as None) */
+} Src;
+
+static GInfo *ginfo(Src *s, const IrGraph *g) {
+  int i = g ? map_get(&s->gmap, g) : -1;
+  return i < 0 ? NULL : &s->gs[i];
+}
+
+static Info *info(Src *s, IrNode *x) {
+  int i = map_get(&s->nmap, x);
+  if (i >= 0) return s->infos[i];
+  if (s->ninfos == s->capinfos) {
+    s->capinfos = s->capinfos ? 2 * s->capinfos : 64;
+    s->infos = lang_realloc(s->infos, s->capinfos * sizeof *s->infos);
+  }
+  Info *in = lang_alloc(sizeof *in);
+  s->infos[s->ninfos] = in;
+  in->node = x;
+  in->pos = -1;
+  in->outer = x->kind != IR_CONST && !ginfo(s, x->graph);
+  map_put(&s->nmap, x, s->ninfos++);
+  return in;
+}
+
+static int prim_of(const IrNode *n) { return ir_node_prim(n); }
+
+/* n applies primitive p with its table's arity. */
+static bool is_prim(const IrNode *n, IrPrim p) {
+  if (prim_of(n) != (int)p) return false;
+  return ir_prims[p].arity < 0 || n->nin == ir_prims[p].arity + 1;
+}
+
+/* The graph a constant holds: a graph, or a closure that captured
+ * nothing (a transformation may put one in), which is the same. */
+static IrGraph *graph_const(const IrNode *x) {
+  if (x->kind == IR_CONST && v_is_obj(x->value, O_FUNC) && AS_FUNC(x->value)->nenv == 0 &&
+      AS_FUNC(x->value)->ndefaults == 0)
+    return AS_FUNC(x->value)->graph;
+  return ir_node_graph(x);
+}
+
+static IrGraph *const_graph(Src *s, const IrNode *x) {
+  IrGraph *h = graph_const(x);
+  return h && ginfo(s, h) ? h : NULL;
+}
+
+static bool const_int(const IrNode *x, int64_t *v) {
+  if (x->kind != IR_CONST || x->value.tag != V_INT) return false;
+  *v = x->value.i;
+  return true;
+}
+
+static bool const_str(const IrNode *x) { return x->kind == IR_CONST && v_is_obj(x->value, O_STR); }
+
+/* check_bound(x, name) and set_global(name, x) are x. */
+static IrNode *resolve(IrNode *x) {
+  for (;;) {
+    if (is_prim(x, IR_P_CHECK_BOUND)) x = x->in[1];
+    else if (is_prim(x, IR_P_SET_GLOBAL)) x = x->in[2];
+    else return x;
+  }
+}
+
+/* Whether a graph referred to by constant is printed with root: any but
+ * a module's own graph and its top-level defs, which are called by name
+ * (as globals).  So nested graphs, synthetic ones, lambdas bound at top
+ * level and the graphs a transformation made are printed. */
+static bool belongs(IrGraph *root, IrGraph *h) {
+  if (!h || (h->flags & IRG_MODULE)) return false;
+  bool top_def = h->parent && (h->parent->flags & IRG_MODULE) && (h->flags & IRG_FUNCTION) &&
+                 is_ident(h->name->data);
+  return !top_def || ir_is_ancestor(root, h);
+}
+
+static void add_graph(Src *s, IrGraph *g) {
+  if (ginfo(s, g)) return;
+  s->gs = lang_realloc(s->gs, (s->ngraphs + 1) * sizeof *s->gs);
+  memset(&s->gs[s->ngraphs], 0, sizeof *s->gs);
+  s->gs[s->ngraphs].g = g;
+  map_put(&s->gmap, g, s->ngraphs++);
+  for (int i = 0; i < g->nnodes; i++)
+    for (int j = 0; j < g->nodes[i]->nin; j++) {
+      IrGraph *h = graph_const(g->nodes[i]->in[j]);
+      if (belongs(s->root, h)) add_graph(s, h);
+    }
+  if (g->ret && belongs(s->root, graph_const(g->ret))) add_graph(s, graph_const(g->ret));
+  for (int d = 0; d < g->ndefaults; d++) {
+    IrGraph *h = g->defaults[d] ? graph_const(g->defaults[d]) : NULL;
+    if (h && h->parent && ir_is_ancestor(h->parent, g)) add_graph(s, h);
+  }
+}
+
+static void add_use(Src *s, IrNode *x, IrNode *user, int pos) {
+  if (!x) return;
+  if (x->kind == IR_CONST) {
+    GInfo *gi = ginfo(s, graph_const(x));
+    if (gi) gi->refs++;
+    return;
+  }
+  Info *in = info(s, x);
+  in->uses = lang_realloc(in->uses, (in->nuses + 1) * sizeof *in->uses);
+  in->uses[in->nuses++] = (Use){user, pos};
+}
+
+static void count_uses(Src *s) {
+  for (int gi = 0; gi < s->ngraphs; gi++) {
+    IrGraph *g = s->gs[gi].g;
+    GInfo *pg = ginfo(s, g->parent);
+    if (pg) pg->nchildren++;
+    for (int i = 0; i < g->nparams; i++) info(s, g->params[i]);
+    for (int i = 0; i < g->nnodes; i++) info(s, g->nodes[i])->pos = i;
+  }
+  for (int gi = 0; gi < s->ngraphs; gi++) {
+    IrGraph *g = s->gs[gi].g;
+    for (int i = 0; i < g->nnodes; i++)
+      for (int j = 0; j < g->nodes[i]->nin; j++) add_use(s, g->nodes[i]->in[j], g->nodes[i], j);
+    add_use(s, g->ret, NULL, 0);
+    for (int d = 0; d < g->ndefaults; d++) add_use(s, g->defaults[d], NULL, 0);
+  }
+}
+
+static bool index_use(const Use *u) {
+  return u->user && u->pos == 2 && (is_prim(u->user, IR_P_GETITEM) || is_prim(u->user, IR_P_SETITEM));
+}
+
+/* A graph that may be printed in place of its one use: a branch with no
+ * parameters and no defs of its own. */
+static bool placeable(Src *s, const IrNode *x, IrGraph *owner) {
+  IrGraph *h = const_graph(s, x);
+  if (!h) return false;
+  GInfo *gi = ginfo(s, h);
+  return gi->refs == 1 && h->nparams == 0 && h->ndefaults == 0 && !(h->flags & IRG_FUNCTION) &&
+         h->parent == owner && !gi->in_place && !gi->trivial;
+}
+
+/* A branch that only returns a value: written as that value. */
+static bool returns_only(Src *s, const IrNode *x, IrGraph *owner) {
+  if (!placeable(s, x, owner)) return false;
+  IrGraph *h = const_graph(s, x);
+  return h->nnodes == 0 && ginfo(s, h)->nchildren == 0;
+}
+
+/* What a condition may be written as in place: any one expression that
+ * binds tighter than a conditional. */
+static bool cond_spelled(const IrNode *c) {
+  int p = prim_of(c);
+  if (p < 0) return true;
+  switch (p) {
+  case IR_P_SWITCH: case IR_P_UNPACK: case IR_P_SETITEM: case IR_P_SLICE: case IR_P_IMPORT:
+  case IR_P_ASSERT_FAIL: case IR_P_SET_GLOBAL: case IR_P_CHECK_BOUND: case IR_P_FORMAT:
+  case IR_P_CONCAT_STR: case IR_P_ITER_SEQ:
+    return false;
+  default: return p < IR_NPRIMS && (ir_prims[p].arity < 0 || c->nin == ir_prims[p].arity + 1);
+  }
+}
+
+static void find_roles(Src *s) {
+  /* aliases, slices and tuples of indices */
+  for (int k = 0; k < s->ninfos; k++) {
+    Info *in = s->infos[k];
+    if (in->outer || in->node->kind != IR_APPLY) continue;
+    if (is_prim(in->node, IR_P_CHECK_BOUND)) in->role = R_ALIAS;
+    IrNode *x = in->node->nin == 2 ? in->node->in[1] : NULL;
+    if (is_prim(in->node, IR_P_NEG) && x->kind == IR_CONST &&
+        ((x->value.tag == V_INT && x->value.i != INT64_MIN) || x->value.tag == V_FLOAT))
+      in->role = R_NEG;   /* cannot fail: written where it is used */
+    if (is_prim(in->node, IR_P_MAKE_TUPLE) && in->node->nin > 1 && in->nuses > 0) {
+      bool all = true;
+      for (int u = 0; u < in->nuses; u++) all &= index_use(&in->uses[u]);
+      if (all) in->role = R_INDEX;   /* it cannot fail: written in its [] */
+    }
+  }
+  for (int k = 0; k < s->ninfos; k++) {
+    Info *in = s->infos[k];
+    if (in->outer || !is_prim(in->node, IR_P_SLICE) || in->nuses == 0) continue;
+    bool all = true;
+    for (int u = 0; u < in->nuses; u++) {
+      Use *us = &in->uses[u];
+      all &= index_use(us) || (us->user && info(s, us->user)->role == R_INDEX);
+    }
+    if (all) in->role = R_INDEX;
+  }
+  /* unpacks read item by item */
+  for (int k = 0; k < s->ninfos; k++) {
+    Info *in = s->infos[k];
+    IrNode *n = in->node;
+    int64_t cnt;
+    if (in->outer || !is_prim(n, IR_P_UNPACK) || !const_int(n->in[2], &cnt) || cnt < 1 || cnt > 4096)
+      continue;
+    in->targets = lang_alloc((size_t)cnt * sizeof *in->targets);
+    in->tnames = lang_alloc((size_t)cnt * sizeof *in->tnames);
+    for (int u = 0; u < in->nuses; u++) {
+      Use *us = &in->uses[u];
+      int64_t i;
+      Info *gi = us->user ? info(s, us->user) : NULL;
+      if (gi && us->pos == 1 && is_prim(us->user, IR_P_GETITEM) && const_int(us->user->in[2], &i) &&
+          i >= 0 && i < cnt && !in->targets[i] && us->user->graph == n->graph && gi->role == R_STMT) {
+        in->targets[i] = us->user;
+        gi->role = R_TARGET;
+      } else {
+        in->need_tuple = true;
+      }
+    }
+  }
+  /* switches called at once, their conditions, tail ifs, asserts */
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *g = s->gs[gx].g;
+    for (int i = 1; i < g->nnodes; i++) {
+      IrNode *sw = g->nodes[i - 1], *call = g->nodes[i];
+      Info *si = info(s, sw), *ci = info(s, call);
+      if (!is_prim(sw, IR_P_SWITCH) || si->role != R_STMT || si->nuses != 1 ||
+          si->uses[0].user != call || si->uses[0].pos != 0 || ci->role != R_STMT)
+        continue;
+      si->role = R_SWITCH;
+      if (i >= 2) {
+        IrNode *c = g->nodes[i - 2];
+        Info *cinfo = info(s, c);
+        if (sw->in[1] == c && cinfo->role == R_STMT && cinfo->nuses == 1 && cond_spelled(c))
+          cinfo->role = R_COND;
+      }
+      if (call->nin != 1) continue;
+      IrNode *a = sw->in[2], *b = sw->in[3];
+      if (i == g->nnodes - 1 && g->ret == call && ci->nuses == 1 && placeable(s, a, g) &&
+          placeable(s, b, g) && const_graph(s, a) != const_graph(s, b)) {
+        s->gs[gx].tail = call;
+        ci->tail = true;
+        ginfo(s, const_graph(s, a))->in_place = true;
+        ginfo(s, const_graph(s, b))->in_place = true;
+        continue;
+      }
+      if (ci->nuses == 0 && returns_only(s, a, g) && placeable(s, b, g)) {
+        /* an assert: switch(c, @ok, @fail)() whose value is dropped,
+         * @ok returning None, @fail ending in assert_fail */
+        IrGraph *ok = const_graph(s, a), *fail = const_graph(s, b);
+        IrNode *af = fail->nnodes ? fail->nodes[fail->nnodes - 1] : NULL;
+        bool none = !ok->ret || (ok->ret->kind == IR_CONST && ok->ret->value.tag == V_NONE);
+        if (none && af && is_prim(af, IR_P_ASSERT_FAIL) && fail->ret == af && info(s, af)->nuses == 1 &&
+            ginfo(s, fail)->nchildren == 0) {
+          ci->assert_form = true;
+          info(s, af)->role = R_ASSERT;
+          ginfo(s, ok)->trivial = true;
+          ginfo(s, fail)->in_place = true;
+          continue;
+        }
+      }
+      if (returns_only(s, a, g)) ginfo(s, const_graph(s, a))->trivial = true;
+      if (returns_only(s, b, g)) ginfo(s, const_graph(s, b))->trivial = true;
+    }
+  }
+  /* formats in their f-string */
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *g = s->gs[gx].g;
+    for (int i = 0; i < g->nnodes; i++) {
+      IrNode *c = g->nodes[i];
+      if (prim_of(c) != IR_P_CONCAT_STR || info(s, c)->role != R_STMT) continue;
+      for (int k = i - 1; k >= 0; k--) {
+        IrNode *f = g->nodes[k];
+        Info *fi = info(s, f);
+        if (fi->role != R_STMT || fi->nuses != 1) break;
+        IrNode *u = fi->uses[0].user;
+        if (is_prim(f, IR_P_FORMAT) && u == c) {
+          fi->role = R_FIELD;
+        } else if ((is_prim(f, IR_P_REPR) || is_prim(f, IR_P_STR)) && u && u->in[1] == f &&
+                   info(s, u)->role == R_FIELD && fi->uses[0].pos == 1) {
+          fi->role = R_CONV;
+        } else {
+          break;
+        }
+      }
+    }
+  }
+  /* a, b = x, y; and return EXPR for an output computed last */
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *g = s->gs[gx].g;
+    for (int i = 1; i < g->nnodes; i++) {
+      IrNode *t = g->nodes[i - 1], *u = g->nodes[i];
+      Info *ti = info(s, t), *ui = info(s, u);
+      if (is_prim(t, IR_P_MAKE_TUPLE) && t->nin > 1 && ti->role == R_STMT && ti->nuses == 1 &&
+          ti->uses[0].user == u && ti->uses[0].pos == 1 && ui->targets && ui->role == R_STMT)
+        ti->role = R_TUPLE;
+    }
+    IrNode *r = g->ret;
+    Info *ri = r && g->nnodes && g->nodes[g->nnodes - 1] == r ? info(s, r) : NULL;
+    if (ri && ri->role == R_STMT && ri->nuses == 1 && !s->gs[gx].tail && !ri->targets && !ri->assert_form &&
+        !is_prim(r, IR_P_SETITEM) && !is_prim(r, IR_P_IMPORT) && !is_prim(r, IR_P_ASSERT_FAIL) &&
+        !is_prim(r, IR_P_SET_GLOBAL) && !is_prim(r, IR_P_SLICE))
+      ri->role = R_RETURN;
+  }
+  /* global reads used once soon after, with nothing but pure
+   * primitives between (which cannot change a global) */
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *g = s->gs[gx].g;
+    for (int i = 0; i < g->nnodes; i++) {
+      IrNode *x = g->nodes[i];
+      Info *xi = info(s, x);
+      if (!is_prim(x, IR_P_GLOBAL) || !const_str(x->in[1]) || !is_ident(AS_STR(x->in[1]->value)->data) ||
+          xi->role != R_STMT || xi->nuses != 1 || !xi->uses[0].user)
+        continue;
+      IrNode *u = xi->uses[0].user;
+      Info *ui = info(s, u);
+      if (u->graph != g || (ui->role != R_STMT && ui->role != R_RETURN) || ui->pos <= i) continue;
+      bool pure = true;
+      for (int k = i + 1; k < ui->pos && pure; k++) {
+        int p = prim_of(g->nodes[k]);
+        pure = p >= 0 && (ir_prims[p].flags & P_PURE);
+      }
+      if (pure) xi->role = R_GLOBAL;
+    }
+  }
+}
+
+/* ---- names ---- */
+
+static const char *binop(int p);
+
+static bool call_like(const IrNode *n) {
+  int p = prim_of(n);
+  return p < 0 || p == IR_P_CALL_KW || p == IR_P_CALL_METHOD;
+}
+
+static bool needs_name(Src *s, Info *in) {
+  IrNode *n = in->node;
+  if (in->outer) return false;
+  if (n->kind == IR_PARAM) return true;
+  if (n->kind != IR_APPLY) return false;
+  if (in->role == R_TARGET) return true;
+  if (in->role != R_STMT || in->tail) return false;
+  if (in->targets) return in->need_tuple;
+  if (is_prim(n, IR_P_SET_GLOBAL)) return false;
+  if (is_prim(n, IR_P_ASSERT_FAIL)) return in->nuses > 0;
+  if (is_prim(n, IR_P_IMPORT) || is_prim(n, IR_P_SETITEM)) return true;
+  return !(in->nuses == 0 && call_like(n));
+}
+
+static const char *fresh(Src *s) {
+  for (;;) {
+    const char *name = lang_str_fmt("t%d", ++s->next_temp)->data;
+    if (!is_taken(&s->taken, name)) {
+      take(&s->taken, name, NULL);
+      return name;
+    }
+  }
+}
+
+/* base, or base_2, base_3... whichever is free first. */
+static const char *unique(Src *s, const char *base, IrNode *owner) {
+  const char *name = base;
+  for (int k = 2; is_taken(&s->taken, name); k++) name = lang_str_fmt("%s_%d", base, k)->data;
+  take(&s->taken, name, owner);
+  return name;
+}
+
+/* Whether node x is read in graph g or in a graph nested in it. */
+static bool read_within(Src *s, IrNode *x, IrGraph *g) {
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *d = s->gs[gx].g;
+    if (!ir_is_ancestor(g, d)) continue;
+    for (int i = 0; i < d->nnodes; i++)
+      for (int j = 0; j < d->nodes[i]->nin; j++)
+        if (resolve(d->nodes[i]->in[j]) == x) return true;
+    if (d->ret && resolve(d->ret) == x) return true;
+    if (d != g)
+      for (int k = 0; k < d->ndefaults; k++)
+        if (resolve(d->defaults[k]) == x) return true;
+  }
+  return false;
+}
+
+/* A def's parameter keeps its source name, so keyword calls work, also
+ * when another node has it: the def's own scope then hides that node,
+ * which is fine when nothing in the def reads it. */
+static bool can_share(Src *s, const char *name, IrGraph *g) {
+  Name *nm = find_name(&s->taken, name);
+  if (nm->fixed) return false;
+  for (int k = 0; k < nm->nowners; k++)
+    if (read_within(s, nm->owners[k], g)) return false;
+  for (int k = 0; k < nm->nreaders; k++)
+    if (ir_is_ancestor(g, nm->readers[k])) return false;
+  return true;
+}
+
+/* A def's name: a function's own (`inner`; `lambda3` nested, else the
+ * whole name, `grad_f`), a synthetic graph's last two components
+ * (`fib.if1` -> `fib_if1`). */
+static const char *graph_base(Src *s, IrGraph *g) {
+  const char *full = g->name->data, *dot = strrchr(full, '.');
+  if (g->flags & (IRG_FUNCTION | IRG_MODULE)) {
+    if (g->display && is_ident(g->display->data)) return g->display->data;
+    return sanitize(dot && g != s->root && ginfo(s, g->parent) ? dot + 1 : full);
+  }
+  const char *from = full;
+  for (const char *p = full; dot && p < dot; p++)
+    if (*p == '.') from = p + 1;
+  return sanitize(from);
+}
+
+/* Whether expr or emit_stmt writes primitive p other than as a call of
+ * its own name. */
+static bool spelled(int p) {
+  return binop(p) || p == IR_P_NEG || p == IR_P_POS || p == IR_P_NOT || p == IR_P_TRUTH ||
+         p == IR_P_CONTAINS || p == IR_P_MAKE_TUPLE || p == IR_P_MAKE_LIST || p == IR_P_MAKE_DICT ||
+         p == IR_P_GETITEM || p == IR_P_SETITEM || p == IR_P_UNPACK || p == IR_P_ITER_SEQ ||
+         p == IR_P_FORMAT || p == IR_P_CONCAT_STR || p == IR_P_SWITCH || p == IR_P_CALL_KW ||
+         p == IR_P_CALL_METHOD || p == IR_P_GETATTR || p == IR_P_GLOBAL || p == IR_P_SET_GLOBAL ||
+         p == IR_P_IMPORT || p == IR_P_ASSERT_FAIL || p == IR_P_CHECK_BOUND;
+}
+
+/* name is read in graph where (NULL: outside the printout) as a name
+ * of the program's: a global, a builtin, a def printed elsewhere. */
+static void reserve(Src *s, const char *name, IrGraph *where) {
+  Name *nm = name_entry(&s->taken, name);
+  if (!where) return;
+  nm->readers = lang_realloc(nm->readers, (nm->nreaders + 1) * sizeof *nm->readers);
+  nm->readers[nm->nreaders++] = where;
+}
+
+static void reserve_const(Src *s, Value v, IrGraph *where) {
+  if (v.tag == V_FLOAT && !isfinite(v.f)) reserve(s, "float", where);
+  if (v.tag != V_OBJ) return;
+  switch (v.o->kind) {
+  case O_BUILTIN: {
+    ObjBuiltin *b = AS_BUILTIN(v);
+    reserve(s, b->prim >= 0 ? ir_prims[b->prim].name : b->name, where);
+    break;
+  }
+  case O_GRAPH:
+    if (!ginfo(s, AS_GRAPH(v)->graph)) reserve(s, sanitize(AS_GRAPH(v)->graph->name->data), where);
+    break;
+  case O_FUNC:
+    if (!ginfo(s, AS_FUNC(v)->graph)) reserve(s, sanitize(AS_FUNC(v)->graph->name->data), where);
+    break;
+  case O_MODULE: reserve(s, sanitize(AS_MODULE(v)->name->data), where); break;
+  case O_RANGE: reserve(s, "range", where); break;
+  case O_TUPLE:
+  case O_LIST:
+    for (size_t i = 0; i < AS_SEQ(v)->len; i++) reserve_const(s, AS_SEQ(v)->items[i], where);
+    break;
+  default: break;
+  }
+}
+
+/* The names the printout reads but does not bind: globals, builtins
+ * (also those a spelling uses, such as len), free variables of the root
+ * from outside it, graphs printed elsewhere. */
+static void reserve_names(Src *s) {
+  for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++) take(&s->taken, keywords[i], NULL);
+  for (int k = 0; k < s->ninfos; k++) {
+    Info *in = s->infos[k];
+    IrNode *n = in->node;
+    if (in->outer) {
+      /* named as stdlib/show.c lists the values a closure captured */
+      in->name = n->name && is_ident(n->name->data) ? n->name->data : lang_str_fmt("free_%u", n->id)->data;
+      take(&s->taken, in->name, n);
+      continue;
+    }
+    if (n->kind != IR_APPLY) continue;
+    IrGraph *at = n->graph;
+    for (int j = 0; j < n->nin; j++)
+      if (n->in[j]->kind == IR_CONST && !(j == 0 && prim_of(n) >= 0)) reserve_const(s, n->in[j]->value, at);
+    int p = prim_of(n);
+    if (p == IR_P_LEN) reserve(s, "len", at);
+    else if (p == IR_P_TRUTH) reserve(s, "bool", at);
+    else if (p == IR_P_REPR) reserve(s, "repr", at);
+    else if (p == IR_P_STR) reserve(s, "str", at);
+    else if (p == IR_P_ITER_SEQ) {
+      reserve(s, "list", at);
+      reserve(s, "type", at);
+    } else if ((p == IR_P_GLOBAL || p == IR_P_SET_GLOBAL || p == IR_P_IMPORT) && n->nin > 1 &&
+               const_str(n->in[1])) {
+      reserve(s, sanitize(AS_STR(n->in[1]->value)->data), at);
+    } else if (p >= 0 && !spelled(p)) {
+      reserve(s, ir_prims[p].name, at);   /* printed as a call of its name (see expr) */
+    }
+  }
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *g = s->gs[gx].g;
+    for (int d = 0; d < g->ndefaults; d++)
+      if (g->defaults[d] && g->defaults[d]->kind == IR_CONST)
+        reserve_const(s, g->defaults[d]->value, ginfo(s, g->parent) ? g->parent : NULL);
+    if (g->ret && g->ret->kind == IR_CONST) reserve_const(s, g->ret->value, g);
+  }
+}
+
+static void name_all(Src *s) {
+  reserve_names(s);
+  /* the root keeps its name unless a free variable from outside has it
+   * (grad.f reads f); a global of that name is itself, called again */
+  GInfo *root = ginfo(s, s->root);
+  const char *base = graph_base(s, s->root);
+  Name *nm = find_name(&s->taken, base);
+  root->name = nm && (nm->fixed || nm->nowners) ? unique(s, base, NULL) : base;
+  take(&s->taken, root->name, NULL);
+  /* parameters of defs first, with their own names where possible */
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *g = s->gs[gx].g;
+    if (!(g->flags & IRG_FUNCTION)) continue;
+    for (int i = 0; i < g->nparams; i++) {
+      IrNode *p = g->params[i];
+      if (!p->name || !is_ident(p->name->data)) continue;
+      const char *nm = p->name->data;
+      if (!is_taken(&s->taken, nm) || can_share(s, nm, g)) {
+        take(&s->taken, nm, p);
+        info(s, p)->name = nm;
+      }
+    }
+  }
+  /* a def printed at top level beside the root (a lambda it uses) is
+   * a global of the program it is run in: its full name, to keep out
+   * of the way of the program's own */
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *h = s->gs[gx].g;
+    if (!s->gs[gx].name)
+      s->gs[gx].name = unique(s, ginfo(s, h->parent) ? graph_base(s, h) : sanitize(h->name->data), NULL);
+  }
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < s->ninfos; k++) {
+      Info *in = s->infos[k];
+      if (in->name || !needs_name(s, in)) continue;
+      IrNode *n = in->node;
+      if (pass == 0 && n->name) in->name = unique(s, sanitize(n->name->data), n);
+      else if (pass == 1) in->name = fresh(s);
+    }
+  for (int k = 0; k < s->ninfos; k++) {
+    Info *in = s->infos[k];
+    if (!in->targets || in->role != R_STMT) continue;
+    int64_t cnt = in->node->in[2]->value.i;
+    for (int64_t i = 0; i < cnt; i++)
+      in->tnames[i] = in->targets[i] ? info(s, in->targets[i])->name : fresh(s);
+  }
+}
+
+/* ---- expressions ---- */
+
+enum { C_FREE, C_OPERAND, C_POSTFIX };   /* where a value is written */
+
+static void str_lit(StrBuf *out, const char *p, size_t len, bool fstr) {
+  sb_addc(out, '"');
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)p[i];
+    switch (c) {
+    case '\n': sb_adds(out, "\\n"); break;
+    case '\t': sb_adds(out, "\\t"); break;
+    case '\r': sb_adds(out, "\\r"); break;
+    case '\\': sb_adds(out, "\\\\"); break;
+    case '"': sb_adds(out, "\\\""); break;
+    case '{': sb_adds(out, fstr ? "{{" : "{"); break;
+    case '}': sb_adds(out, fstr ? "}}" : "}"); break;
+    default:
+      if (c < 0x20 || c == 0x7f) sb_printf(out, "\\x%02x", c);
+      else sb_addc(out, (char)c);
+    }
+  }
+  sb_addc(out, '"');
+}
+
+static void const_text(Src *s, Value v, int ctx, StrBuf *out) {
+  size_t start = out->len;
+  bool negative = false;
+  switch (v.tag) {
+  case V_NONE: sb_adds(out, "None"); return;
+  case V_UNBOUND:
+    s->unbound = true;
+    sb_adds(out, "None");
+    return;
+  case V_BOOL: sb_adds(out, v.b ? "True" : "False"); return;
+  case V_INT:
+    sb_printf(out, "%lld", (long long)v.i);
+    negative = v.i < 0;
+    break;
+  case V_FLOAT:
+    if (isnan(v.f)) sb_adds(out, "float(\"nan\")");
+    else if (isinf(v.f)) sb_adds(out, v.f > 0 ? "float(\"inf\")" : "-float(\"inf\")");
+    else lang_float_repr(v.f, out);
+    negative = signbit(v.f) && !isnan(v.f);
+    if (isinf(v.f) && !negative) return;
+    break;
+  case V_OBJ:
+    switch (v.o->kind) {
+    case O_STR: str_lit(out, AS_STR(v)->data, AS_STR(v)->len, false); return;
+    case O_TUPLE:
+    case O_LIST: {
+      ObjSeq *t = AS_SEQ(v);
+      bool tuple = v.o->kind == O_TUPLE;
+      sb_addc(out, tuple ? '(' : '[');
+      for (size_t i = 0; i < t->len; i++) {
+        if (i) sb_adds(out, ", ");
+        const_text(s, t->items[i], C_FREE, out);
+      }
+      if (tuple && t->len == 1) sb_addc(out, ',');
+      sb_addc(out, tuple ? ')' : ']');
+      return;
+    }
+    case O_DICT: {
+      ObjDict *d = AS_DICT(v);
+      sb_addc(out, '{');
+      for (size_t i = 0; i < d->len; i++) {
+        if (i) sb_adds(out, ", ");
+        str_lit(out, d->entries[i].key->data, d->entries[i].key->len, false);
+        sb_adds(out, ": ");
+        const_text(s, d->entries[i].value, C_FREE, out);
+      }
+      sb_addc(out, '}');
+      return;
+    }
+    case O_RANGE: {
+      ObjRange *r = AS_RANGE(v);
+      sb_printf(out, "range(%lld, %lld, %lld)", (long long)r->start, (long long)r->stop, (long long)r->step);
+      return;
+    }
+    case O_GRAPH: {
+      GInfo *gi = ginfo(s, AS_GRAPH(v)->graph);
+      sb_adds(out, gi ? gi->name : sanitize(AS_GRAPH(v)->graph->name->data));
+      return;
+    }
+    case O_FUNC: {
+      GInfo *gi = AS_FUNC(v)->nenv == 0 && AS_FUNC(v)->ndefaults == 0 ? ginfo(s, AS_FUNC(v)->graph) : NULL;
+      sb_adds(out, gi ? gi->name : sanitize(AS_FUNC(v)->graph->name->data));
+      return;
+    }
+    case O_MODULE: sb_adds(out, sanitize(AS_MODULE(v)->name->data)); return;
+    case O_BUILTIN: {
+      ObjBuiltin *b = AS_BUILTIN(v);
+      sb_adds(out, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
+      return;
+    }
+    default:
+      /* a tensor or another value the parser does not make: its repr,
+       * which is what a program would write to build it */
+      if (!lang_repr(s->vm, v, out)) {
+        out->len = start;
+        sb_printf(out, "None  # error: a %s constant has no source form\n", lang_type_name(v));
+      }
+      return;
+    }
+  }
+  if (ctx == C_POSTFIX || (negative && ctx == C_OPERAND)) {
+    /* (-1) ** 2, (1).real */
+    char *num = lang_alloc_atomic(out->len - start + 1);
+    memcpy(num, out->data + start, out->len - start + 1);
+    out->len = start;
+    sb_printf(out, "(%s)", num);
+  }
+}
+
+/* x as an atom: a name or a literal. */
+static void atom(Src *s, IrNode *x, int ctx, StrBuf *out);
+static void expr(Src *s, IrNode *n, StrBuf *out);
+
+static void atom(Src *s, IrNode *x, int ctx, StrBuf *out) {
+  x = resolve(x);
+  if (x->kind == IR_CONST) {
+    const_text(s, x->value, ctx, out);
+    return;
+  }
+  Info *in = info(s, x);
+  if (in->role == R_GLOBAL) {
+    sb_adds(out, AS_STR(x->in[1]->value)->data);
+  } else if (in->role == R_NEG) {
+    sb_adds(out, ctx == C_FREE ? "-" : "(-");
+    const_text(s, x->in[1]->value, C_OPERAND, out);
+    if (ctx != C_FREE) sb_addc(out, ')');
+  } else if (in->name) {
+    sb_adds(out, in->name);
+  } else {
+    /* printed in place: only reached for shapes the roles did not expect */
+    sb_addc(out, '(');
+    expr(s, x, out);
+    sb_addc(out, ')');
+  }
+}
+
+static void args_text(Src *s, IrNode **in, int n, StrBuf *out) {
+  for (int i = 0; i < n; i++) {
+    if (i) sb_adds(out, ", ");
+    atom(s, in[i], C_FREE, out);
+  }
+}
+
+/* A line before the statement being built: name = value. */
+static const char *hoist(Src *s, Value v) {
+  const char *name = fresh(s);
+  for (int i = 0; i < s->ind; i++) sb_adds(&s->pre, "    ");
+  sb_printf(&s->pre, "%s = ", name);
+  const_text(s, v, C_FREE, &s->pre);
+  sb_addc(&s->pre, '\n');
+  return name;
+}
+
+static bool simple_const(Value v) {
+  return v.tag == V_INT || v.tag == V_BOOL || v.tag == V_NONE || (v.tag == V_FLOAT && isfinite(v.f));
+}
+
+/* A spec written as is after ':' in an f-string field. */
+static bool plain_spec(const ObjStr *spec) {
+  for (size_t i = 0; i < spec->len; i++) {
+    unsigned char c = (unsigned char)spec->data[i];
+    if (c < 0x20 || c == 0x7f || c == '{' || c == '}' || c == '"' || c == '\'' || c == '\\') return false;
+  }
+  return true;
+}
+
+/* {v} or {v:spec} of an f-string */
+static void field(Src *s, IrNode *v, IrNode *spec, StrBuf *out) {
+  v = resolve(v);
+  const char *conv = "";
+  if (v->kind != IR_CONST && info(s, v)->role == R_CONV) {
+    conv = is_prim(v, IR_P_REPR) ? "!r" : "!s";
+    v = resolve(v->in[1]);
+  }
+  sb_addc(out, '{');
+  if (v->kind == IR_CONST && !simple_const(v->value)) sb_adds(out, hoist(s, v->value));
+  else atom(s, v, C_OPERAND, out);
+  sb_adds(out, conv);
+  if (spec) {
+    spec = resolve(spec);
+    if (const_str(spec) && plain_spec(AS_STR(spec->value))) {
+      if (AS_STR(spec->value)->len) sb_printf(out, ":%s", AS_STR(spec->value)->data);
+    } else {
+      sb_adds(out, ":{");
+      if (spec->kind == IR_CONST) sb_adds(out, hoist(s, spec->value));
+      else atom(s, spec, C_OPERAND, out);
+      sb_addc(out, '}');
+    }
+  }
+  sb_addc(out, '}');
+}
+
+/* concat_str(parts...) as one f-string */
+static void fstring(Src *s, IrNode **parts, int n, StrBuf *out) {
+  sb_adds(out, "f\"");
+  for (int i = 0; i < n; i++) {
+    IrNode *p = resolve(parts[i]);
+    if (const_str(p)) {
+      StrBuf lit;
+      sb_init(&lit);
+      str_lit(&lit, AS_STR(p->value)->data, AS_STR(p->value)->len, true);
+      sb_add(out, lit.data + 1, lit.len - 2);
+    } else if (p->kind != IR_CONST && info(s, p)->role == R_FIELD) {
+      field(s, p->in[1], p->in[2], out);
+    } else {
+      field(s, p, NULL, out);
+    }
+  }
+  sb_addc(out, '"');
+}
+
+/* a[IDX]: a slice as a:b:c, a tuple of indices as i, j */
+static void index_text(Src *s, IrNode *i, StrBuf *out) {
+  i = resolve(i);
+  Info *in = i->kind == IR_CONST ? NULL : info(s, i);
+  if (in && in->role == R_INDEX && is_prim(i, IR_P_SLICE)) {
+    for (int k = 1; k <= 3; k++) {
+      IrNode *part = i->in[k];
+      bool none = part->kind == IR_CONST && part->value.tag == V_NONE;
+      if (k == 3 && none) break;
+      if (k > 1) sb_addc(out, ':');
+      if (!none) atom(s, part, C_FREE, out);
+    }
+  } else if (in && in->role == R_INDEX) {
+    for (int k = 1; k < i->nin; k++) {
+      if (k > 1) sb_adds(out, ", ");
+      index_text(s, i->in[k], out);
+    }
+    if (i->nin == 2) sb_addc(out, ',');
+  } else {
+    atom(s, i, C_FREE, out);
+  }
+}
+
+static void cond_text(Src *s, IrNode *c, StrBuf *out) {
+  c = resolve(c);
+  if (c->kind != IR_CONST && info(s, c)->role == R_COND) expr(s, c, out);
+  else atom(s, c, C_OPERAND, out);
+}
+
+/* One side of a conditional called at once: a() or the value a branch
+ * only returns. */
+static void side(Src *s, IrNode *x, StrBuf *out) {
+  IrGraph *h = const_graph(s, x);
+  if (h && ginfo(s, h)->trivial) {
+    if (h->ret) atom(s, h->ret, C_OPERAND, out);
+    else sb_adds(out, "None");
+    return;
+  }
+  atom(s, x, C_POSTFIX, out);
+  sb_adds(out, "()");
+}
+
+/* switch(c, a, b)(args...) */
+static void switch_call(Src *s, IrNode *call, StrBuf *out) {
+  IrNode *sw = call->in[0];
+  sb_addc(out, '(');
+  if (call->nin == 1) {
+    side(s, sw->in[2], out);
+    sb_adds(out, " if ");
+    cond_text(s, sw->in[1], out);
+    sb_adds(out, " else ");
+    side(s, sw->in[3], out);
+    sb_addc(out, ')');
+    return;
+  }
+  atom(s, sw->in[2], C_OPERAND, out);
+  sb_adds(out, " if ");
+  cond_text(s, sw->in[1], out);
+  sb_adds(out, " else ");
+  atom(s, sw->in[3], C_OPERAND, out);
+  sb_adds(out, ")(");
+  args_text(s, call->in + 1, call->nin - 1, out);
+  sb_addc(out, ')');
+}
+
+static const char *binop(int p) {
+  switch (p) {
+  case IR_P_ADD: return "+";
+  case IR_P_SUB: return "-";
+  case IR_P_MUL: return "*";
+  case IR_P_TRUEDIV: return "/";
+  case IR_P_FLOORDIV: return "//";
+  case IR_P_MOD: return "%";
+  case IR_P_POW: return "**";
+  case IR_P_MATMUL: return "@";
+  case IR_P_EQ: return "==";
+  case IR_P_NE: return "!=";
+  case IR_P_LT: return "<";
+  case IR_P_LE: return "<=";
+  case IR_P_GT: return ">";
+  case IR_P_GE: return ">=";
+  case IR_P_IS: return "is";
+  case IR_P_IS_NOT: return "is not";
+  default: return NULL;
+  }
+}
+
+static bool attr_name(const IrNode *x) { return const_str(x) && is_ident(AS_STR(x->value)->data); }
+
+/* The expression an application means. */
+static void expr(Src *s, IrNode *n, StrBuf *out) {
+  int p = prim_of(n);
+  IrNode **a = n->in + 1;
+  int na = n->nin - 1;
+  if (p < 0) {
+    IrNode *f = n->in[0];
+    if (f->kind != IR_CONST && info(s, f)->role == R_SWITCH) {
+      switch_call(s, n, out);
+      return;
+    }
+    atom(s, f, C_POSTFIX, out);
+    sb_addc(out, '(');
+    args_text(s, a, na, out);
+    sb_addc(out, ')');
+    return;
+  }
+  bool fixed = ir_prims[p].arity < 0 || na == ir_prims[p].arity;
+  const char *op = binop(p);
+  if (op && fixed) {
+    atom(s, a[0], C_OPERAND, out);
+    sb_printf(out, " %s ", op);
+    atom(s, a[1], C_OPERAND, out);
+    return;
+  }
+  switch (fixed ? p : -1) {
+  case IR_P_NEG:
+  case IR_P_POS:
+  case IR_P_NOT:
+    sb_adds(out, p == IR_P_NEG ? "-" : p == IR_P_POS ? "+" : "not ");
+    atom(s, a[0], C_OPERAND, out);
+    return;
+  case IR_P_TRUTH:
+  case IR_P_LEN:
+  case IR_P_REPR:
+  case IR_P_STR:
+    sb_printf(out, "%s(", p == IR_P_TRUTH ? "bool" : ir_prims[p].name);
+    atom(s, a[0], C_FREE, out);
+    sb_addc(out, ')');
+    return;
+  case IR_P_CONTAINS:
+    atom(s, a[1], C_OPERAND, out);
+    sb_adds(out, " in ");
+    atom(s, a[0], C_OPERAND, out);
+    return;
+  case IR_P_MAKE_TUPLE:
+    sb_addc(out, '(');
+    args_text(s, a, na, out);
+    if (na == 1) sb_addc(out, ',');
+    sb_addc(out, ')');
+    return;
+  case IR_P_MAKE_LIST:
+    sb_addc(out, '[');
+    args_text(s, a, na, out);
+    sb_addc(out, ']');
+    return;
+  case IR_P_MAKE_DICT:
+    if (na % 2) break;
+    sb_addc(out, '{');
+    for (int i = 0; i < na; i += 2) {
+      if (i) sb_adds(out, ", ");
+      atom(s, a[i], C_FREE, out);
+      sb_adds(out, ": ");
+      atom(s, a[i + 1], C_FREE, out);
+    }
+    sb_addc(out, '}');
+    return;
+  case IR_P_GETITEM:
+    atom(s, a[0], C_POSTFIX, out);
+    sb_addc(out, '[');
+    index_text(s, a[1], out);
+    sb_addc(out, ']');
+    return;
+  case IR_P_ITER_SEQ:
+    /* a dict's keys as a list, anything else itself */
+    sb_adds(out, "(list(");
+    atom(s, a[0], C_FREE, out);
+    sb_adds(out, ") if type(");
+    atom(s, a[0], C_FREE, out);
+    sb_adds(out, ") == \"dict\" else ");
+    atom(s, a[0], C_OPERAND, out);
+    sb_addc(out, ')');
+    return;
+  case IR_P_FORMAT:
+    sb_adds(out, "f\"");
+    field(s, a[0], a[1], out);
+    sb_addc(out, '"');
+    return;
+  case IR_P_CONCAT_STR: fstring(s, a, na, out); return;
+  case IR_P_SWITCH:
+    sb_addc(out, '(');
+    atom(s, a[1], C_OPERAND, out);
+    sb_adds(out, " if ");
+    cond_text(s, a[0], out);
+    sb_adds(out, " else ");
+    atom(s, a[2], C_OPERAND, out);
+    sb_addc(out, ')');
+    return;
+  case IR_P_CALL_KW: {
+    IrNode *names = resolve(a[1]);
+    if (na < 2 || names->kind != IR_CONST || !v_is_obj(names->value, O_TUPLE)) break;
+    ObjSeq *kw = AS_SEQ(names->value);
+    int nk = (int)kw->len, npos = na - 2 - nk;
+    bool ok = npos >= 0;
+    for (int i = 0; ok && i < nk; i++)
+      ok = v_is_obj(kw->items[i], O_STR) && is_ident(AS_STR(kw->items[i])->data);
+    if (!ok) break;
+    atom(s, a[0], C_POSTFIX, out);
+    sb_addc(out, '(');
+    args_text(s, a + 2, npos, out);
+    for (int i = 0; i < nk; i++) {
+      if (npos || i) sb_adds(out, ", ");
+      sb_printf(out, "%s=", AS_STR(kw->items[i])->data);
+      atom(s, a[2 + npos + i], C_FREE, out);
+    }
+    sb_addc(out, ')');
+    return;
+  }
+  case IR_P_CALL_METHOD:
+    if (na < 2 || !attr_name(a[1])) break;
+    atom(s, a[0], C_POSTFIX, out);
+    sb_printf(out, ".%s(", AS_STR(a[1]->value)->data);
+    args_text(s, a + 2, na - 2, out);
+    sb_addc(out, ')');
+    return;
+  case IR_P_GETATTR:
+    if (!attr_name(a[1])) break;
+    atom(s, a[0], C_POSTFIX, out);
+    sb_printf(out, ".%s", AS_STR(a[1]->value)->data);
+    return;
+  case IR_P_GLOBAL:
+    if (!const_str(a[0])) break;
+    sb_adds(out, sanitize(AS_STR(a[0]->value)->data));
+    return;
+  default: break;
+  }
+  /* no spelling of its own: a call of the primitive's name (the
+   * primitives made by transformations are builtins of the same name) */
+  sb_printf(out, "%s(", ir_prims[p].name);
+  args_text(s, a, na, out);
+  sb_addc(out, ')');
+}
+
+/* ---- statements and defs ---- */
+
+static void indent(StrBuf *out, int ind) {
+  for (int i = 0; i < ind; i++) sb_adds(out, "    ");
+}
+
+/* Start a statement at the current indentation. */
+static void begin(Src *s, int ind, StrBuf *line) {
+  sb_init(line);
+  s->pre.len = 0;
+  s->ind = ind;
+  s->unbound = false;
+}
+
+/* Write the lines hoisted for it, then the statement. */
+static void end(Src *s, StrBuf *line) {
+  sb_add(s->out, s->pre.data, s->pre.len);
+  s->pre.len = 0;
+  indent(s->out, s->ind);
+  sb_add(s->out, line->data, line->len);
+  if (s->unbound) sb_adds(s->out, "  # None: not assigned yet");
+  sb_addc(s->out, '\n');
+}
+
+static void say(Src *s, int ind, const char *text) {
+  indent(s->out, ind);
+  sb_adds(s->out, text);
+  sb_addc(s->out, '\n');
+}
+
+static void emit_stmt(Src *s, IrNode *n, int ind) {
+  Info *in = info(s, n);
+  if (in->role != R_STMT) return;
+  StrBuf line;
+  begin(s, ind, &line);
+  if (in->assert_form) {
+    IrNode *sw = n->in[0];
+    IrGraph *fail = const_graph(s, sw->in[3]);
+    IrNode *af = fail->nodes[fail->nnodes - 1];
+    if (fail->nnodes == 1) {
+      sb_adds(&line, "assert ");
+      cond_text(s, sw->in[1], &line);
+    } else {
+      /* the message takes statements of its own */
+      IrNode *c = resolve(sw->in[1]);
+      bool plain = c->kind == IR_CONST || info(s, c)->role != R_COND;
+      sb_adds(&line, plain ? "if not " : "if not (");
+      cond_text(s, c, &line);
+      sb_adds(&line, plain ? ":" : "):");
+      end(s, &line);
+      for (int i = 0; i < fail->nnodes - 1; i++) emit_stmt(s, fail->nodes[i], ind + 1);
+      begin(s, ind + 1, &line);
+      sb_adds(&line, "assert False");
+    }
+    IrNode *msg = resolve(af->in[1]);
+    if (!(msg->kind == IR_CONST && msg->value.tag == V_NONE)) {
+      sb_adds(&line, ", ");
+      atom(s, msg, C_FREE, &line);
+    }
+  } else if (in->targets) {
+    int64_t cnt = n->in[2]->value.i;
+    for (int64_t i = 0; i < cnt; i++) {
+      if (i) sb_adds(&line, ", ");
+      sb_adds(&line, in->tnames[i]);
+    }
+    if (cnt == 1) sb_addc(&line, ',');
+    sb_adds(&line, " = ");
+    IrNode *x = resolve(n->in[1]);
+    if (x->kind != IR_CONST && info(s, x)->role == R_TUPLE) {
+      args_text(s, x->in + 1, x->nin - 1, &line);
+      if (x->nin == 2) sb_addc(&line, ',');
+    } else {
+      atom(s, x, C_FREE, &line);
+    }
+    if (in->need_tuple) {
+      end(s, &line);
+      begin(s, ind, &line);
+      sb_printf(&line, "%s = (", in->name);
+      for (int64_t i = 0; i < cnt; i++) sb_printf(&line, "%s%s", i ? ", " : "", in->tnames[i]);
+      sb_adds(&line, cnt == 1 ? ",)" : ")");
+    }
+  } else if (is_prim(n, IR_P_SETITEM)) {
+    /* a copy of a with one item replaced: name = a; name[i] = v */
+    sb_printf(&line, "%s = ", in->name);
+    atom(s, n->in[1], C_FREE, &line);
+    end(s, &line);
+    begin(s, ind, &line);
+    sb_printf(&line, "%s[", in->name);
+    index_text(s, n->in[2], &line);
+    sb_adds(&line, "] = ");
+    atom(s, n->in[3], C_FREE, &line);
+  } else if (is_prim(n, IR_P_IMPORT) && const_str(n->in[1]) && is_ident(AS_STR(n->in[1]->value)->data)) {
+    const char *m = AS_STR(n->in[1]->value)->data;
+    sb_printf(&line, "import %s", m);
+    if (strcmp(m, in->name) != 0) sb_printf(&line, " as %s", in->name);
+  } else if (is_prim(n, IR_P_ASSERT_FAIL)) {
+    sb_adds(&line, "assert False");
+    IrNode *m = resolve(n->in[1]);
+    if (!(m->kind == IR_CONST && m->value.tag == V_NONE)) {
+      sb_adds(&line, ", ");
+      atom(s, m, C_FREE, &line);
+    }
+    if (in->name) {
+      end(s, &line);
+      begin(s, ind, &line);
+      sb_printf(&line, "%s = None", in->name);
+    }
+  } else if (is_prim(n, IR_P_SET_GLOBAL) && const_str(n->in[1])) {
+    const char *g = sanitize(AS_STR(n->in[1]->value)->data);
+    StrBuf v;
+    sb_init(&v);
+    atom(s, n->in[2], C_FREE, &v);
+    if (strcmp(v.data, g) == 0) return;
+    sb_printf(&line, "%s = %s", g, v.data);
+  } else {
+    if (is_prim(n, IR_P_SLICE))
+      say(s, ind, "# error: a slice outside [] has no source form; slice() is not a builtin");
+    if (in->name) sb_printf(&line, "%s = ", in->name);
+    expr(s, n, &line);
+  }
+  end(s, &line);
+}
+
+static IrGraph *owner(Src *s, IrGraph *g) { return ginfo(s, g->parent) ? g->parent : NULL; }
+
+static void emit_def(Src *s, IrGraph *g, int ind);
+static void need_within(Src *s, IrGraph *o, IrGraph *g, int ind);
+
+/* Define the graph x names if it is a def of body `o` not written yet. */
+static void need_const(Src *s, IrGraph *o, IrNode *x, int ind) {
+  IrGraph *h = x ? const_graph(s, x) : NULL;
+  if (!h) return;
+  GInfo *gi = ginfo(s, h);
+  if (gi->trivial) {
+    need_const(s, o, h->ret, ind);
+    return;
+  }
+  if (gi->emitted || gi->in_place || owner(s, h) != o) return;
+  emit_def(s, h, ind);
+}
+
+/* The defs of body o that statement n needs, before it. */
+static void need_node(Src *s, IrGraph *o, IrNode *n, int ind) {
+  n = resolve(n);
+  if (n->kind == IR_CONST) {
+    need_const(s, o, n, ind);
+    return;
+  }
+  Info *in = info(s, n);
+  if (in->outer || n->kind != IR_APPLY) return;
+  for (int j = 0; j < n->nin; j++) {
+    IrNode *x = resolve(n->in[j]);
+    if (x->kind == IR_CONST) need_const(s, o, x, ind);
+    else if (info(s, x)->role != R_STMT && info(s, x)->role != R_TARGET && x->graph == n->graph)
+      need_node(s, o, x, ind);
+  }
+  if (in->assert_form) need_within(s, o, const_graph(s, n->in[0]->in[3]), ind);
+}
+
+/* The defs of body o that graph g, or a graph nested in it, needs. */
+static void need_within(Src *s, IrGraph *o, IrGraph *g, int ind) {
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *d = s->gs[gx].g;
+    if (!ir_is_ancestor(g, d)) continue;
+    for (int i = 0; i < d->nnodes; i++)
+      for (int j = 0; j < d->nodes[i]->nin; j++) need_const(s, o, resolve(d->nodes[i]->in[j]), ind);
+    if (d->ret) need_const(s, o, resolve(d->ret), ind);
+    for (int k = 0; k < d->ndefaults; k++) need_const(s, o, resolve(d->defaults[k]), ind);
+  }
+}
+
+/* What is left of body o's defs, before its end. */
+static void need_rest(Src *s, IrGraph *o, int ind) {
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    GInfo *gi = &s->gs[gx];
+    if (!gi->emitted && !gi->in_place && !gi->trivial && gi->g != s->root && owner(s, gi->g) == o)
+      emit_def(s, gi->g, ind);
+  }
+}
+
+/* Whether branch g is only an if, to be written as elif: no statements
+ * and no defs before its tail. */
+static bool only_if(Src *s, IrGraph *g) {
+  GInfo *gi = ginfo(s, g);
+  if (!gi->tail) return false;
+  for (int i = 0; i < g->nnodes; i++) {
+    int r = info(s, g->nodes[i])->role;
+    if (g->nodes[i] != gi->tail && (r == R_STMT || r == R_TARGET)) return false;
+  }
+  for (int gx = 0; gx < s->ngraphs; gx++)
+    if (s->gs[gx].g->parent == g && !s->gs[gx].in_place && !s->gs[gx].trivial) return false;
+  return true;
+}
+
+static void emit_body(Src *s, IrGraph *g, int ind);
+
+/* Whether g is printed at a module's top level: the module's graph, or
+ * a branch printed in place there. */
+static bool at_top(Src *s, IrGraph *g) {
+  for (; g; g = g->parent) {
+    if (g->flags & IRG_MODULE) return g == s->root;
+    if (!ginfo(s, g) || !ginfo(s, g)->in_place) return false;
+  }
+  return false;
+}
+
+/* The tail of g, switch(c, @a, @b)(), as `if c:` a `else:` b; an else
+ * that is only another if becomes elif. */
+static void emit_if(Src *s, IrGraph *g, const char *kw, int ind) {
+  IrNode *sw = ginfo(s, g)->tail->in[0];
+  IrGraph *a = const_graph(s, sw->in[2]), *b = const_graph(s, sw->in[3]);
+  StrBuf line;
+  begin(s, ind, &line);
+  sb_printf(&line, "%s ", kw);
+  cond_text(s, sw->in[1], &line);
+  sb_addc(&line, ':');
+  end(s, &line);
+  emit_body(s, a, ind + 1);
+  if (only_if(s, b)) {
+    emit_if(s, b, "elif", ind);
+    return;
+  }
+  say(s, ind, "else:");
+  emit_body(s, b, ind + 1);
+}
+
+static void emit_body(Src *s, IrGraph *g, int ind) {
+  GInfo *gi = ginfo(s, g);
+  for (int i = 0; i < g->nnodes; i++) {
+    IrNode *n = g->nodes[i];
+    if (n == gi->tail) break;
+    need_node(s, g, n, ind);
+    emit_stmt(s, n, ind);
+  }
+  StrBuf line;
+  if (gi->tail) {
+    IrNode *sw = gi->tail->in[0];
+    need_node(s, g, sw->in[1], ind);
+    need_within(s, g, const_graph(s, sw->in[2]), ind);
+    need_within(s, g, const_graph(s, sw->in[3]), ind);
+    need_rest(s, g, ind);
+    emit_if(s, g, "if", ind);
+    return;
+  }
+  if (g->ret) need_node(s, g, g->ret, ind);
+  need_rest(s, g, ind);
+  if (at_top(s, g)) {
+    /* no return at top level: a call there is kept as a statement */
+    IrNode *r = g->ret;
+    if (r && r->kind == IR_APPLY && info(s, r)->role == R_RETURN && call_like(r)) {
+      begin(s, ind, &line);
+      expr(s, r, &line);
+      end(s, &line);
+    }
+    return;
+  }
+  begin(s, ind, &line);
+  sb_adds(&line, "return ");
+  if (!g->ret) sb_adds(&line, "None");
+  else if (g->ret->kind == IR_APPLY && info(s, g->ret)->role == R_RETURN) expr(s, g->ret, &line);
+  else atom(s, g->ret, C_FREE, &line);
+  end(s, &line);
+}
+
+static void write_def(Src *s, IrGraph *g, int ind);
+
+/* g's def, after the defs of its body's owner that it needs. */
+static void emit_def(Src *s, IrGraph *g, int ind) {
+  ginfo(s, g)->emitted = true;
+  IrGraph *o = owner(s, g);
+  need_within(s, o, g, ind);
+  for (int d = 0; d < g->ndefaults; d++) need_node(s, o, g->defaults[d], ind);
+  write_def(s, g, ind);
+}
+
+static void write_def(Src *s, IrGraph *g, int ind) {
+  GInfo *gi = ginfo(s, g);
+  if (ind == 0 && s->out->len > s->start) sb_addc(s->out, '\n');   /* between top-level defs */
+  StrBuf line;
+  begin(s, ind, &line);
+  sb_printf(&line, "def %s(", gi->name);
+  for (int i = 0; i < g->nparams; i++) {
+    if (i) sb_adds(&line, ", ");
+    sb_adds(&line, info(s, g->params[i])->name);
+    int d = i - (g->nparams - g->ndefaults);
+    if (d >= 0 && g->defaults[d]) {
+      sb_addc(&line, '=');
+      atom(s, g->defaults[d], C_FREE, &line);
+    }
+  }
+  sb_adds(&line, "):");
+  end(s, &line);
+  emit_body(s, g, ind + 1);
+}
+
+static int by_id(const void *a, const void *b) {
+  const IrGraph *x = *(IrGraph *const *)a, *y = *(IrGraph *const *)b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out) {
+  Src s = {0};
+  s.vm = vm;
+  s.root = g;
+  s.out = out;
+  s.start = out->len;
+  sb_init(&s.pre);
+  add_graph(&s, g);
+  /* root first, then by id: parents before the graphs nested in them */
+  IrGraph **order = lang_alloc(s.ngraphs * sizeof *order);
+  for (int i = 0; i < s.ngraphs; i++) order[i] = s.gs[i].g;
+  qsort(order + 1, s.ngraphs - 1, sizeof *order, by_id);
+  for (int i = 0; i < s.ngraphs; i++) {
+    s.gs[i] = (GInfo){0};
+    s.gs[i].g = order[i];
+    map_put(&s.gmap, order[i], i);
+  }
+  count_uses(&s);
+  find_roles(&s);
+  name_all(&s);
+  /* graphs used by the root from outside it (a lambda as a default
+   * value) come first, at top level */
+  ginfo(&s, g)->emitted = true;
+  need_within(&s, NULL, g, 0);
+  for (int d = 0; d < g->ndefaults; d++) need_node(&s, NULL, g->defaults[d], 0);
+  need_rest(&s, NULL, 0);
+  if (g->flags & IRG_MODULE) emit_body(&s, g, 0);
+  else write_def(&s, g, 0);
+}
