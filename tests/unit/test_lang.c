@@ -1412,7 +1412,7 @@ START_TEST(test_dict) {
   ck_assert_str_eq(getitem(v_obj(d), S("k")), "KeyError: 'k'");
   ck_assert_str_eq(getitem(v_obj(d), v_int(1)), "KeyError: 1");
   ck_assert_str_eq(setitem(v_obj(d), S("b"), v_int(9)), "{'b': 9, 'a': 1, 'c': 2}");
-  ck_assert_str_eq(setitem(v_obj(d), v_int(1), v_int(9)), "TypeError: dict keys must be str");
+  ck_assert_str_eq(setitem(v_obj(d), v_int(1), v_int(9)), "TypeError: dict keys must be str, not 'int'");
   bool in;
   ck_assert(lang_contains(vm, v_obj(d), S("a"), &in) && in);
   ck_assert(lang_contains(vm, v_obj(d), S("q"), &in) && !in);
