@@ -23,6 +23,9 @@ bool ad_F_value(MistVM *vm, Value v, Value *out);
  * (over J of their captured values); other values are themselves. */
 bool ad_J_value(MistVM *vm, Value v, Value *out);
 
+/* Is this builtin one whose results carry no derivative? */
+bool ad_nondiff_builtin(const char *name);
+
 /* Install vm->ad_J and the differentiation builtins: grad,
  * value_and_grad, vjp, jacobian, hessian, stop_gradient. */
 void ad_register(MistVM *vm);

@@ -213,6 +213,24 @@ static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, 
 
 static bool p_J_hook(MistVM *vm, Value v, Value *out) { return ad_J_value(vm, v, out); }
 
+/* Builtins whose results carry no derivative (ints, bools, text, None,
+ * constants): without a rule they are simply computed.  Any other
+ * builtin without a rule stops with an error if a derivative reaches
+ * it, rather than passing a silent zero. */
+bool ad_nondiff_builtin(const char *name) {
+  static const char *const names[] = {
+    "print", "len", "range", "int", "round", "str", "repr", "type", "bool", "ord", "chr", "hex",
+    "bin", "oct", "any", "all", "args", "time", "show_source", "show_ir", "divmod", "key", "split",
+    "zeros", "ones", "full", "arange", "linspace", "eye", "randn", "rand", "argmax", "one_hot",
+    "allclose", "isinstance", "dict", "keys", "values", "items", "get", "index", "count", "upper",
+    "lower", "strip", "lstrip", "rstrip", "join", "replace", "startswith", "endswith", "find",
+    "format", "zfill", "set_mode", "set_device", NULL,
+  };
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], name) == 0) return true;
+  return false;
+}
+
 /* ---- grad and value_and_grad ---- */
 
 enum { W_GRAD, W_VALUE_AND_GRAD };
@@ -267,6 +285,15 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
     return lang_raise(vm, "TypeError", "%s: expected a function, got %s", who, lang_type_name(f));
   IrGraph *fg;
   int np = func_params(f, &fg);
+  if (!fg) {
+    /* a builtin: as many parameters as argnums reaches */
+    if (argnums.tag == V_INT && argnums.i >= np) np = (int)argnums.i + 1;
+    if (v_is_obj(argnums, O_TUPLE))
+      for (size_t i = 0; i < AS_SEQ(argnums)->len; i++) {
+        Value a = AS_SEQ(argnums)->items[i];
+        if (a.tag == V_INT && a.i >= np) np = (int)a.i + 1;
+      }
+  }
   int *nums = NULL, nn = 0;
   bool tuple;
   if (!parse_argnums(vm, who, argnums, np, &nums, &nn, &tuple)) return false;
@@ -310,7 +337,8 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   IrNode **in = lang_alloc((np + 2) * sizeof *in);
   in[0] = fj;
   in[1] = ir_const(u, vm->ad_kid, sp);
-  memcpy(in + 2, checked, np * sizeof *checked);
+  /* arguments enter the transformed world: J(x) is x but for functions */
+  for (int i = 0; i < np; i++) in[2 + i] = ir_prim_apply(u, g, IR_P_J, sp, 1, checked[i]);
   IrNode *t = ir_apply(u, g, np + 2, in, sp);
   IrNode *y = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(0), sp));
   y->name = lang_str("y");
@@ -356,7 +384,8 @@ static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
   int n = argc - 1;
   Value *args = lang_alloc((n + 1) * sizeof *args);
   args[0] = vm->ad_kid;
-  memcpy(args + 1, argv + 1, n * sizeof *args);
+  for (int i = 0; i < n; i++)
+    if (!ad_J_value(vm, argv[i + 1], &args[i + 1])) return false;
   Value t;
   if (!vm->call(vm, fj, n + 1, args, NULL, &t)) return false;
   Value y = AS_SEQ(t)->items[0], B = AS_SEQ(t)->items[1];
@@ -443,4 +472,7 @@ void ad_register(MistVM *vm) {
   vm->ad_F = p_F_hook;
   lang_def_builtin(vm, "hessian", b_hessian, -1, -1);
   lang_dict_put(vm->builtins, lang_str("stop_gradient"), ir_prim_value(vm, IR_P_STOP_GRADIENT));
+  /* for the rules in stdlib/ad_rules.ms */
+  lang_dict_put(vm->builtins, lang_str("_ad_kid"), vm->ad_kid);
+  lang_dict_put(vm->builtins, lang_str("_gadd"), ir_prim_value(vm, IR_P_GADD));
 }

@@ -172,7 +172,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = prim(w, g, IR_P_F, sp, 1, prim(w, g, IR_P_GLOBAL, sp, 1, in[1]));
       set(w, y, v, knone(w));
       return;
-    case IR_P_STOP_GRADIENT: set(w, y, a[0], knone(w)); return;
+    case IR_P_STOP_GRADIENT: set(w, y, prim(w, g, IR_P_STOP_GRADIENT, sp, 1, a[0]), knone(w)); return;
     case IR_P_CHECK_BOUND:
     case IR_P_CHECK_DIFF:
       set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), tangent(w, in[1]));
@@ -242,6 +242,11 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_SENS_AT, sp, 3, a[0], a[1], tangent(w, in[3])));
       return;
+    case IR_P_JINV_ENV:
+    case IR_P_JENV:
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      set(w, y, v, prim(w, g, (IrPrim)p, sp, 2, a[0], tangent(w, in[2])));
+      return;
     case IR_P_CONS_SENS:
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_CONS_SENS, sp, 3, tangent(w, in[1]), a[1], a[2]));
@@ -303,6 +308,15 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       pair(w, g, y, ir_const(w->u, rule, sp), 2 * nargs, ra);
     } else {
       for (int j = 0; j < nargs; j++) a[j] = val(w, in[j + 1], g);
+      if (!ad_nondiff_builtin(b->name)) {
+        /* no rule: a tangent reaching it is an error, never a silent zero */
+        StrBuf sb;
+        sb_init(&sb);
+        sb_printf(&sb, "through %s() (line %d): it has no derivative rule yet", b->name, sp.line);
+        for (int j = 1; j < y->nin; j++)
+          if (in[j]->kind != IR_CONST)
+            prim(w, g, IR_P_NO_DERIVATIVE, sp, 2, tangent(w, in[j]), ir_const(w->u, v_obj(lang_str(sb.data)), sp));
+      }
       IrNode **ci = lang_alloc((nargs + 1) * sizeof *ci);
       ci[0] = callee;
       memcpy(ci + 1, a, nargs * sizeof *a);
@@ -377,6 +391,11 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
     for (int d = 0; d < h->ndefaults; d++) {
       IrNode *x = h->defaults[d];
       IrNode *m = x->kind == IR_CONST ? x : map_get(&w.val, x);
+      if (m == x && x->kind == IR_CONST && (v_is_obj(x->value, O_FUNC) || v_is_obj(x->value, O_BUILTIN))) {
+        Value fv;
+        if (!ad_F_value(vm, x->value, &fv)) return NULL;
+        m = ir_const(w.u, fv, x->span);
+      }
       fh->defaults[d] = m ? m : x;
     }
   }

@@ -198,12 +198,15 @@ static void forward(Fill *f, int i) {
       v = prim_in(ad, f->jh, IR_P_J, y->span, 1, g);
       break;
     }
-    case IR_P_STOP_GRADIENT: v = fwd(f, y->in[1], f->jh); break;
+    case IR_P_STOP_GRADIENT:
+      /* kept in the transform, so a second derivative stops here too */
+      v = prim_in(ad, f->jh, IR_P_STOP_GRADIENT, y->span, 1, fwd(f, y->in[1], f->jh));
+      break;
     case IR_P_MAKE_TUPLE: case IR_P_MAKE_LIST: case IR_P_MAKE_DICT: case IR_P_GETITEM:
     case IR_P_SETITEM: case IR_P_UNPACK: case IR_P_ITER_SEQ: case IR_P_SWITCH: case IR_P_GADD:
     case IR_P_ENV_GET: case IR_P_ENV_SET: case IR_P_SENS_ITEM: case IR_P_SENS_AT:
     case IR_P_SENS_WITHOUT: case IR_P_SENS_LIKE: case IR_P_CHECK_BOUND: case IR_P_CHECK_DIFF:
-    case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS:
+    case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS: case IR_P_JINV_ENV: case IR_P_JENV:
       mapped_args(f, y, 1, args);
       v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
       f->kind[i] = BK_INLINE;
@@ -258,6 +261,7 @@ static void forward(Fill *f, int i) {
       v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
     } else {
       v = call_in(ad, f->jh, callee, nargs, args, y->span);
+      if (!ad_nondiff_builtin(b->name)) f->kind[i] = BK_NODIFF;
     }
   } else {
     /* a graph or a function value: f'(kid, args') */
@@ -377,6 +381,12 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
   case IR_P_CONS_LIST:
     contribute(f, in[1], prim_in(ad, b, IR_P_CONS_SENS, sp, 3, d, bfwd(f, in[1]), bfwd(f, in[2])));
     break;
+  case IR_P_JINV_ENV:   /* linear in the env: its transpose re-keys back */
+    contribute(f, in[2], prim_in(ad, b, IR_P_JENV, sp, 2, bfwd(f, in[1]), d));
+    break;
+  case IR_P_JENV:
+    contribute(f, in[2], prim_in(ad, b, IR_P_JINV_ENV, sp, 2, bfwd(f, in[1]), d));
+    break;
   case IR_P_CONS_SENS:
     /* linear in d: its transpose is cons_list of the chain */
     contribute(f, in[1], prim_in(ad, b, IR_P_CONS_LIST, sp, 2, d, kint(ad, 0)));
@@ -401,6 +411,9 @@ static void backward(Fill *f, int last) {
       int p = ir_node_prim(y);
       if (p == IR_P_CALL_METHOD || p == IR_P_GETATTR)
         sb_printf(&sb, "through .%s (line %d): not supported yet", AS_STR(y->in[2]->value)->data, y->span.line);
+      else if (p < 0)
+        sb_printf(&sb, "through %s() (line %d): it has no derivative rule yet",
+                  AS_BUILTIN(y->in[0]->value)->name, y->span.line);
       else
         sb_printf(&sb, "through a call with keyword arguments (line %d): not supported yet", y->span.line);
       prim_in(ad, b, IR_P_NO_DERIVATIVE, y->span, 2, d, kconst(ad, v_obj(lang_str(sb.data))));
@@ -538,19 +551,34 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
   ad.work[ad.nwork++] = g;
   for (int w = 0; w < ad.nwork && !ad.failed; w++) fill(&ad, ad.work[w]);
   if (ad.failed) return NULL;
-  /* defaults: the forward values of each graph's defaults */
-  for (int w = 0; w < ad.nwork; w++) {
-    IrGraph *h = ad.work[w];
-    if (!h->ndefaults) continue;
-    IrGraph *jh = map_get(&ad.jg, h);
-    jh->ndefaults = h->ndefaults;
-    jh->defaults = lang_alloc(h->ndefaults * sizeof *jh->defaults);
-    for (int i = 0; i < h->ndefaults; i++) {
-      IrNode *d = h->defaults[i];
-      IrNode *m = d->kind == IR_CONST ? d : map_get(&ad.fwd, d);
-      jh->defaults[i] = m ? m : d;
+  /* defaults: the forward values of each graph's defaults (a graph
+   * given as a default is transformed too, so fill again until done) */
+  for (int done = 0; done < ad.nwork && !ad.failed;) {
+    int upto = ad.nwork;
+    for (int w = done; w < upto; w++) {
+      IrGraph *h = ad.work[w];
+      if (!h->ndefaults) continue;
+      IrGraph *jh = map_get(&ad.jg, h);
+      jh->ndefaults = h->ndefaults;
+      jh->defaults = lang_alloc(h->ndefaults * sizeof *jh->defaults);
+      for (int i = 0; i < h->ndefaults; i++) {
+        IrNode *d = h->defaults[i];
+        IrNode *m = d->kind == IR_CONST ? d : map_get(&ad.fwd, d);
+        if (m == d && d->kind == IR_CONST && ir_node_graph(d)) {
+          m = ir_const_graph(ad.u, jgraph(&ad, ir_node_graph(d)), d->span);
+        } else if (m == d && d->kind == IR_CONST && (v_is_obj(d->value, O_FUNC) || v_is_obj(d->value, O_BUILTIN))) {
+          /* a function as a default value: its transform, made now */
+          Value jv;
+          if (!ad_J_value(vm, d->value, &jv)) return NULL;
+          m = ir_const(ad.u, jv, d->span);
+        }
+        jh->defaults[i] = m ? m : d;
+      }
     }
+    done = upto;
+    for (int w = upto; w < ad.nwork && !ad.failed; w++) fill(&ad, ad.work[w]);
   }
+  if (ad.failed) return NULL;
   /* remember what each transform's free variables stand for, so the
    * primal closure can be rebuilt from a transformed one (api.c) */
   Map inv = {0};

@@ -611,9 +611,12 @@ PRIM_FN(p_bp_call_j) {
 
 /* J(f)'s free variables are the parameters of the environment graph of
  * f's graph's root transform, in the order of f's own free variables. */
-PRIM_FN(p_jinv_env) {
-  Value f = argv[0], e = argv[1];
-  *out = v_none();
+/* Re-key an env between J(f)'s free variables (the parameters of the
+ * environment graph of f's graph's root transform) and f's own, in
+ * either direction.  J is the identity on everything but functions, and
+ * so is this on a non-function. */
+static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
+  *out = v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) ? v_none() : e;
   if (!v_is_obj(f, O_FUNC) || !v_is_obj(e, O_ENV)) return true;
   /* f is J of a closure: the keys of its sensitivity are the free
    * variables of the graph J transformed */
@@ -624,16 +627,20 @@ PRIM_FN(p_jinv_env) {
   ObjEnv *d = AS_ENV(e);
   Value r = v_none();
   for (int i = 0; i < envg->nparams && i < g->nfv; i++) {
-    int64_t zk = (int64_t)(intptr_t)envg->params[i];
+    int64_t from = (int64_t)(intptr_t)(to_f ? (void *)envg->params[i] : (void *)g->fv[i]);
+    int64_t to = (int64_t)(intptr_t)(to_f ? (void *)g->fv[i] : (void *)envg->params[i]);
     for (size_t j = 0; j < d->len; j++) {
-      if (d->items[j].key != zk) continue;
-      Value args[3] = {r, v_int((int64_t)(intptr_t)g->fv[i]), d->items[j].value};
+      if (d->items[j].key != from) continue;
+      Value args[3] = {r, v_int(to), d->items[j].value};
       if (!p_env_set(vm, 3, args, NULL, &r)) return false;
     }
   }
   *out = r;
   return true;
 }
+
+PRIM_FN(p_jinv_env) { return rekey_env(vm, argv[0], argv[1], true, out); }
+PRIM_FN(p_jenv) { return rekey_env(vm, argv[0], argv[1], false, out); }
 
 PRIM_FN(p_no_derivative) {
   if (argv[0].tag == V_NONE) {
@@ -783,7 +790,7 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_STR] = p_str, [IR_P_SWITCH] = p_switch, [IR_P_CALL_KW] = p_call_kw,
   [IR_P_CALL_METHOD] = p_call_method, [IR_P_GETATTR] = p_getattr, [IR_P_GLOBAL] = p_global,
   [IR_P_SET_GLOBAL] = p_set_global, [IR_P_IMPORT] = p_import, [IR_P_ASSERT_FAIL] = p_assert_fail,
-  [IR_P_CHECK_BOUND] = p_check_bound, [IR_P_CONS_SENS] = p_cons_sens, [IR_P_CONS_TAN] = p_cons_tan,
+  [IR_P_CHECK_BOUND] = p_check_bound, [IR_P_CONS_SENS] = p_cons_sens, [IR_P_JENV] = p_jenv, [IR_P_CONS_TAN] = p_cons_tan,
   [IR_P_GADD] = p_gadd, [IR_P_ENV_GET] = p_env_get, [IR_P_ENV_SET] = p_env_set, [IR_P_J] = p_J,
   [IR_P_BP_CALL] = p_bp_call, [IR_P_SENS_ITEM] = p_sens_item, [IR_P_SENS_AT] = p_sens_at,
   [IR_P_SENS_LIKE] = p_sens_like, [IR_P_SEED] = p_seed, [IR_P_ZEROS_LIKE] = p_zeros_like,

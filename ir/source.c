@@ -2,32 +2,35 @@
  * and gives the same results (docs/ir.md, "As Mist source"), so graphs
  * that no parser made -- derivatives above all -- can be read and run.
  *
- * The printout of a function F is one `def F(...)`.  Each graph nested
- * in it becomes a nested def placed just before the first statement
- * that needs it, where every node it uses as a free variable has been
- * assigned (closures capture values).  Each scheduled application is
- * one statement `name = EXPR`, in schedule order, with a primitive
- * written as the operator or call it means and one without a spelling
- * as a call of its own name.  Every node gets one identifier, unique in
- * the whole printout (its source variable's name, `acc_2` for a repeat,
- * `t1`, `t2`... for nameless nodes), so a name never means two things;
- * the only exception is a parameter of a def, which keeps its source
- * name where that is safe, so keyword calls still work.
+ * The printout of a function F is one `def F(...)`.  Each scheduled
+ * application is one statement `name = EXPR`, in schedule order, with a
+ * primitive written as the operator or call it means and one without a
+ * spelling as a call of its own name.  Every node gets one identifier,
+ * unique in the whole printout (its source variable's name, `acc_2` for
+ * a repeat, `t1`, `t2`... for nameless nodes), so a name never means
+ * two things; the only exception is a parameter of a def, which keeps
+ * its source name where that is safe, so keyword calls still work.
  *
- * A few shapes are folded back into what the parser makes of source, so
- * lowered code reads close to what was written: switch(c, @a, @b)()
- * ending a graph becomes an if/else (or elif) statement with both
- * branches in place; any other switch(...)() a lazy
- * `(a() if c else b())`, with a branch that only returns a value written
- * as that value; an assert's branches `assert c, m`; an unpack read item
- * by item `a, b = x`.  Slices are written inside their subscript,
- * formats inside their f-string, a condition inside its `if`, the
- * output computed last inside its `return`, a global read used once soon
- * after in the place it is used: each only where moving it past what
- * lies between cannot change what runs.  Each node's role (its own
- * statement, or printed inside another's) is decided by one analysis of
- * the printout (uses, then roles, then names) before the printer walks
- * the graphs from the root.  It only reads the graphs.
+ * Control flow is structured back: switch(c, @a, @b)() ending a graph
+ * is an if/else (or elif) with both branches in place; a join is
+ * printed after its if, its parameters assigned in the branches; a
+ * graph calling itself is a `while` loop entered where it is called,
+ * with continue and break (the code after it following the while), so
+ * loops run in constant stack as in the IR.  A value computed only to
+ * be passed on to such a parameter is assigned to it directly where
+ * that is safe (out of SSA: `s = s + x`).  Every other graph is a
+ * nested def, placed just before the first statement that needs it,
+ * where every node it uses as a free variable is assigned (closures
+ * capture values).  Small shapes are folded back too: a lazy
+ * `(a() if c else b())`, `assert c, m`, `a, b = x`, a slice in its
+ * subscript, a format in its f-string, a condition in its `if`, the
+ * output in its `return`; each only where moving it past what lies
+ * between cannot change what runs.
+ *
+ * The analysis runs once over the printout: uses, then each node's role
+ * (its own statement, or printed inside another's), then how each graph
+ * is printed (structure), dead parameters and coalescing, then names.
+ * The printer then walks the graphs from the root.  It only reads them.
  */
 #include <math.h>
 #include <stdint.h>
@@ -184,7 +187,8 @@ static const char *sanitize(const char *raw) {
 
 typedef struct Use {
   IrNode *user;       /* NULL: a graph's output or a default value */
-  int pos;            /* index in user->in */
+  int pos;            /* index in user->in; -1 for a default value */
+  IrGraph *where;     /* the graph of the user, or whose output or default it is */
 } Use;
 
 /* How a node is printed. */
@@ -218,7 +222,18 @@ typedef struct Info {
   IrNode **targets;     /* an unpack: the getitem reading item i, or NULL */
   const char **tnames;  /* an unpack: the name of item i */
   bool need_tuple;      /* an unpack used other than item by item */
+  bool dead;            /* a parameter of a join or loop nothing reads */
+  IrNode *as;           /* assigned straight to this parameter of a join or loop */
 } Info;
+
+/* How a graph is printed, besides as a def (M_DEF). */
+enum {
+  M_DEF,
+  M_BRANCH,   /* a branch of an if/else, in place */
+  M_JOIN,     /* the code after an if: after the if/else, which assigns its parameters */
+  M_LOOP,     /* a loop: `while True:`, continue and break */
+  M_EXIT,     /* the code after a loop: after the while */
+};
 
 typedef struct GInfo {
   IrGraph *g;
@@ -228,7 +243,13 @@ typedef struct GInfo {
   bool in_place;        /* printed where it is used, never as a def */
   bool trivial;         /* a branch that only returns a value */
   bool emitted;
+  int mode;             /* M_DEF... */
   IrNode *tail;         /* the call ending it, printed as if/else */
+  IrGraph *join;        /* its if's M_JOIN graph, printed after the if */
+  IrGraph *loop;        /* M_EXIT: the loop it follows */
+  IrGraph *exit;        /* M_LOOP: its M_EXIT graph */
+  int nsites;
+  IrNode **sites;       /* the calls of it, each ending a graph */
 } GInfo;
 
 typedef struct Src {
@@ -338,7 +359,7 @@ static void add_graph(Src *s, IrGraph *g) {
   }
 }
 
-static void add_use(Src *s, IrNode *x, IrNode *user, int pos) {
+static void add_use(Src *s, IrNode *x, IrNode *user, int pos, IrGraph *where) {
   if (!x) return;
   if (x->kind == IR_CONST) {
     GInfo *gi = ginfo(s, graph_const(x));
@@ -347,7 +368,7 @@ static void add_use(Src *s, IrNode *x, IrNode *user, int pos) {
   }
   Info *in = info(s, x);
   in->uses = lang_realloc(in->uses, (in->nuses + 1) * sizeof *in->uses);
-  in->uses[in->nuses++] = (Use){user, pos};
+  in->uses[in->nuses++] = (Use){user, pos, where};
 }
 
 static void count_uses(Src *s) {
@@ -361,9 +382,9 @@ static void count_uses(Src *s) {
   for (int gi = 0; gi < s->ngraphs; gi++) {
     IrGraph *g = s->gs[gi].g;
     for (int i = 0; i < g->nnodes; i++)
-      for (int j = 0; j < g->nodes[i]->nin; j++) add_use(s, g->nodes[i]->in[j], g->nodes[i], j);
-    add_use(s, g->ret, NULL, 0);
-    for (int d = 0; d < g->ndefaults; d++) add_use(s, g->defaults[d], NULL, 0);
+      for (int j = 0; j < g->nodes[i]->nin; j++) add_use(s, g->nodes[i]->in[j], g->nodes[i], j, g);
+    add_use(s, g->ret, NULL, 0, g);
+    for (int d = 0; d < g->ndefaults; d++) add_use(s, g->defaults[d], NULL, -1, g);
   }
 }
 
@@ -474,6 +495,8 @@ static void find_roles(Src *s) {
         ci->tail = true;
         ginfo(s, const_graph(s, a))->in_place = true;
         ginfo(s, const_graph(s, b))->in_place = true;
+        ginfo(s, const_graph(s, a))->mode = M_BRANCH;
+        ginfo(s, const_graph(s, b))->mode = M_BRANCH;
         continue;
       }
       if (ci->nuses == 0 && returns_only(s, a, g) && placeable(s, b, g)) {
@@ -557,6 +580,261 @@ static void find_roles(Src *s) {
   }
 }
 
+/* ---- structure: joins after their if, loops as while ----
+ *
+ * A synthetic graph called only in tail position, from code printed in
+ * place, need not be a def: a join (the code after an if) is printed
+ * after the if/else, each branch assigning its parameters and falling
+ * through; a loop (a graph calling itself) as `while True:` where it is
+ * entered, its calls of itself `continue`, and the code after it, when
+ * only the loop calls that, after the while, reached by `break`.  Loops
+ * then run in constant stack, as in the IR.  Each call site must be
+ * where falling through (or break, continue) gets there: the site's
+ * graph and the graphs around it up to the target's place must all be
+ * printed in place.  Candidates start optimistic and are made defs
+ * until every site checks (a fixpoint). */
+
+static bool needs_name(Src *s, Info *in);
+
+static IrGraph *jump_target(Src *s, IrNode *call) {
+  if (call->kind != IR_APPLY || info(s, call)->role != R_RETURN || prim_of(call) >= 0) return NULL;
+  IrGraph *h = const_graph(s, call->in[0]);
+  return h && call->nin - 1 == h->nparams ? h : NULL;
+}
+
+/* Whether control leaving the end of x's body, or a break or continue
+ * in it, reaches `top` (x's graph or one around it) through code printed
+ * in place.  fall: by falling through, to top's if (which must not
+ * host a join of its own below top); else within top's while body. */
+static bool reaches(Src *s, IrGraph *x, IrGraph *top, bool fall) {
+  for (IrGraph *y = x; y; y = y->parent) {
+    GInfo *gy = ginfo(s, y);
+    if (!gy || y == top) return false;
+    int m = gy->mode;
+    if (m != M_BRANCH && m != M_JOIN && m != M_EXIT) return false;
+    if (y->parent == top) return !fall || m == M_BRANCH;
+    if (fall && m == M_BRANCH && ginfo(s, y->parent) && ginfo(s, y->parent)->join) return false;
+  }
+  return false;
+}
+
+static bool site_ok(Src *s, GInfo *h, IrNode *call) {
+  IrGraph *x = call->graph;
+  switch (h->mode) {
+  case M_LOOP:
+    if (!ir_is_ancestor(h->g, x)) return x == h->g->parent;   /* the entry */
+    return reaches(s, x, h->g, false);                         /* continue */
+  case M_EXIT:
+    return ginfo(s, h->loop)->mode == M_LOOP && reaches(s, x, h->loop, false);   /* break */
+  case M_JOIN:
+    return ginfo(s, h->g->parent)->join == h->g && reaches(s, x, h->g->parent, true);
+  default: return true;
+  }
+}
+
+static void structure(Src *s) {
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *x = s->gs[gx].g;
+    IrGraph *h = x->ret ? jump_target(s, x->ret) : NULL;
+    if (!h) continue;
+    GInfo *gh = ginfo(s, h);
+    gh->sites = lang_realloc(gh->sites, (gh->nsites + 1) * sizeof *gh->sites);
+    gh->sites[gh->nsites++] = x->ret;
+  }
+  /* candidates: synthetic graphs only called, from the end of a graph;
+   * loops first (they call themselves), then the code after each loop,
+   * then joins */
+  for (int pass = 0; pass < 3; pass++)
+    for (int gx = 0; gx < s->ngraphs; gx++) {
+      GInfo *gh = &s->gs[gx];
+      IrGraph *h = gh->g, *p = h->parent;
+      if (gh->mode != M_DEF || h == s->root || gh->in_place || gh->trivial || !gh->nsites ||
+          gh->nsites != gh->refs || h->ndefaults || (h->flags & (IRG_FUNCTION | IRG_MODULE)) || !ginfo(s, p))
+        continue;
+      int outside = 0;
+      for (int i = 0; i < gh->nsites; i++) outside += !ir_is_ancestor(h, gh->sites[i]->graph);
+      if (pass == 0 && outside == 1 && gh->nsites > 1) {
+        gh->mode = M_LOOP;
+      } else if (pass == 1) {
+        /* called only in a loop that is its sibling */
+        IrGraph *loop = NULL;
+        for (IrGraph *y = gh->sites[0]->graph; y && !loop; y = y->parent)
+          if (y->parent == p && ginfo(s, y) && ginfo(s, y)->mode == M_LOOP && !ginfo(s, y)->exit) loop = y;
+        bool all = loop != NULL;
+        for (int i = 0; all && i < gh->nsites; i++) all = ir_is_ancestor(loop, gh->sites[i]->graph);
+        if (all) {
+          gh->mode = M_EXIT;
+          gh->loop = loop;
+          ginfo(s, loop)->exit = h;
+        }
+      } else if (pass == 2 && outside == gh->nsites && ginfo(s, p)->tail && !ginfo(s, p)->join) {
+        gh->mode = M_JOIN;
+        ginfo(s, p)->join = h;
+      }
+    }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int gx = 0; gx < s->ngraphs; gx++) {
+      GInfo *gh = &s->gs[gx];
+      if (gh->mode != M_JOIN && gh->mode != M_LOOP && gh->mode != M_EXIT) continue;
+      bool ok = true;
+      for (int i = 0; ok && i < gh->nsites; i++) ok = site_ok(s, gh, gh->sites[i]);
+      if (ok) continue;
+      if (gh->mode == M_JOIN) ginfo(s, gh->g->parent)->join = NULL;
+      if (gh->mode == M_LOOP && gh->exit) {
+        ginfo(s, gh->exit)->mode = M_DEF;   /* break needs the while */
+        ginfo(s, gh->exit)->loop = NULL;
+        gh->exit = NULL;
+      }
+      if (gh->mode == M_EXIT) {
+        ginfo(s, gh->loop)->exit = NULL;
+        gh->loop = NULL;
+      }
+      gh->mode = M_DEF;
+      changed = true;
+    }
+  }
+  for (int gx = 0; gx < s->ngraphs; gx++)
+    if (s->gs[gx].mode >= M_JOIN) s->gs[gx].in_place = true;
+}
+
+/* The call of an in-place join or loop that ends graph x, or NULL. */
+static IrGraph *jump_of(Src *s, IrNode *call) {
+  IrGraph *h = call ? jump_target(s, call) : NULL;
+  return h && ginfo(s, h)->mode >= M_JOIN ? h : NULL;
+}
+
+/* Parameters of joins and loops that nothing reads but jumps passing
+ * them on to parameters nothing reads: they are never assigned. */
+static void find_dead(Src *s) {
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *h = s->gs[gx].g;
+    if (s->gs[gx].mode < M_JOIN) continue;
+    for (int i = 0; i < h->nparams; i++) {
+      Info *pi = info(s, h->params[i]);
+      pi->dead = true;
+      for (int u = 0; u < pi->nuses && pi->dead; u++) {
+        Use *us = &pi->uses[u];
+        pi->dead = us->user && us->pos >= 1 && jump_of(s, us->user) && us->user->graph->ret == us->user;
+      }
+    }
+  }
+  /* a parameter passed on to a live one is live */
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int gx = 0; gx < s->ngraphs; gx++) {
+      IrNode *c = s->gs[gx].g->ret;
+      IrGraph *h = jump_of(s, c);
+      if (!h) continue;
+      for (int i = 0; i < h->nparams; i++) {
+        IrNode *a = resolve(c->in[i + 1]);
+        if (a->kind != IR_PARAM || info(s, h->params[i])->dead || !info(s, a)->dead) continue;
+        info(s, a)->dead = false;
+        changed = true;
+      }
+    }
+  }
+}
+
+/* Where n is printed in its graph's schedule: its own statement, or the
+ * statement it is printed inside; past the end when a nested graph
+ * reads it. */
+static int printed_pos(Src *s, IrNode *n) {
+  Info *in = info(s, n);
+  if (in->role == R_STMT || in->role == R_RETURN || in->role == R_TARGET || !in->nuses) return in->pos;
+  int at = in->pos;
+  for (int u = 0; u < in->nuses; u++) {
+    Use *us = &in->uses[u];
+    if (!us->user || us->user->graph != n->graph) return 1 << 30;
+    int q = printed_pos(s, us->user);
+    if (q > at) at = q;
+  }
+  return at;
+}
+
+/* Whether a use of a loop's parameter, at graph u (position upos there,
+ * -1 for its end), reads the old value only before node x (in graph gx)
+ * assigns the new one, or on another path. */
+static bool before_or_apart(Src *s, IrGraph *u, int upos, IrNode *x) {
+  IrGraph *gx = x->graph;
+  /* an item of an unpack is assigned where the unpack is */
+  int xpos = info(s, x)->role == R_TARGET ? info(s, x->in[1])->pos : info(s, x)->pos;
+  if (u == gx) return upos >= 0 && upos <= xpos;
+  if (ir_is_ancestor(u, gx)) return true;   /* printed before the branch holding x */
+  /* u and gx under different branches of one if */
+  for (IrGraph *t = u->parent; t; t = t->parent) {
+    if (!ir_is_ancestor(t, gx)) continue;
+    IrGraph *cu = u, *cx = gx;
+    while (cu->parent != t) cu = cu->parent;
+    if (cx == t) return false;
+    while (cx->parent != t) cx = cx->parent;
+    if (cu == cx || !ginfo(s, cu) || !ginfo(s, cx)) return false;
+    int mu = ginfo(s, cu)->mode, mx = ginfo(s, cx)->mode;
+    IrGraph *join = ginfo(s, t)->join;
+    /* the branches of t run apart, and before t's join; x's path goes
+     * on to continue the loop, never into the join; a loop runs before
+     * the code after it */
+    return (mu == M_BRANCH && (mx == M_BRANCH || cx == join)) || (cu == join && mx == M_BRANCH) ||
+           (mu == M_LOOP && ginfo(s, cu)->exit == cx);
+  }
+  return false;
+}
+
+/* Out of SSA, for the common case: a value computed only to be passed
+ * to a parameter of a join or loop, in the statement just before the
+ * jump's graph ends, is assigned to that parameter directly (`s = s + x`
+ * rather than `s_3 = s + x` and `s = s_3`).  For a loop's parameter,
+ * only where nothing reads its old value after. */
+static void coalesce(Src *s) {
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *g = s->gs[gx].g;
+    IrNode *c = g->ret;
+    IrGraph *h = jump_of(s, c);
+    if (!h) continue;
+    for (int i = 0; i < h->nparams; i++) {
+      IrNode *x = c->in[i + 1], *p = h->params[i];
+      Info *xi = info(s, x), *pi = info(s, p);
+      if (x->kind != IR_APPLY || x->graph != g || (xi->role != R_STMT && xi->role != R_TARGET) ||
+          xi->nuses != 1 || xi->as || xi->targets || xi->assert_form || !needs_name(s, xi) || pi->dead)
+        continue;
+      int pr = prim_of(x);
+      if (pr == IR_P_IMPORT || pr == IR_P_ASSERT_FAIL || pr == IR_P_SET_GLOBAL || pr == IR_P_SLICE) continue;
+      bool ok = true;
+      /* (entering the loop, the parameter has no old value) */
+      if (ginfo(s, h)->mode == M_LOOP && ir_is_ancestor(h, g))
+        for (int u = 0; u < pi->nuses && ok; u++) {
+          Use *us = &pi->uses[u];
+          if (us->user == c) ok = us->pos == i + 1 || info(s, h->params[us->pos - 1])->dead;
+          else if (us->pos < 0) ok = false;
+          else ok = before_or_apart(s, us->where, us->user ? printed_pos(s, us->user) : -1, x);
+        }
+      if (ok) xi->as = p;
+    }
+  }
+  /* a parameter of a join, or of the code after a loop, that every
+   * call passes the same value (a variable not changed on the way) is
+   * that variable */
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    GInfo *gh = &s->gs[gx];
+    IrGraph *h = gh->g;
+    if (gh->mode != M_JOIN && gh->mode != M_EXIT) continue;
+    for (int i = 0; i < h->nparams; i++) {
+      IrNode *y = resolve(gh->sites[0]->in[i + 1]);
+      Info *pi = info(s, h->params[i]);
+      bool same = !pi->dead && y->kind != IR_CONST && !info(s, y)->outer;
+      for (int k = 1; same && k < gh->nsites; k++) same = resolve(gh->sites[k]->in[i + 1]) == y;
+      /* in scope where h is printed: the loop's own parameter, or a
+       * node of a graph around h's place, printed in place up to it */
+      if (same && gh->mode == M_EXIT) same = y->kind == IR_PARAM && y->graph == gh->loop;
+      if (same && gh->mode == M_JOIN) {
+        same = ir_is_ancestor(y->graph, h->parent);
+        for (IrGraph *t = h->parent; same && t != y->graph; t = t->parent) same = ginfo(s, t)->mode != M_DEF;
+      }
+      if (same) pi->as = y;
+    }
+  }
+}
+
 /* ---- names ---- */
 
 static const char *binop(int p);
@@ -568,7 +846,7 @@ static bool call_like(const IrNode *n) {
 
 static bool needs_name(Src *s, Info *in) {
   IrNode *n = in->node;
-  if (in->outer) return false;
+  if (in->outer || in->dead || in->as) return false;
   if (n->kind == IR_PARAM) return true;
   if (n->kind != IR_APPLY) return false;
   if (in->role == R_TARGET) return true;
@@ -757,7 +1035,7 @@ static void name_all(Src *s) {
    * of the way of the program's own */
   for (int gx = 0; gx < s->ngraphs; gx++) {
     IrGraph *h = s->gs[gx].g;
-    if (!s->gs[gx].name)
+    if (!s->gs[gx].name && !s->gs[gx].in_place && !s->gs[gx].trivial)
       s->gs[gx].name = unique(s, ginfo(s, h->parent) ? graph_base(s, h) : sanitize(h->name->data), NULL);
   }
   for (int pass = 0; pass < 2; pass++)
@@ -768,6 +1046,11 @@ static void name_all(Src *s) {
       if (pass == 0 && n->name) in->name = unique(s, sanitize(n->name->data), n);
       else if (pass == 1) in->name = fresh(s);
     }
+  for (int k = 0; k < s->ninfos; k++) {
+    IrNode *to = s->infos[k]->as;
+    while (to && info(s, to)->as) to = info(s, to)->as;
+    if (to) s->infos[k]->name = info(s, to)->name;
+  }
   for (int k = 0; k < s->ninfos; k++) {
     Info *in = s->infos[k];
     if (!in->targets || in->role != R_STMT) continue;
@@ -857,12 +1140,12 @@ static void const_text(Src *s, Value v, int ctx, StrBuf *out) {
     }
     case O_GRAPH: {
       GInfo *gi = ginfo(s, AS_GRAPH(v)->graph);
-      sb_adds(out, gi ? gi->name : sanitize(AS_GRAPH(v)->graph->name->data));
+      sb_adds(out, gi && gi->name ? gi->name : sanitize(AS_GRAPH(v)->graph->name->data));
       return;
     }
     case O_FUNC: {
       GInfo *gi = AS_FUNC(v)->nenv == 0 && AS_FUNC(v)->ndefaults == 0 ? ginfo(s, AS_FUNC(v)->graph) : NULL;
-      sb_adds(out, gi ? gi->name : sanitize(AS_FUNC(v)->graph->name->data));
+      sb_adds(out, gi && gi->name ? gi->name : sanitize(AS_FUNC(v)->graph->name->data));
       return;
     }
     case O_MODULE: sb_adds(out, sanitize(AS_MODULE(v)->name->data)); return;
@@ -1308,9 +1591,15 @@ static void emit_stmt(Src *s, IrNode *n, int ind) {
   } else if (is_prim(n, IR_P_SETITEM)) {
     /* a copy of a with one item replaced: name = a; name[i] = v */
     sb_printf(&line, "%s = ", in->name);
+    size_t at = line.len;
     atom(s, n->in[1], C_FREE, &line);
-    end(s, &line);
-    begin(s, ind, &line);
+    if (strcmp(line.data + at, in->name) != 0) {
+      end(s, &line);
+      begin(s, ind, &line);
+    } else {
+      line.len = 0;   /* a[i] = v on a itself */
+      line.data[0] = 0;
+    }
     sb_printf(&line, "%s[", in->name);
     index_text(s, n->in[2], &line);
     sb_adds(&line, "] = ");
@@ -1415,10 +1704,11 @@ static bool only_if(Src *s, IrGraph *g) {
   }
   for (int gx = 0; gx < s->ngraphs; gx++)
     if (s->gs[gx].g->parent == g && !s->gs[gx].in_place && !s->gs[gx].trivial) return false;
-  return true;
+  return !gi->join;
 }
 
 static void emit_body(Src *s, IrGraph *g, int ind);
+static IrGraph *jump_target(Src *s, IrNode *call);
 
 /* Whether g is printed at a module's top level: the module's graph, or
  * a branch printed in place there. */
@@ -1441,13 +1731,132 @@ static void emit_if(Src *s, IrGraph *g, const char *kw, int ind) {
   cond_text(s, sw->in[1], &line);
   sb_addc(&line, ':');
   end(s, &line);
+  size_t at = s->out->len;
   emit_body(s, a, ind + 1);
+  if (s->out->len == at) say(s, ind + 1, "pass");   /* it only falls through */
   if (only_if(s, b)) {
     emit_if(s, b, "elif", ind);
     return;
   }
+  at = s->out->len;
   say(s, ind, "else:");
+  size_t body = s->out->len;
   emit_body(s, b, ind + 1);
+  if (s->out->len == body) s->out->len = at;   /* no else at all */
+  s->out->data[s->out->len] = 0;
+}
+
+/* A call of a join, loop or the code after a loop: the parameters
+ * assigned, then fall through, `continue`, `break`, or at the loop's
+ * entry the while.  (An Unbound argument is assigned None: leaving the
+ * variable unassigned would make the next copy of it fail, where
+ * check_bound alone fails in the IR.) */
+/* The parameters of h a jump must assign (in pick): not those nothing
+ * reads, nor those already holding the value under the same name. */
+static int jump_pairs(Src *s, IrNode *call, IrGraph *h, int *pick) {
+  int n = 0;
+  for (int i = 0; i < h->nparams; i++) {
+    IrNode *a = resolve(call->in[i + 1]);
+    Info *pi = info(s, h->params[i]);
+    if (a == h->params[i] || pi->dead) continue;
+    if (a->kind != IR_CONST && info(s, a)->name && pi->name && strcmp(info(s, a)->name, pi->name) == 0)
+      continue;
+    pick[n++] = i;
+  }
+  return n;
+}
+
+/* Whether falling off the end of graph x reaches the end of loop l's
+ * body, where the while starts again: `continue` is not needed there. */
+static bool ends_body(Src *s, IrGraph *x, IrGraph *l) {
+  for (IrGraph *y = x; y; y = y->parent) {
+    if (y == l) return true;
+    int m = ginfo(s, y) ? ginfo(s, y)->mode : M_DEF;
+    if (m == M_BRANCH && ginfo(s, y->parent)->join) return false;
+    if (m != M_BRANCH && m != M_JOIN && m != M_EXIT) return false;
+  }
+  return false;
+}
+
+/* Whether loop l is `while c:`, written so: nothing before its test,
+ * and its exit branch only leaving (break, with nothing to assign). */
+static bool while_cond(Src *s, IrGraph *l) {
+  GInfo *gl = ginfo(s, l);
+  if (!gl->tail || gl->join || !gl->exit) return false;
+  for (int i = 0; i < l->nnodes; i++) {
+    int r = info(s, l->nodes[i])->role;
+    if (l->nodes[i] != gl->tail && (r == R_STMT || r == R_TARGET)) return false;
+  }
+  IrNode *sw = gl->tail->in[0];
+  IrGraph *b = const_graph(s, sw->in[3]);
+  if (!b || jump_of(s, b->ret) != gl->exit) return false;
+  for (int i = 0; i < b->nnodes; i++) {
+    int r = info(s, b->nodes[i])->role;
+    if (b->nodes[i] != b->ret && (r == R_STMT || r == R_TARGET)) return false;
+  }
+  for (int gx = 0; gx < s->ngraphs; gx++)
+    if (s->gs[gx].g->parent == b) return false;
+  int *pick = lang_alloc_atomic((gl->exit->nparams + 1) * sizeof *pick);
+  return jump_pairs(s, b->ret, gl->exit, pick) == 0;
+}
+
+static void emit_jump(Src *s, IrNode *call, IrGraph *h, int ind) {
+  GInfo *gh = ginfo(s, h);
+  bool clash = false;
+  int *pick = lang_alloc_atomic((h->nparams + 1) * sizeof *pick);
+  int n = jump_pairs(s, call, h, pick);
+  for (int k = 0; k < n; k++)
+    for (int j = 0; j < n; j++)
+      clash |= j != k && resolve(call->in[pick[k] + 1]) == h->params[pick[j]];
+  StrBuf line;
+  if (clash) {
+    /* a, b = b, a: all at once */
+    begin(s, ind, &line);
+    for (int k = 0; k < n; k++) sb_printf(&line, "%s%s", k ? ", " : "", info(s, h->params[pick[k]])->name);
+    sb_adds(&line, " = ");
+    for (int k = 0; k < n; k++) {
+      if (k) sb_adds(&line, ", ");
+      atom(s, call->in[pick[k] + 1], C_FREE, &line);
+    }
+    end(s, &line);
+  } else {
+    for (int k = 0; k < n; k++) {
+      begin(s, ind, &line);
+      sb_printf(&line, "%s = ", info(s, h->params[pick[k]])->name);
+      atom(s, call->in[pick[k] + 1], C_FREE, &line);
+      end(s, &line);
+    }
+  }
+  if (gh->mode == M_EXIT) {
+    say(s, ind, "break");
+  } else if (gh->mode == M_LOOP && ir_is_ancestor(h, call->graph)) {
+    if (!ends_body(s, call->graph, h)) say(s, ind, "continue");
+  } else if (gh->mode == M_LOOP && while_cond(s, h)) {
+    IrNode *sw = gh->tail->in[0];
+    begin(s, ind, &line);
+    sb_adds(&line, "while ");
+    cond_text(s, sw->in[1], &line);
+    sb_addc(&line, ':');
+    end(s, &line);
+    size_t at = s->out->len;
+    emit_body(s, const_graph(s, sw->in[2]), ind + 1);
+    if (s->out->len == at) say(s, ind + 1, "pass");
+    emit_body(s, gh->exit, ind);
+  } else if (gh->mode == M_LOOP) {
+    say(s, ind, "while True:");
+    size_t at = s->out->len;
+    emit_body(s, h, ind + 1);
+    if (s->out->len == at) say(s, ind + 1, "pass");
+    if (gh->exit) emit_body(s, gh->exit, ind);
+  }
+}
+
+/* Before the end of g: the defs of g that what is printed in place
+ * there needs (branches, joins, loops). */
+static void need_in_place(Src *s, IrGraph *g, int ind) {
+  for (int gx = 0; gx < s->ngraphs; gx++)
+    if (s->gs[gx].g->parent == g && s->gs[gx].in_place) need_within(s, g, s->gs[gx].g, ind);
+  need_rest(s, g, ind);
 }
 
 static void emit_body(Src *s, IrGraph *g, int ind) {
@@ -1460,15 +1869,23 @@ static void emit_body(Src *s, IrGraph *g, int ind) {
   }
   StrBuf line;
   if (gi->tail) {
-    IrNode *sw = gi->tail->in[0];
-    need_node(s, g, sw->in[1], ind);
-    need_within(s, g, const_graph(s, sw->in[2]), ind);
-    need_within(s, g, const_graph(s, sw->in[3]), ind);
-    need_rest(s, g, ind);
-    emit_if(s, g, "if", ind);
+    IrNode *sw = gi->tail->in[0], *c = resolve(sw->in[1]);
+    need_node(s, g, c, ind);
+    need_in_place(s, g, ind);
+    int known = !(c->kind == IR_CONST) ? -1 : c->value.tag == V_BOOL ? c->value.b
+              : c->value.tag == V_NONE ? 0 : -1;
+    if (known >= 0) emit_body(s, const_graph(s, sw->in[known ? 2 : 3]), ind);   /* while True */
+    else emit_if(s, g, "if", ind);
+    if (gi->join) emit_body(s, gi->join, ind);
     return;
   }
   if (g->ret) need_node(s, g, g->ret, ind);
+  IrGraph *h = g->ret ? jump_target(s, g->ret) : NULL;
+  if (h && ginfo(s, h)->mode >= M_JOIN) {
+    need_in_place(s, g, ind);
+    emit_jump(s, g->ret, h, ind);
+    return;
+  }
   need_rest(s, g, ind);
   if (at_top(s, g)) {
     /* no return at top level: a call there is kept as a statement */
@@ -1543,6 +1960,9 @@ void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out) {
   }
   count_uses(&s);
   find_roles(&s);
+  structure(&s);
+  find_dead(&s);
+  coalesce(&s);
   name_all(&s);
   /* graphs used by the root from outside it (a lambda as a default
    * value) come first, at top level */

@@ -20,6 +20,7 @@
 #include "devices/alloc.h"
 #include "devices/blas.h"
 #include "devices/cpu/conv.h"
+#include "devices/cpu/strided.h"
 #include "devices/cpu/vmath.h"
 #include "devices/dtype.h"
 #include "devices/pool.h"
@@ -662,7 +663,8 @@ END_TEST
 START_TEST(test_maxpool2d) {
   /* n c h w kh kw sh sw ph pw */
   static const int cases[][10] = {{1, 1, 4, 4, 2, 2, 2, 2, 0, 0}, {2, 3, 7, 9, 3, 3, 2, 2, 1, 1},
-                                  {3, 2, 5, 6, 2, 3, 1, 2, 1, 1}, {64, 32, 28, 28, 2, 2, 2, 2, 0, 0}};
+                                  {3, 2, 5, 6, 2, 3, 1, 2, 1, 1}, {64, 32, 28, 28, 2, 2, 2, 2, 0, 0},
+                                  {2, 2, 9, 8, 3, 2, 1, 3, 1, 1},  {1, 3, 5, 5, 5, 5, 1, 1, 2, 2}};
   for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
     const int *c = cases[t];
     int n = c[0], ch = c[1], h = c[2], w = c[3], kh = c[4], kw = c[5], sh = c[6], sw = c[7];
@@ -673,7 +675,8 @@ START_TEST(test_maxpool2d) {
     double *xd = malloc(sizeof(double) * nx), *outd = malloc(sizeof(double) * no);
     int64_t *am = malloc(sizeof(int64_t) * no), *amd = malloc(sizeof(int64_t) * no);
     for (size_t i = 0; i < nx; i++) x[i] = (float)(xd[i] = urand(-10, 10));
-    x[0] = NAN, xd[0] = NAN;
+    x[0] = NAN, xd[0] = NAN, x[1] = NAN, xd[1] = NAN;
+    x[nx - 1] = -INFINITY, xd[nx - 1] = -INFINITY;
     size_t wrong = 0;
     dev_maxpool2d_f32(pool, x, n, ch, h, w, kh, kw, sh, sw, ph, pw, out, am);
     dev_maxpool2d_f64(NULL, xd, n, ch, h, w, kh, kw, sh, sw, ph, pw, outd, amd);
@@ -687,7 +690,8 @@ START_TEST(test_maxpool2d) {
               int ih = oh * sh - ph + i, iw = ow * sw - pw + j;
               if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
               double v = xd[(size_t)q * h * w + ih * w + iw];
-              if (bi < 0 || v > best || (isnan(v) && !isnan(best))) best = v, bi = ih * w + iw;
+              if (bi < 0) bi = ih * w + iw;   /* PyTorch: the first element, then */
+              if (v > best || isnan(v)) best = v, bi = ih * w + iw;   /* larger or NaN */
             }
           size_t o = (size_t)q * ho * wo + oh * wo + ow;
           if (isnan(best))
@@ -697,10 +701,67 @@ START_TEST(test_maxpool2d) {
           wrong += am[o] != bi || amd[o] != bi;
         }
     ck_assert_msg(wrong == 0, "maxpool case %zu: %zu wrong", t, wrong);
-    /* argmax is optional */
-    dev_maxpool2d_f32(pool, x, n, ch, h, w, kh, kw, sh, sw, ph, pw, out, NULL);
+    /* argmax is optional (a different loop): the same maxima without it */
+    float *out2 = malloc(sizeof(float) * no);
+    double *outd2 = malloc(sizeof(double) * no);
+    dev_maxpool2d_f32(pool, x, n, ch, h, w, kh, kw, sh, sw, ph, pw, out2, NULL);
+    dev_maxpool2d_f64(pool, xd, n, ch, h, w, kh, kw, sh, sw, ph, pw, outd2, NULL);
+    for (size_t o = 0; o < no; o++) {
+      wrong += isnan(out[o]) ? !isnan(out2[o]) : out2[o] != out[o];
+      wrong += isnan(outd[o]) ? !isnan(outd2[o]) : outd2[o] != outd[o];
+    }
+    ck_assert_msg(wrong == 0, "maxpool case %zu without argmax: %zu wrong", t, wrong);
+    free(out2), free(outd2);
     free(x), free(out), free(xd), free(outd), free(am), free(amd);
   }
+}
+END_TEST
+
+/* ---- strided copies ---- */
+
+START_TEST(test_copy_strided) {
+  /* a 3-d array a[4][5][6] of doubles */
+  int64_t shape[3] = {4, 5, 6}, cs[3];
+  dev_contiguous_strides(3, shape, cs);
+  ck_assert(cs[0] == 30 && cs[1] == 6 && cs[2] == 1);
+  double a[120], t[120];
+  for (int i = 0; i < 120; i++) a[i] = i;
+  /* transpose to b[6][5][4]: b[k][j][i] = a[i][j][k] */
+  int64_t tshape[3] = {6, 5, 4}, ts[3], xs[3] = {1, 6, 30};
+  dev_contiguous_strides(3, tshape, ts);
+  dev_copy_strided(pool, sizeof(double), t, ts, a, xs, 3, tshape);
+  int wrong = 0;
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 5; j++)
+      for (int k = 0; k < 6; k++) wrong += t[(k * 5 + j) * 4 + i] != a[(i * 5 + j) * 6 + k];
+  ck_assert_int_eq(wrong, 0);
+  /* broadcast a row (stride 0) and reverse it (negative stride), f32 */
+  float row[7] = {1, 2, 3, 4, 5, 6, 7}, m[3 * 7];
+  int64_t bshape[2] = {3, 7}, bs[2], rs[2] = {0, -1};
+  dev_contiguous_strides(2, bshape, bs);
+  dev_copy_strided(NULL, sizeof(float), m, bs, row + 6, rs, 2, bshape);
+  for (int r = 0; r < 3; r++)
+    for (int k = 0; k < 7; k++) ck_assert(m[r * 7 + k] == row[6 - k]);
+  /* a big slice, through the pool, bytes and an odd element size */
+  int64_t n = 600, big[2] = {n, n}, src_s[2] = {2 * n, 2}, dst_s[2];
+  dev_contiguous_strides(2, big, dst_s);
+  uint8_t *src = malloc((size_t)(2 * n * 2 * n)), *dst = malloc((size_t)(n * n));
+  for (int64_t i = 0; i < 4 * n * n; i++) src[i] = (uint8_t)(i * 7);
+  dev_copy_strided(pool, 1, dst, dst_s, src, src_s, 2, big);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < n; j++) bad += dst[i * n + j] != src[i * 2 * n + 2 * j];
+  ck_assert_int_eq(bad, 0);
+  free(src), free(dst);
+  char three[4][3], out3[4][3];
+  for (int i = 0; i < 12; i++) three[i / 3][i % 3] = (char)i;
+  int64_t s1[1] = {1}, shape1[1] = {4}, rev[1] = {-1};
+  dev_copy_strided(pool, 3, out3, s1, three[3], rev, 1, shape1);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(out3[i][0], three[3 - i][0]);
+  /* nd = 0: one element */
+  double one = 0, src1 = 42;
+  dev_copy_strided(pool, sizeof(double), &one, NULL, &src1, NULL, 0, NULL);
+  ck_assert(one == 42);
 }
 END_TEST
 
@@ -724,6 +785,7 @@ static Suite *devices_suite(void) {
   tcase_add_test(tc, test_max_min);
   tcase_add_test(tc, test_conv2d);
   tcase_add_test(tc, test_maxpool2d);
+  tcase_add_test(tc, test_copy_strided);
   suite_add_tcase(s, tc);
   return s;
 }

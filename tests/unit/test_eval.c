@@ -484,6 +484,13 @@ START_TEST(t_echo) {
   ck_assert_str_eq(run_in(vm, &out, "x * 2", true), "10\n");
   ck_assert_str_eq(run_in(vm, &out, "def sq(v):\n    return v * v\n", true), "");
   ck_assert_str_eq(run_in(vm, &out, "sq(x)", true), "25\n");
+  /* a name from an earlier entry is read when the code runs, so a later
+   * entry's rebinding is seen (within one entry it would be captured) */
+  run("k = 1");
+  run("def getk():\n    return k");
+  run("k = 2");
+  ck_assert_str_eq(run("print(getk())"), "2\n");
+  ck_assert_str_eq(run("k = 1\ndef getk2():\n    return k\nk = 2\nprint(getk2())"), "1\n");
 }
 END_TEST
 
