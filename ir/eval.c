@@ -44,6 +44,7 @@ typedef enum {
   I_JUMP,
   I_JUMPIFNOT,  /* if not truthy(a) jump */
   I_PMOVE,      /* parallel move args -> dsts (then a jump follows) */
+  I_MOVES,      /* the same, when moving in order overwrites nothing still to be read */
   I_RETURN,
   I_GLOBAL,
   I_SETGLOBAL,
@@ -291,6 +292,15 @@ static bool fvs_available(Comp *c, IrGraph *h) {
   return true;
 }
 
+/* Moving args[i] -> dsts[i] in order is safe unless a destination is
+ * written before a later source reads it. */
+static Op parallel_op(const int32_t *args, const int32_t *dsts, int n) {
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (args[j] == dsts[i]) return I_PMOVE;
+  return I_MOVES;
+}
+
 /* A tail call of graph h with args: move them to h's parameter slots
  * and continue in h's block.  The first such call emits the block right
  * here (so it needs no jump at all); later ones jump back to it, and a
@@ -302,15 +312,16 @@ static void emit_jump_to(Comp *c, IrGraph *h, IrNode *n) {
     for (int i = 0; i < h->nparams; i++) slot_of(c, h->params[i]);
   int32_t *args = operands(c, n, 1);
   if (nargs) {
-    Instr *pm = emit(c, nargs == 1 ? I_MOVE : I_PMOVE, n);
+    int32_t *dsts = lang_alloc_atomic(nargs * sizeof *dsts);
+    for (int i = 0; i < nargs; i++) dsts[i] = slot_of(c, h->params[i]);
+    Instr *pm = emit(c, nargs == 1 ? I_MOVE : parallel_op(args, dsts, nargs), n);
     if (nargs == 1) {
       pm->a = args[0];
-      pm->dst = slot_of(c, h->params[0]);
+      pm->dst = dsts[0];
     } else {
       pm->args = args;
       pm->nargs = nargs;
-      pm->dsts = lang_alloc_atomic(nargs * sizeof *pm->dsts);
-      for (int i = 0; i < nargs; i++) pm->dsts[i] = slot_of(c, h->params[i]);
+      pm->dsts = dsts;
     }
   }
   if (label) {
@@ -428,11 +439,12 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
         /* self tail call: the root's block is pc 0 */
         int nargs = n->nin - 1;
         int32_t *args = operands(c, n, 1);
-        Instr *pm = emit(c, I_PMOVE, n);
+        int32_t *dsts = lang_alloc_atomic((nargs ? nargs : 1) * sizeof *dsts);
+        for (int i = 0; i < nargs; i++) dsts[i] = i;
+        Instr *pm = emit(c, parallel_op(args, dsts, nargs), n);
         pm->args = args;
         pm->nargs = nargs;
-        pm->dsts = lang_alloc_atomic((nargs ? nargs : 1) * sizeof *pm->dsts);
-        for (int i = 0; i < nargs; i++) pm->dsts[i] = i;
+        pm->dsts = dsts;
         emit(c, I_INTERRUPT, n);
         Instr *j = emit(c, I_JUMP, n);
         j->target = 0;
@@ -522,6 +534,7 @@ static void group_constants(Comp *c, int nfixed) {
       for (int k = 0; k < in->nargs; k++) R(in->args[k]);
       break;
     case I_PMOVE:
+    case I_MOVES:
       for (int k = 0; k < in->nargs; k++) {
         R(in->args[k]);
         R(in->dsts[k]);
@@ -574,7 +587,7 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
 
 static const char *op_names[] = {
   "move", "add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "prim", "call",
-  "tailcall", "callg", "closure", "jump", "jumpifnot", "pmove", "return", "global", "setglobal",
+  "tailcall", "callg", "closure", "jump", "jumpifnot", "pmove", "moves", "return", "global", "setglobal",
   "import", "interrupt",
 };
 
@@ -819,6 +832,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     [I_JUMP] = &&L_I_JUMP,
     [I_JUMPIFNOT] = &&L_I_JUMPIFNOT,
     [I_PMOVE] = &&L_I_PMOVE,
+    [I_MOVES] = &&L_I_MOVES,
     [I_RETURN] = &&L_I_RETURN,
     [I_GLOBAL] = &&L_I_GLOBAL,
     [I_SETGLOBAL] = &&L_I_SETGLOBAL,
@@ -975,6 +989,11 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       bool t;
       if (!truthy_fast(vm, F[in->a], &t)) goto fail;
       if (!t) pc = in->target;
+      NEXT;
+    }
+    L_I_MOVES: {
+      const int32_t *src = in->args, *dst = in->dsts;
+      for (int k = 0, n = in->nargs; k < n; k++) F[dst[k]] = F[src[k]];
       NEXT;
     }
     L_I_PMOVE: {
