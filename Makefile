@@ -74,7 +74,7 @@ fuzz: deps fuzz-deps
 	cmake --build build-fuzz -j$(JOBS) --target fuzz_mist
 	mkdir -p build-fuzz/corpus build-fuzz/artifacts
 	$(SAN_ENV) ./build-fuzz/tests/fuzz/fuzz_mist -max_total_time=$(FUZZ_SECONDS) \
-	  -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+	  -timeout=25 -rss_limit_mb=2048 -max_len=4096 \
 	  -dict=tests/fuzz/mist.dict \
 	  -artifact_prefix=build-fuzz/artifacts/ \
 	  build-fuzz/corpus tests/fuzz/corpus
