@@ -224,6 +224,7 @@ typedef struct Info {
   bool need_tuple;      /* an unpack used other than item by item */
   bool dead;            /* a parameter of a join or loop nothing reads */
   IrNode *as;           /* assigned straight to this parameter of a join or loop */
+  bool value_entry;     /* a call entering an M_LOOP for its value: a while */
 } Info;
 
 /* How a graph is printed, besides as a def (M_DEF). */
@@ -249,12 +250,15 @@ typedef struct GInfo {
   IrGraph *loop;        /* M_EXIT: the loop it follows */
   IrGraph *exit;        /* M_LOOP: its M_EXIT graph */
   int nsites;
-  IrNode **sites;       /* the calls of it, each ending a graph */
+  IrNode **sites;       /* the calls of it */
+  IrNode *entry_value;  /* M_LOOP: its entry, when a call whose value is used */
 } GInfo;
 
 typedef struct Src {
   MistVM *vm;
   IrGraph *root;
+  IrGraph *vloop;       /* the loop entered for its value being printed */
+  const char *vname;    /* where its value goes */
   int ngraphs;
   GInfo *gs;
   PtrMap gmap;          /* graph -> index in gs */
@@ -587,12 +591,14 @@ static void find_roles(Src *s) {
  * after the if/else, each branch assigning its parameters and falling
  * through; a loop (a graph calling itself) as `while True:` where it is
  * entered, its calls of itself `continue`, and the code after it, when
- * only the loop calls that, after the while, reached by `break`.  Loops
- * then run in constant stack, as in the IR.  Each call site must be
- * where falling through (or break, continue) gets there: the site's
- * graph and the graphs around it up to the target's place must all be
- * printed in place.  Candidates start optimistic and are made defs
- * until every site checks (a fixpoint). */
+ * only the loop calls that, after the while, reached by `break`.  A loop
+ * may also be entered by a call whose value is used (a comprehension):
+ * then each `return v` in it is `x = v` and `break`.  Loops then run in
+ * constant stack, as in the IR.  Each call site must be where falling
+ * through (or break, continue) gets there: the site's graph and the
+ * graphs around it up to the target's place must all be printed in
+ * place.  Candidates start optimistic and are made defs until every
+ * site checks (a fixpoint). */
 
 static bool needs_name(Src *s, Info *in);
 
@@ -618,28 +624,72 @@ static bool reaches(Src *s, IrGraph *x, IrGraph *top, bool fall) {
   return false;
 }
 
+static IrGraph *jump_of(Src *s, IrNode *call);
+
+/* The loop whose while a `return` printed in place in graph y is in, or
+ * NULL where it returns from a def. */
+static IrGraph *owner_loop(Src *s, IrGraph *y) {
+  for (; y; y = y->parent) {
+    int m = ginfo(s, y) ? ginfo(s, y)->mode : M_DEF;
+    if (m == M_LOOP) return y;
+    if (m != M_BRANCH && m != M_JOIN && m != M_EXIT) return NULL;
+  }
+  return NULL;
+}
+
+/* The loop entered for its value that a `return` in graph y gives the
+ * value of (through loops entered in tail position), or NULL. */
+static IrGraph *value_owner(Src *s, IrGraph *y) {
+  IrGraph *l = owner_loop(s, y);
+  while (l && !ginfo(s, l)->entry_value) l = owner_loop(s, l->parent);
+  return l;
+}
+
+/* A loop entered for its value: each `return` of that value is
+ * `name = value` and `break`, which must leave this very while. */
+static bool returns_ok(Src *s, IrGraph *l) {
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *y = s->gs[gx].g;
+    if (!ir_is_ancestor(l, y) || s->gs[gx].tail || jump_of(s, y->ret)) continue;
+    if (value_owner(s, y) == l && owner_loop(s, y) != l) return false;
+  }
+  return true;
+}
+
+static bool tail_site(Src *s, IrNode *call) {
+  return call->graph->ret == call && info(s, call)->role == R_RETURN;
+}
+
 static bool site_ok(Src *s, GInfo *h, IrNode *call) {
   IrGraph *x = call->graph;
   switch (h->mode) {
   case M_LOOP:
-    if (!ir_is_ancestor(h->g, x)) return x == h->g->parent;   /* the entry */
-    return reaches(s, x, h->g, false);                         /* continue */
+    if (!ir_is_ancestor(h->g, x))   /* the entry */
+      return x == h->g->parent && (call != h->entry_value || (!h->exit && returns_ok(s, h->g)));
+    return tail_site(s, call) && reaches(s, x, h->g, false);   /* continue */
   case M_EXIT:
-    return ginfo(s, h->loop)->mode == M_LOOP && reaches(s, x, h->loop, false);   /* break */
+    return tail_site(s, call) && ginfo(s, h->loop)->mode == M_LOOP && !ginfo(s, h->loop)->entry_value &&
+           reaches(s, x, h->loop, false);   /* break */
   case M_JOIN:
-    return ginfo(s, h->g->parent)->join == h->g && reaches(s, x, h->g->parent, true);
+    return tail_site(s, call) && ginfo(s, h->g->parent)->join == h->g && reaches(s, x, h->g->parent, true);
   default: return true;
   }
 }
 
 static void structure(Src *s) {
+  /* the calls of graphs of the printout, with all their arguments */
   for (int gx = 0; gx < s->ngraphs; gx++) {
     IrGraph *x = s->gs[gx].g;
-    IrGraph *h = x->ret ? jump_target(s, x->ret) : NULL;
-    if (!h) continue;
-    GInfo *gh = ginfo(s, h);
-    gh->sites = lang_realloc(gh->sites, (gh->nsites + 1) * sizeof *gh->sites);
-    gh->sites[gh->nsites++] = x->ret;
+    for (int i = 0; i < x->nnodes; i++) {
+      IrNode *c = x->nodes[i];
+      IrGraph *h = prim_of(c) < 0 ? const_graph(s, c->in[0]) : NULL;
+      int r = info(s, c)->role;
+      if (!h || c->nin - 1 != h->nparams || (r != R_RETURN && r != R_STMT)) continue;
+      if (r == R_RETURN && c != x->ret) continue;
+      GInfo *gh = ginfo(s, h);
+      gh->sites = lang_realloc(gh->sites, (gh->nsites + 1) * sizeof *gh->sites);
+      gh->sites[gh->nsites++] = c;
+    }
   }
   /* candidates: synthetic graphs only called, from the end of a graph;
    * loops first (they call themselves), then the code after each loop,
@@ -652,14 +702,22 @@ static void structure(Src *s) {
           gh->nsites != gh->refs || h->ndefaults || (h->flags & (IRG_FUNCTION | IRG_MODULE)) || !ginfo(s, p))
         continue;
       int outside = 0;
-      for (int i = 0; i < gh->nsites; i++) outside += !ir_is_ancestor(h, gh->sites[i]->graph);
+      IrNode *entry = NULL;
+      for (int i = 0; i < gh->nsites; i++)
+        if (!ir_is_ancestor(h, gh->sites[i]->graph)) {
+          outside++;
+          entry = gh->sites[i];
+        }
       if (pass == 0 && outside == 1 && gh->nsites > 1) {
         gh->mode = M_LOOP;
+        if (!tail_site(s, entry)) gh->entry_value = entry;
       } else if (pass == 1) {
         /* called only in a loop that is its sibling */
         IrGraph *loop = NULL;
         for (IrGraph *y = gh->sites[0]->graph; y && !loop; y = y->parent)
-          if (y->parent == p && ginfo(s, y) && ginfo(s, y)->mode == M_LOOP && !ginfo(s, y)->exit) loop = y;
+          if (y->parent == p && ginfo(s, y) && ginfo(s, y)->mode == M_LOOP && !ginfo(s, y)->exit &&
+              !ginfo(s, y)->entry_value)
+            loop = y;
         bool all = loop != NULL;
         for (int i = 0; all && i < gh->nsites; i++) all = ir_is_ancestor(loop, gh->sites[i]->graph);
         if (all) {
@@ -694,8 +752,10 @@ static void structure(Src *s) {
       changed = true;
     }
   }
-  for (int gx = 0; gx < s->ngraphs; gx++)
+  for (int gx = 0; gx < s->ngraphs; gx++) {
     if (s->gs[gx].mode >= M_JOIN) s->gs[gx].in_place = true;
+    if (s->gs[gx].mode == M_LOOP && s->gs[gx].entry_value) info(s, s->gs[gx].entry_value)->value_entry = true;
+  }
 }
 
 /* The call of an in-place join or loop that ends graph x, or NULL. */
@@ -849,7 +909,7 @@ static bool needs_name(Src *s, Info *in) {
   if (in->outer || in->dead || in->as) return false;
   if (n->kind == IR_PARAM) return true;
   if (n->kind != IR_APPLY) return false;
-  if (in->role == R_TARGET) return true;
+  if (in->role == R_TARGET || in->value_entry) return true;
   if (in->role != R_STMT || in->tail) return false;
   if (in->targets) return in->need_tuple;
   if (is_prim(n, IR_P_SET_GLOBAL)) return false;
@@ -1537,9 +1597,22 @@ static void say(Src *s, int ind, const char *text) {
   sb_addc(s->out, '\n');
 }
 
+static void emit_jump(Src *s, IrNode *call, IrGraph *h, int ind);
+
 static void emit_stmt(Src *s, IrNode *n, int ind) {
   Info *in = info(s, n);
   if (in->role != R_STMT) return;
+  if (in->value_entry) {
+    /* x = loop(...): the while, whose returns are `x = value; break` */
+    IrGraph *saved = s->vloop;
+    const char *saved_name = s->vname;
+    s->vloop = const_graph(s, n->in[0]);
+    s->vname = in->name;
+    emit_jump(s, n, s->vloop, ind);
+    s->vloop = saved;
+    s->vname = saved_name;
+    return;
+  }
   StrBuf line;
   begin(s, ind, &line);
   if (in->assert_form) {
@@ -1670,6 +1743,7 @@ static void need_node(Src *s, IrGraph *o, IrNode *n, int ind) {
       need_node(s, o, x, ind);
   }
   if (in->assert_form) need_within(s, o, const_graph(s, n->in[0]->in[3]), ind);
+  if (in->value_entry) need_within(s, o, const_graph(s, n->in[0]), ind);
 }
 
 /* The defs of body o that graph g, or a graph nested in it, needs. */
@@ -1887,6 +1961,16 @@ static void emit_body(Src *s, IrGraph *g, int ind) {
     return;
   }
   need_rest(s, g, ind);
+  if (s->vloop && owner_loop(s, g) == s->vloop) {
+    begin(s, ind, &line);
+    sb_printf(&line, "%s = ", s->vname);
+    if (!g->ret) sb_adds(&line, "None");
+    else if (g->ret->kind == IR_APPLY && info(s, g->ret)->role == R_RETURN) expr(s, g->ret, &line);
+    else atom(s, g->ret, C_FREE, &line);
+    end(s, &line);
+    say(s, ind, "break");
+    return;
+  }
   if (at_top(s, g)) {
     /* no return at top level: a call there is kept as a statement */
     IrNode *r = g->ret;

@@ -2,7 +2,7 @@
  *
  * This file owns the command's interface: it reads the arguments, picks
  * one mode (run a script, run -e SOURCE, run the program on standard
- * input, print a function's IR, or start the REPL), and turns the
+ * input, print a function's IR or source, or start the REPL), and turns the
  * outcome into the exit status of LANGUAGE.md section 1: 0 on success,
  * 1 on an error in the Mist program, 2 on bad usage.  It is a plain host
  * of the public API (include/mist.h), which does all the work; the
@@ -23,7 +23,7 @@
 
 static const char usage_line[] =
     "usage: mist [-e SOURCE | FILE.ms | -] [ARGS...]\n"
-    "       mist ir FILE.ms NAME\n"
+    "       mist ir [--source] FILE.ms NAME\n"
     "       mist --version | --help\n";
 
 static void print_help(void) {
@@ -36,6 +36,8 @@ static void print_help(void) {
          "  -e SOURCE [ARGS...]  run the program SOURCE\n"
          "  - [ARGS...]          run the program read from standard input\n"
          "  ir FILE.ms NAME      print the IR of the function NAME in FILE.ms\n"
+         "  ir --source FILE.ms NAME\n"
+         "                       print it back as Mist source instead\n"
          "  -V, --version        print the version and exit\n"
          "  -h, --help           print this help and exit\n"
          "\n"
@@ -138,11 +140,15 @@ static int run_script(const char *path, int argc, char **argv) {
   return finish(vm, status, path, repl_end());
 }
 
-/* mist ir FILE.ms NAME */
+/* mist ir [--source] FILE.ms NAME */
 static int run_ir(int argc, char **argv) {
   const char *operands[2];
-  int n = 0;
+  int n = 0, flags = MIST_IR_LOWERED;
   for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--source") == 0) {
+      flags |= MIST_IR_SOURCE;
+      continue;
+    }
     if (argv[i][0] == '-' && argv[i][1] != '\0')
       return usage_error("ir: unknown option %s", argv[i]);
     if (n == 2)
@@ -155,7 +161,7 @@ static int run_ir(int argc, char **argv) {
     return 2;
   MistVM *vm = vm_or_die(0, NULL);
   repl_begin();
-  MistStatus status = mist_print_file_ir(vm, operands[0], operands[1], MIST_IR_LOWERED);
+  MistStatus status = mist_print_file_ir(vm, operands[0], operands[1], flags);
   return finish(vm, status, operands[0], repl_end());
 }
 

@@ -26,6 +26,7 @@
 #include "lang/ops.h"
 #include "lang/strbuf.h"
 #include "lang/tensor.h"
+#include "stdlib/show.h"
 #include "stdlib/tensor.h"
 
 /* The most items a builtin will gather into memory at once (a list made
@@ -1377,5 +1378,6 @@ void std_register_builtins(MistVM *vm)
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);
   std_register_methods(vm);
+  std_register_show(vm);
   std_register_tensor(vm);
 }
