@@ -278,6 +278,12 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
 static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
   StrBuf sb;
   sb_init(&sb);
+  if (flags & MIST_IR_GRAD) {
+    /* J(g) returns (value, backpropagator); its graphs are the derivative */
+    IrGraph *jg = ad_reverse(vm, g);
+    if (!jg) return MIST_ERROR;
+    g = jg;
+  }
   if (flags & MIST_IR_SOURCE) ir_print_source(vm, g, &sb);
   else ir_print_graph(vm, g, &sb);
   lang_write(vm, sb.data, sb.len);

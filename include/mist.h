@@ -64,7 +64,11 @@ const char *mist_error(MistVM *vm);
  * pick which form: MIST_IR_LOWERED, the IR text as lowered, or
  * MIST_IR_SOURCE, the same graphs printed back as Mist source (one def
  * that parses and runs; docs/ir.md, "As Mist source"). */
-enum { MIST_IR_LOWERED = 0, MIST_IR_SOURCE = 1 };
+enum {
+  MIST_IR_LOWERED = 0,
+  MIST_IR_SOURCE = 1,   /* print as Mist source instead of IR text */
+  MIST_IR_GRAD = 2,     /* print the reverse-mode derivative program J(NAME) */
+};
 MistStatus mist_print_ir(MistVM *vm, const char *name, int flags);
 
 /* Parse and lower the file at path without running it, and write the IR

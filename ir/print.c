@@ -124,6 +124,7 @@ static void print_const(StrBuf *out, Value v) {
     sb_addc(out, ')');
     return;
   }
+  case O_FUNC: sb_printf(out, "<function %s>", ir_graph_name(AS_FUNC(v)->graph)); return;
   default:
     sb_printf(out, "<%s>", lang_type_name(v));
   }

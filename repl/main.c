@@ -23,7 +23,7 @@
 
 static const char usage_line[] =
     "usage: mist [-e SOURCE | FILE.ms | -] [ARGS...]\n"
-    "       mist ir [--source] FILE.ms NAME\n"
+    "       mist ir [--grad] [--source] FILE.ms NAME\n"
     "       mist --version | --help\n";
 
 static void print_help(void) {
@@ -38,6 +38,8 @@ static void print_help(void) {
          "  ir FILE.ms NAME      print the IR of the function NAME in FILE.ms\n"
          "  ir --source FILE.ms NAME\n"
          "                       print it back as Mist source instead\n"
+         "  ir --grad FILE.ms NAME\n"
+         "                       print the reverse-mode derivative program of NAME\n"
          "  -V, --version        print the version and exit\n"
          "  -h, --help           print this help and exit\n"
          "\n"
@@ -140,13 +142,17 @@ static int run_script(const char *path, int argc, char **argv) {
   return finish(vm, status, path, repl_end());
 }
 
-/* mist ir [--source] FILE.ms NAME */
+/* mist ir [--grad] [--source] FILE.ms NAME */
 static int run_ir(int argc, char **argv) {
   const char *operands[2];
   int n = 0, flags = MIST_IR_LOWERED;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--source") == 0) {
       flags |= MIST_IR_SOURCE;
+      continue;
+    }
+    if (strcmp(argv[i], "--grad") == 0) {
+      flags |= MIST_IR_GRAD;
       continue;
     }
     if (argv[i][0] == '-' && argv[i][1] != '\0')
