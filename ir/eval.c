@@ -925,6 +925,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     L_I_CALLG: {
       EvCode *gc = in->gcode ? in->gcode : (in->gcode = code_of(vm, in->graph));
       if (vm->interrupt) goto interrupted;
+      if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
       Value *args = in->nargs + in->b <= 16 ? tmp : lang_alloc((in->nargs + in->b) * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
       for (int k = 0; k < in->b; k++) args[in->nargs + k] = F[in->dsts[k]];
@@ -934,6 +935,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     L_I_TAILCALL: {
       Value fn = F[in->a];
       if (vm->interrupt) goto interrupted;
+      if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
       if (!v_is_obj(fn, O_FUNC)) {
         Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
         for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
