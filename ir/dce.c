@@ -138,7 +138,7 @@ static bool droppable(Dce *d, const IrNode *n) {
   case IR_P_CHECK_BOUND:
     return ir_never_unbound(n->in[1]);
   case -1: {
-    IrGraph *h = ir_node_graph(n->in[0]);
+    IrGraph *h = ir_known_callee(n->in[0]);
     return h && h->nparams == argc && pure_graph(d, h);
   }
   default:

@@ -1,6 +1,7 @@
 /* inline.c: replacing calls of known graphs by their bodies.
  *
- * A call whose callee is a graph constant, @h(args), or a switch on a
+ * A call whose callee is a graph constant, @h(args) (or a closure
+ * constant that captured nothing, which is the same), or a switch on a
  * constant condition, switch(True, @a, @b)(), calls a graph known where
  * the call is.  Inlining puts a copy of that graph's body in place of the
  * call (ir_clone_body, clone.c): parameters become the arguments, the
@@ -13,14 +14,15 @@
  * default values and gets exactly one argument per parameter (otherwise
  * the call raises a TypeError, which stays), it is not reachable from
  * itself (recursion and loops stay calls: their bodies are not finite),
- * it reads the same module's globals (or none), and each of its free variables is
- * in scope in the caller and computed before the call (a closure made
- * earlier than a variable it names would read Unbound).  And only when
- * it pays: small graphs (INLINE_SMALL nodes with their nested graphs),
- * or a graph named by no other constant in the unit, which then simply
- * moves (up to INLINE_ONCE nodes).  The copies are scanned in turn, so
- * calls inside them are inlined in the same sweep; a budget bounds the
- * sweep.  What is inlined away becomes garbage for ir_prune_unit.
+ * it reads the same module's globals (or none), and each of its free
+ * variables is in scope in the caller and computed before the call (a
+ * closure made earlier than a variable it names would read Unbound).
+ * And only when it pays: small graphs (INLINE_SMALL nodes with their
+ * nested graphs) without loops, or a graph named by no other constant
+ * in the unit, which then simply moves (up to INLINE_ONCE nodes).  The
+ * copies are scanned in turn, so calls inside them are inlined in the
+ * same sweep; a budget bounds the sweep.  What is inlined away becomes
+ * garbage for ir_prune_unit.
  */
 #include <string.h>
 
@@ -34,16 +36,6 @@ enum {
   INLINE_BUDGET = 512,  /* inlinings per call of ir_inline */
 };
 
-typedef struct Inliner {
-  MistVM *vm;
-  IrUnit *u;
-  IrScope scope;
-  NodeMap refs;       /* graph -> graph constants naming it in u */
-  NodeMap recursive;  /* graph -> 1 when reachable from itself, 0 not */
-  NodeMap repl;       /* inlined call -> the copy of the callee's output */
-  int budget;
-} Inliner;
-
 /* ---- facts about the callee ---- */
 
 static void count_ref(void *ctx, IrGraph *h, int pos) {
@@ -52,50 +44,155 @@ static void count_ref(void *ctx, IrGraph *h, int pos) {
   ir_map_set_int(refs, h, ir_map_int(refs, h, 0) + 1);
 }
 
-typedef struct Reach {
-  IrGraph *target;
-  bool found;
+/* ---- recursion: strongly connected components of graph references ----
+ *
+ * A graph is recursive when it reaches itself: it refers to itself, or
+ * it is in a strongly connected component of more than one graph.
+ * Tarjan's algorithm, iterative, over every graph the scope reaches,
+ * once per call of ir_inline. */
+
+typedef struct Frame {
+  IrGraph *g;
+  int nrefs, next;
+  IrGraph **refs;
+} Frame;
+
+typedef struct Tarjan {
+  NodeMap index, low, on_stack;
+  NodeMap *recursive;
+  int counter;
+  int nstack, capstack;
+  IrGraph **stack;
+  int nframes, capframes;
+  Frame *frames;
+} Tarjan;
+
+typedef struct RefList {
+  IrGraph *self;
+  bool self_ref;
+  int n, cap;
+  IrGraph **items;
+} RefList;
+
+static void list_ref(void *ctx, IrGraph *h, int pos) {
+  (void)pos;
+  RefList *l = ctx;
+  if (h == l->self) l->self_ref = true;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 8;
+    l->items = lang_realloc(l->items, (size_t)l->cap * sizeof *l->items);
+  }
+  l->items[l->n++] = h;
+}
+
+static void tarjan_enter(Tarjan *t, IrGraph *g) {
+  ir_map_set_int(&t->index, g, t->counter);
+  ir_map_set_int(&t->low, g, t->counter);
+  t->counter++;
+  if (t->nstack == t->capstack) {
+    t->capstack = t->capstack ? 2 * t->capstack : 32;
+    t->stack = lang_realloc(t->stack, (size_t)t->capstack * sizeof *t->stack);
+  }
+  t->stack[t->nstack++] = g;
+  ir_map_set_int(&t->on_stack, g, 1);
+  RefList l = {g, false, 0, 0, NULL};
+  ir_each_ref(g, list_ref, &l);
+  if (l.self_ref) ir_map_set_int(t->recursive, g, 1);
+  if (t->nframes == t->capframes) {
+    t->capframes = t->capframes ? 2 * t->capframes : 32;
+    t->frames = lang_realloc(t->frames, (size_t)t->capframes * sizeof *t->frames);
+  }
+  t->frames[t->nframes++] = (Frame){g, l.n, 0, l.items};
+}
+
+static void tarjan_from(Tarjan *t, IrGraph *root) {
+  if (ir_map_get(&t->index, root)) return;
+  tarjan_enter(t, root);
+  while (t->nframes > 0) {
+    Frame *f = &t->frames[t->nframes - 1];
+    if (f->next < f->nrefs) {
+      IrGraph *h = f->refs[f->next++];
+      if (!ir_map_get(&t->index, h)) {
+        tarjan_enter(t, h);
+      } else if (ir_map_int(&t->on_stack, h, 0)) {
+        int lh = ir_map_int(&t->index, h, 0);
+        if (lh < ir_map_int(&t->low, f->g, 0)) ir_map_set_int(&t->low, f->g, lh);
+      }
+      continue;
+    }
+    IrGraph *g = f->g;
+    int low = ir_map_int(&t->low, g, 0);
+    t->nframes--;
+    if (t->nframes > 0) {
+      IrGraph *p = t->frames[t->nframes - 1].g;
+      if (low < ir_map_int(&t->low, p, 0)) ir_map_set_int(&t->low, p, low);
+    }
+    if (low != ir_map_int(&t->index, g, 0)) continue;
+    /* g roots a component: pop it */
+    int first = t->nstack - 1;
+    while (t->stack[first] != g) first--;
+    bool many = t->nstack - first > 1;
+    for (int k = first; k < t->nstack; k++) {
+      ir_map_set_int(&t->on_stack, t->stack[k], 0);
+      if (many) ir_map_set_int(t->recursive, t->stack[k], 1);
+      else if (!ir_map_get(t->recursive, t->stack[k])) ir_map_set_int(t->recursive, t->stack[k], 0);
+    }
+    t->nstack = first;
+  }
+}
+
+typedef struct Inliner {
+  MistVM *vm;
+  IrUnit *u;
+  IrScope scope;
+  NodeMap refs;       /* graph -> graph constants naming it in u */
+  NodeMap recursive;  /* graph -> 1 when reachable from itself, 0 not */
+  Tarjan tarjan;      /* the components found so far */
+  NodeMap repl;       /* inlined call -> the copy of the callee's output */
+  int budget;
+} Inliner;
+
+/* (A graph this pass made, a clone, is not known yet: its component is
+ * found now.  Clones cannot close a cycle through older graphs: that
+ * would have made what they were cloned from recursive, and it was
+ * not, or it would not have been inlined.) */
+static bool is_recursive(Inliner *in, IrGraph *h) {
+  if (!ir_map_get(&in->recursive, h)) tarjan_from(&in->tarjan, h);
+  return ir_map_int(&in->recursive, h, 0) == 1;
+}
+
+typedef struct Size {
+  IrGraph *h;
+  Inliner *in;
   NodeMap seen;
   int n, cap;
   IrGraph **stack;
-} Reach;
+  int nodes;
+  bool loops;
+} Size;
 
-static void reach_ref(void *ctx, IrGraph *h, int pos) {
+static void size_ref(void *ctx, IrGraph *g, int pos) {
   (void)pos;
-  Reach *r = ctx;
-  if (h == r->target) r->found = true;
-  if (ir_map_get(&r->seen, h)) return;
-  ir_map_put(&r->seen, h, h);
-  if (r->n == r->cap) {
-    r->cap = r->cap ? 2 * r->cap : 16;
-    r->stack = lang_realloc(r->stack, (size_t)r->cap * sizeof *r->stack);
+  Size *s = ctx;
+  if (g == s->h || !ir_is_ancestor(s->h, g) || ir_map_get(&s->seen, g)) return;
+  ir_map_put(&s->seen, g, g);
+  s->nodes += g->nnodes;
+  if (is_recursive(s->in, g)) s->loops = true;
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 16;
+    s->stack = lang_realloc(s->stack, (size_t)s->cap * sizeof *s->stack);
   }
-  r->stack[r->n++] = h;
-}
-
-static bool is_recursive(Inliner *in, IrGraph *h) {
-  int known = ir_map_int(&in->recursive, h, -1);
-  if (known >= 0) return known == 1;
-  Reach r = {h, false, {0}, 0, 0, NULL};
-  ir_each_ref(h, reach_ref, &r);
-  while (r.n > 0 && !r.found) ir_each_ref(r.stack[--r.n], reach_ref, &r);
-  ir_map_set_int(&in->recursive, h, r.found);
-  return r.found;
+  s->stack[s->n++] = g;
 }
 
 /* Nodes of h and of the graphs nested in h its body reaches: what a
- * copy costs. */
-static int body_size(IrGraph *h) {
-  Reach r = {NULL, false, {0}, 0, 0, NULL};
-  int size = h->nnodes;
-  ir_each_ref(h, reach_ref, &r);
-  while (r.n > 0) {
-    IrGraph *g = r.stack[--r.n];
-    if (g == h || !ir_is_ancestor(h, g)) continue;
-    size += g->nnodes;
-    ir_each_ref(g, reach_ref, &r);
-  }
-  return size;
+ * copy costs; *loops when a loop is among them. */
+static int body_size(Inliner *in, IrGraph *h, bool *loops) {
+  Size s = {h, in, {0}, 0, 0, NULL, h->nnodes, false};
+  ir_each_ref(h, size_ref, &s);
+  while (s.n > 0) ir_each_ref(s.stack[--s.n], size_ref, &s);
+  *loops = s.loops;
+  return s.nodes;
 }
 
 /* The truthiness of a constant, when it is certain. */
@@ -110,7 +207,7 @@ static bool const_truth(MistVM *vm, Value v, bool *t) {
 /* The graph n certainly calls, or NULL. */
 static IrGraph *callee_of(Inliner *in, IrNode *n) {
   IrNode *f = n->in[0];
-  IrGraph *h = ir_node_graph(f);
+  IrGraph *h = ir_known_callee(f);
   if (h) return h;
   if (ir_node_prim(f) != IR_P_SWITCH) return NULL;
   IrNode *c = ir_repl_resolve(&in->repl, f->in[1]);
@@ -119,21 +216,65 @@ static IrGraph *callee_of(Inliner *in, IrNode *n) {
   return ir_node_graph(ir_repl_resolve(&in->repl, f->in[t ? 2 : 3]));
 }
 
-static bool scheduled_before(IrGraph *g, IrNode *x, int pos) {
-  for (int i = 0; i < pos; i++)
-    if (g->nodes[i] == x) return true;
-  return false;
+typedef struct Ready {
+  Inliner *in;
+  IrGraph *g;
+  NodeMap before;     /* g's nodes scheduled before the call */
+  NodeMap seen;
+  int n, cap;
+  IrGraph **stack;
+  bool ok;
+} Ready;
+
+static void ready_use(Ready *r, IrNode *x) {
+  x = ir_repl_resolve(&r->in->repl, x);
+  if (x && x->kind == IR_APPLY && x->graph == r->g && !ir_map_get(&r->before, x)) r->ok = false;
+}
+
+static void ready_ref(void *ctx, IrGraph *h, int pos) {
+  (void)pos;
+  Ready *r = ctx;
+  if (h == r->g || !ir_is_ancestor(r->g, h) || ir_map_get(&r->seen, h)) return;
+  ir_map_put(&r->seen, h, h);
+  if (r->n == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 16;
+    r->stack = lang_realloc(r->stack, (size_t)r->cap * sizeof *r->stack);
+  }
+  r->stack[r->n++] = h;
 }
 
 /* Are h's free variables in scope at position pos of graph g, and
- * computed by then? */
+ * computed by then?  When h's parent encloses g, they are all nodes of
+ * graphs enclosing g: in scope, and as computed as they were at the
+ * call.  When h is nested in g itself, the nodes of g that h and the
+ * graphs nested in g it reaches use must come before pos.  Otherwise
+ * (rare: h nested elsewhere) ask ir_free_vars. */
 static bool free_vars_ready(Inliner *in, IrGraph *g, int pos, IrGraph *h) {
+  if (!h->parent || (h->parent != g && ir_is_ancestor(h->parent, g))) return true;
+  if (h->parent == g) {
+    Ready r = {in, g, {0}, {0}, 0, 0, NULL, true};
+    for (int i = 0; i < pos; i++) ir_map_put(&r.before, g->nodes[i], g->nodes[i]);
+    ready_ref(&r, h, 0);
+    while (r.n > 0 && r.ok) {
+      IrGraph *k = r.stack[--r.n];
+      for (int i = 0; i < k->nnodes; i++)
+        for (int j = 0; j < k->nodes[i]->nin; j++) ready_use(&r, k->nodes[i]->in[j]);
+      if (k->ret) ready_use(&r, k->ret);
+      for (int d = 0; d < k->ndefaults; d++) ready_use(&r, k->defaults[d]);
+      ir_each_ref(k, ready_ref, &r);
+    }
+    return r.ok;
+  }
   ir_free_vars(h);
   for (int i = 0; i < h->nfv; i++) {
     IrNode *x = ir_repl_resolve(&in->repl, h->fv[i]);
     if (x->kind == IR_CONST) continue;
     if (!x->graph || !ir_is_ancestor(x->graph, g)) return false;
-    if (x->graph == g && x->kind == IR_APPLY && !scheduled_before(g, x, pos)) return false;
+    if (x->graph == g && x->kind == IR_APPLY) {
+      bool found = false;
+      for (int k = 0; k < pos && !found; k++) found = g->nodes[k] == x;
+      if (!found) return false;
+    }
   }
   return true;
 }
@@ -152,8 +293,12 @@ static bool can_inline(Inliner *in, IrGraph *g, int pos, IrNode *n, IrGraph *h) 
   if (h->ndefaults || h->nparams != n->nin - 1 || h == g) return false;
   if (h->module != g->module && uses_module(h)) return false;
   if (!h->ret || is_recursive(in, h)) return false;
-  int size = body_size(h);
-  if (size > INLINE_SMALL && !(size <= INLINE_ONCE && ir_map_int(&in->refs, h, 0) <= 1)) return false;
+  bool loops;
+  int size = body_size(in, h, &loops);
+  /* (a closure constant's graph may be named from anywhere: never once) */
+  bool by_closure = n->in[0]->kind == IR_CONST && v_is_obj(n->in[0]->value, O_FUNC);
+  bool once = !by_closure && ir_map_int(&in->refs, h, 0) <= 1;
+  if (once ? size > INLINE_ONCE : (size > INLINE_SMALL || loops)) return false;
   return free_vars_ready(in, g, pos, h);
 }
 
@@ -214,9 +359,15 @@ static bool inline_in(Inliner *in, IrGraph *g) {
 }
 
 bool ir_inline(MistVM *vm, IrUnit *u, IrGraph *g) {
-  Inliner in = {vm, u, {0}, {0}, {0}, {0}, INLINE_BUDGET};
+  Inliner in;
+  memset(&in, 0, sizeof in);
+  in.vm = vm;
+  in.u = u;
+  in.budget = INLINE_BUDGET;
+  in.tarjan.recursive = &in.recursive;
   ir_scope_collect(&in.scope, u, g);
   for (int i = 0; i < u->ngraphs; i++) ir_each_ref(u->graphs[i], count_ref, &in.refs);
+  for (int k = 0; k < in.scope.n; k++) tarjan_from(&in.tarjan, in.scope.graphs[k]);
   bool changed = false;
   int n = in.scope.n;   /* graphs cloned on the way wait for the next call */
   for (int k = 0; k < n; k++) changed |= inline_in(&in, in.scope.graphs[k]);

@@ -25,9 +25,12 @@
 /* ---- the pipeline ---- */
 
 /* inline, simplify, cse and dce in turn on g (as above) until nothing
- * changes (a bounded number of rounds), then ir_prune_unit(u, g).
- * Without NDEBUG, every graph g reaches is verified after every pass;
- * false, with the verifier's error raised, when one fails. */
+ * changes (a bounded number of rounds), with ir_prune_unit(u, g) after
+ * each round.  Without NDEBUG, after each pass that changed something,
+ * the graphs g reaches that it changed, and the graphs nested in those,
+ * are verified (ir_verify_graph); false, with the verifier's error
+ * raised, when one fails.  Run it before the unit's graphs are
+ * evaluated. */
 bool ir_optimize(MistVM *vm, IrUnit *u, IrGraph *g);
 
 /* ir_optimize on each top-level graph of u (those without a parent, or
@@ -43,10 +46,11 @@ bool ir_optimize_unit(MistVM *vm, IrUnit *u);
  * no default values, called with as many arguments as parameters, not
  * reachable from themselves (recursion, loops), whose free variables are
  * in scope at the call and computed before it, and small (at most 30
- * nodes with their nested graphs, or 400 when this is the only reference
- * to h in u).  Copies keep their source spans; an error in an inlined
- * function reports the same place and message, with one traceback entry
- * fewer.  New graphs are added to u. */
+ * nodes with their nested graphs and no loop among those, or 400 when
+ * this is the only reference to h in u).  Copies keep their source
+ * spans and names; an error in an inlined function reports the same
+ * place and message, with one traceback entry fewer.  New graphs are
+ * added to u. */
 bool ir_inline(MistVM *vm, IrUnit *u, IrGraph *g);
 
 /* Simplification (simplify.c), to a fixpoint: tuples built and indexed

@@ -255,6 +255,14 @@ bool ir_never_unbound(const IrNode *x) {
   }
 }
 
+IrGraph *ir_known_callee(const IrNode *f) {
+  IrGraph *g = ir_node_graph(f);
+  if (g) return g;
+  if (f->kind != IR_CONST || !v_is_obj(f->value, O_FUNC)) return NULL;
+  ObjFunc *fn = AS_FUNC(f->value);
+  return fn->nenv == 0 && fn->ndefaults == 0 ? fn->graph : NULL;
+}
+
 int ir_prim_named(const char *name) { return ir_prim_lookup(name, strlen(name)); }
 
 static bool plain_value(Value v, int depth) {

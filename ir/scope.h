@@ -50,6 +50,11 @@ void ir_scope_forget_free_vars(IrScope *s, IrUnit *u);
  * Unbound and for the results of primitives that make a new value. */
 bool ir_never_unbound(const IrNode *x);
 
+/* The graph a call with callee f certainly runs: f a graph constant, or
+ * a closure constant that captured nothing and has no default values
+ * (autodiff's output calls its rules that way); NULL otherwise. */
+IrGraph *ir_known_callee(const IrNode *f);
+
 /* A primitive by name, -1 when ops.def has no such row (the passes
  * know some primitives of autodiff/ that may not exist yet). */
 int ir_prim_named(const char *name);

@@ -752,6 +752,7 @@ bool lang_iter_items(MistVM *vm, Value v, ObjSeq **out) {
     case O_TENSOR: {
       ObjTensor *t = AS_TENSOR(v);
       if (t->ndim == 0) return lang_raise(vm, "TypeError", "iteration over a 0-d tensor");
+      if ((uint64_t)t->shape[0] > MAX_BUILD_BYTES / sizeof(Value)) return too_big(vm);
       ObjSeq *r = lang_list_new((size_t)t->shape[0]);
       for (int64_t i = 0; i < t->shape[0]; i++)
         if (!lang_tensor_getitem(vm, t, v_int(i), &r->items[i])) return false;

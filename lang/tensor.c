@@ -574,15 +574,20 @@ CAST_ROW(c_f64_i64, double, int64_t, CV_I64F)
 CAST_ROW(c_f64_f32, double, float, CV_SAME)
 CAST_ROW(c_f64_f64, double, double, CV_SAME)
 
+#define COPY_ROW(T)                                                                  \
+  for (int64_t i = 0; i < n; i++) *(T *)(p[0] + i * s[0]) = *(const T *)(p[1] + i * s[1]);
+
 static void copy_row_bytes(void *ctx, char *const *p, const int64_t *s, int64_t n) {
   size_t es = *(const size_t *)ctx;
   if (s[0] == (int64_t)es && s[1] == (int64_t)es) {
     memcpy(p[0], p[1], (size_t)n * es);
     return;
   }
-  char *d = p[0];
-  const char *x = p[1];
-  for (int64_t i = 0; i < n; i++, d += s[0], x += s[1]) memcpy(d, x, es);
+  switch (es) {
+  case 1: COPY_ROW(uint8_t) break;
+  case 4: COPY_ROW(uint32_t) break;
+  default: COPY_ROW(uint64_t) break;
+  }
 }
 
 LangRowFn lang_cast_row(DType from, DType to) {
@@ -701,6 +706,9 @@ bool lang_tensor_broadcast_to(MistVM *vm, const char *fname, ObjTensor *t, int n
   if (!broadcasts_to(t, ndim, shape))
     return lang_raise(vm, "ValueError", "%s: cannot broadcast shape %s to %s", fname,
                       shape_str(t->ndim, t->shape), shape_str(ndim, shape));
+  if (lang_shape_size(ndim, shape) < 0)
+    return lang_raise(vm, "MemoryError", "%s: a tensor of shape %s is too large", fname,
+                      shape_str(ndim, shape));
   int64_t st[LANG_TENSOR_MAX_DIMS];
   for (int d = 0; d < ndim; d++) {
     int td = d - (ndim - t->ndim);

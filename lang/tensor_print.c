@@ -13,9 +13,10 @@
  * back to the same value of the tensor's dtype (so an f32 0.1 prints as
  * 0.1), rounded to at most 8 digits after the point, with trailing
  * zeros dropped but the point kept ("1.", "0.5").  Scientific elements
- * are shortest too, rounded to at most 8 digits after the point, then
- * padded with zeros to the most digits any element needs, with an
- * exponent of at least two digits ("1.5e-05", "1.0e+00").  Non-finite
+ * show as many digits after the point as the element that needs the
+ * most (its shortest form, at most 8), each correctly rounded from its
+ * value (so zeros pad exact values: "1.5e-05", "1.0e+00"), with an
+ * exponent of at least two digits, as many as the widest needs.  Non-finite
  * values print as nan, inf, -inf.
  *
  * A tensor of more than 1000 elements is summarised as NumPy does: on
@@ -138,9 +139,11 @@ static void positional(double x, bool f32, StrBuf *out) {
     for (int i = 0; i < -e - 1; i++) sb_addc(out, '0');
     sb_adds(out, digits);
   } else if (n <= e + 1) {
-    sb_adds(out, digits);
-    for (int i = n; i < e + 1; i++) sb_addc(out, '0');
-    sb_addc(out, '.');
+    /* a whole number: all its digits, even those the shortest form
+     * rounds away (an f32 58691408 is not shown as 58691410) */
+    char buf[400];
+    snprintf(buf, sizeof buf, "%.0f.", fabs(x));
+    sb_adds(out, buf);
   } else {
     sb_add(out, digits, (size_t)e + 1);
     sb_addc(out, '.');
@@ -228,20 +231,15 @@ static void print_float(const ObjTensor *t, const char *p, Format *f, StrBuf *ou
     positional(x, f->f32, out);
     return;
   }
-  char digits[24];
-  int e = 0;
-  if (x == 0) {
-    digits[0] = '0';
-    digits[1] = '\0';
-  } else {
-    sci_digits(x, f->f32, digits, &e);
-  }
-  sb_addc(out, digits[0]);
-  sb_addc(out, '.');
-  int n = (int)strlen(digits);
-  sb_adds(out, digits + 1);
-  for (int i = n - 1; i < f->frac; i++) sb_addc(out, '0');
-  sb_printf(out, "e%c%0*d", e < 0 ? '-' : '+', f->exp_size, e < 0 ? -e : e);
+  /* the value's own digits, correctly rounded to the common count (so
+   * an f32 8.4465e-10 shown with 7 digits is 8.4465002e-10, as NumPy) */
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.*e", f->frac, fabs(x));
+  char *e = strchr(buf, 'e');
+  int ex = atoi(e + 1);
+  sb_add(out, buf, (size_t)(e - buf));
+  if (f->frac == 0) sb_addc(out, '.');
+  sb_printf(out, "e%c%0*d", ex < 0 ? '-' : '+', f->exp_size, ex < 0 ? -ex : ex);
 }
 
 static void print_other(const ObjTensor *t, const char *p, Format *f, StrBuf *out) {

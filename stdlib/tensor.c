@@ -353,13 +353,13 @@ static bool key_arg(MistVM *vm, const char *fname, Value v, uint32_t key[2]) {
                     "not %s", fname, lang_type_name(v));
 }
 
-static ObjTensor *key_tensor(MistVM *vm, int64_t n, const uint32_t *words, bool one) {
-  int64_t shape[2] = {n, 2};
-  ObjTensor *t = one ? lang_tensor_new(vm, DT_I64, 1, shape + 1, false)
-                     : lang_tensor_new(vm, DT_I64, 2, shape, false);
+static ObjTensor *key_tensor(MistVM *vm, const uint32_t *words) {
+  int64_t two = 2;
+  ObjTensor *t = lang_tensor_new(vm, DT_I64, 1, &two, false);
   if (!t) return NULL;
   int64_t *p = (int64_t *)lang_tensor_ptr(t);
-  for (int64_t i = 0; i < 2 * n; i++) p[i] = words[i];
+  p[0] = words[0];
+  p[1] = words[1];
   return t;
 }
 
@@ -371,7 +371,7 @@ BUILTIN(bi_key) {
   if (!parse(vm, "key", argc, argv, kw, names, 1, 1, 1, a) || !int_arg(vm, "key", "seed", a[0], &seed))
     return false;
   uint32_t w[2] = {(uint32_t)((uint64_t)seed >> 32), (uint32_t)seed};
-  ObjTensor *t = key_tensor(vm, 1, w, true);
+  ObjTensor *t = key_tensor(vm, w);
   if (!t) return false;
   *out = v_obj(t);
   return true;
@@ -388,10 +388,16 @@ BUILTIN(bi_split) {
     return false;
   if (n < 0 || n > ((int64_t)1 << 32))
     return lang_raise(vm, "ValueError", "split: n must be between 0 and 2**32, not %lld", (long long)n);
-  uint32_t *w = lang_alloc_atomic((size_t)(2 * n + 1) * sizeof *w);
-  for (int64_t i = 0; i < n; i++) lang_random_split(key, (uint64_t)i, w + 2 * i);
-  ObjTensor *t = key_tensor(vm, n, w, false);
+  int64_t shape[2] = {n, 2};
+  ObjTensor *t = lang_tensor_new(vm, DT_I64, 2, shape, false);
   if (!t) return false;
+  int64_t *p = (int64_t *)lang_tensor_ptr(t);
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t w[2];
+    lang_random_split(key, (uint64_t)i, w);
+    p[2 * i] = w[0];
+    p[2 * i + 1] = w[1];
+  }
   *out = v_obj(t);
   return true;
 }

@@ -161,13 +161,14 @@ BUILTIN(bi_stack) {
   int nd = ts[0]->ndim;
   if (nd + 1 > LANG_TENSOR_MAX_DIMS) return lang_raise(vm, "ValueError", "stack: too many dimensions");
   if (!lang_tensor_axis(vm, axis, nd + 1, &ax)) return false;
+  ObjTensor *first = ts[0];
   for (size_t i = 0; i < n; i++) {
     ObjTensor *t = ts[i];
     bool same = t->ndim == nd;
-    for (int d = 0; same && d < nd; d++) same = t->shape[d] == ts[0]->shape[d];
+    for (int d = 0; same && d < nd; d++) same = t->shape[d] == first->shape[d];
     if (!same)
       return lang_raise(vm, "ValueError", "stack: all tensors must have one shape, not %s and %s",
-                        shape_str(ts[0]), shape_str(t));
+                        shape_str(first), shape_str(t));
     int64_t sh[LANG_TENSOR_MAX_DIMS], st[LANG_TENSOR_MAX_DIMS];
     for (int d = 0, o = 0; d <= nd; d++) {
       if (d == ax) {
