@@ -1,10 +1,9 @@
 /* clone.c: copying graphs, for inlining and for anyone who needs a
  * graph twice (specialisation, derivatives).
  *
- * Copying graph h means copying what h's closures would capture apart
- * from: its parameters, its applications, and the graphs nested in h
- * that its body reaches, because those use h's nodes as free variables
- * and must use the copies instead.  Graphs outside h (siblings h calls,
+ * Copying graph h means copying its parameters, its applications, and
+ * the graphs nested in h that its body reaches: those use h's nodes as
+ * free variables and must use the copies instead.  Graphs outside h (siblings h calls,
  * functions of the module) are shared, not copied.  The work goes in
  * three steps, so that every reference finds its target made: first the
  * set of nested graphs to copy (with any enclosing graph between them

@@ -3,10 +3,11 @@
  * A pass works on a scope: the graphs reachable from its root through
  * graph constants, restricted to one unit and to graphs the interpreter
  * has not compiled, listed ancestors first so that a forward sweep sees a
- * node's rewrite before the nested graphs that use it.  Passes do not
- * patch uses one by one; they record replacements (old node -> new node)
- * in a map, resolve inputs through it as they go, and finish with one
- * sweep over the scope (ir_scope_rewrite).  Nodes a pass proved useless
+ * node's rewrite before the nested graphs that use it.  Most passes do
+ * not patch uses one by one; they record replacements (old node -> new
+ * node) in a map, resolve inputs through it as they go, and finish with
+ * one sweep over the scope (ir_scope_rewrite).  (The inliner, which
+ * copies graphs as it goes, also replaces uses at once.)  Nodes a pass proved useless
  * are then taken out of their schedules together.  Pruning a unit and
  * the pointer map (NodeMap, declared in passes.h) live here too.
  */

@@ -979,7 +979,7 @@ static long rss_kb(void) {
 START_TEST(test_memory_bound)
 {
 #ifdef MIST_ASAN
-  const int iters = 20000;   /* the same bound, fewer turns under the sanitizers */
+  const int iters = 10000;   /* the same bound, fewer turns under the sanitizers */
 #else
   const int iters = 100000;
 #endif
