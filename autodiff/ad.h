@@ -23,6 +23,12 @@ bool ad_F_value(MistVM *vm, Value v, Value *out);
  * (over J of their captured values); other values are themselves. */
 bool ad_J_value(MistVM *vm, Value v, Value *out);
 
+/* A standard-library module written in Mist, loaded once (NULL with an
+ * error raised), and its global prefix+name (Unbound if absent): the
+ * derivative rules live in "ad_rules" as J_name and F_name. */
+ObjModule *ad_stdlib_module(MistVM *vm, const char *name);
+Value ad_module_global(ObjModule *m, const char *prefix, const char *name);
+
 /* Is this builtin one whose results carry no derivative? */
 bool ad_nondiff_builtin(const char *name);
 

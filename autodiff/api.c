@@ -145,25 +145,33 @@ static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *a
 
 static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 
-static ObjModule *rules_module(MistVM *vm) {
-  if (!vm->import) return NULL;
+/* A module of the standard library written in Mist (ad_rules.ms, ad.ms),
+ * loaded once; NULL with an error raised if it cannot be. */
+ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
+  if (!vm->import) {
+    lang_raise(vm, "ImportError", "the standard library is not available here");
+    return NULL;
+  }
   ObjModule from = {0};
   from.obj.kind = O_MODULE;
-  from.path = lang_str(MIST_STDLIB_DIR "/ad_rules.ms");
+  from.path = lang_str_fmt("%s/%s.ms", MIST_STDLIB_DIR, name);
   Value m;
-  if (!vm->import(vm, lang_str("ad_rules"), &from, &m)) return NULL;
+  if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
   return v_is_obj(m, O_MODULE) ? AS_MODULE(m) : NULL;
 }
 
-static Value lookup_rule(MistVM *vm, const char *name) {
-  ObjModule *m = rules_module(vm);
-  StrBuf sb;
-  sb_init(&sb);
-  sb_printf(&sb, "J_%s", name);
+/* The global prefix+name of module m (a rule such as J_add), or Unbound. */
+Value ad_module_global(ObjModule *m, const char *prefix, const char *name) {
   Value slot;
-  if (m && m->names && lang_dict_get(m->names, lang_str(sb.data), &slot)) return m->slots[slot.i];
-  lang_error_clear(vm);
+  if (m && m->names && lang_dict_get(m->names, lang_str_fmt("%s%s", prefix, name), &slot))
+    return m->slots[slot.i];
   return v_unbound();
+}
+
+static Value lookup_rule(MistVM *vm, const char *name) {
+  ObjModule *m = ad_stdlib_module(vm, "ad_rules");
+  if (!m) lang_error_clear(vm);
+  return ad_module_global(m, "J_", name);
 }
 
 bool ad_J_value(MistVM *vm, Value v, Value *out) {
@@ -437,15 +445,11 @@ static bool p_F_hook(MistVM *vm, Value v, Value *out) { return ad_F_value(vm, v,
  * first use. */
 static bool call_ad_module(MistVM *vm, const char *name, int argc, const Value *argv, const KwArgs *kw,
                            Value *out) {
-  ObjModule from = {0};
-  from.obj.kind = O_MODULE;
-  from.path = lang_str(MIST_STDLIB_DIR "/ad.ms");
-  Value m, slot;
-  if (!vm->import || !vm->import(vm, lang_str("ad"), &from, &m)) return false;
-  ObjModule *mod = AS_MODULE(m);
-  if (!lang_dict_get(mod->names, lang_str(name), &slot) || mod->slots[slot.i].tag == V_UNBOUND)
-    return lang_raise(vm, "NameError", "%s is missing from the standard library", name);
-  return vm->call(vm, mod->slots[slot.i], argc, argv, kw, out);
+  ObjModule *mod = ad_stdlib_module(vm, "ad");
+  if (!mod) return false;
+  Value f = ad_module_global(mod, "", name);
+  if (f.tag == V_UNBOUND) return lang_raise(vm, "NameError", "%s is missing from the standard library", name);
+  return vm->call(vm, f, argc, argv, kw, out);
 }
 
 static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {

@@ -90,16 +90,7 @@ static IrGraph *fgraph(Fw *w, IrGraph *h) {
   return f;
 }
 
-static Value rule_for(Fw *w, const char *name) {
-  StrBuf sb;
-  sb_init(&sb);
-  sb_printf(&sb, "F_%s", name);
-  Value slot;
-  if (w->rules && w->rules->names && lang_dict_get(w->rules->names, lang_str(sb.data), &slot) &&
-      w->rules->slots[slot.i].tag != V_UNBOUND)
-    return w->rules->slots[slot.i];
-  return v_unbound();
-}
+static Value rule_for(Fw *w, const char *name) { return ad_module_global(w->rules, "F_", name); }
 
 /* The value of input x in the transform of graph g (emitting into g). */
 static IrNode *val(Fw *w, IrNode *x, IrGraph *g) {
@@ -348,18 +339,6 @@ static void fill(Fw *w, IrGraph *h) {
   g->ret = prim(w, g, IR_P_MAKE_TUPLE, h->span, 2, val(w, r, g), tangent(w, r));
 }
 
-static bool load_rules(Fw *w) {
-  MistVM *vm = w->vm;
-  if (!vm->import) return true;
-  ObjModule from = {0};
-  from.obj.kind = O_MODULE;
-  from.path = lang_str(MIST_STDLIB_DIR "/ad_rules.ms");
-  Value m;
-  if (!vm->import(vm, lang_str("ad_rules"), &from, &m)) return false;
-  w->rules = v_is_obj(m, O_MODULE) ? AS_MODULE(m) : NULL;
-  return true;
-}
-
 /* The forward transform of g as a root: its free variables become pairs
  * of parameters (value, tangent) of an environment graph, in g->fv
  * order. */
@@ -368,7 +347,7 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
   Fw w = {0};
   w.vm = vm;
   w.u = ir_unit_new();
-  if (!load_rules(&w)) return NULL;
+  if (!(w.rules = ad_stdlib_module(vm, "ad_rules"))) return NULL;
   ir_free_vars(g);
   StrBuf sb;
   sb_init(&sb);
@@ -440,7 +419,7 @@ bool ad_F_value(MistVM *vm, Value v, Value *out) {
     }
     Fw w = {0};
     w.vm = vm;
-    if (!load_rules(&w)) return false;
+    if (!(w.rules = ad_stdlib_module(vm, "ad_rules"))) return false;
     Value *info = lang_alloc(2 * sizeof *info);
     info[0] = v;
     info[1] = rule_for(&w, b->prim >= 0 ? ir_prims[b->prim].name : b->name);

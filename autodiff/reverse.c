@@ -153,17 +153,7 @@ static IrNode *fwd(Fill *f, IrNode *x, IrGraph *jg) {
   return y;
 }
 
-static Value rule_for(Ad *ad, const char *name) {
-  Value slot, v;
-  StrBuf sb;
-  sb_init(&sb);
-  sb_printf(&sb, "J_%s", name);
-  if (ad->rules && ad->rules->names && lang_dict_get(ad->rules->names, lang_str(sb.data), &slot)) {
-    v = ad->rules->slots[slot.i];
-    if (v.tag != V_UNBOUND) return v;
-  }
-  return v_unbound();
-}
+static Value rule_for(Ad *ad, const char *name) { return ad_module_global(ad->rules, "J_", name); }
 
 /* t = callee(args...); value = t[0]; bp = t[1] */
 static IrNode *forward_pair(Fill *f, IrNode *y, IrNode *callee, int n, IrNode **args, int i) {
@@ -510,24 +500,12 @@ static void fill(Ad *ad, IrGraph *h) {
   }
 }
 
-static bool load_rules(Ad *ad) {
-  MistVM *vm = ad->vm;
-  if (!vm->import) return true;
-  ObjModule from = {0};
-  from.obj.kind = O_MODULE;
-  from.path = lang_str(MIST_STDLIB_DIR "/ad_rules.ms");
-  Value m;
-  if (!vm->import(vm, lang_str("ad_rules"), &from, &m)) return false;
-  ad->rules = v_is_obj(m, O_MODULE) ? AS_MODULE(m) : NULL;
-  return true;
-}
-
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
   if (g->jroot) return g->jroot;
   Ad ad = {0};
   ad.vm = vm;
   ad.u = ir_unit_new();
-  if (!load_rules(&ad)) return NULL;
+  if (!(ad.rules = ad_stdlib_module(vm, "ad_rules"))) return NULL;
   ir_free_vars(g);
   /* the free variables of g become parameters of an environment graph
    * that encloses the transform, in g->fv order */
