@@ -39,27 +39,7 @@
 
 /* ---- output capture ---- */
 
-typedef struct Buf {
-  char *data;
-  size_t len, cap;
-} Buf;
-
-static void buf_add(Buf *b, const char *text, size_t len) {
-  if (b->len + len + 1 > b->cap) {
-    b->cap = (b->len + len + 1) * 2;
-    b->data = realloc(b->data, b->cap);
-    ck_assert_ptr_nonnull(b->data);
-  }
-  memcpy(b->data + b->len, text, len);
-  b->len += len;
-  b->data[b->len] = 0;
-}
-
-static void buf_clear(Buf *b) {
-  if (!b->data) buf_add(b, "", 0);
-  b->len = 0;
-  b->data[0] = 0;
-}
+#include "capture.h"
 
 static void buf_printf(Buf *b, const char *fmt, ...) {
   char tmp[1024];
@@ -71,7 +51,6 @@ static void buf_printf(Buf *b, const char *fmt, ...) {
   buf_add(b, tmp, (size_t)n);
 }
 
-static void capture(void *user, const char *text, size_t len) { buf_add(user, text, len); }
 
 static MistVM *vm;
 static Buf out;

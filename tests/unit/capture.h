@@ -1,0 +1,35 @@
+/* capture.h: collecting a Mist VM's output in a growable buffer, shared by
+ * the unit suites that run programs through the public API
+ * (mist_set_write(vm, capture, &buf)). */
+#ifndef MIST_TESTS_CAPTURE_H
+#define MIST_TESTS_CAPTURE_H
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Buf {
+  char *data;
+  size_t len, cap;
+} Buf;
+
+static inline void buf_add(Buf *b, const char *text, size_t len) {
+  if (b->len + len + 1 > b->cap) {
+    b->cap = (b->len + len + 1) * 2;
+    b->data = realloc(b->data, b->cap);
+    ck_assert_ptr_nonnull(b->data);
+  }
+  memcpy(b->data + b->len, text, len);
+  b->len += len;
+  b->data[b->len] = 0;
+}
+
+static inline void buf_clear(Buf *b) {
+  if (!b->data) buf_add(b, "", 0);
+  b->len = 0;
+  b->data[0] = 0;
+}
+
+static inline void capture(void *user, const char *text, size_t len) { buf_add(user, text, len); }
+
+#endif
