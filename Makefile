@@ -12,7 +12,7 @@ DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
         zlib1g-dev libffi-dev clang tmux python3 libopenblas-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 
-.PHONY: all build run test test-asan bench fuzz deps fuzz-deps clean
+.PHONY: all build run test test-asan bench bench-grad fuzz deps fuzz-deps clean
 
 all: build
 
@@ -65,7 +65,12 @@ test-asan: deps
 	$(SAN_ENV) ctest --test-dir build-asan --output-on-failure -j$(JOBS)
 
 bench: build
-	bash bench/run.sh
+	bash bench/run.sh; s=$$?; bash bench/grad_run.sh || s=1; exit $$s
+
+# The cost of a gradient relative to its function (bench/grad/), beside
+# PyTorch's when python3-torch is installed (optional, not in DEPS).
+bench-grad: build
+	bash bench/grad_run.sh
 
 # libFuzzer over the parser and the interpreter, seeded from tests/fuzz/corpus.
 # New inputs found go to build-fuzz/corpus, so the committed seeds stay small.

@@ -18,6 +18,7 @@
 
 #include "autodiff/ad.h"
 #include "ir/eval.h"
+#include "ir/source.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "mist.h"
@@ -275,9 +276,32 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
 
 /* ---- IR ---- */
 
+/* `mist ir --source --grad`: the whole program of grad(g), as
+ * show_source(grad(f)) prints it.  The file is not run, so the values g
+ * captured from its top level are Unbound here: the printout reads them
+ * by name, from the program it is pasted after. */
+static MistStatus print_grad_source(MistVM *vm, IrGraph *g, StrBuf *sb) {
+  ir_free_vars(g);
+  Value *env = lang_alloc((g->nfv ? g->nfv : 1) * sizeof *env);
+  for (int i = 0; i < g->nfv; i++) env[i] = v_unbound();
+  Value f = v_obj(ev_closure(vm, g, env)), grad, gf;
+  if (!lang_dict_get(vm->builtins, lang_str("grad"), &grad)) {
+    lang_raise(vm, "NameError", "grad is not available in this build");
+    return MIST_ERROR;
+  }
+  if (!vm->call(vm, grad, 1, &f, NULL, &gf)) return MIST_ERROR;
+  ir_print_source_value(vm, gf, sb);
+  return MIST_OK;
+}
+
 static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
   StrBuf sb;
   sb_init(&sb);
+  if ((flags & MIST_IR_GRAD) && (flags & MIST_IR_SOURCE)) {
+    if (print_grad_source(vm, g, &sb) != MIST_OK) return MIST_ERROR;
+    lang_write(vm, sb.data, sb.len);
+    return MIST_OK;
+  }
   if (flags & MIST_IR_GRAD) {
     /* J(g) returns (value, backpropagator); its graphs are the derivative */
     IrGraph *jg = ad_reverse(vm, g);

@@ -29,11 +29,62 @@ bool ad_J_value(MistVM *vm, Value v, Value *out);
 ObjModule *ad_stdlib_module(MistVM *vm, const char *name);
 Value ad_module_global(ObjModule *m, const char *prefix, const char *name);
 
+/* The Mist definition (stdlib/ad_sens.ms) of a sensitivity primitive of
+ * ops.def (add_sens, sin_sens...), cached on the VM; Unbound with an
+ * error raised when it cannot be loaded.  (reverse.c) */
+Value ad_sens_definition(MistVM *vm, int prim);
+
 /* Is this builtin one whose results carry no derivative? */
 bool ad_nondiff_builtin(const char *name);
+
+/* Keyword and method calls under reverse mode (calls.c).  ad_J_call
+ * calls the J-value fj with a call's own arguments (argc positional,
+ * then kw) and gives the value and a backpropagator whose result is
+ * (d fj, d arg 1, ..., d arg argc+nkw), in the call's order.
+ * ad_J_finish hands (v, bp) to continuation k as a transformed call
+ * does.  ad_jbound is J of x.method: called (k, args...) as transforms
+ * are, its sensitivity is x's.  The three rules are what the transform
+ * calls for call_kw, call_method and getattr nodes. */
+bool ad_J_call(MistVM *vm, Value fj, int argc, const Value *argv, const KwArgs *kw, Value *v, Value *bp);
+bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, Value *out);
+Value ad_jbound(Value self, Value fj);
+Value ad_call_kw_rule(MistVM *vm);
+Value ad_call_method_rule(MistVM *vm);
+Value ad_getattr_rule(MistVM *vm);
+bool ad_is_call_rule(Value fn);
+void ad_register_calls(MistVM *vm);
+
+/* J of J(builtin), and whether v is one (calls.c). */
+Value ad_jjwrap(Value jw);
+bool ad_is_jjwrap(Value v);
+
+/* Forward mode: ff(tangents, params...) called with a call's own
+ * arguments, tans their tangents in the call's order; and the rule the
+ * forward transform calls for a call_kw, call_method or getattr node. */
+bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, const KwArgs *kw, Value *out);
+Value ad_f_call_rule(MistVM *vm, int prim);
+bool ad_fbuiltin_parts(Value w, Value *fn, Value *rule);
+Value ad_fbound(Value self, Value tself, Value ff);
+
+/* Forward over reverse (forward.c): the F forms of J(x) and bp_call. */
+bool ad_F_J_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+bool ad_F_bp_call_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+
+/* For calls.c, from api.c: the builtin and rule inside J(builtin) (false
+ * if w is not one), grad/value_and_grad and their J form, and the
+ * backpropagator of a builtin without a rule. */
+bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule);
+bool ad_is_grad_builtin(Value fn);
+bool ad_grad_rule(MistVM *vm, Value fn, int n, const Value *argv, const KwArgs *kw, Value *t);
+Value ad_no_rule_bp(Value fn);
 
 /* Install vm->ad_J and the differentiation builtins: grad,
  * value_and_grad, vjp, jacobian, hessian, stop_gradient. */
 void ad_register(MistVM *vm);
+
+/* Register each primitive as the builtin `_name` (names.c), so derived
+ * programs printed as source can call them. */
+void ad_register_names(MistVM *vm);
 
 #endif

@@ -23,12 +23,14 @@ typedef struct JBuiltin {
 } JBuiltin;
 
 static bool b_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 
 /* The primal value behind a transformed one: for a closure of a
  * transform, the closure of the graph it transforms over the primal
  * values of what it captured. */
 static Value primal_of(MistVM *vm, Value v) {
+  if (v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->fn == jwrap_fn) return ((JBuiltin *)AS_BUILTIN(v)->data)->fn;
   if (!v_is_obj(v, O_FUNC)) return v;
   ObjFunc *jf = AS_FUNC(v);
   if (jf->primal) return v_obj(jf->primal);
@@ -61,12 +63,12 @@ static bool grad_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw
 
 /* grad(f) inside a function being differentiated: the transform of
  * grad(primal f), whose sensitivity flows back to f. */
-static bool grad_rule(MistVM *vm, ObjBuiltin *fb, int n, const Value *argv, Value *t) {
+static bool grad_rule(MistVM *vm, ObjBuiltin *fb, int n, const Value *argv, const KwArgs *kw, Value *t) {
   Value *args = lang_alloc((n ? n : 1) * sizeof *args);
   memcpy(args, argv, n * sizeof *args);
   if (n > 0) args[0] = primal_of(vm, args[0]);
   Value g, jgv;
-  if (!(fb->fn == b_grad ? b_grad : b_value_and_grad)(vm, n, args, NULL, &g)) return false;
+  if (!(fb->fn == b_grad ? b_grad : b_value_and_grad)(vm, n, args, kw, &g)) return false;
   if (!ad_J_value(vm, g, &jgv)) return false;
   ObjBuiltin *bp = lang_builtin_new("grad.backprop", grad_bp_fn, 1, 1);
   bp->data = AS_SEQ(lang_tuple_of(2, v_int((int64_t)(intptr_t)AS_FUNC(g)->graph->fv[0]), v_int(n)));
@@ -86,6 +88,27 @@ static bool tuple_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *k
   }
   *out = v_obj(r);
   return true;
+}
+
+/* The backpropagator of a builtin without a derivative rule: None for
+ * one whose results carry no derivative (len, print...); otherwise one
+ * that stops with an error when a sensitivity reaches it, never a
+ * silent zero. */
+static bool no_rule_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argv[0].tag == V_NONE) {
+    *out = v_none();
+    return true;
+  }
+  return lang_raise(vm, "TypeError", "cannot differentiate through %s(): it has no derivative rule yet",
+                    (const char *)vm->callee->data);
+}
+
+static Value no_rule_bp(ObjBuiltin *fb) {
+  const char *name = fb->prim >= 0 ? ir_prims[fb->prim].name : fb->name;
+  if (ad_nondiff_builtin(name) || (fb->prim >= 0 && !(ir_prims[fb->prim].flags & P_DIFF))) return v_none();
+  ObjBuiltin *b = lang_builtin_new("backprop", no_rule_bp_fn, 1, 1);
+  b->data = (void *)name;
+  return v_obj(b);
 }
 
 /* A builtin's backpropagator followed by a continuation k, for a builtin
@@ -116,7 +139,7 @@ static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *a
   Value t;
   ObjBuiltin *fb = AS_BUILTIN(jb->fn);
   if (fb->fn == b_grad || fb->fn == b_value_and_grad) {
-    if (!grad_rule(vm, fb, n, argv + 1, &t)) return false;
+    if (!grad_rule(vm, fb, n, argv + 1, NULL, &t)) return false;
   } else if (jb->rule.tag != V_UNBOUND) {
     if (!vm->call(vm, jb->rule, n, argv + 1, NULL, &t)) return false;
   } else {
@@ -126,6 +149,8 @@ static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *a
       ObjBuiltin *b = lang_builtin_new("make_tuple.backprop", tuple_bp_fn, 1, 1);
       b->data = (void *)(intptr_t)n;
       bp = v_obj(b);
+    } else {
+      bp = no_rule_bp(fb);
     }
     t = lang_tuple_of(2, y, bp);
   }
@@ -196,16 +221,24 @@ bool ad_J_value(MistVM *vm, Value v, Value *out) {
   }
   if (v_is_obj(v, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(v);
-    if (b->fn == jwrap_fn) {   /* J of J(builtin): the same wrapper */
-      *out = v;
+    if (b->fn == jwrap_fn) {   /* J of J(builtin): the transform of its rule */
+      *out = ad_jjwrap(v);
       return true;
     }
+    if (ad_is_jjwrap(v))
+      return lang_raise(vm, "TypeError", "cannot differentiate %s() three times here yet", b->name);
     JBuiltin *jb = lang_alloc(sizeof *jb);
     jb->fn = v;
     jb->rule = lookup_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
     ObjBuiltin *w = lang_builtin_new(b->name, jwrap_fn, -1, -1);
     w->data = jb;
     *out = v_obj(w);
+    return true;
+  }
+  if (v_is_obj(v, O_BOUND)) {
+    Value self, fn;
+    if (!ad_J_value(vm, AS_BOUND(v)->self, &self) || !ad_J_value(vm, AS_BOUND(v)->fn, &fn)) return false;
+    *out = ad_jbound(self, fn);
     return true;
   }
   *out = v;
@@ -215,9 +248,32 @@ bool ad_J_value(MistVM *vm, Value v, Value *out) {
 /* The wrapper's C function: vm->callee is the wrapper being called. */
 static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   ObjBuiltin *self = vm->callee;
-  if (kw && kw->n) return lang_raise(vm, "TypeError", "cannot differentiate a call of %s with keyword arguments yet", self->name);
+  if (kw && kw->n) {
+    if (argc < 1) return lang_raise(vm, "TypeError", "internal error: J builtin without continuation");
+    Value v, bp;
+    if (!ad_J_call(vm, v_obj(self), argc - 1, argv + 1, kw, &v, &bp)) return false;
+    return ad_J_finish(vm, argv[0], v, bp, out);
+  }
   return jbuiltin_call(vm, self, argc, argv, out);
 }
+
+bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule) {
+  if (!v_is_obj(w, O_BUILTIN) || AS_BUILTIN(w)->fn != jwrap_fn) return false;
+  JBuiltin *jb = AS_BUILTIN(w)->data;
+  *fn = jb->fn;
+  *rule = jb->rule;
+  return true;
+}
+
+bool ad_is_grad_builtin(Value fn) {
+  return v_is_obj(fn, O_BUILTIN) && (AS_BUILTIN(fn)->fn == b_grad || AS_BUILTIN(fn)->fn == b_value_and_grad);
+}
+
+bool ad_grad_rule(MistVM *vm, Value fn, int n, const Value *argv, const KwArgs *kw, Value *t) {
+  return grad_rule(vm, AS_BUILTIN(fn), n, argv, kw, t);
+}
+
+Value ad_no_rule_bp(Value fn) { return no_rule_bp(AS_BUILTIN(fn)); }
 
 static bool p_J_hook(MistVM *vm, Value v, Value *out) { return ad_J_value(vm, v, out); }
 
@@ -232,7 +288,9 @@ bool ad_nondiff_builtin(const char *name) {
     "zeros", "ones", "full", "arange", "linspace", "eye", "randn", "rand", "argmax", "one_hot",
     "allclose", "isinstance", "dict", "keys", "values", "items", "get", "index", "count", "upper",
     "lower", "strip", "lstrip", "rstrip", "join", "replace", "startswith", "endswith", "find",
-    "format", "zfill", "set_mode", "set_device", NULL,
+    "format", "zfill", "set_mode", "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha",
+    "isalnum", "isspace", "isupper", "islower", "split", "rsplit", "rfind", "rindex", "ljust", "rjust",
+    "center", "shape", "dtype", "ndim", "size", "device", "zeros_like", "ones_like", "argmin", NULL,
   };
   for (int i = 0; names[i]; i++)
     if (strcmp(names[i], name) == 0) return true;
@@ -262,10 +320,11 @@ static bool parse_argnums(MistVM *vm, const char *who, Value a, int nparams, int
     return lang_raise(vm, "TypeError", "%s: argnums must be an int or a tuple of ints", who);
   }
   for (int i = 0; i < *n; i++) {
+    int given = (*nums)[i];
     if ((*nums)[i] < 0) (*nums)[i] += nparams;
     if ((*nums)[i] < 0 || (*nums)[i] >= nparams)
       return lang_raise(vm, "ValueError", "%s: argnums %d is out of range for a function of %d parameters", who,
-                        (*nums)[i], nparams);
+                        given, nparams);
   }
   return true;
 }
@@ -352,7 +411,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   y->name = lang_str("y");
   IrNode *B = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(1), sp));
   B->name = lang_str("backprop");
-  IrNode *s = ir_prim_apply(u, g, IR_P_SEED, sp, 1, y);
+  IrNode *s = ir_prim_apply(u, g, IR_P_SEED, sp, 2, y, ir_const(u, v_obj(lang_str(who)), sp));
   IrNode *r = ir_apply(u, g, 2, (IrNode *[]){B, s}, sp);
   IrNode **grads = lang_alloc((nn ? nn : 1) * sizeof *grads);
   for (int i = 0; i < nn; i++) {
@@ -396,7 +455,8 @@ static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
     if (!ad_J_value(vm, argv[i + 1], &args[i + 1])) return false;
   Value t;
   if (!vm->call(vm, fj, n + 1, args, NULL, &t)) return false;
-  Value y = AS_SEQ(t)->items[0], B = AS_SEQ(t)->items[1];
+  /* a function returned is handed back as the ordinary function */
+  Value y = primal_of(vm, AS_SEQ(t)->items[0]), B = AS_SEQ(t)->items[1];
   /* pullback(ct): r = B(ct); (zeros_like(x_i) + r[i + 1], ...) */
   IrUnit *u = ir_unit_new();
   Span sp = span_none();
@@ -479,4 +539,6 @@ void ad_register(MistVM *vm) {
   /* for the rules in stdlib/ad_rules.ms */
   lang_dict_put(vm->builtins, lang_str("_ad_kid"), vm->ad_kid);
   lang_dict_put(vm->builtins, lang_str("_gadd"), ir_prim_value(vm, IR_P_GADD));
+  ad_register_names(vm);
+  ad_register_calls(vm);
 }

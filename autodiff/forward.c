@@ -246,19 +246,41 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_SENS_LIKE, sp, 2, a[0], tangent(w, in[2])));
       return;
+    case IR_P_J:
+      /* forward over reverse (jvp of grad): the F-world value of J(f) is
+       * F of J(f), built when it runs (ad_F_J) */
+      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, IR_P_J), sp), 2, (IrNode *[]){a[0], tangent(w, in[1])});
+      return;
+    case IR_P_BP_CALL: {
+      /* bp_call(bp, d, n): the call bp(d) (None for a zero d or bp) */
+      IrNode *ra[4] = {a[0], a[1], tangent(w, in[2]), a[2]};
+      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, IR_P_BP_CALL), sp), 4, ra);
+      return;
+    }
     case IR_P_CALL_KW:
     case IR_P_CALL_METHOD:
-    case IR_P_GETATTR:
-    case IR_P_J:
-    case IR_P_BP_CALL:
+    case IR_P_GETATTR: {
+      /* bound when the call runs (calls.c): call_kw(f, names, tans, args...);
+       * the others (x, tx, name, [tans, args...]) */
+      IrNode **ra = lang_alloc((nargs + 3) * sizeof *ra);
+      int m = 0;
+      ra[m++] = a[0];
+      if (p != IR_P_CALL_KW) ra[m++] = tangent(w, in[1]);
+      ra[m++] = a[1];
+      if (p != IR_P_GETATTR) {
+        IrNode **ts = lang_alloc((nargs ? nargs : 1) * sizeof *ts);
+        for (int j = 2; j < nargs; j++) ts[j - 2] = tangent(w, in[j + 1]);
+        ra[m++] = ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, sp, nargs - 2, ts);
+        for (int j = 2; j < nargs; j++) ra[m++] = a[j];
+      }
+      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, p), sp), m, ra);
+      return;
+    }
     case IR_P_BP_CALL_J: {
       /* computed on the values; a tangent reaching them is an error */
       StrBuf sb;
       sb_init(&sb);
-      if (p == IR_P_CALL_METHOD || p == IR_P_GETATTR)
-        sb_printf(&sb, "through .%s (line %d) in forward mode: not supported yet", AS_STR(in[2]->value)->data, sp.line);
-      else
-        sb_printf(&sb, "through %s (line %d) in forward mode: not supported yet", ir_prims[p].name, sp.line);
+      sb_printf(&sb, "through %s (line %d) in forward mode: not supported yet", ir_prims[p].name, sp.line);
       for (int j = 1; j < y->nin; j++)
         if (in[j]->kind != IR_CONST)
           prim(w, g, IR_P_NO_DERIVATIVE, sp, 2, tangent(w, in[j]), ir_const(w->u, v_obj(lang_str(sb.data)), sp));
@@ -266,6 +288,21 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       return;
     }
     default: {
+      if (p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS) {
+        /* a sensitivity primitive of a derivative (jvp of grad): a call
+         * of its Mist definition, transformed */
+        Value def = ad_sens_definition(w->vm, p), fdef;
+        if (def.tag == V_UNBOUND || !ad_F_value(w->vm, def, &fdef)) {
+          w->failed = true;
+          return;
+        }
+        IrNode **ca = lang_alloc((nargs + 2) * sizeof *ca);
+        call_args(w, g, y, 1, ca + 1);
+        ca[0] = ir_const(w->u, fdef, sp);
+        IrNode *t = ir_apply(w->u, g, nargs + 2, ca, sp);
+        set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
+        return;
+      }
       Value rule = (ir_prims[p].flags & P_DIFF) ? rule_for(w, ir_prims[p].name) : v_unbound();
       if (rule.tag == V_UNBOUND) {
         if (ir_prims[p].flags & P_DIFF) {
@@ -287,6 +324,14 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     }
   }
   IrNode *callee = in[0];
+  if (callee->kind == IR_CONST && ad_is_grad_builtin(callee->value)) {
+    /* grad(f) under jvp: F of the derivative of f (ad_F_grad_rule) */
+    IrNode **ra = lang_alloc((nargs + 2) * sizeof *ra);
+    ra[0] = callee;
+    for (int j = 0; j < nargs; j++) ra[j + 1] = val(w, in[j + 1], g);
+    pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, -1), sp), nargs + 1, ra);
+    return;
+  }
   if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(w, b->name);
@@ -378,6 +423,24 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
       fh->defaults[d] = m ? m : x;
     }
   }
+  /* remember what each transform's free variables stand for, so F(J(f))
+   * can be built from an F closure (F_of_J) */
+  Map inv = {0}, invt = {0};
+  for (size_t i = 0; i < w.val.cap; i++)
+    if (w.val.keys[i]) map_put(&inv, w.val.vals[i], (void *)w.val.keys[i]);
+  for (size_t i = 0; i < w.tan.cap; i++)
+    if (w.tan.keys[i]) map_put(&invt, w.tan.vals[i], (void *)w.tan.keys[i]);
+  for (int i = 0; i < w.nwork; i++) {
+    IrGraph *fh = map_get(&w.fg, w.work[i]);
+    ir_free_vars(fh);
+    fh->forig = lang_alloc((fh->nfv ? fh->nfv : 1) * sizeof *fh->forig);
+    fh->ftan = lang_alloc_atomic((fh->nfv ? fh->nfv : 1) * sizeof *fh->ftan);
+    for (int k = 0; k < fh->nfv; k++) {
+      fh->forig[k] = map_get(&inv, fh->fv[k]);
+      fh->ftan[k] = !fh->forig[k];
+      if (!fh->forig[k]) fh->forig[k] = map_get(&invt, fh->fv[k]);
+    }
+  }
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, w.u)) return NULL;
 #endif
@@ -390,7 +453,8 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
 static bool fwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   ObjBuiltin *self = vm->callee;
   Value *info = self->data;   /* {builtin, rule} */
-  if (kw && kw->n) return lang_raise(vm, "TypeError", "cannot differentiate a call of %s with keyword arguments yet", self->name);
+  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: F builtin without tangents");
+  if (kw && kw->n) return ad_F_call(vm, v_obj(self), argv[0], argc - 1, argv + 1, kw, out);
   int n = argc - 1;
   if (info[1].tag != V_UNBOUND) {
     Value *ra = lang_alloc((2 * n + 1) * sizeof *ra);
@@ -402,9 +466,120 @@ static bool fwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, 
     }
     return vm->call(vm, info[1], 2 * n, ra, NULL, out);
   }
-  Value y;
-  if (!vm->call(vm, info[0], n, argv + 1, NULL, &y)) return false;
-  *out = lang_tuple_of(2, y, v_none());
+  return ad_F_call(vm, v_obj(self), argv[0], n, argv + 1, NULL, out);
+}
+
+/* F of J(x), given x's F-world value xf and tangent tx: for a function,
+ * a closure of F(J(h)) over the J-world values of what it captured and
+ * their tangents; other values are their own J. */
+static bool F_of_J(MistVM *vm, Value xf, Value tx, Value *vout, Value *tout) {
+  *tout = tx;
+  if (!v_is_obj(xf, O_FUNC)) {
+    if (v_is_obj(xf, O_BUILTIN) && !ad_fbuiltin_parts(xf, &(Value){0}, &(Value){0}))
+      return ad_J_value(vm, xf, vout);
+    if (v_is_obj(xf, O_BUILTIN))
+      return lang_raise(vm, "TypeError", "cannot take jvp of a derivative through the builtin %s passed as a value yet",
+                        AS_BUILTIN(xf)->name);
+    *vout = xf;
+    return true;
+  }
+  ObjFunc *ff = AS_FUNC(xf);
+  IrGraph *fg = ff->graph, *h = fg->jsource;
+  if (!h || !fg->forig)
+    return lang_raise(vm, "TypeError", "cannot take jvp of a derivative of this function yet");
+  /* the captured values of h and their tangents, from the F closure */
+  ir_free_vars(h);
+  ir_free_vars(fg);
+  if (!fg->forig) return lang_raise(vm, "TypeError", "cannot take jvp of a derivative of this function yet");
+  Value *hv = lang_alloc((2 * h->nfv + 1) * sizeof *hv);
+  for (int i = 0; i < 2 * h->nfv; i++) hv[i] = v_none();
+  for (int k = 0; k < fg->nfv && k < ff->nenv; k++)
+    for (int i = 0; i < h->nfv; i++)
+      if (fg->forig[k] == h->fv[i]) hv[2 * i + fg->ftan[k]] = ff->env[k];
+  IrGraph *jg = ad_reverse(vm, h);
+  if (!jg) return false;
+  IrGraph *fjg = ad_forward(vm, jg);
+  if (!fjg) return false;
+  IrGraph *jenv = jg->parent, *fjenv = fjg->parent;
+  ir_free_vars(jg);
+  ir_free_vars(fjg);
+  Value *env = lang_alloc((fjg->nfv ? fjg->nfv : 1) * sizeof *env);
+  for (int k = 0; k < fjg->nfv; k++) {
+    int i = 0;
+    while (i < fjenv->nparams && fjenv->params[i] != fjg->fv[k]) i++;
+    env[k] = v_none();
+    if (i == fjenv->nparams || i / 2 >= jg->nfv) continue;
+    /* J(h)'s free variable i/2 is parameter m of its env graph: h's m-th */
+    int m = 0;
+    while (m < jenv->nparams && jenv->params[m] != jg->fv[i / 2]) m++;
+    if (m == jenv->nparams || m >= h->nfv) continue;
+    Value jv, jt;
+    if (!F_of_J(vm, hv[2 * m], hv[2 * m + 1], &jv, &jt)) return false;
+    env[k] = i % 2 == 0 ? jv : jt;
+  }
+  *vout = v_obj(ev_closure(vm, fjg, env));
+  *tout = v_none();
+  return true;
+}
+
+/* _F_J(xf, tx) -> (F-world value of J(x), tangent) */
+bool ad_F_J_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Value v, t;
+  if (argc != 2 || !F_of_J(vm, argv[0], argv[1], &v, &t)) return argc == 2 ? false : lang_raise(vm, "TypeError", "bad _F_J");
+  *out = lang_tuple_of(2, v, t);
+  return true;
+}
+
+/* _F_grad(grad, ff, args...) -> (F-world value of grad(f, args...), None):
+ * the forward transform of grad(f)'s graph over f's F-world value. */
+bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 2) return lang_raise(vm, "TypeError", "grad() takes 1 or 2 arguments (%d given)", argc - 1);
+  Value ff = argv[1], pf = ff, g;
+  if (v_is_obj(ff, O_FUNC) && AS_FUNC(ff)->graph->forig) {
+    /* grad needs f's own parameters: a closure of the graph F(f) came from */
+    IrGraph *h = AS_FUNC(ff)->graph->jsource;
+    ir_free_vars(h);
+    Value *env = lang_alloc((h->nfv + 1) * sizeof *env);
+    for (int i = 0; i < h->nfv; i++) env[i] = v_none();
+    ObjFunc *p = ev_closure(vm, h, env);
+    p->ndefaults = AS_FUNC(ff)->ndefaults;
+    p->defaults = AS_FUNC(ff)->defaults;
+    pf = v_obj(p);
+  } else if (v_is_obj(ff, O_BUILTIN)) {
+    Value fn, rule;
+    if (ad_fbuiltin_parts(ff, &fn, &rule)) pf = fn;
+  }
+  Value *a = lang_alloc(argc * sizeof *a);
+  memcpy(a, argv + 1, (argc - 1) * sizeof *a);
+  a[0] = pf;
+  if (!vm->call(vm, argv[0], argc - 1, a, kw, &g)) return false;
+  IrGraph *G = AS_FUNC(g)->graph, *fG = ad_forward(vm, G);
+  if (!fG) return false;
+  ir_free_vars(fG);
+  Value *env = lang_alloc((fG->nfv + 1) * sizeof *env);
+  for (int k = 0; k < fG->nfv; k++) env[k] = fG->fv[k] == fG->parent->params[0] ? ff : v_none();
+  *out = lang_tuple_of(2, v_obj(ev_closure(vm, fG, env)), v_none());
+  return true;
+}
+
+/* _F_bp_call(bp, d, td, n) -> (bp(d), its tangent): bp is an F-world function */
+bool ad_F_bp_call_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 4) return lang_raise(vm, "TypeError", "bad _F_bp_call");
+  if (argv[0].tag == V_NONE || argv[1].tag == V_NONE) {
+    Value r, a[3] = {argv[0], argv[1], argv[3]};
+    if (!ev_prim_fn(IR_P_BP_CALL)(vm, 3, a, NULL, &r)) return false;
+    *out = lang_tuple_of(2, r, v_none());
+    return true;
+  }
+  Value in[2] = {lang_tuple_of(1, argv[2]), argv[1]};
+  return vm->call(vm, argv[0], 2, in, NULL, out);
+}
+
+bool ad_fbuiltin_parts(Value w, Value *fn, Value *rule) {
+  if (!v_is_obj(w, O_BUILTIN) || AS_BUILTIN(w)->fn != fwrap_fn) return false;
+  Value *info = AS_BUILTIN(w)->data;
+  *fn = info[0];
+  *rule = info[1];
   return true;
 }
 
@@ -426,6 +601,12 @@ bool ad_F_value(MistVM *vm, Value v, Value *out) {
     ObjBuiltin *wb = lang_builtin_new(b->name, fwrap_fn, -1, -1);
     wb->data = info;
     *out = v_obj(wb);
+    return true;
+  }
+  if (v_is_obj(v, O_BOUND)) {
+    Value self, ff;
+    if (!ad_F_value(vm, AS_BOUND(v)->self, &self) || !ad_F_value(vm, AS_BOUND(v)->fn, &ff)) return false;
+    *out = ad_fbound(self, v_none(), ff);
     return true;
   }
   if (v_is_obj(v, O_FUNC)) {

@@ -43,6 +43,8 @@ typedef struct Ad {
   int nwork, capwork;
   ObjModule *rules;
   IrGraph *envg;       /* holds the root's free variables as parameters */
+  Map kfix;            /* branch graph -> the continuation its transform uses */
+  Map nok;             /* a call of such a branch: called with no continuation */
   bool failed;
 } Ad;
 
@@ -53,6 +55,7 @@ typedef enum {
   BK_BPCALL,    /* a backpropagator called in a transformed program */
   BK_INLINE,    /* a structural primitive: written out in backward() */
   BK_NODIFF,    /* sensitivity reaching it is an error */
+  BK_SENS,      /* a hot primitive or math builtin: its sensitivity primitives */
 } BackKind;
 
 typedef struct Fill {
@@ -120,7 +123,7 @@ static IrGraph *jgraph(Ad *ad, IrGraph *h) {
   j->display = h->display;
   j->module = h->module;
   map_put(&ad->jg, h, j);
-  ir_param(ad->u, j, lang_str("k"), h->span);
+  if (!map_get(&ad->kfix, h)) ir_param(ad->u, j, lang_str("k"), h->span);
   for (int i = 0; i < h->nparams; i++) map_put(&ad->fwd, h->params[i], ir_param(ad->u, j, h->params[i]->name, h->params[i]->span));
   if (ad->nwork == ad->capwork) {
     ad->capwork = ad->capwork ? 2 * ad->capwork : 16;
@@ -154,6 +157,71 @@ static IrNode *fwd(Fill *f, IrNode *x, IrGraph *jg) {
 }
 
 static Value rule_for(Ad *ad, const char *name) { return ad_module_global(ad->rules, "J_", name); }
+
+/* ---- the fast rules: sensitivity primitives ---- */
+
+/* The sensitivity primitive (ops.def) of call y, when y is one of the
+ * hot primitives or math builtins with one argument per parameter: its
+ * forward step is y itself and its backward step one sensitivity
+ * primitive per argument, no tuple, closure or call.  -1 otherwise. */
+static int sens_prim_of(MistVM *vm, IrNode *y) {
+  static const struct { const char *name; IrPrim sens; } math[] = {
+    {"exp", IR_P_EXP_SENS}, {"log", IR_P_LOG_SENS}, {"sqrt", IR_P_SQRT_SENS}, {"sin", IR_P_SIN_SENS},
+    {"cos", IR_P_COS_SENS}, {"tanh", IR_P_TANH_SENS}, {"sigmoid", IR_P_SIGMOID_SENS},
+    {"relu", IR_P_RELU_SENS},
+  };
+  switch (ir_node_prim(y)) {
+  case IR_P_ADD: return IR_P_ADD_SENS;
+  case IR_P_SUB: return IR_P_SUB_SENS;
+  case IR_P_MUL: return IR_P_MUL_SENS;
+  case IR_P_TRUEDIV: return IR_P_TRUEDIV_SENS;
+  case IR_P_POW: return IR_P_POW_SENS;
+  case IR_P_NEG: return IR_P_NEG_SENS;
+  case IR_P_POS: return IR_P_POS_SENS;
+  case -1: break;
+  default: return -1;
+  }
+  IrNode *c = y->in[0];
+  if (y->kind != IR_APPLY || y->nin != 2 || c->kind != IR_CONST || !v_is_obj(c->value, O_BUILTIN)) return -1;
+  ObjBuiltin *b = AS_BUILTIN(c->value);
+  for (size_t i = 0; i < sizeof math / sizeof *math; i++) {
+    Value v;
+    /* the builtin itself, not another function of that name */
+    if (strcmp(b->name, math[i].name) == 0)
+      return vm->builtins && lang_dict_get(vm->builtins, lang_str(b->name), &v) && v_is_obj(v, O_BUILTIN) &&
+                     AS_BUILTIN(v) == b ? (int)math[i].sens : -1;
+  }
+  return -1;
+}
+
+static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }
+
+/* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
+ * Unbound with an error raised when it cannot be had. */
+Value ad_sens_definition(MistVM *vm, int p) {
+  if (!vm->ad_sens_fns) {
+    Value *fns = lang_alloc(IR_NPRIMS * sizeof *fns);
+    for (int i = 0; i < IR_NPRIMS; i++) fns[i] = v_unbound();
+    vm->ad_sens_fns = fns;
+  }
+  if (vm->ad_sens_fns[p].tag != V_UNBOUND) return vm->ad_sens_fns[p];
+  ObjModule *m = ad_stdlib_module(vm, "ad_sens");
+  if (!m) return v_unbound();
+  Value fn = ad_module_global(m, "", ir_prims[p].name);
+  if (fn.tag == V_UNBOUND) {
+    lang_raise(vm, "NameError", "%s is missing from stdlib/ad_sens.ms", ir_prims[p].name);
+    return fn;
+  }
+  vm->ad_sens_fns[p] = fn;
+  return fn;
+}
+
+/* vm->ad_sens: what the C fast paths of prims_sens.c leave. */
+static bool sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out) {
+  Value fn = ad_sens_definition(vm, p);
+  if (fn.tag == V_UNBOUND) return false;
+  return vm->call(vm, fn, argc, argv, NULL, out);
+}
 
 /* t = callee(args...); value = t[0]; bp = t[1] */
 static IrNode *forward_pair(Fill *f, IrNode *y, IrNode *callee, int n, IrNode **args, int i) {
@@ -215,14 +283,36 @@ static void forward(Fill *f, int i) {
       f->kind[i] = BK_BPCALL;
       break;
     }
-    case IR_P_CALL_KW: case IR_P_CALL_METHOD: case IR_P_GETATTR:
-      /* computed on the forward values; a sensitivity reaching them is
-       * an error, never silently dropped */
+    case IR_P_CALL_KW: case IR_P_CALL_METHOD: case IR_P_GETATTR: {
+      /* which parameter an argument is, or what x.name is, is known only
+       * when the call runs: rules in calls.c bind it then */
+      Value rule = p == IR_P_CALL_KW ? ad_call_kw_rule(ad->vm)
+                   : p == IR_P_CALL_METHOD ? ad_call_method_rule(ad->vm) : ad_getattr_rule(ad->vm);
       mapped_args(f, y, 1, args);
-      v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
-      f->kind[i] = BK_NODIFF;
+      v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
       break;
+    }
     default: {
+      if (sens_prim_of(ad->vm, y) >= 0) {
+        /* the value, plainly; the backward step is sensitivity primitives */
+        mapped_args(f, y, 1, args);
+        v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
+        f->kind[i] = BK_SENS;
+        break;
+      }
+      if (is_sens_prim(p)) {
+        /* in a derivative being differentiated: a call of its Mist
+         * definition, whose transform gives the higher derivative */
+        Value def = ad_sens_definition(ad->vm, p), jdef;
+        if (def.tag == V_UNBOUND || !ad_J_value(ad->vm, def, &jdef)) {
+          ad->failed = true;
+          return;
+        }
+        args[0] = kconst(ad, ad->vm->ad_kid);
+        mapped_args(f, y, 1, args + 1);
+        v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, args, i);
+        break;
+      }
       Value rule = (ir_prims[p].flags & P_DIFF) ? rule_for(ad, ir_prims[p].name) : v_unbound();
       mapped_args(f, y, 1, args);
       if (rule.tag != V_UNBOUND) {
@@ -236,6 +326,11 @@ static void forward(Fill *f, int i) {
       }
     }
     }
+  } else if (sens_prim_of(ad->vm, y) >= 0) {
+    /* a math builtin with a fast rule: the value, plainly */
+    mapped_args(f, y, 1, args);
+    v = call_in(ad, f->jh, callee, nargs, args, y->span);
+    f->kind[i] = BK_SENS;
   } else if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(ad, b->name);
@@ -250,14 +345,19 @@ static void forward(Fill *f, int i) {
     } else if (rule.tag != V_UNBOUND) {
       v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
     } else {
+      /* without a rule: computed, and a sensitivity reaching it is an
+       * error (a keyword or method call's rule from calls.c, in a second
+       * derivative, among them) */
       v = call_in(ad, f->jh, callee, nargs, args, y->span);
       if (!ad_nondiff_builtin(b->name)) f->kind[i] = BK_NODIFF;
     }
   } else {
-    /* a graph or a function value: f'(kid, args') */
+    /* a graph or a function value: f'(kid, args'), or a branch of an
+     * if, whose transform knows its continuation: J(switch)() */
     args[0] = kconst(ad, ad->vm->ad_kid);
     mapped_args(f, y, 1, args + 1);
-    v = forward_pair(f, y, fwd(f, callee, f->jh), nargs + 1, args, i);
+    if (map_get(&ad->nok, y)) v = forward_pair(f, y, fwd(f, callee, f->jh), 0, args, i);
+    else v = forward_pair(f, y, fwd(f, callee, f->jh), nargs + 1, args, i);
   }
   if (v->kind == IR_APPLY && !v->name) v->name = y->name;
   map_put(&ad->fwd, y, v);
@@ -399,17 +499,30 @@ static void backward(Fill *f, int last) {
       StrBuf sb;
       sb_init(&sb);
       int p = ir_node_prim(y);
-      if (p == IR_P_CALL_METHOD || p == IR_P_GETATTR)
-        sb_printf(&sb, "through .%s (line %d): not supported yet", AS_STR(y->in[2]->value)->data, y->span.line);
+      if (p < 0 && ad_is_call_rule(y->in[0]->value))
+        sb_printf(&sb, "a keyword or method call twice (line %d): higher derivatives through them are not supported yet",
+                  y->span.line);
       else if (p < 0)
         sb_printf(&sb, "through %s() (line %d): it has no derivative rule yet",
                   AS_BUILTIN(y->in[0]->value)->name, y->span.line);
       else
-        sb_printf(&sb, "through a call with keyword arguments (line %d): not supported yet", y->span.line);
+        sb_printf(&sb, "through %s (line %d)", ir_prims[p].name, y->span.line);
       prim_in(ad, b, IR_P_NO_DERIVATIVE, y->span, 2, d, kconst(ad, v_obj(lang_str(sb.data))));
       break;
     }
     case BK_INLINE: backward_inline(f, y, d); break;
+    case BK_SENS: {
+      /* one sensitivity primitive per argument that can take one */
+      int sp = sens_prim_of(ad->vm, y);
+      for (int j = 1; j < y->nin; j++) {
+        IrNode *x = y->in[j];
+        if (x->kind == IR_CONST || !in_transform(f, x)) continue;
+        IrNode *s = y->nin == 3 ? prim_in(ad, b, sp, y->span, 4, d, bfwd(f, y->in[1]), bfwd(f, y->in[2]), kint(ad, j - 1))
+                                : prim_in(ad, b, sp, y->span, 3, d, bfwd(f, x), map_get(&ad->fwd, y));
+        contribute(f, x, s);
+      }
+      break;
+    }
     case BK_BP:
     case BK_BPCALL: {
       /* bp_call(bp, d, n, k1..km): sensitivities for bp, k1..km and d */
@@ -454,19 +567,40 @@ static bool is_tail_call(IrGraph *h, IrNode *y) {
   return true;
 }
 
+/* Is y, a node of h, the call switch(c, @a, @b)() of an if's branches,
+ * the only use of that switch?  The branches' transforms then take no
+ * continuation: they use the one this call would pass (the rest of h's
+ * backward pass for a tail call, the identity otherwise), so the
+ * transform is again switch(c', @Ja, @Jb)(), which the interpreter runs
+ * as blocks of one frame, with no closure made for either branch and,
+ * backward, a direct call of the continuation. */
+static bool is_branch_call(IrGraph *h, IrNode *y) {
+  if (y->kind != IR_APPLY || y->nin != 1) return false;
+  IrNode *s = y->in[0];
+  if (ir_node_prim(s) != IR_P_SWITCH || s->graph != h) return false;
+  for (int j = 2; j <= 3; j++) {
+    IrGraph *a = ir_node_graph(s->in[j]);
+    if (!a || a->parent != h || !(a->flags & IRG_BRANCH) || a->nparams || a->ndefaults) return false;
+  }
+  if (ir_node_graph(s->in[2]) == ir_node_graph(s->in[3]) || h->ret == s) return false;
+  for (int i = 0; i < h->nnodes; i++)
+    for (int j = 0; j < h->nodes[i]->nin; j++)
+      if (h->nodes[i]->in[j] == s && h->nodes[i] != y) return false;
+  return true;
+}
+
 static void fill(Ad *ad, IrGraph *h) {
   Fill f = {0};
   f.ad = ad;
   f.h = h;
   f.jh = map_get(&ad->jg, h);
-  f.k = f.jh->params[0];
+  IrNode *kfix = map_get(&ad->kfix, h);
+  f.k = kfix ? kfix : f.jh->params[0];
   int n = h->nnodes;
   f.kind = lang_alloc_atomic((n ? n : 1) * sizeof *f.kind);
   f.bp = lang_alloc((n ? n : 1) * sizeof *f.bp);
   bool tail = n > 0 && is_tail_call(h, h->nodes[n - 1]);
   int nfwd = tail ? n - 1 : n;
-  for (int i = 0; i < nfwd && !ad->failed; i++) forward(&f, i);
-  if (ad->failed) return;
 
   StrBuf sb;
   sb_init(&sb);
@@ -474,6 +608,23 @@ static void fill(Ad *ad, IrGraph *h) {
   f.b = ir_graph_new(ad->u, sb.data, f.jh, IRG_BRANCH, h->span);
   f.b->display = h->display;
   f.b->module = h->module;
+  /* the branches of an if called here get their continuation now, before
+   * their transforms are made */
+  for (int i = 0; i < n; i++) {
+    IrNode *y = h->nodes[i];
+    if (!is_branch_call(h, y)) continue;
+    IrNode *k = tail && i == n - 1 ? ir_const_graph(ad->u, f.b, y->span) : kconst(ad, ad->vm->ad_kid);
+    for (int j = 2; j <= 3; j++) {
+      IrGraph *a = ir_node_graph(y->in[0]->in[j]);
+      if (map_get(&ad->jg, a)) continue;   /* (cannot happen: a branch has one switch) */
+      map_put(&ad->kfix, a, k);
+    }
+    if (map_get(&ad->kfix, ir_node_graph(y->in[0]->in[2])) == k && map_get(&ad->kfix, ir_node_graph(y->in[0]->in[3])) == k)
+      map_put(&ad->nok, y, y);
+  }
+  for (int i = 0; i < nfwd && !ad->failed; i++) forward(&f, i);
+  if (ad->failed) return;
+
   if (tail) {
     /* JH: return f'(K, args'); K((denv, da...)) runs the rest backwards */
     IrNode *y = h->nodes[n - 1];
@@ -486,7 +637,8 @@ static void fill(Ad *ad, IrGraph *h) {
     IrNode **args = lang_alloc((nargs + 1) * sizeof *args);
     args[0] = ir_const_graph(ad->u, f.b, y->span);
     for (int j = 0; j < nargs; j++) args[j + 1] = fwd(&f, y->in[j + 1], f.jh);
-    f.jh->ret = call_in(ad, f.jh, fwd(&f, y->in[0], f.jh), nargs + 1, args, y->span);
+    if (map_get(&ad->nok, y)) f.jh->ret = call_in(ad, f.jh, fwd(&f, y->in[0], f.jh), 0, args, y->span);
+    else f.jh->ret = call_in(ad, f.jh, fwd(&f, y->in[0], f.jh), nargs + 1, args, y->span);
     map_put(&ad->fwd, y, f.jh->ret);
   } else {
     /* JH: return (value', B); B(dout) runs everything backwards */
@@ -506,6 +658,7 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
   ad.vm = vm;
   ad.u = ir_unit_new();
   if (!(ad.rules = ad_stdlib_module(vm, "ad_rules"))) return NULL;
+  vm->ad_sens = sens_hook;
   ir_free_vars(g);
   /* the free variables of g become parameters of an environment graph
    * that encloses the transform, in g->fv order */

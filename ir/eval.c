@@ -649,10 +649,16 @@ ObjFunc *ev_closure(MistVM *vm, IrGraph *g, const Value *env) {
 static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 /* Bind arguments to a function's parameters as Python does, with its
- * error messages. */
-static bool bind_args(MistVM *vm, IrGraph *g, const char *name, int argc, const Value *argv,
-                      const KwArgs *kw, int ndefaults, const Value *defaults, Value *params) {
-  int np = g->nparams, nreq = np - ndefaults;
+ * error messages.  The first `skip` parameters (a transform's
+ * continuation) are taken from the first `skip` arguments and are not
+ * the caller's to name; where[j], if asked for, is the parameter (after
+ * those) that argument j (positional, then keyword) went to. */
+static bool bind_args_from(MistVM *vm, IrGraph *g, int skip, const char *name, int argc, const Value *argv,
+                           const KwArgs *kw, int ndefaults, const Value *defaults, Value *params, int *where) {
+  int np = g->nparams - skip, nreq = np - ndefaults;
+  IrNode **pn = g->params + skip;
+  for (int i = 0; i < skip; i++) params[i] = argv[i];
+  params += skip, argv += skip, argc -= skip;
   if (argc > np) {
     if (ndefaults)
       return lang_raise(vm, "TypeError", "%s() takes from %d to %d positional arguments but %d %s given",
@@ -661,11 +667,14 @@ static bool bind_args(MistVM *vm, IrGraph *g, const char *name, int argc, const 
                       plural(np, "argument", "arguments"), argc, argc == 1 ? "was" : "were");
   }
   for (int i = 0; i < np; i++) params[i] = v_unbound();
-  for (int i = 0; i < argc; i++) params[i] = argv[i];
+  for (int i = 0; i < argc; i++) {
+    params[i] = argv[i];
+    if (where) where[i] = i;
+  }
   if (kw) {
     for (int k = 0; k < kw->n; k++) {
       int i = 0;
-      while (i < np && !lang_str_eq(g->params[i]->name, kw->names[k])) i++;
+      while (i < np && !lang_str_eq(pn[i]->name, kw->names[k])) i++;
       if (i == np)
         return lang_raise(vm, "TypeError", "%s() got an unexpected keyword argument '%s'", name,
                           kw->names[k]->data);
@@ -673,6 +682,7 @@ static bool bind_args(MistVM *vm, IrGraph *g, const char *name, int argc, const 
         return lang_raise(vm, "TypeError", "%s() got multiple values for argument '%s'", name,
                           kw->names[k]->data);
       params[i] = kw->values[k];
+      if (where) where[argc + k] = i;
     }
   }
   int missing = 0;
@@ -689,12 +699,17 @@ static bool bind_args(MistVM *vm, IrGraph *g, const char *name, int argc, const 
       if (params[i].tag != V_UNBOUND) continue;
       k++;
       if (k > 1) sb_adds(&sb, missing == 2 ? " and " : k == missing ? ", and " : ", ");
-      sb_printf(&sb, "'%s'", g->params[i]->name->data);
+      sb_printf(&sb, "'%s'", pn[i]->name->data);
     }
     return lang_raise(vm, "TypeError", "%s() missing %d required positional %s: %s", name, missing,
                       plural(missing, "argument", "arguments"), sb.data);
   }
   return true;
+}
+
+static bool bind_args(MistVM *vm, IrGraph *g, const char *name, int argc, const Value *argv,
+                      const KwArgs *kw, int ndefaults, const Value *defaults, Value *params) {
+  return bind_args_from(vm, g, 0, name, argc, argv, kw, ndefaults, defaults, params, NULL);
 }
 
 static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out);
@@ -749,6 +764,13 @@ static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const
   if (!bind_args(vm, f->graph, code->name, argc, argv, kw, f->ndefaults, f->defaults, params))
     return false;
   return enter(vm, code, params, f->env, out);
+}
+
+bool ev_bind(MistVM *vm, ObjFunc *f, const char *name, int skip, int argc, const Value *argv, const KwArgs *kw,
+             Value *params, int *where) {
+  EvCode *code = f->code ? f->code : (f->code = code_of(vm, f->graph));
+  return bind_args_from(vm, f->graph, skip, name ? name : code->name, argc, argv, kw, f->ndefaults, f->defaults,
+                        params, where);
 }
 
 bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw, Value *out) {

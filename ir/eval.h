@@ -14,8 +14,23 @@ bool ev_run_main(MistVM *vm, IrGraph *g, Value *out);
 /* Call any callable value: closure, builtin, primitive, bound method. */
 bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw, Value *out);
 
+/* Bind a call's arguments to closure f's parameters as a call would
+ * (params: f's nparams values), naming f `name` in errors (NULL: its
+ * own name).  The first `skip` parameters come from
+ * the first `skip` arguments and cannot be named; where[j] (when not
+ * NULL) is the parameter, counted after those, that argument j went to,
+ * positional arguments first, then keywords.  False with the call's
+ * TypeError raised. */
+bool ev_bind(MistVM *vm, ObjFunc *f, const char *name, int skip, int argc, const Value *argv, const KwArgs *kw,
+             Value *params, int *where);
+
 /* A closure of g over env (values in g->fv order; NULL if none). */
 ObjFunc *ev_closure(MistVM *vm, IrGraph *g, const Value *env);
+
+/* What x.name is: a property's value or a module's attribute (*bound
+ * false), or the method or builtin `name` that takes x first (*bound
+ * true).  False with AttributeError raised. */
+bool ev_lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound);
 
 /* The meaning of primitive p as a C function (ir/prims.c). */
 BuiltinFn ev_prim_fn(IrPrim p);

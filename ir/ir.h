@@ -101,6 +101,10 @@ struct IrGraph {
    * variables (in fv order) the node of jsource it stands for */
   struct IrGraph *jsource;
   IrNode **jorig;
+  /* for a forward-mode transform: for each free variable, the node of
+   * jsource whose value (ftan false) or tangent (true) it is */
+  IrNode **forig;
+  bool *ftan;
 };
 
 /* All graphs made by one lowering, for printing and passes. */

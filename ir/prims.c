@@ -10,6 +10,7 @@
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "lang/tensor.h"
+#include "ir/prims_sens.h"
 
 #define PRIM_FN(name) static bool name(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 
@@ -228,7 +229,7 @@ PRIM_FN(p_call_kw) {
 /* x.name as a function: a module's attribute, a property's value
  * (t.shape: the property's builtin called with x), else the method or
  * builtin `name` with x bound as its first argument. */
-static bool lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound) {
+bool ev_lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound) {
   *bound = false;
   Value prop;
   if (!v_is_obj(x, O_MODULE) && vm->properties && lang_dict_get(vm->properties, name, &prop))
@@ -255,7 +256,7 @@ static bool lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bou
 PRIM_FN(p_call_method) {
   Value fn;
   bool bound;
-  if (!lookup_attr(vm, argv[0], AS_STR(argv[1]), &fn, &bound)) return false;
+  if (!ev_lookup_attr(vm, argv[0], AS_STR(argv[1]), &fn, &bound)) return false;
   if (!bound) return vm->call(vm, fn, argc - 2, argv + 2, NULL, out);
   /* argv[1] (the name) is replaced by x: fn(x, args...) */
   Value *args = lang_alloc((argc - 1) * sizeof *args);
@@ -267,7 +268,7 @@ PRIM_FN(p_call_method) {
 PRIM_FN(p_getattr) {
   Value fn;
   bool bound;
-  if (!lookup_attr(vm, argv[0], AS_STR(argv[1]), &fn, &bound)) return false;
+  if (!ev_lookup_attr(vm, argv[0], AS_STR(argv[1]), &fn, &bound)) return false;
   if (!bound) {
     *out = fn;
     return true;
@@ -325,9 +326,34 @@ static bool env_merge(MistVM *vm, ObjEnv *a, ObjEnv *b, Value *out) {
   return true;
 }
 
+/* Is t the zero tensor zeros_like makes: one zero element spread over
+ * its shape by stride-0 axes? */
+static bool zero_view(const ObjTensor *t) {
+  for (int d = 0; d < t->ndim; d++)
+    if (t->strides[d] != 0) return false;
+  const char *p = lang_tensor_ptr(t);
+  switch (t->dtype) {
+  case DT_F32: return *(const float *)p == 0;
+  case DT_F64: return *(const double *)p == 0;
+  default: return false;
+  }
+}
+
+static bool same_shape(const ObjTensor *a, const ObjTensor *b) {
+  if (a->dtype != b->dtype || a->ndim != b->ndim) return false;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d]) return false;
+  return true;
+}
+
 static bool gadd(MistVM *vm, Value a, Value b, Value *out) {
   if (a.tag == V_NONE) { *out = b; return true; }
   if (b.tag == V_NONE) { *out = a; return true; }
+  if (v_is_tensor(a) && v_is_tensor(b) && same_shape(AS_TENSOR(a), AS_TENSOR(b))) {
+    /* grad's zeros_like(x) + dx: no need to add the zeros */
+    if (AS_TENSOR(a)->size > 0 && zero_view(AS_TENSOR(a))) { *out = b; return true; }
+    if (AS_TENSOR(b)->size > 0 && zero_view(AS_TENSOR(b))) { *out = a; return true; }
+  }
   if (a.tag == V_OBJ && b.tag == V_OBJ && a.o->kind == b.o->kind) {
     switch (a.o->kind) {
     case O_TUPLE:
@@ -453,6 +479,14 @@ PRIM_FN(p_sens_at) {
     *out = v_none();
     return true;
   }
+  if (v_is_tensor(x)) {
+    /* zeros shaped like x with d added at x[i]: repeated positions of an
+     * index tensor add up; integer tensors have no derivative */
+    ObjTensor *t = AS_TENSOR(x);
+    *out = v_none();
+    if (!lang_dtype_is_float(t->dtype)) return true;
+    return lang_tensor_scatter(vm, t->dtype, t->ndim, t->shape, i, d, out);
+  }
   if (x.tag == V_OBJ && (x.o->kind == O_TUPLE || x.o->kind == O_LIST)) {
     ObjSeq *xs = AS_SEQ(x);
     ObjSeq *r = x.o->kind == O_TUPLE ? lang_tuple_new(xs->len) : lang_list_new(xs->len);
@@ -485,8 +519,26 @@ PRIM_FN(p_sens_at) {
   return lang_raise(vm, "TypeError", "cannot differentiate indexing a %s yet", lang_type_name(x));
 }
 
+/* The sensitivity of a tensor x from those of its rows (a tuple or list,
+ * None for zero), as `a, b = x` gives them. */
+static bool rows_sens(MistVM *vm, ObjTensor *x, ObjSeq *rows, Value *out) {
+  *out = v_none();
+  if (!lang_dtype_is_float(x->dtype)) return true;
+  ObjTensor *r = lang_tensor_new(vm, x->dtype, x->ndim, x->shape, true);
+  if (!r) return false;
+  Value acc = v_obj(r);
+  for (size_t k = 0; k < rows->len; k++)
+    if (rows->items[k].tag != V_NONE &&
+        !lang_tensor_index_add(vm, AS_TENSOR(acc), v_int((int64_t)k), rows->items[k], &acc))
+      return false;
+  *out = acc;
+  return true;
+}
+
 PRIM_FN(p_sens_like) {
   Value x = argv[0], d = argv[1];
+  if (v_is_tensor(x) && (v_is_obj(d, O_TUPLE) || v_is_obj(d, O_LIST)))
+    return rows_sens(vm, AS_TENSOR(x), AS_SEQ(d), out);
   if (v_is_obj(x, O_LIST) && v_is_obj(d, O_TUPLE)) {
     ObjSeq *t = AS_SEQ(d);
     ObjSeq *l = lang_list_new(t->len);
@@ -500,6 +552,7 @@ PRIM_FN(p_sens_like) {
 
 PRIM_FN(p_seed) {
   Value y = argv[0];
+  const char *who = v_is_obj(argv[1], O_STR) ? AS_STR(argv[1])->data : "grad";
   if (y.tag == V_FLOAT) {
     *out = v_float(1.0);
     return true;
@@ -510,12 +563,12 @@ PRIM_FN(p_seed) {
     int64_t n;
     Value zero;
     if (lang_len(vm, y, &n) && n != 1)
-      return lang_raise(vm, "TypeError", "grad: the function must return a float or a one-element tensor; it returned a tensor of %lld elements", (long long)n);
+      return lang_raise(vm, "TypeError", "%s: the function must return a float or a one-element tensor; it returned a tensor of %lld elements", who, (long long)n);
     lang_error_clear(vm);
     if (!lang_arith(vm, OP_MUL, y, v_float(0.0), &zero)) return false;
     return lang_arith(vm, OP_ADD, zero, v_float(1.0), out);
   }
-  return lang_raise(vm, "TypeError", "grad: the function must return a float or a one-element tensor, not %s",
+  return lang_raise(vm, "TypeError", "%s: the function must return a float or a one-element tensor, not %s", who,
                     lang_type_name(y));
 }
 
@@ -548,7 +601,17 @@ static bool zeros_like(MistVM *vm, Value x, Value *out) {
       *out = v_none();
       return true;
     }
-    return lang_arith(vm, OP_MUL, x, v_float(0.0), out);   /* a tensor */
+    if (v_is_tensor(x)) {
+      /* zeros, not x * 0 (which is NaN where x is inf): one zero
+       * element viewed with x's shape, which gadd knows to skip; an
+       * integer tensor's zero derivative is an f32 one */
+      ObjTensor *t = AS_TENSOR(x);
+      ObjTensor *z = lang_tensor_new(vm, lang_dtype_is_float(t->dtype) ? t->dtype : DT_F32, 0, NULL, true);
+      if (!z || !lang_tensor_broadcast_to(vm, "zeros_like", z, t->ndim, t->shape, &z)) return false;
+      *out = v_obj(z);
+      return true;
+    }
+    return lang_arith(vm, OP_MUL, x, v_float(0.0), out);
   default: *out = v_none(); return true;
   }
 }
@@ -591,6 +654,15 @@ PRIM_FN(p_sens_without) {
     }
     *out = v_obj(r);
     return true;
+  }
+  if (v_is_tensor(d)) {
+    /* x[i] = v: x keeps the sensitivity of the elements not overwritten */
+    ObjTensor *t = AS_TENSOR(d);
+    if (!lang_dtype_is_float(t->dtype)) {
+      *out = v_none();
+      return true;
+    }
+    return lang_tensor_setitem(vm, t, i, v_float(0.0), out);
   }
   return lang_raise(vm, "TypeError", "cannot differentiate an update of a %s yet", lang_type_name(d));
 }
@@ -798,6 +870,12 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_SENS_WITHOUT] = p_sens_without, [IR_P_BP_CALL_J] = p_bp_call_j, [IR_P_JINV_ENV] = p_jinv_env,
   [IR_P_NO_DERIVATIVE] = p_no_derivative, [IR_P_TAN_ITEM] = p_tan_item, [IR_P_TAN_TUPLE] = p_tan_tuple,
   [IR_P_F] = p_F, [IR_P_CONS_LIST] = p_cons_list,
+  /* the sensitivity primitives: prims_sens.c */
+  [IR_P_ADD_SENS] = p_add_sens, [IR_P_SUB_SENS] = p_sub_sens, [IR_P_MUL_SENS] = p_mul_sens,
+  [IR_P_TRUEDIV_SENS] = p_truediv_sens, [IR_P_POW_SENS] = p_pow_sens, [IR_P_NEG_SENS] = p_neg_sens,
+  [IR_P_POS_SENS] = p_pos_sens, [IR_P_EXP_SENS] = p_exp_sens, [IR_P_LOG_SENS] = p_log_sens,
+  [IR_P_SQRT_SENS] = p_sqrt_sens, [IR_P_SIN_SENS] = p_sin_sens, [IR_P_COS_SENS] = p_cos_sens,
+  [IR_P_TANH_SENS] = p_tanh_sens, [IR_P_SIGMOID_SENS] = p_sigmoid_sens, [IR_P_RELU_SENS] = p_relu_sens,
 };
 
 BuiltinFn ev_prim_fn(IrPrim p) { return prim_fns[p]; }

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/source.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 
@@ -206,6 +207,8 @@ enum {
   R_RETURN,   /* a graph's output computed last: return EXPR */
   R_NEG,      /* minus a number: -1 in place */
   R_ASSERT,   /* the assert_fail of an assert's branch: in its assert */
+  R_KNOWN,    /* J of a known function, folded: its transform's def name in place */
+  R_DROP,     /* a pure read only a folded J used: not printed */
 };
 
 typedef struct Info {
@@ -225,6 +228,7 @@ typedef struct Info {
   bool dead;            /* a parameter of a join or loop nothing reads */
   IrNode *as;           /* assigned straight to this parameter of a join or loop */
   bool value_entry;     /* a call entering an M_LOOP for its value: a while */
+  bool fed;             /* an input of a folded J */
 } Info;
 
 /* How a graph is printed, besides as a def (M_DEF). */
@@ -272,7 +276,31 @@ typedef struct Src {
   StrBuf pre;           /* lines to print before the statement being built */
   int ind;              /* its indentation */
   bool unbound;         /* it passes an Unbound value (printed as None) */
+  /* values known when printing a function value (see fold) */
+  const Value *env;     /* the root's captured values, in its fv order */
+  int nenv;
+  PtrMap known;         /* node -> index in kv */
+  struct Known *kv;
+  int nkv, capkv;
+  PtrMap mat;           /* closures printed as their graph's def */
+  bool derived;         /* something was folded: top-level names avoid the program's */
+  PtrMap named;         /* builtin object -> index in bnames: its name */
+  const char **bnames;
+  ObjModule *home;      /* the root's module: its globals print bare */
+  ObjModule **mods;     /* other modules read, imported as _name */
+  int nmods;
+  int64_t *keys;        /* env keys, printed as their index + 1 */
+  int nkeys;
+  Taken globals;        /* the program's globals, when its module has not run */
 } Src;
+
+/* A value known for a node: the root's captured value of a free
+ * variable, a J folded to its transform, or a captured value of a
+ * closure printed as its graph's def.  subst: printed as the value. */
+typedef struct Known {
+  Value v;
+  bool subst;
+} Known;
 
 static GInfo *ginfo(Src *s, const IrGraph *g) {
   int i = g ? map_get(&s->gmap, g) : -1;
@@ -345,6 +373,9 @@ static bool belongs(IrGraph *root, IrGraph *h) {
   return !top_def || ir_is_ancestor(root, h);
 }
 
+static const char *value_name(Src *s, Value v);
+static bool materialize(Src *s, Value v, int depth);
+
 static void add_graph(Src *s, IrGraph *g) {
   if (ginfo(s, g)) return;
   s->gs = lang_realloc(s->gs, (s->ngraphs + 1) * sizeof *s->gs);
@@ -353,13 +384,192 @@ static void add_graph(Src *s, IrGraph *g) {
   map_put(&s->gmap, g, s->ngraphs++);
   for (int i = 0; i < g->nnodes; i++)
     for (int j = 0; j < g->nodes[i]->nin; j++) {
-      IrGraph *h = graph_const(g->nodes[i]->in[j]);
-      if (belongs(s->root, h)) add_graph(s, h);
+      IrNode *x = g->nodes[i]->in[j];
+      IrGraph *h = graph_const(x);
+      if (belongs(s->root, h) && !(x->kind == IR_CONST && value_name(s, x->value))) add_graph(s, h);
+      else if (!h && x->kind == IR_CONST && v_is_obj(x->value, O_FUNC)) materialize(s, x->value, 0);
     }
-  if (g->ret && belongs(s->root, graph_const(g->ret))) add_graph(s, graph_const(g->ret));
+  if (g->ret && belongs(s->root, graph_const(g->ret)) && !value_name(s, g->ret->value.tag == V_OBJ && g->ret->kind == IR_CONST ? g->ret->value : v_none()))
+    add_graph(s, graph_const(g->ret));
   for (int d = 0; d < g->ndefaults; d++) {
     IrGraph *h = g->defaults[d] ? graph_const(g->defaults[d]) : NULL;
     if (h && h->parent && ir_is_ancestor(h->parent, g)) add_graph(s, h);
+  }
+}
+
+/* ---- known values: J of a known function folded to its transform ----
+ *
+ * A derivative's graphs call J on function values: grad(f)'s graph on
+ * its captured f, a transform on the global functions it calls and on
+ * the rules.  When the printout is of a function value, many of those
+ * values are known: the root's captured values, constants, the current
+ * value of a module's global.  J of a known function is then folded:
+ * its value, the closure of the transform graph, is printed as the name
+ * of that graph's def, and the graph joins the printout (at top level),
+ * its own captured values known in turn.  So the printout holds the
+ * derived program itself, not a call that makes it at run time.  A
+ * captured value of such a graph is printed in place as a literal or a
+ * def's name where it has one, else by name with a comment. */
+
+static Known *known(Src *s, const IrNode *x) {
+  int i = map_get(&s->known, x);
+  return i < 0 ? NULL : &s->kv[i];
+}
+
+static void set_known(Src *s, IrNode *x, Value v, bool subst) {
+  if (s->nkv == s->capkv) {
+    s->capkv = s->capkv ? 2 * s->capkv : 32;
+    s->kv = lang_realloc(s->kv, s->capkv * sizeof *s->kv);
+  }
+  s->kv[s->nkv] = (Known){v, subst};
+  map_put(&s->known, x, s->nkv++);
+}
+
+/* The name under which v is a builtin (`_ad_kid`), or NULL. */
+static const char *value_name(Src *s, Value v) {
+  if (v.tag != V_OBJ) return NULL;
+  int i = map_get(&s->named, v.o);
+  return i < 0 ? NULL : s->bnames[i];
+}
+
+static bool same_value(Value a, Value b) {
+  if (a.tag != b.tag) return false;
+  switch (a.tag) {
+  case V_OBJ: return a.o == b.o;
+  case V_INT: return a.i == b.i;
+  case V_FLOAT: return memcmp(&a.f, &b.f, sizeof a.f) == 0;
+  case V_BOOL: return a.b == b.b;
+  default: return true;
+  }
+}
+
+/* A top-level def of a module: printed by name, as that module's global. */
+static bool top_def(const IrGraph *h) {
+  return h->parent && (h->parent->flags & IRG_MODULE) && (h->flags & IRG_FUNCTION) && is_ident(h->name->data);
+}
+
+/* Whether const_text writes v as a literal that makes it again. */
+static bool literal(Value v, int depth) {
+  if (depth > 32) return false;
+  switch (v.tag) {
+  case V_NONE: case V_BOOL: case V_INT: case V_FLOAT: return true;
+  case V_OBJ:
+    switch (v.o->kind) {
+    case O_STR: case O_RANGE: return true;
+    case O_TUPLE:
+    case O_LIST:
+      for (size_t i = 0; i < AS_SEQ(v)->len; i++)
+        if (!literal(AS_SEQ(v)->items[i], depth + 1)) return false;
+      return true;
+    case O_DICT:
+      for (size_t i = 0; i < AS_DICT(v)->len; i++)
+        if (!literal(AS_DICT(v)->entries[i].value, depth + 1)) return false;
+      return true;
+    default: return false;
+    }
+  default: return false;
+  }
+}
+
+/* What x is known to be when the printout runs. */
+static bool value_of(Src *s, IrNode *x, Value *v) {
+  x = resolve(x);
+  if (x->kind == IR_CONST) {
+    *v = x->value;
+    return !v_is_obj(x->value, O_GRAPH);
+  }
+  Known *k = known(s, x);
+  if (k) {
+    *v = k->v;
+    return true;
+  }
+  ObjModule *m = x->kind == IR_APPLY ? x->graph->module : NULL;
+  Value slot;
+  if (m && m->names && is_prim(x, IR_P_GLOBAL) && const_str(x->in[1]) &&
+      lang_dict_get(m->names, AS_STR(x->in[1]->value), &slot) && slot.tag == V_INT && slot.i >= 0 &&
+      (size_t)slot.i < m->nslots && m->slots[slot.i].tag != V_UNBOUND) {
+    *v = m->slots[slot.i];   /* a global as it is now */
+    return true;
+  }
+  return false;
+}
+
+/* A captured value of a printed def (node x): in place where it can be. */
+static void know_captured(Src *s, IrNode *x, Value v, int depth) {
+  if (x->kind == IR_CONST || known(s, x)) return;
+  bool fn = v_is_obj(v, O_FUNC) || v_is_obj(v, O_BUILTIN);
+  set_known(s, x, v, fn ? materialize(s, v, depth + 1) : literal(v, 0));
+}
+
+/* Whether function value v can be printed as a name that means it,
+ * adding its graph to the printout where it must be. */
+static bool materialize(Src *s, Value v, int depth) {
+  if (value_name(s, v)) return true;
+  if (!v_is_obj(v, O_FUNC) || depth > 64) return false;
+  ObjFunc *f = AS_FUNC(v);
+  IrGraph *h = f->graph;
+  if (map_get(&s->mat, f) >= 0) return true;
+  if (top_def(h)) return true;   /* a global of its module, by name */
+  if (h->flags & IRG_MODULE) return false;
+  /* its def must be at top level, and one def is one closure */
+  if (h->parent && ginfo(s, h->parent)) return false;
+  ir_free_vars(h);
+  if (f->nenv < h->nfv || f->ndefaults < h->ndefaults) return false;
+  for (int i = 0; i < h->nfv; i++) {
+    Known *k = known(s, h->fv[i]);
+    if (k && !same_value(k->v, f->env[i])) return false;
+  }
+  map_put(&s->mat, f, 1);
+  if (h == s->root) return true;
+  for (int i = 0; i < h->nfv; i++) know_captured(s, h->fv[i], f->env[i], depth);
+  for (int i = 0; i < h->ndefaults; i++)
+    if (h->defaults[i]) know_captured(s, h->defaults[i], f->defaults[f->ndefaults - h->ndefaults + i], depth);
+  add_graph(s, h);
+  return true;
+}
+
+/* Whether node n is only ever called (a callee), never passed on as a
+ * value: only then may its J be folded, since a value passed on may
+ * reach code that needs the transform's record of what it transforms
+ * (grad inside a function being differentiated), which a def printed
+ * and run again does not have; there J stays a call. */
+static bool only_called(Src *s, IrNode *n) {
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *g = s->gs[gx].g;
+    for (int i = 0; i < g->nnodes; i++)
+      for (int j = 1; j < g->nodes[i]->nin; j++)
+        if (resolve(g->nodes[i]->in[j]) == n) return false;
+    if (g->ret && resolve(g->ret) == n) return false;
+    for (int d = 0; d < g->ndefaults; d++)
+      if (g->defaults[d] && resolve(g->defaults[d]) == n) return false;
+  }
+  return true;
+}
+
+/* Fold every J of a known function in the printout, until none is
+ * left: the graphs folding adds may hold more. */
+static void fold(Src *s) {
+  if (!s->vm->ad_J) return;
+  for (int i = 0; i < s->nenv && i < s->root->nfv; i++) set_known(s, s->root->fv[i], s->env[i], false);
+  for (bool more = true; more;) {
+    more = false;
+    for (int gx = 0; gx < s->ngraphs; gx++) {
+      IrGraph *g = s->gs[gx].g;
+      for (int i = 0; i < g->nnodes; i++) {
+        IrNode *n = g->nodes[i];
+        Value v, jv;
+        if (!is_prim(n, IR_P_J) || known(s, n) || !value_of(s, n->in[1], &v) || !v_is_obj(v, O_FUNC) ||
+            !only_called(s, n))
+          continue;
+        if (!s->vm->ad_J(s->vm, v, &jv)) {
+          lang_error_clear(s->vm);   /* left as a call of J, which raises it when run */
+          continue;
+        }
+        if (!materialize(s, jv, 0)) continue;
+        set_known(s, n, jv, true);
+        s->derived = more = true;
+      }
+    }
   }
 }
 
@@ -385,10 +595,25 @@ static void count_uses(Src *s) {
   }
   for (int gi = 0; gi < s->ngraphs; gi++) {
     IrGraph *g = s->gs[gi].g;
-    for (int i = 0; i < g->nnodes; i++)
-      for (int j = 0; j < g->nodes[i]->nin; j++) add_use(s, g->nodes[i]->in[j], g->nodes[i], j, g);
+    for (int i = 0; i < g->nnodes; i++) {
+      IrNode *n = g->nodes[i];
+      bool folded = known(s, n) != NULL;
+      for (int j = 0; j < n->nin; j++) {
+        if (!folded) add_use(s, n->in[j], n, j, g);
+        else if (n->in[j]->kind != IR_CONST) info(s, n->in[j])->fed = true;
+      }
+    }
     add_use(s, g->ret, NULL, 0, g);
     for (int d = 0; d < g->ndefaults; d++) add_use(s, g->defaults[d], NULL, -1, g);
+  }
+  /* a folded J is its value; what only it read is not needed */
+  for (int k = 0; k < s->ninfos; k++) {
+    Info *in = s->infos[k];
+    IrNode *n = in->node;
+    if (in->outer || n->kind != IR_APPLY) continue;
+    int p = prim_of(n);
+    if (known(s, n)) in->role = R_KNOWN;
+    else if (in->fed && in->nuses == 0 && p >= 0 && (ir_prims[p].flags & P_PURE)) in->role = R_DROP;
   }
 }
 
@@ -971,8 +1196,11 @@ static bool can_share(Src *s, const char *name, IrGraph *g) {
 static const char *graph_base(Src *s, IrGraph *g) {
   const char *full = g->name->data, *dot = strrchr(full, '.');
   if (g->flags & (IRG_FUNCTION | IRG_MODULE)) {
-    if (g->display && is_ident(g->display->data)) return g->display->data;
-    return sanitize(dot && g != s->root && ginfo(s, g->parent) ? dot + 1 : full);
+    const char *own = g->display && is_ident(g->display->data) ? g->display->data
+                    : sanitize(dot && g != s->root && ginfo(s, g->parent) ? dot + 1 : full);
+    /* a transform of a function (J.f, J.f.inner): never the function's own name */
+    return g->jsource && !ginfo(s, g->parent) ? sanitize(full)
+         : g->jsource ? lang_str_fmt("J_%s", own)->data : own;
   }
   const char *from = full;
   for (const char *p = full; dot && p < dot; p++)
@@ -991,6 +1219,41 @@ static bool spelled(int p) {
          p == IR_P_IMPORT || p == IR_P_ASSERT_FAIL || p == IR_P_CHECK_BOUND;
 }
 
+/* The name a primitive is called by: its builtin, `_gadd` (see
+ * autodiff/names.c), or its plain name where it is a builtin so
+ * (stop_gradient) or where there is none. */
+static const char *prim_text(Src *s, int p) {
+  const char *plain = ir_prims[p].name;
+  Value v = ir_prim_value(s->vm, (IrPrim)p), b;
+  if (lang_dict_get(s->vm->builtins, lang_str(plain), &b) && b.tag == V_OBJ && b.o == v.o) return plain;
+  const char *nm = value_name(s, v);
+  return nm ? nm : plain;
+}
+
+/* A builtin by the name it is bound to. */
+static const char *builtin_text(Src *s, ObjBuiltin *b) {
+  if (b->prim >= 0) return prim_text(s, b->prim);
+  Value v = v_obj(b), old;
+  if (lang_dict_get(s->vm->builtins, lang_str(b->name), &old) && old.tag == V_OBJ && old.o == v.o) return b->name;
+  const char *nm = value_name(s, v);
+  return nm ? nm : b->name;
+}
+
+/* Whether module m's globals are read from outside the root's module:
+ * then as attributes of m, imported under module_alias. */
+static bool foreign(Src *s, ObjModule *m) {
+  return m && s->home && m != s->home && m->name && is_ident(m->name->data);
+}
+
+static const char *module_alias(Src *s, ObjModule *m) {
+  const char *alias = lang_str_fmt("_%s", m->name->data)->data;
+  for (int i = 0; i < s->nmods; i++)
+    if (s->mods[i] == m) return alias;
+  s->mods = lang_realloc(s->mods, (s->nmods + 1) * sizeof *s->mods);
+  s->mods[s->nmods++] = m;
+  return alias;
+}
+
 /* name is read in graph where (NULL: outside the printout) as a name
  * of the program's: a global, a builtin, a def printed elsewhere. */
 static void reserve(Src *s, const char *name, IrGraph *where) {
@@ -1004,17 +1267,17 @@ static void reserve_const(Src *s, Value v, IrGraph *where) {
   if (v.tag == V_FLOAT && !isfinite(v.f)) reserve(s, "float", where);
   if (v.tag != V_OBJ) return;
   switch (v.o->kind) {
-  case O_BUILTIN: {
-    ObjBuiltin *b = AS_BUILTIN(v);
-    reserve(s, b->prim >= 0 ? ir_prims[b->prim].name : b->name, where);
-    break;
-  }
+  case O_BUILTIN: reserve(s, builtin_text(s, AS_BUILTIN(v)), where); break;
   case O_GRAPH:
     if (!ginfo(s, AS_GRAPH(v)->graph)) reserve(s, sanitize(AS_GRAPH(v)->graph->name->data), where);
     break;
-  case O_FUNC:
-    if (!ginfo(s, AS_FUNC(v)->graph)) reserve(s, sanitize(AS_FUNC(v)->graph->name->data), where);
+  case O_FUNC: {
+    IrGraph *h = AS_FUNC(v)->graph;
+    if (value_name(s, v)) reserve(s, value_name(s, v), where);
+    else if (top_def(h) && foreign(s, h->module)) reserve(s, module_alias(s, h->module), where);
+    else if (!ginfo(s, h)) reserve(s, sanitize(h->name->data), where);
     break;
+  }
   case O_MODULE: reserve(s, sanitize(AS_MODULE(v)->name->data), where); break;
   case O_RANGE: reserve(s, "range", where); break;
   case O_TUPLE:
@@ -1033,14 +1296,24 @@ static void reserve_names(Src *s) {
   for (int k = 0; k < s->ninfos; k++) {
     Info *in = s->infos[k];
     IrNode *n = in->node;
+    Known *kn = known(s, n);
+    if (in->outer && kn && kn->subst) {
+      for (int u = 0; u < in->nuses; u++) reserve_const(s, kn->v, in->uses[u].where);
+      continue;
+    }
     if (in->outer) {
-      /* named as stdlib/show.c lists the values a closure captured */
+      /* named as the comments before the printout list captured values */
       in->name = n->name && is_ident(n->name->data) ? n->name->data : lang_str_fmt("free_%u", n->id)->data;
       take(&s->taken, in->name, n);
       continue;
     }
     if (n->kind != IR_APPLY) continue;
     IrGraph *at = n->graph;
+    if (in->role == R_KNOWN) {
+      reserve_const(s, kn->v, at);
+      continue;
+    }
+    if (in->role == R_DROP) continue;
     for (int j = 0; j < n->nin; j++)
       if (n->in[j]->kind == IR_CONST && !(j == 0 && prim_of(n) >= 0)) reserve_const(s, n->in[j]->value, at);
     int p = prim_of(n);
@@ -1051,11 +1324,13 @@ static void reserve_names(Src *s) {
     else if (p == IR_P_ITER_SEQ) {
       reserve(s, "list", at);
       reserve(s, "type", at);
+    } else if (p == IR_P_GLOBAL && n->nin > 1 && const_str(n->in[1]) && foreign(s, at->module)) {
+      reserve(s, module_alias(s, at->module), at);
     } else if ((p == IR_P_GLOBAL || p == IR_P_SET_GLOBAL || p == IR_P_IMPORT) && n->nin > 1 &&
                const_str(n->in[1])) {
       reserve(s, sanitize(AS_STR(n->in[1]->value)->data), at);
     } else if (p >= 0 && !spelled(p)) {
-      reserve(s, ir_prims[p].name, at);   /* printed as a call of its name (see expr) */
+      reserve(s, prim_text(s, p), at);   /* printed as a call of its name (see expr) */
     }
   }
   for (int gx = 0; gx < s->ngraphs; gx++) {
@@ -1067,14 +1342,51 @@ static void reserve_names(Src *s) {
   }
 }
 
+/* Whether a derived printout's top-level def may not be called name:
+ * a global of the program it is to run in has it. */
+static bool program_global(Src *s, const char *name) {
+  Value slot;
+  if (!s->derived) return false;
+  if (s->home && s->home->names && lang_dict_get(s->home->names, lang_str(name), &slot)) return true;
+  return find_name(&s->globals, name) != NULL;
+}
+
+/* The globals a module's code assigns, for program_global when the
+ * module has not run (`mist ir`): found from the module graphs that the
+ * printed graphs, or the graphs they transform, are nested in. */
+static void program_globals(Src *s) {
+  PtrMap seen = {0};
+  for (int gx = 0; gx < s->ngraphs; gx++) {
+    IrGraph *m = s->gs[gx].g;
+    while (m && !(m->flags & IRG_MODULE)) m = m->jsource ? m->jsource : m->parent;
+    if (!m || m->module != s->home || map_get(&seen, m) >= 0) continue;
+    map_put(&seen, m, 1);
+    for (int i = 0; i < m->nnodes; i++)
+      if (is_prim(m->nodes[i], IR_P_SET_GLOBAL) && const_str(m->nodes[i]->in[1]))
+        name_entry(&s->globals, AS_STR(m->nodes[i]->in[1]->value)->data);
+  }
+}
+
+/* A top-level def's name: unique, and in a derived printout none of
+ * the program's globals, which pasting it after the program would
+ * replace. */
+static const char *unique_top(Src *s, const char *base) {
+  const char *name = base;
+  for (int k = 2; is_taken(&s->taken, name) || program_global(s, name); k++)
+    name = lang_str_fmt("%s_%d", base, k)->data;
+  take(&s->taken, name, NULL);
+  return name;
+}
+
 static void name_all(Src *s) {
   reserve_names(s);
+  if (s->derived) program_globals(s);
   /* the root keeps its name unless a free variable from outside has it
    * (grad.f reads f); a global of that name is itself, called again */
   GInfo *root = ginfo(s, s->root);
   const char *base = graph_base(s, s->root);
   Name *nm = find_name(&s->taken, base);
-  root->name = nm && (nm->fixed || nm->nowners) ? unique(s, base, NULL) : base;
+  root->name = (nm && (nm->fixed || nm->nowners)) || program_global(s, base) ? unique_top(s, base) : base;
   take(&s->taken, root->name, NULL);
   /* parameters of defs first, with their own names where possible */
   for (int gx = 0; gx < s->ngraphs; gx++) {
@@ -1096,7 +1408,7 @@ static void name_all(Src *s) {
   for (int gx = 0; gx < s->ngraphs; gx++) {
     IrGraph *h = s->gs[gx].g;
     if (!s->gs[gx].name && !s->gs[gx].in_place && !s->gs[gx].trivial)
-      s->gs[gx].name = unique(s, ginfo(s, h->parent) ? graph_base(s, h) : sanitize(h->name->data), NULL);
+      s->gs[gx].name = ginfo(s, h->parent) ? unique(s, graph_base(s, h), NULL) : unique_top(s, sanitize(h->name->data));
   }
   for (int pass = 0; pass < 2; pass++)
     for (int k = 0; k < s->ninfos; k++) {
@@ -1204,16 +1516,18 @@ static void const_text(Src *s, Value v, int ctx, StrBuf *out) {
       return;
     }
     case O_FUNC: {
-      GInfo *gi = AS_FUNC(v)->nenv == 0 && AS_FUNC(v)->ndefaults == 0 ? ginfo(s, AS_FUNC(v)->graph) : NULL;
-      sb_adds(out, gi && gi->name ? gi->name : sanitize(AS_FUNC(v)->graph->name->data));
+      ObjFunc *f = AS_FUNC(v);
+      bool plain = (f->nenv == 0 && f->ndefaults == 0) || map_get(&s->mat, f) >= 0;
+      GInfo *gi = plain ? ginfo(s, f->graph) : NULL;
+      if (value_name(s, v)) sb_adds(out, value_name(s, v));
+      else if (gi && gi->name) sb_adds(out, gi->name);
+      else if (top_def(f->graph) && foreign(s, f->graph->module))
+        sb_printf(out, "%s.%s", module_alias(s, f->graph->module), f->graph->name->data);
+      else sb_adds(out, sanitize(f->graph->name->data));
       return;
     }
     case O_MODULE: sb_adds(out, sanitize(AS_MODULE(v)->name->data)); return;
-    case O_BUILTIN: {
-      ObjBuiltin *b = AS_BUILTIN(v);
-      sb_adds(out, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
-      return;
-    }
+    case O_BUILTIN: sb_adds(out, builtin_text(s, AS_BUILTIN(v))); return;
     default:
       /* a tensor or another value the parser does not make: its repr,
        * which is what a program would write to build it */
@@ -1233,19 +1547,43 @@ static void const_text(Src *s, Value v, int ctx, StrBuf *out) {
   }
 }
 
+/* global("name") read in its graph: bare in the root's module, else an
+ * attribute of the module imported under its alias. */
+static void global_text(Src *s, IrNode *n, StrBuf *out) {
+  const char *name = AS_STR(n->in[1]->value)->data;
+  if (foreign(s, n->graph->module)) sb_printf(out, "%s.%s", module_alias(s, n->graph->module), sanitize(name));
+  else sb_adds(out, sanitize(name));
+}
+
+/* An env key (a node's address as an int) as a small number, the same
+ * for the same key throughout the printout. */
+static bool key_text(Src *s, IrNode *x, StrBuf *out) {
+  int64_t key;
+  if (!const_int(resolve(x), &key)) return false;
+  int i = 0;
+  while (i < s->nkeys && s->keys[i] != key) i++;
+  if (i == s->nkeys) {
+    s->keys = lang_realloc(s->keys, (s->nkeys + 1) * sizeof *s->keys);
+    s->keys[s->nkeys++] = key;
+  }
+  sb_printf(out, "%d", i + 1);
+  return true;
+}
+
 /* x as an atom: a name or a literal. */
 static void atom(Src *s, IrNode *x, int ctx, StrBuf *out);
 static void expr(Src *s, IrNode *n, StrBuf *out);
 
 static void atom(Src *s, IrNode *x, int ctx, StrBuf *out) {
   x = resolve(x);
-  if (x->kind == IR_CONST) {
-    const_text(s, x->value, ctx, out);
+  Known *k = x->kind != IR_CONST ? known(s, x) : NULL;
+  if (x->kind == IR_CONST || (k && k->subst)) {
+    const_text(s, k ? k->v : x->value, ctx, out);
     return;
   }
   Info *in = info(s, x);
   if (in->role == R_GLOBAL) {
-    sb_adds(out, AS_STR(x->in[1]->value)->data);
+    global_text(s, x, out);
   } else if (in->role == R_NEG) {
     sb_adds(out, ctx == C_FREE ? "-" : "(-");
     const_text(s, x->in[1]->value, C_OPERAND, out);
@@ -1556,14 +1894,18 @@ static void expr(Src *s, IrNode *n, StrBuf *out) {
     return;
   case IR_P_GLOBAL:
     if (!const_str(a[0])) break;
-    sb_adds(out, sanitize(AS_STR(a[0]->value)->data));
+    global_text(s, n, out);
     return;
   default: break;
   }
-  /* no spelling of its own: a call of the primitive's name (the
-   * primitives made by transformations are builtins of the same name) */
-  sb_printf(out, "%s(", ir_prims[p].name);
-  args_text(s, a, na, out);
+  /* no spelling of its own: a call of the primitive's builtin (`_gadd`:
+   * autodiff/names.c), an env key as a small number */
+  sb_printf(out, "%s(", prim_text(s, p));
+  for (int i = 0; i < na; i++) {
+    if (i) sb_adds(out, ", ");
+    if (!(i == 1 && fixed && (p == IR_P_ENV_GET || p == IR_P_ENV_SET) && key_text(s, a[i], out)))
+      atom(s, a[i], C_FREE, out);
+  }
   sb_addc(out, ')');
 }
 
@@ -2025,14 +2367,62 @@ static int by_id(const void *a, const void *b) {
   return (x->id > y->id) - (x->id < y->id);
 }
 
-void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out) {
+/* The builtins by object, for value_name. */
+static void name_builtins(Src *s) {
+  ObjDict *d = s->vm->builtins;
+  s->bnames = lang_alloc((d->len ? d->len : 1) * sizeof *s->bnames);
+  for (size_t i = 0; i < d->len; i++) {
+    Value v = d->entries[i].value;
+    if (v.tag != V_OBJ || !d->entries[i].key || map_get(&s->named, v.o) >= 0) continue;
+    s->bnames[i] = d->entries[i].key->data;
+    map_put(&s->named, v.o, (int)i);
+  }
+}
+
+/* Before the defs: the captured values printed by name, as comments
+ * (`# k = 3`), then the modules the printout reads imported. */
+static void preamble(Src *s) {
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < s->ninfos; k++) {
+      Info *in = s->infos[k];
+      Known *kn = known(s, in->node);
+      if (!in->outer || !in->name || !kn || kn->subst || in->nuses == 0 || kn->v.tag == V_UNBOUND) continue;
+      bool own = false;   /* the root's own first, in its fv order */
+      for (int i = 0; i < s->nenv && i < s->root->nfv; i++) own |= s->root->fv[i] == in->node;
+      if (own != (pass == 0)) continue;
+      sb_printf(s->out, "# %s = ", in->name);
+      size_t at = s->out->len;
+      if (!lang_repr(s->vm, kn->v, s->out)) {
+        lang_error_clear(s->vm);
+        s->out->len = at;
+        sb_printf(s->out, "<%s>", lang_type_name(kn->v));
+      }
+      sb_addc(s->out, '\n');
+    }
+  for (int i = 0; i < s->nmods; i++) {
+    const char *m = s->mods[i]->name->data;
+    sb_printf(s->out, "import %s as %s\n", m, module_alias(s, s->mods[i]));
+  }
+  if (s->nmods) sb_addc(s->out, '\n');
+  s->start = s->out->len;
+}
+
+/* The printout of root graph g; env: the values it captured when it is
+ * printed as a function value (NULL: none known). */
+static void print_root(MistVM *vm, IrGraph *g, const Value *env, int nenv, StrBuf *out) {
   Src s = {0};
   s.vm = vm;
   s.root = g;
   s.out = out;
   s.start = out->len;
+  s.home = g->module;
   sb_init(&s.pre);
+  name_builtins(&s);
+  ir_free_vars(g);
+  s.env = env;
+  s.nenv = env ? nenv : 0;
   add_graph(&s, g);
+  fold(&s);
   /* root first, then by id: parents before the graphs nested in them */
   IrGraph **order = lang_alloc(s.ngraphs * sizeof *order);
   for (int i = 0; i < s.ngraphs; i++) order[i] = s.gs[i].g;
@@ -2048,12 +2438,20 @@ void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out) {
   find_dead(&s);
   coalesce(&s);
   name_all(&s);
+  preamble(&s);
   /* graphs used by the root from outside it (a lambda as a default
-   * value) come first, at top level */
+   * value, the transforms folded in) come first, at top level */
   ginfo(&s, g)->emitted = true;
   need_within(&s, NULL, g, 0);
   for (int d = 0; d < g->ndefaults; d++) need_node(&s, NULL, g->defaults[d], 0);
   need_rest(&s, NULL, 0);
   if (g->flags & IRG_MODULE) emit_body(&s, g, 0);
   else write_def(&s, g, 0);
+}
+
+void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out) { print_root(vm, g, NULL, 0, out); }
+
+void ir_print_source_value(MistVM *vm, Value f, StrBuf *out) {
+  ObjFunc *fn = AS_FUNC(f);
+  print_root(vm, fn->graph, fn->env, fn->nenv, out);
 }

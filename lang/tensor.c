@@ -1228,3 +1228,74 @@ bool lang_tensor_setitem(MistVM *vm, ObjTensor *t, Value index, Value v, Value *
   *out = v_obj(copy);
   return true;
 }
+
+/* ---- adding at an index (the sensitivity of t[index]) ---- */
+
+#define ADD_ROW(name, T)                                                              \
+  static void name(void *ctx, char *const *p, const int64_t *s, int64_t n) {          \
+    (void)ctx;                                                                        \
+    for (int64_t i = 0; i < n; i++) *(T *)(p[0] + i * s[0]) += *(const T *)(p[1] + i * s[1]); \
+  }
+ADD_ROW(add_row_f32, float)
+ADD_ROW(add_row_f64, double)
+ADD_ROW(add_row_i32, int32_t)
+ADD_ROW(add_row_i64, int64_t)
+#undef ADD_ROW
+
+/* dst += src, src broadcast to dst's shape and already of dst's dtype.
+ * dst is a view of a fresh buffer whose elements do not overlap. */
+static void add_raw(MistVM *vm, ObjTensor *dst, const ObjTensor *src) {
+  LangRowFn fn = dst->dtype == DT_F32 ? add_row_f32 : dst->dtype == DT_F64 ? add_row_f64
+               : dst->dtype == DT_I32 ? add_row_i32 : add_row_i64;
+  LangNdLoop l;
+  lang_nd_init(&l, 2, dst->ndim, dst->shape);
+  lang_nd_operand(&l, 0, dst);
+  lang_nd_operand(&l, 1, src);
+  lang_nd_run(dst->size >= LANG_ND_PAR_MIN ? lang_tensor_pool(vm) : NULL, &l, fn, NULL);
+  LANG_KEEP(src);
+  LANG_KEEP(dst);
+}
+
+/* fresh[index] += v, in place: fresh has not been handed to a program. */
+static bool add_at(MistVM *vm, ObjTensor *fresh, Value index, Value v) {
+  if (fresh->dtype == DT_BOOL)
+    return lang_raise(vm, "TypeError", "index_add: cannot add into a bool tensor");
+  Selection sel;
+  if (!select_index(vm, fresh, index, &sel)) return false;
+  ObjTensor *val;
+  if (!lang_tensor_of_value(vm, "index_add", v, fresh->dtype, &val) ||
+      !lang_tensor_astype(vm, val, fresh->dtype, &val))
+    return false;
+  if (sel.adv < 0) {
+    if (!broadcasts_to(val, sel.view->ndim, sel.view->shape))
+      return lang_raise(vm, "ValueError", "index_add: cannot broadcast shape %s to %s",
+                        shape_str(val->ndim, val->shape), shape_str(sel.view->ndim, sel.view->shape));
+    add_raw(vm, sel.view, val);
+    return true;
+  }
+  int64_t rsh[LANG_TENSOR_MAX_DIMS], fsh[LANG_TENSOR_MAX_DIMS];
+  int rnd = result_shape(&sel, rsh, false), fnd = result_shape(&sel, fsh, true);
+  ObjTensor *b, *flat;
+  if (!lang_tensor_broadcast_to(vm, "index_add", val, rnd, rsh, &b) ||
+      !lang_tensor_reshape(vm, b, fnd, fsh, &flat))
+    return false;
+  /* one position at a time, so repeated positions add up */
+  for (int64_t i = 0; i < sel.npos; i++) add_raw(vm, at_position(&sel, i), slot(&sel, flat, i));
+  LANG_KEEP(flat);
+  return true;
+}
+
+bool lang_tensor_index_add(MistVM *vm, ObjTensor *t, Value index, Value v, Value *out) {
+  ObjTensor *copy = copy_as(vm, t, t->dtype);
+  if (!copy || !add_at(vm, copy, index, v)) return false;
+  *out = v_obj(copy);
+  return true;
+}
+
+bool lang_tensor_scatter(MistVM *vm, DType dt, int ndim, const int64_t *shape, Value index,
+                         Value v, Value *out) {
+  ObjTensor *z = lang_tensor_new(vm, dt, ndim, shape, true);
+  if (!z || !add_at(vm, z, index, v)) return false;
+  *out = v_obj(z);
+  return true;
+}

@@ -169,6 +169,32 @@ bool lang_tensor_getitem(MistVM *vm, ObjTensor *t, Value index, Value *out);
  * t's dtype).  The whole buffer is copied: see docs/tensors.md. */
 bool lang_tensor_setitem(MistVM *vm, ObjTensor *t, Value index, Value v, Value *out);
 
+/* A new tensor equal to t with v added at t[index]: positions that an
+ * int tensor index repeats add up (NumPy's add.at). */
+bool lang_tensor_index_add(MistVM *vm, ObjTensor *t, Value index, Value v, Value *out);
+/* zeros(shape, dt) with v added at [index], as lang_tensor_index_add:
+ * the sensitivity of x[index] for an x of that shape. */
+bool lang_tensor_scatter(MistVM *vm, DType dt, int ndim, const int64_t *shape, Value index,
+                         Value v, Value *out);
+
+/* ---- derivatives (tensor_grad.c) ----
+ *
+ * Sensitivities (None is zero) fitted to the value they belong to; each
+ * result has like's dtype when like is a float tensor, and is a Python
+ * float when like is a number. */
+
+/* d summed back to like's shape, undoing NumPy broadcasting: leading
+ * axes summed away, axes where like has size 1 summed (a sensitivity
+ * with axes of size 1 where like has more spreads over them).  like a
+ * number: the sum of all of d, as a float. */
+bool lang_tensor_sum_to(MistVM *vm, Value d, Value like, Value *out);
+/* The transpose of sum_to: d broadcast to like's shape (a view). */
+bool lang_tensor_broadcast_like(MistVM *vm, Value d, Value like, Value *out);
+/* d, the sensitivity of a reduction of like over the axes in the mask
+ * (kept as size 1 or dropped), broadcast back to like's shape. */
+bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, bool keepdims,
+                          Value *out);
+
 /* ---- operations (tensor_ops.c) ---- */
 
 /* Elementwise binary operations, in the order of their names. */

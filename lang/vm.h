@@ -86,6 +86,12 @@ struct MistVM {
   bool (*ad_J)(MistVM *vm, Value v, Value *out);
   Value ad_kid;           /* autodiff: the identity continuation, a closure */
   bool (*ad_F)(MistVM *vm, Value v, Value *out);   /* forward mode, for primitive F */
+  /* the sensitivity primitive `prim` (add_sens, sin_sens...) on what its
+   * C fast path does not handle: its Mist definition in
+   * stdlib/ad_sens.ms, called by autodiff/ (installed with the first
+   * transform, the only place such primitives come from) */
+  bool (*ad_sens)(MistVM *vm, int prim, int argc, const Value *argv, Value *out);
+  Value *ad_sens_fns;     /* autodiff's cache of those definitions, by primitive */
   /* `import name` from module `from`: set by the API, which owns the
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);

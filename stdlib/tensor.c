@@ -937,4 +937,5 @@ void std_register_tensor(MistVM *vm) {
   for (size_t i = 0; i < sizeof props / sizeof props[0]; i++)
     lang_def_property(vm, props[i].name, props[i].fn);
   std_register_tensor_nn(vm);
+  std_register_tensor_grad(vm);
 }

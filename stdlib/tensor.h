@@ -14,6 +14,7 @@
  * std_register_builtins. */
 void std_register_tensor(MistVM *vm);
 void std_register_tensor_nn(MistVM *vm);   /* tensor_nn.c's share */
+void std_register_tensor_grad(MistVM *vm); /* tensor_grad.c: sum_to and the backward kernels */
 
 /* sum/max/min(t, axis=None, keepdims=False), abs(t), round(t, ndigits),
  * any(t), all(t), pow(a, b) with a tensor. */

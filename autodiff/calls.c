@@ -1,0 +1,504 @@
+/* calls.c: reverse mode through calls whose meaning depends on the
+ * callee at run time: calls with keyword arguments (f(x, s=2.0)),
+ * method calls (x.sum(axis=0), d.get("w")) and attributes (x.T).
+ *
+ * The transform (reverse.c) cannot know, for f(x, s=2.0), which of f's
+ * parameters s is: that takes the function, known only when the call
+ * runs.  So for these nodes the transform calls a rule written here in
+ * C, which binds the arguments as the call would (ev_bind), calls the
+ * transformed callee positionally, and returns the value with a
+ * backpropagator that puts the callee's parameter-ordered sensitivities
+ * back in the call's argument order.  Every backpropagator made here is
+ * a remap: the inner backpropagator's result, picked item by item.
+ *
+ * These rules are first-order: differentiating a derivative through a
+ * keyword or method call stops with a clear error (reverse.c).
+ */
+#include <string.h>
+
+#include "autodiff/ad.h"
+#include "ir/eval.h"
+#include "lang/gc.h"
+
+/* out[i] = r[map[i]] (None where map[i] < 0), r = bp(d); an unbound bp
+ * stands for the identity, r = (d,). */
+typedef struct Remap {
+  Value bp;
+  int nout;
+  int map[];
+} Remap;
+
+static bool remap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Remap *m = vm->callee->data;
+  Value d = argv[0];
+  ObjSeq *res = lang_tuple_new(m->nout);
+  for (int i = 0; i < m->nout; i++) res->items[i] = v_none();
+  *out = v_obj(res);
+  if (d.tag == V_NONE || m->bp.tag == V_NONE) return true;
+  Value r;
+  if (m->bp.tag == V_UNBOUND) r = lang_tuple_of(1, d);
+  else if (!vm->call(vm, m->bp, 1, &d, NULL, &r)) return false;
+  if (!v_is_obj(r, O_TUPLE)) return lang_raise(vm, "TypeError", "internal error: a backpropagator returned %s", lang_type_name(r));
+  ObjSeq *rs = AS_SEQ(r);
+  for (int i = 0; i < m->nout; i++)
+    if (m->map[i] >= 0 && (size_t)m->map[i] < rs->len) res->items[i] = rs->items[m->map[i]];
+  return true;
+}
+
+static Remap *remap_new(Value bp, int nout) {
+  Remap *m = lang_alloc(sizeof *m + (nout ? nout : 1) * sizeof(int));
+  m->bp = bp;
+  m->nout = nout;
+  for (int i = 0; i < nout; i++) m->map[i] = -1;
+  return m;
+}
+
+static Value remap_value(Remap *m) {
+  ObjBuiltin *b = lang_builtin_new("backprop", remap_fn, 1, 1);
+  b->data = m;
+  return v_obj(b);
+}
+
+/* ---- calling a J-value with a call's own arguments ---- */
+
+/* J(x.method): self and J(method); called (k, args...). */
+typedef struct JBound {
+  Value self, fj;
+} JBound;
+
+static bool jbound_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: J method without continuation");
+  Value v, bp;
+  if (!ad_J_call(vm, v_obj(vm->callee), argc - 1, argv + 1, kw, &v, &bp)) return false;
+  return ad_J_finish(vm, argv[0], v, bp, out);
+}
+
+Value ad_jbound(Value self, Value fj) {
+  JBound *jb = lang_alloc(sizeof *jb);
+  jb->self = self;
+  jb->fj = fj;
+  ObjBuiltin *b = lang_builtin_new("method", jbound_fn, -1, -1);
+  b->data = jb;
+  return v_obj(b);
+}
+
+/* Call the closure f (skipping `skip` leading parameters, given in
+ * lead) with the call's arguments bound to its parameters (named
+ * `name` in errors); where[j] is the parameter argument j went to. */
+static bool call_bound(MistVM *vm, ObjFunc *f, const char *name, int skip, const Value *lead, int argc,
+                       const Value *argv, const KwArgs *kw, Value *t, int *where) {
+  Value *in = lang_alloc((skip + argc + 1) * sizeof *in);
+  memcpy(in, lead, skip * sizeof *in);
+  memcpy(in + skip, argv, argc * sizeof *in);
+  Value *params = lang_alloc((f->graph->nparams + 1) * sizeof *params);
+  if (!ev_bind(vm, f, name, skip, skip + argc, in, kw, params, where)) return false;
+  return vm->call(vm, v_obj(f), f->graph->nparams, params, NULL, t);
+}
+
+static bool split_pair(MistVM *vm, Value t, Value *v, Value *bp) {
+  if (!v_is_obj(t, O_TUPLE) || AS_SEQ(t)->len != 2)
+    return lang_raise(vm, "TypeError", "internal error: a derivative rule returned %s", lang_type_name(t));
+  *v = AS_SEQ(t)->items[0];
+  *bp = AS_SEQ(t)->items[1];
+  return true;
+}
+
+bool ad_J_call(MistVM *vm, Value fj, int argc, const Value *argv, const KwArgs *kw, Value *v, Value *bp) {
+  int nkw = kw ? kw->n : 0, n = argc + nkw;
+  Value fn, rule, t;
+  int *where = lang_alloc_atomic((n ? n : 1) * sizeof *where);
+  if (v_is_obj(fj, O_BUILTIN) && AS_BUILTIN(fj)->fn == jbound_fn) {
+    /* x.method(args): the method's J with x first; x's sensitivity is
+     * the bound method's own */
+    JBound *jb = AS_BUILTIN(fj)->data;
+    Value *in = lang_alloc((argc + 1) * sizeof *in);
+    in[0] = jb->self;
+    memcpy(in + 1, argv, argc * sizeof *in);
+    Value ibp;
+    if (!ad_J_call(vm, jb->fj, argc + 1, in, kw, v, &ibp)) return false;
+    Remap *m = remap_new(ibp, n + 1);
+    for (int i = 0; i <= n; i++) m->map[i] = i + 1;
+    *bp = remap_value(m);
+    return true;
+  }
+  if (ad_jbuiltin_parts(fj, &fn, &rule)) {
+    if (ad_is_grad_builtin(fn)) {
+      /* grad(f, argnums=...): its rule sends sensitivity to f only */
+      if (!ad_grad_rule(vm, fn, argc, argv, kw, &t) || !split_pair(vm, t, v, bp)) return false;
+      Remap *m = remap_new(*bp, n + 1);
+      for (int i = 0; i <= argc; i++) m->map[i] = i;
+      *bp = remap_value(m);
+      return true;
+    }
+    if (v_is_obj(rule, O_FUNC)) {
+      /* the rule takes the builtin's parameters: bind to its names */
+      if (!call_bound(vm, AS_FUNC(rule), AS_BUILTIN(fn)->name, 0, NULL, argc, argv, kw, &t, where) || !split_pair(vm, t, v, bp))
+        return false;
+      Remap *m = remap_new(*bp, n + 1);
+      m->map[0] = 0;
+      for (int j = 0; j < n; j++) m->map[1 + j] = 1 + where[j];
+      *bp = remap_value(m);
+      return true;
+    }
+    /* no rule: computed, with no derivative or an error if one comes */
+    if (!vm->call(vm, fn, argc, argv, kw, v)) return false;
+    Value nb = ad_no_rule_bp(fn);
+    Remap *m = remap_new(nb, n + 1);
+    for (int i = 0; i <= n; i++) m->map[i] = i;
+    *bp = nb.tag == V_NONE ? v_none() : remap_value(m);
+    return true;
+  }
+  if (v_is_obj(fj, O_FUNC) && AS_FUNC(fj)->graph->jsource) {
+    /* a transformed closure: J(f)(kid, params...) */
+    if (AS_FUNC(fj)->graph->jsource->jsource)
+      return lang_raise(vm, "TypeError", "cannot differentiate a call with keyword arguments twice yet: "
+                        "pass the arguments by position");
+    if (!call_bound(vm, AS_FUNC(fj), NULL, 1, &vm->ad_kid, argc, argv, kw, &t, where) || !split_pair(vm, t, v, bp))
+      return false;
+    Remap *m = remap_new(*bp, n + 1);
+    m->map[0] = 0;
+    for (int j = 0; j < n; j++) m->map[1 + j] = 1 + where[j];
+    *bp = remap_value(m);
+    return true;
+  }
+  /* anything else cannot be called: the call raises its own error */
+  if (!vm->call(vm, fj, argc, argv, kw, v)) return false;
+  return lang_raise(vm, "TypeError", "internal error: calling %s in a derivative", lang_type_name(fj));
+}
+
+/* A backpropagator followed by continuation k: k(bp(d)). */
+typedef struct Then {
+  Value bp, k;
+} Then;
+
+static bool then_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Then *c = vm->callee->data;
+  Value r;
+  if (!vm->call(vm, c->bp, 1, argv, NULL, &r)) return false;
+  return vm->call(vm, c->k, 1, &r, NULL, out);
+}
+
+bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, Value *out) {
+  if (k.tag == V_OBJ && k.o == vm->ad_kid.o) {
+    *out = lang_tuple_of(2, v, bp);
+    return true;
+  }
+  /* a tail call: the continuation runs after this backpropagator */
+  if (bp.tag == V_NONE) return lang_raise(vm, "TypeError", "internal error: a tail call without backpropagator");
+  Then *c = lang_alloc(sizeof *c);
+  c->bp = bp;
+  c->k = k;
+  ObjBuiltin *b = lang_builtin_new("backprop", then_fn, 1, 1);
+  b->data = c;
+  *out = lang_tuple_of(2, v, v_obj(b));
+  return true;
+}
+
+/* ---- the rules the transform calls ---- */
+
+/* call_kw(f, names, args...) -> (value, bp); bp(d) = (None, df, None, dargs...) */
+static bool rule_call_kw(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 2 || !v_is_obj(argv[1], O_TUPLE)) return lang_raise(vm, "TypeError", "internal error: bad call_kw");
+  ObjSeq *names = AS_SEQ(argv[1]);
+  int nkw = (int)names->len, npos = argc - 2 - nkw;
+  KwArgs k;
+  k.n = nkw;
+  k.names = lang_alloc((nkw ? nkw : 1) * sizeof *k.names);
+  for (int i = 0; i < nkw; i++) k.names[i] = AS_STR(names->items[i]);
+  k.values = (Value *)argv + 2 + npos;
+  Value v, ibp;
+  if (!ad_J_call(vm, argv[0], npos, argv + 2, &k, &v, &ibp)) return false;
+  Remap *m = remap_new(ibp, argc + 1);
+  m->map[1] = 0;
+  for (int j = 0; j < npos + nkw; j++) m->map[3 + j] = 1 + j;
+  *out = lang_tuple_of(2, v, remap_value(m));
+  return true;
+}
+
+/* How x.name was found. */
+enum { ATTR_PROPERTY, ATTR_MODULE, ATTR_METHOD };
+
+/* J of what x.name is, as a value (a property's value, a module's
+ * function, a bound method) with a backpropagator from its sensitivity
+ * to (None, dx): a method's sensitivity is x's (see ad_jbound). */
+static bool j_attr(MistVM *vm, Value x, ObjStr *name, Value *v, Value *bp, int *kind) {
+  Value prop;
+  if (!v_is_obj(x, O_MODULE) && vm->properties && lang_dict_get(vm->properties, name, &prop)) {
+    /* x.T: the property's rule (J_T), or none (x.shape) */
+    Value jp;
+    *kind = ATTR_PROPERTY;
+    return ad_J_value(vm, prop, &jp) && ad_J_call(vm, jp, 1, &x, NULL, v, bp);
+  }
+  Value fn;
+  bool bound;
+  if (!ev_lookup_attr(vm, x, name, &fn, &bound) || !ad_J_value(vm, fn, v)) return false;
+  if (!bound) {
+    /* a module's attribute: no sensitivity goes back to the module */
+    *kind = ATTR_MODULE;
+    *bp = v_none();
+    return true;
+  }
+  *kind = ATTR_METHOD;
+  *v = ad_jbound(x, *v);
+  Remap *m = remap_new(v_unbound(), 2);
+  m->map[1] = 0;
+  *bp = remap_value(m);
+  return true;
+}
+
+/* getattr(x, name) -> (value, bp); bp(d) = (None, dx, None) */
+static bool rule_getattr(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "internal error: bad getattr");
+  Value v, bp;
+  int kind;
+  if (!j_attr(vm, argv[0], AS_STR(argv[1]), &v, &bp, &kind)) return false;
+  Remap *m = remap_new(bp, 3);
+  m->map[1] = 1;
+  *out = lang_tuple_of(2, v, bp.tag == V_NONE ? v_none() : remap_value(m));
+  return true;
+}
+
+/* call_method(x, name, args...) -> (value, bp); bp(d) = (None, dx, None, dargs...) */
+static bool rule_call_method(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "internal error: bad call_method");
+  Value f, fbp, v, cbp;
+  int kind;
+  if (!j_attr(vm, argv[0], AS_STR(argv[1]), &f, &fbp, &kind)) return false;
+  if (!ad_J_call(vm, f, argc - 2, argv + 2, NULL, &v, &cbp)) return false;
+  Remap *m = remap_new(cbp, argc + 1);
+  if (kind == ATTR_METHOD) m->map[1] = 0;   /* the method's sensitivity is x's */
+  for (int j = 0; j < argc - 2; j++) m->map[3 + j] = 1 + j;
+  *out = lang_tuple_of(2, v, remap_value(m));
+  return true;
+}
+
+/* ---- J of J(builtin) ----
+ *
+ * A derivative differentiated again meets J(b), b a builtin, as a
+ * function of the transformed world, called (k, args...).  Its own
+ * transform is called (K, k, args...): with k the identity, J(b)(k,
+ * args) is the rule J_b(args), so J(J(b)) is the transform of the rule,
+ * a Mist function, whose backpropagator gives (env, dargs...); k, a
+ * constant, gets None. */
+static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Value jw = *(Value *)vm->callee->data, fn, rule, t, v, bp;
+  if (argc < 2 || kw) return lang_raise(vm, "TypeError", "internal error: bad call of J(J(%s))", vm->callee->name);
+  ad_jbuiltin_parts(jw, &fn, &rule);
+  Value k = argv[1];
+  if (!(v_is_obj(k, O_FUNC) && AS_FUNC(k)->primal && AS_FUNC(k)->primal == AS_FUNC(vm->ad_kid)))
+    return lang_raise(vm, "TypeError", "cannot differentiate %s() three times here yet", AS_BUILTIN(fn)->name);
+  int n = argc - 2;
+  if (ad_is_grad_builtin(fn))
+    return lang_raise(vm, "TypeError", "cannot differentiate %s() inside a function differentiated twice yet",
+                      AS_BUILTIN(fn)->name);
+  if (v_is_obj(rule, O_FUNC)) {
+    Value jr, *in = lang_alloc((n + 1) * sizeof *in);
+    if (!ad_J_value(vm, rule, &jr)) return false;
+    in[0] = vm->ad_kid;
+    memcpy(in + 1, argv + 2, n * sizeof *in);
+    if (!vm->call(vm, jr, n + 1, in, NULL, &t) || !split_pair(vm, t, &v, &bp)) return false;
+    Remap *m = remap_new(bp, n + 2);
+    for (int i = 0; i < n; i++) m->map[2 + i] = 1 + i;
+    return ad_J_finish(vm, argv[0], v, remap_value(m), out);
+  }
+  /* no rule: the inner pair (value, its backpropagator), with none */
+  if (!vm->call(vm, fn, n, argv + 2, NULL, &v)) return false;
+  Value nb = ad_no_rule_bp(fn);
+  Remap *m = remap_new(nb, n + 2);
+  return ad_J_finish(vm, argv[0], lang_tuple_of(2, v, nb), nb.tag == V_NONE ? v_none() : remap_value(m), out);
+}
+
+Value ad_jjwrap(Value jw) {
+  Value *data = lang_alloc(sizeof *data);
+  *data = jw;
+  ObjBuiltin *b = lang_builtin_new(AS_BUILTIN(jw)->name, jjwrap_fn, -1, -1);
+  b->data = data;
+  return v_obj(b);
+}
+
+bool ad_is_jjwrap(Value v) { return v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->fn == jjwrap_fn; }
+
+/* ---- forward mode ----
+ *
+ * The same three calls in the forward transform (forward.c).  There a
+ * function value carries its captured values' tangents inside it, so
+ * F(x.method) holds x's tangent; the call's tangents come as a tuple in
+ * the call's argument order and are put in parameter order here. */
+
+typedef struct FBound {
+  Value self, tself, ff;
+} FBound;
+
+static bool fbound_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+
+/* ff(tangents in parameter order, params...) for the call's arguments. */
+bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  int nkw = kw ? kw->n : 0, n = argc + nkw;
+  ObjSeq *ts = v_is_obj(tans, O_TUPLE) ? AS_SEQ(tans) : NULL;
+  Value fn, rule;
+  if (v_is_obj(ff, O_BUILTIN) && AS_BUILTIN(ff)->fn == fbound_fn) {
+    FBound *fb = AS_BUILTIN(ff)->data;
+    Value *in = lang_alloc((argc + 1) * sizeof *in);
+    in[0] = fb->self;
+    memcpy(in + 1, argv, argc * sizeof *in);
+    ObjSeq *t2 = lang_tuple_new(n + 1);
+    t2->items[0] = fb->tself;
+    for (int j = 0; j < n; j++) t2->items[j + 1] = ts && (size_t)j < ts->len ? ts->items[j] : v_none();
+    return ad_F_call(vm, fb->ff, v_obj(t2), argc + 1, in, kw, out);
+  }
+  if (ad_fbuiltin_parts(ff, &fn, &rule)) {
+    if (!v_is_obj(rule, O_FUNC)) {
+      Value y;
+      if (!vm->call(vm, fn, argc, argv, kw, &y)) return false;
+      for (int j = 0; ts && j < (int)ts->len; j++)
+        if (ts->items[j].tag != V_NONE && !ad_nondiff_builtin(AS_BUILTIN(fn)->name))
+          return lang_raise(vm, "TypeError", "cannot differentiate through %s(): it has no derivative rule yet",
+                            AS_BUILTIN(fn)->name);
+      *out = lang_tuple_of(2, y, v_none());
+      return true;
+    }
+    /* F_name(x, tx, y, ty...): the builtin's parameters at even places */
+    ObjFunc *r = AS_FUNC(rule);
+    int np = r->graph->nparams / 2, nreq = r->graph->nparams - r->ndefaults;
+    Value *ra = lang_alloc((2 * np + 1) * sizeof *ra);
+    for (int i = 0; i < 2 * np; i++) ra[i] = v_unbound();
+    const char *name = AS_BUILTIN(fn)->name;
+    if (argc > np)
+      return lang_raise(vm, "TypeError", "%s() takes at most %d arguments (%d given)", name, np, argc);
+    for (int j = 0; j < n; j++) {
+      int i = j;
+      if (j >= argc) {
+        ObjStr *kn = kw->names[j - argc];
+        for (i = 0; i < np && !lang_str_eq(r->graph->params[2 * i]->name, kn); i++) {}
+        if (i == np) return lang_raise(vm, "TypeError", "%s() got an unexpected keyword argument '%s'", name, kn->data);
+        if (ra[2 * i].tag != V_UNBOUND)
+          return lang_raise(vm, "TypeError", "%s() got multiple values for argument '%s'", name, kn->data);
+      }
+      ra[2 * i] = j < argc ? argv[j] : kw->values[j - argc];
+      ra[2 * i + 1] = ts && (size_t)j < ts->len ? ts->items[j] : v_none();
+    }
+    for (int i = 0; i < 2 * np; i++)
+      if (ra[i].tag == V_UNBOUND) {
+        if (i < nreq) return lang_raise(vm, "TypeError", "%s() missing required argument '%s'", name,
+                                        r->graph->params[i]->name->data);
+        ra[i] = r->defaults[i - nreq];
+      }
+    return vm->call(vm, rule, 2 * np, ra, NULL, out);
+  }
+  if (v_is_obj(ff, O_FUNC) && AS_FUNC(ff)->graph->nparams >= 1) {
+    /* a transformed closure: F(f)(tangents, params...) */
+    ObjFunc *f = AS_FUNC(ff);
+    int *where = lang_alloc_atomic((n ? n : 1) * sizeof *where);
+    Value *in = lang_alloc((argc + 1) * sizeof *in);
+    in[0] = v_none();
+    memcpy(in + 1, argv, argc * sizeof *in);
+    Value *params = lang_alloc((f->graph->nparams + 1) * sizeof *params);
+    if (!ev_bind(vm, f, NULL, 1, argc + 1, in, kw, params, where)) return false;
+    ObjSeq *tp = lang_tuple_new(f->graph->nparams - 1);
+    for (size_t i = 0; i < tp->len; i++) tp->items[i] = v_none();
+    for (int j = 0; j < n; j++) tp->items[where[j]] = ts && (size_t)j < ts->len ? ts->items[j] : v_none();
+    params[0] = v_obj(tp);
+    return vm->call(vm, ff, f->graph->nparams, params, NULL, out);
+  }
+  return vm->call(vm, ff, argc, argv, kw, out);
+}
+
+static bool fbound_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: F method without tangents");
+  return ad_F_call(vm, v_obj(vm->callee), argv[0], argc - 1, argv + 1, kw, out);
+}
+
+Value ad_fbound(Value self, Value tself, Value ff) {
+  FBound *fb = lang_alloc(sizeof *fb);
+  fb->self = self;
+  fb->tself = tself;
+  fb->ff = ff;
+  ObjBuiltin *b = lang_builtin_new("method", fbound_fn, -1, -1);
+  b->data = fb;
+  return v_obj(b);
+}
+
+/* F of what x.name is: (value, tangent). */
+static bool f_attr(MistVM *vm, Value x, Value tx, ObjStr *name, Value *out) {
+  Value prop;
+  if (!v_is_obj(x, O_MODULE) && vm->properties && lang_dict_get(vm->properties, name, &prop)) {
+    Value fp;
+    return ad_F_value(vm, prop, &fp) && ad_F_call(vm, fp, lang_tuple_of(1, tx), 1, &x, NULL, out);
+  }
+  Value fn, f;
+  bool bound;
+  if (!ev_lookup_attr(vm, x, name, &fn, &bound) || !ad_F_value(vm, fn, &f)) return false;
+  *out = lang_tuple_of(2, bound ? ad_fbound(x, tx, f) : f, v_none());
+  return true;
+}
+
+/* F form of call_kw: (f, names, tangents, args...) -> (value, tangent) */
+static bool frule_call_kw(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 3 || !v_is_obj(argv[1], O_TUPLE)) return lang_raise(vm, "TypeError", "internal error: bad call_kw");
+  ObjSeq *names = AS_SEQ(argv[1]);
+  int nkw = (int)names->len, npos = argc - 3 - nkw;
+  KwArgs k;
+  k.n = nkw;
+  k.names = lang_alloc((nkw ? nkw : 1) * sizeof *k.names);
+  for (int i = 0; i < nkw; i++) k.names[i] = AS_STR(names->items[i]);
+  k.values = (Value *)argv + 3 + npos;
+  return ad_F_call(vm, argv[0], argv[2], npos, argv + 3, &k, out);
+}
+
+/* (x, tx, name, tangents, args...) -> (value, tangent) */
+static bool frule_call_method(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 4 || !v_is_obj(argv[2], O_STR)) return lang_raise(vm, "TypeError", "internal error: bad call_method");
+  Value ft;
+  if (!f_attr(vm, argv[0], argv[1], AS_STR(argv[2]), &ft)) return false;
+  return ad_F_call(vm, AS_SEQ(ft)->items[0], argv[3], argc - 4, argv + 4, NULL, out);
+}
+
+/* (x, tx, name) -> (value, tangent) */
+static bool frule_getattr(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 3 || !v_is_obj(argv[2], O_STR)) return lang_raise(vm, "TypeError", "internal error: bad getattr");
+  return f_attr(vm, argv[0], argv[1], AS_STR(argv[2]), out);
+}
+
+static const struct {
+  const char *name;
+  BuiltinFn fn;
+} rules[] = {
+  {"_J_call_kw", rule_call_kw},
+  {"_J_call_method", rule_call_method},
+  {"_J_getattr", rule_getattr},
+  {"_F_call_kw", frule_call_kw},
+  {"_F_call_method", frule_call_method},
+  {"_F_getattr", frule_getattr},
+  {"_F_J", ad_F_J_rule},
+  {"_F_bp_call", ad_F_bp_call_rule},
+  {"_F_grad", ad_F_grad_rule},
+};
+
+static Value rule_named(MistVM *vm, const char *name) {
+  Value v = v_none();
+  lang_dict_get(vm->builtins, lang_str(name), &v);
+  return v;
+}
+
+Value ad_call_kw_rule(MistVM *vm) { return rule_named(vm, "_J_call_kw"); }
+Value ad_call_method_rule(MistVM *vm) { return rule_named(vm, "_J_call_method"); }
+Value ad_getattr_rule(MistVM *vm) { return rule_named(vm, "_J_getattr"); }
+Value ad_f_call_rule(MistVM *vm, int prim) {
+  return rule_named(vm, prim == IR_P_CALL_KW       ? "_F_call_kw"
+                        : prim == IR_P_CALL_METHOD ? "_F_call_method"
+                        : prim == IR_P_J           ? "_F_J"
+                        : prim == IR_P_BP_CALL     ? "_F_bp_call"
+                        : prim < 0                 ? "_F_grad"
+                                                   : "_F_getattr");
+}
+
+bool ad_is_call_rule(Value fn) {
+  if (!v_is_obj(fn, O_BUILTIN)) return false;
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+    if (AS_BUILTIN(fn)->fn == rules[i].fn) return true;
+  return false;
+}
+
+void ad_register_calls(MistVM *vm) {
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) lang_def_builtin(vm, rules[i].name, rules[i].fn, -1, -1);
+}

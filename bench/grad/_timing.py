@@ -1,0 +1,45 @@
+"""Helpers shared by the PyTorch twins of the gradient benchmarks."""
+import os
+import sys
+import time
+
+import torch
+
+
+def setup():
+    """Match Mist's thread pool: MIST_NUM_THREADS when set, else one
+    thread per usable core (devices/pool.c).  One intra-op pool and no
+    extra inter-op threads, so the two runtimes use the same cores."""
+    n = int(os.environ.get("MIST_NUM_THREADS", "0") or 0)
+    if n <= 0:
+        n = len(os.sched_getaffinity(0))
+    torch.set_num_threads(n)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:
+        pass
+
+
+def repeats():
+    return int(sys.argv[1]) if len(sys.argv) > 1 else 5
+
+
+def best_ms(run, n):
+    """Run once to warm up, then n times: the fastest in ms, the last result."""
+    result = run()
+    best = -1.0
+    for _ in range(n):
+        t0 = time.perf_counter()
+        result = run()
+        t = (time.perf_counter() - t0) * 1000.0
+        if best < 0.0 or t < best:
+            best = t
+    return best, result
+
+
+def report_f(ms, check):
+    print(f"f_ms {ms:.4f} check {check:.6e}", flush=True)
+
+
+def report_grad(ms, check):
+    print(f"grad_ms {ms:.4f} check {check:.6e}", flush=True)

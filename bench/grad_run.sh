@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# bench/grad_run.sh: the cost of a gradient relative to the function it
+# differentiates (the design's target: at most 3x), for three cases in
+# bench/grad/: a scalar polynomial called at many points (poly), a
+# function with a 10^5-iteration scalar loop (loop), and one training
+# step of a 784-256-10 MLP on a batch of 64 (mlp).  Each NAME.ms times
+# the function and its gradient in the same process (best of REPEAT runs
+# after a warm-up; mlp runs 10x as many) and the script prints the ratio
+# grad/f.  When PyTorch is installed (python3-torch, optional) the twin
+# NAME.py is timed the same way and its ratio is printed beside Mist's,
+# with torch's threads set to Mist's pool size.  Usage:
+#
+#   bench/grad_run.sh [NAME...]        default: poly loop mlp
+#   REPEAT=10 MIST=path/to/mist PYTHON=python3 TORCH=0 bench/grad_run.sh
+#
+# A case whose gradient fails prints "NAME: gradient failed: <error>"
+# and the script goes on; the exit status is then 1.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+dir=$here/grad
+mist=${MIST:-$root/build/mist}
+repeat=${REPEAT:-5}
+limit=${TIMEOUT:-600}
+
+if [ ! -x "$mist" ]; then
+  echo "bench: $mist not found; run 'make build' first" >&2
+  exit 1
+fi
+case "$mist" in /*) ;; *) mist=$PWD/$mist ;; esac
+
+# Debian's own python3 first (python3-torch installs there).
+python=${PYTHON:-}
+if [ -z "$python" ]; then
+  if [ -x /usr/bin/python3 ]; then python=/usr/bin/python3; else python=$(command -v python3 || true); fi
+fi
+torch_note=""
+if [ "${TORCH:-1}" = 0 ]; then
+  python=""
+  torch_note="PyTorch: skipped (TORCH=0)"
+elif [ -z "$python" ]; then
+  torch_note="PyTorch: no python3, the torch columns are left out"
+elif ! torch_version=$("$python" -c 'import torch; print(torch.__version__)' 2>/dev/null); then
+  python=""
+  torch_note="PyTorch: not installed (optional: apt-get install python3-torch), the torch columns are left out"
+else
+  torch_note="PyTorch: $torch_version ($("$python" --version 2>&1))"
+fi
+
+if [ $# -gt 0 ]; then names=("$@"); else names=(poly loop mlp); fi
+
+threads=${MIST_NUM_THREADS:-$(nproc 2>/dev/null || echo 1)}
+export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ left in bench/grad
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run_case PROG FILE...: run PROG FILE REPEAT in bench/grad, stdout to
+# $tmp/out, stderr to $tmp/err; its status is returned.
+run_case() {
+  (cd "$dir" && timeout "$limit" "$@" "$repeat" > "$tmp/out" 2> "$tmp/err")
+}
+
+# field KEY: the number after KEY on the line of $tmp/out starting with
+# KEY ("f_ms" or "grad_ms"), and its check value into $check.
+field() {
+  awk -v k="$1" '$1 == k { print $2; exit }' "$tmp/out"
+}
+check_of() {
+  awk -v k="$1" '$1 == k { print $4; exit }' "$tmp/out"
+}
+
+# why: the first error line of the last run (the timeout, else the first
+# line of stderr that says "error", else its first line).
+why() {
+  local rc=$1
+  if [ "$rc" = 124 ]; then echo "timed out after ${limit}s"; return; fi
+  local line
+  line=$(grep -m1 -i 'error' "$tmp/err" || true)
+  [ -z "$line" ] && line=$(head -n1 "$tmp/err")
+  [ -z "$line" ] && line="exit status $rc, no message"
+  echo "$line"
+}
+
+ratio() {
+  if [ -z "$1" ] || [ -z "$2" ]; then echo "-"; return; fi
+  awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'
+}
+ms() { if [ -z "$1" ]; then echo "-"; else awk -v t="$1" 'BEGIN { printf "%.3f", t }'; fi; }
+
+# same A B: whether two check values agree to 1e-3 (relative).
+same() {
+  awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a; n = b < 0 ? -b : b; if (n > m) m = n; exit !(d <= 1e-3 * m + 1e-9) }'
+}
+
+echo "mist: $mist ($("$mist" --version 2>/dev/null || echo '?')), $threads threads"
+echo "$torch_note"
+echo "best of $repeat timed runs after a warm-up (mlp: of $((repeat * 10))), in one process;"
+echo "ratio = grad_ms / f_ms (target: at most 3x)"
+echo
+fmt='%-6s %10s %10s %9s'
+tfmt=' %12s %14s %12s'
+printf "$fmt" case f_ms grad_ms ratio
+[ -n "$python" ] && printf "$tfmt" torch_f_ms torch_grad_ms torch_ratio
+echo
+printf "$fmt" ------ ---------- ---------- ---------
+[ -n "$python" ] && printf "$tfmt" ------------ -------------- ------------
+echo
+
+status=0
+notes=()
+for name in "${names[@]}"; do
+  if [ ! -f "$dir/$name.ms" ]; then
+    echo "bench: no $dir/$name.ms" >&2
+    status=1
+    continue
+  fi
+  run_case "$mist" "$name.ms"
+  rc=$?
+  f=$(field f_ms); g=$(field grad_ms)
+  fc=$(check_of f_ms); gc=$(check_of grad_ms)
+  if [ -z "$f" ]; then
+    notes+=("$name: function failed: $(why "$rc")")
+    status=1
+  elif [ -z "$g" ]; then
+    notes+=("$name: gradient failed: $(why "$rc")")
+    status=1
+  fi
+
+  tf=""; tg=""
+  if [ -n "$python" ] && [ -f "$dir/$name.py" ]; then
+    MIST_NUM_THREADS=$threads run_case "$python" "$name.py"
+    rc=$?
+    tf=$(field f_ms); tg=$(field grad_ms)
+    if [ -z "$tf" ] || [ -z "$tg" ]; then
+      notes+=("$name: torch failed: $(why "$rc")")
+    else
+      if [ -n "$fc" ] && ! same "$fc" "$(check_of f_ms)"; then
+        notes+=("warning: $name: the functions' results differ: mist $fc, torch $(check_of f_ms)")
+      fi
+      if [ -n "$gc" ] && ! same "$gc" "$(check_of grad_ms)"; then
+        notes+=("warning: $name: the gradients differ: mist $gc, torch $(check_of grad_ms)")
+      fi
+    fi
+  fi
+
+  printf "$fmt" "$name" "$(ms "$f")" "$(ms "$g")" "$(ratio "$g" "$f")"
+  [ -n "$python" ] && printf "$tfmt" "$(ms "$tf")" "$(ms "$tg")" "$(ratio "$tg" "$tf")"
+  echo
+done
+
+if [ ${#notes[@]} -gt 0 ]; then
+  echo
+  printf '%s\n' "${notes[@]}"
+fi
+exit "$status"

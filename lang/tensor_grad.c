@@ -1,0 +1,161 @@
+/* tensor_grad.c: the shape bookkeeping that derivatives of tensor code
+ * need, written once in C so that the rules of stdlib/ad_rules.ms and
+ * the sensitivity primitives of ir/prims.c share it.
+ *
+ * Broadcasting is the one place where a derivative changes shape: a
+ * value x of shape (3,) added to one of shape (2, 3) is read twice, so
+ * its sensitivity is the sum of the two rows of the result's.
+ * lang_tensor_sum_to undoes NumPy broadcasting that way (leading axes
+ * summed away, axes of size 1 summed with keepdims); its transpose,
+ * lang_tensor_broadcast_like, spreads a sensitivity back out as a
+ * stride-0 view; lang_tensor_unreduce puts back the axes a reduction
+ * removed.  All three give the sensitivity the dtype of the value it
+ * belongs to when that is a float tensor (an f32 parameter gets an f32
+ * gradient, whatever dtype its uses computed in), and a Python float
+ * when the value is a number.
+ */
+#include <string.h>
+
+#include "lang/gc.h"
+#include "lang/tensor_impl.h"
+
+static bool is_number(Value v) { return v.tag == V_INT || v.tag == V_FLOAT || v.tag == V_BOOL; }
+
+static const char *shape_str(int ndim, const int64_t *shape) {
+  StrBuf sb;
+  sb_init(&sb);
+  lang_shape_repr(ndim, shape, &sb);
+  return sb.data;
+}
+
+/* d as a tensor: numbers become 0-d tensors of dtype dt. */
+static bool sens_tensor(MistVM *vm, const char *fname, Value d, DType dt, ObjTensor **out) {
+  if (v_is_tensor(d)) {
+    *out = AS_TENSOR(d);
+    return true;
+  }
+  if (is_number(d)) return lang_tensor_scalar(vm, dt, d, out);
+  if (v_is_obj(d, O_LIST) || v_is_obj(d, O_TUPLE)) return lang_tensor_from_value(vm, fname, d, -1, out);
+  return lang_raise(vm, "TypeError", "%s: a sensitivity must be a number or a tensor, not %s",
+                    fname, lang_type_name(d));
+}
+
+/* The sum of every element of t, as a double. */
+static bool sum_all(MistVM *vm, ObjTensor *t, double *out) {
+  ObjTensor *s;
+  if (!lang_tensor_reduce(vm, TR_SUM, t, ~(uint64_t)0, false, &s)) return false;
+  Value v = lang_tensor_load(s->dtype, lang_tensor_ptr(s));
+  *out = v.tag == V_FLOAT ? v.f : v.tag == V_INT ? (double)v.i : (double)v.b;
+  return true;
+}
+
+/* t cast to the dtype of the float tensor like (t itself when it already
+ * has it, or like is not a float tensor). */
+static bool like_dtype(MistVM *vm, ObjTensor *t, const ObjTensor *like, ObjTensor **out) {
+  if (!lang_dtype_is_float(like->dtype) || t->dtype == like->dtype) {
+    *out = t;
+    return true;
+  }
+  return lang_tensor_astype(vm, t, like->dtype, out);
+}
+
+static DType sens_dtype(const ObjTensor *like) {
+  return lang_dtype_is_float(like->dtype) ? like->dtype : DT_F32;
+}
+
+bool lang_tensor_sum_to(MistVM *vm, Value d, Value like, Value *out) {
+  if (d.tag == V_NONE) {
+    *out = d;
+    return true;
+  }
+  if (is_number(like)) {
+    if (is_number(d)) {
+      *out = v_float(d.tag == V_FLOAT ? d.f : d.tag == V_INT ? (double)d.i : (double)d.b);
+      return true;
+    }
+    ObjTensor *t;
+    double s;
+    if (!sens_tensor(vm, "sum_to", d, DT_F64, &t) || !sum_all(vm, t, &s)) return false;
+    *out = v_float(s);
+    return true;
+  }
+  if (!v_is_tensor(like))
+    return lang_raise(vm, "TypeError", "sum_to: expected a tensor or a number to sum to, not %s",
+                      lang_type_name(like));
+  ObjTensor *L = AS_TENSOR(like), *D;
+  if (!sens_tensor(vm, "sum_to", d, sens_dtype(L), &D)) return false;
+  int lead = D->ndim - L->ndim;
+  uint64_t mask = 0;
+  bool same = lead == 0;
+  for (int a = 0; a < D->ndim; a++) {
+    int la = a - lead;
+    if (la < 0) {
+      mask |= (uint64_t)1 << a;
+      continue;
+    }
+    int64_t want = L->shape[la], have = D->shape[a];
+    if (want == have) continue;
+    same = false;
+    if (want == 1) mask |= (uint64_t)1 << a;
+    else if (have != 1)
+      return lang_raise(vm, "ValueError", "sum_to: a sensitivity of shape %s does not fit shape %s",
+                        shape_str(D->ndim, D->shape), shape_str(L->ndim, L->shape));
+  }
+  ObjTensor *r = D;
+  if (!same) {
+    if (mask && !lang_tensor_reduce(vm, TR_SUM, D, mask, true, &r)) return false;
+    if (lead > 0) {   /* drop the leading axes, now of size 1 */
+      ObjTensor *s;
+      if (!lang_tensor_reshape(vm, r, r->ndim - lead, r->shape + lead, &s)) return false;
+      r = s;
+    }
+    /* axes of size 1 in d and not in like (or missing from d) spread out */
+    if (!lang_tensor_broadcast_to(vm, "sum_to", r, L->ndim, L->shape, &r)) return false;
+  }
+  if (!like_dtype(vm, r, L, &r)) return false;
+  *out = v_obj(r);
+  return true;
+}
+
+bool lang_tensor_broadcast_like(MistVM *vm, Value d, Value like, Value *out) {
+  if (d.tag == V_NONE) {
+    *out = d;
+    return true;
+  }
+  if (is_number(like)) {
+    if (is_number(d)) return lang_tensor_sum_to(vm, d, like, out);
+    ObjTensor *t;
+    Value v;
+    if (!sens_tensor(vm, "broadcast_like", d, DT_F64, &t) || !lang_tensor_item(vm, "broadcast_like", t, &v))
+      return false;
+    return lang_tensor_sum_to(vm, v, like, out);
+  }
+  if (!v_is_tensor(like))
+    return lang_raise(vm, "TypeError", "broadcast_like: expected a tensor or a number, not %s",
+                      lang_type_name(like));
+  ObjTensor *L = AS_TENSOR(like), *D, *r;
+  if (!sens_tensor(vm, "broadcast_like", d, sens_dtype(L), &D) || !like_dtype(vm, D, L, &D) ||
+      !lang_tensor_broadcast_to(vm, "broadcast_like", D, L->ndim, L->shape, &r))
+    return false;
+  *out = v_obj(r);
+  return true;
+}
+
+bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, bool keepdims,
+                          Value *out) {
+  if (d.tag == V_NONE) {
+    *out = d;
+    return true;
+  }
+  ObjTensor *D;
+  if (!sens_tensor(vm, "unreduce", d, sens_dtype(like), &D)) return false;
+  if (!keepdims) {
+    int64_t kept[LANG_TENSOR_MAX_DIMS];
+    for (int a = 0; a < like->ndim; a++) kept[a] = axes >> a & 1 ? 1 : like->shape[a];
+    if (lang_shape_size(like->ndim, kept) != D->size)
+      return lang_raise(vm, "ValueError", "unreduce: a sensitivity of shape %s does not fit a reduction of shape %s",
+                        shape_str(D->ndim, D->shape), shape_str(like->ndim, like->shape));
+    if (!lang_tensor_reshape(vm, D, like->ndim, kept, &D)) return false;
+  }
+  return lang_tensor_broadcast_like(vm, v_obj(D), v_obj(like), out);
+}
