@@ -616,7 +616,9 @@ static void fill(Ad *ad, IrGraph *h) {
     IrNode *k = tail && i == n - 1 ? ir_const_graph(ad->u, f.b, y->span) : kconst(ad, ad->vm->ad_kid);
     for (int j = 2; j <= 3; j++) {
       IrGraph *a = ir_node_graph(y->in[0]->in[j]);
-      if (map_get(&ad->jg, a)) continue;   /* (cannot happen: a branch has one switch) */
+      /* (a branch has one switch; were it shared, the first call would
+       * keep it, and the others pass a continuation, which fails loudly) */
+      if (map_get(&ad->jg, a) || map_get(&ad->kfix, a)) continue;
       map_put(&ad->kfix, a, k);
     }
     if (map_get(&ad->kfix, ir_node_graph(y->in[0]->in[2])) == k && map_get(&ad->kfix, ir_node_graph(y->in[0]->in[3])) == k)

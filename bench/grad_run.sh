@@ -5,10 +5,12 @@
 # function with a 10^5-iteration scalar loop (loop), and one training
 # step of a 784-256-10 MLP on a batch of 64 (mlp).  Each NAME.ms times
 # the function and its gradient in the same process (best of REPEAT runs
-# after a warm-up; mlp runs 10x as many) and the script prints the ratio
-# grad/f.  When PyTorch is installed (python3-torch, optional) the twin
-# NAME.py is timed the same way and its ratio is printed beside Mist's,
-# with torch's threads set to Mist's pool size.  Usage:
+# after a warm-up; mlp runs 10x as many; a figure stops after 3 runs once
+# its runs have taken 10 s, for PyTorch's scalar loops) and the script
+# prints the ratio grad/f.  When PyTorch is installed (python3-torch,
+# optional) the twin NAME.py is timed the same way and its ratio is
+# printed beside Mist's, with torch's threads set to Mist's pool size.
+# Usage:
 #
 #   bench/grad_run.sh [NAME...]        default: poly loop mlp
 #   REPEAT=10 MIST=path/to/mist PYTHON=python3 TORCH=0 bench/grad_run.sh
@@ -39,7 +41,8 @@ torch_note=""
 if [ "${TORCH:-1}" = 0 ]; then
   python=""
   torch_note="PyTorch: skipped (TORCH=0)"
-elif [ -z "$python" ]; then
+elif [ -z "$python" ] || ! command -v "$python" >/dev/null; then
+  python=""
   torch_note="PyTorch: no python3, the torch columns are left out"
 elif ! torch_version=$("$python" -c 'import torch; print(torch.__version__)' 2>/dev/null); then
   python=""
@@ -95,7 +98,8 @@ same() {
 
 echo "mist: $mist ($("$mist" --version 2>/dev/null || echo '?')), $threads threads"
 echo "$torch_note"
-echo "best of $repeat timed runs after a warm-up (mlp: of $((repeat * 10))), in one process;"
+echo "best of $repeat timed runs after a warm-up (mlp: of $((repeat * 10)); a figure whose runs"
+echo "pass 10 s stops after 3), function and gradient in one process;"
 echo "ratio = grad_ms / f_ms (target: at most 3x)"
 echo
 fmt='%-6s %10s %10s %9s'

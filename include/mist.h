@@ -67,7 +67,7 @@ const char *mist_error(MistVM *vm);
 enum {
   MIST_IR_LOWERED = 0,
   MIST_IR_SOURCE = 1,   /* print as Mist source instead of IR text */
-  MIST_IR_GRAD = 2,     /* print the reverse-mode derivative program J(NAME) */
+  MIST_IR_GRAD = 2,     /* print the derivative: the graphs of J(NAME); with MIST_IR_SOURCE, grad(NAME) as a whole program */
 };
 MistStatus mist_print_ir(MistVM *vm, const char *name, int flags);
 

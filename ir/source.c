@@ -5,7 +5,9 @@
  * The printout of a function F is one `def F(...)`.  Each scheduled
  * application is one statement `name = EXPR`, in schedule order, with a
  * primitive written as the operator or call it means and one without a
- * spelling as a call of its own name.  Every node gets one identifier,
+ * spelling as a call of its builtin (`_gadd`: autodiff/names.c), a
+ * value that is a builtin (the continuation kid) by that builtin's name.
+ * Every node gets one identifier,
  * unique in the whole printout (its source variable's name, `acc_2` for
  * a repeat, `t1`, `t2`... for nameless nodes), so a name never means
  * two things; the only exception is a parameter of a def, which keeps
@@ -26,6 +28,13 @@
  * subscript, a format in its f-string, a condition in its `if`, the
  * output in its `return`; each only where moving it past what lies
  * between cannot change what runs.
+ *
+ * Printed as a function value (ir_print_source_value), the printout
+ * also knows the values the function captured, so J of a function
+ * whose value is known is folded into the function's transform, printed
+ * as a top-level def beside the root: show_source(grad(f)) is the whole
+ * derived program (see fold).  Globals of another module (the rules'
+ * ad_rules) are read through that module, imported at the top.
  *
  * The analysis runs once over the printout: uses, then each node's role
  * (its own statement, or printed inside another's), then how each graph
@@ -549,8 +558,17 @@ static bool only_called(Src *s, IrNode *n) {
 /* Fold every J of a known function in the printout, until none is
  * left: the graphs folding adds may hold more. */
 static void fold(Src *s) {
+  /* what a transformation's graph captured (grad(f)'s f, in a graph
+   * that only holds it) is written in place where it has a name or a
+   * literal: f there is no name of the program's */
+  IrGraph *p = s->root->parent;
+  bool made = p && p->flags == 0 && !p->nnodes;
+  for (int i = 0; i < s->nenv && i < s->root->nfv; i++) {
+    Value v = s->env[i];
+    bool named = value_name(s, v) || (v_is_obj(v, O_FUNC) && top_def(AS_FUNC(v)->graph));
+    set_known(s, s->root->fv[i], v, made && (named || literal(v, 0)));
+  }
   if (!s->vm->ad_J) return;
-  for (int i = 0; i < s->nenv && i < s->root->nfv; i++) set_known(s, s->root->fv[i], s->env[i], false);
   for (bool more = true; more;) {
     more = false;
     for (int gx = 0; gx < s->ngraphs; gx++) {

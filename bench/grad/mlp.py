@@ -28,7 +28,7 @@ y = torch.nn.functional.one_hot(torch.arange(B) % D_OUT, D_OUT).to(torch.float32
 def loss(p, x, y):
     h = torch.relu(x @ p["w1"] + p["b1"])
     logits = h @ p["w2"] + p["b2"]
-    return -torch.mean(torch.sum(torch.log_softmax(logits, 1) * y, 1))
+    return -torch.mean(torch.sum(torch.log_softmax(logits, dim=1) * y, dim=1))
 
 
 def run_f():

@@ -670,7 +670,7 @@ START_TEST(t_builtins) {
 END_TEST
 
 /* A derivative, a graph no parser made, prints as source that parses
- * (running it needs its primitives as builtins: see docs/ir.md). */
+ * (and runs: test_grad_source.c). */
 START_TEST(t_derivative_parses) {
   MistVM *vm = mist_new(0, NULL);
   StrBuf out;
