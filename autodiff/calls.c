@@ -88,8 +88,8 @@ Value ad_jbound(Value self, Value fj) {
 static bool call_bound(MistVM *vm, ObjFunc *f, const char *name, int skip, const Value *lead, int argc,
                        const Value *argv, const KwArgs *kw, Value *t, int *where) {
   Value *in = lang_alloc((skip + argc + 1) * sizeof *in);
-  memcpy(in, lead, skip * sizeof *in);
-  memcpy(in + skip, argv, argc * sizeof *in);
+  if (skip) memcpy(in, lead, skip * sizeof *in);
+  if (argc) memcpy(in + skip, argv, argc * sizeof *in);
   Value *params = lang_alloc((f->graph->nparams + 1) * sizeof *params);
   if (!ev_bind(vm, f, name, skip, skip + argc, in, kw, params, where)) return false;
   return vm->call(vm, v_obj(f), f->graph->nparams, params, NULL, t);
@@ -113,7 +113,7 @@ bool ad_J_call(MistVM *vm, Value fj, int argc, const Value *argv, const KwArgs *
     JBound *jb = AS_BUILTIN(fj)->data;
     Value *in = lang_alloc((argc + 1) * sizeof *in);
     in[0] = jb->self;
-    memcpy(in + 1, argv, argc * sizeof *in);
+    if (argc) memcpy(in + 1, argv, argc * sizeof *in);
     Value ibp;
     if (!ad_J_call(vm, jb->fj, argc + 1, in, kw, v, &ibp)) return false;
     Remap *m = remap_new(ibp, n + 1);
@@ -295,7 +295,7 @@ static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
     Value jr, *in = lang_alloc((n + 1) * sizeof *in);
     if (!ad_J_value(vm, rule, &jr)) return false;
     in[0] = vm->ad_kid;
-    memcpy(in + 1, argv + 2, n * sizeof *in);
+    if (n) memcpy(in + 1, argv + 2, n * sizeof *in);
     if (!vm->call(vm, jr, n + 1, in, NULL, &t) || !split_pair(vm, t, &v, &bp)) return false;
     Remap *m = remap_new(bp, n + 2);
     for (int i = 0; i < n; i++) m->map[2 + i] = 1 + i;
@@ -340,7 +340,7 @@ bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, co
     FBound *fb = AS_BUILTIN(ff)->data;
     Value *in = lang_alloc((argc + 1) * sizeof *in);
     in[0] = fb->self;
-    memcpy(in + 1, argv, argc * sizeof *in);
+    if (argc) memcpy(in + 1, argv, argc * sizeof *in);
     ObjSeq *t2 = lang_tuple_new(n + 1);
     t2->items[0] = fb->tself;
     for (int j = 0; j < n; j++) t2->items[j + 1] = ts && (size_t)j < ts->len ? ts->items[j] : v_none();
@@ -391,7 +391,7 @@ bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, co
     int *where = lang_alloc_atomic((n ? n : 1) * sizeof *where);
     Value *in = lang_alloc((argc + 1) * sizeof *in);
     in[0] = v_none();
-    memcpy(in + 1, argv, argc * sizeof *in);
+    if (argc) memcpy(in + 1, argv, argc * sizeof *in);
     Value *params = lang_alloc((f->graph->nparams + 1) * sizeof *params);
     if (!ev_bind(vm, f, NULL, 1, argc + 1, in, kw, params, where)) return false;
     ObjSeq *tp = lang_tuple_new(f->graph->nparams - 1);

@@ -426,8 +426,16 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
     break;
   case IR_P_SETITEM:
     contribute(f, in[1], prim_in(ad, b, IR_P_SENS_WITHOUT, sp, 2, d, bfwd(f, in[2])));
-    contribute(f, in[3], prim_in(ad, b, IR_P_SENS_ITEM, sp, 2, d, bfwd(f, in[2])));
+  {
+    /* v may have been broadcast into place (x[i] = 0.5 on a row): its
+     * sensitivity is summed back to its own shape */
+    IrNode *dv = prim_in(ad, b, IR_P_SENS_ITEM, sp, 2, d, bfwd(f, in[2]));
+    Value to = v_none();
+    lang_dict_get(ad->vm->builtins, lang_str("_sens_to"), &to);
+    if (v_is_obj(to, O_BUILTIN)) dv = call_in(ad, b, kconst(ad, to), 2, (IrNode *[]){dv, bfwd(f, in[3])}, sp);
+    contribute(f, in[3], dv);
     break;
+  }
   case IR_P_UNPACK:
   case IR_P_ITER_SEQ:
     contribute(f, in[1], prim_in(ad, b, IR_P_SENS_LIKE, sp, 2, bfwd(f, in[1]), d));

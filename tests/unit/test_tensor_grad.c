@@ -316,7 +316,7 @@ START_TEST(t_elementwise) {
     const char *xa = rn(a), *xb = rn(b);
     static const char *const binary[] = {
       "x + y", "x - y", "x * y", "x / (y * y + 1.0)", "maximum(x, y)", "minimum(x, y)",
-      "where(x > y, x * y, y)", "x * y + x / (1.0 + y * y) - y", "exp(x) ** 2 * y",
+      "where(x > y, x * y, y)", "x * y + x / (1.0 + y * y) - y", "exp(x) ** 2 * y", "(x * x + 0.5) ** y",
     };
     for (size_t i = 0; i < sizeof binary / sizeof *binary; i++) {
       check(text("%s %s %s", binary[i], shape_text(a), shape_text(b)), "x, y", binary[i], text("%s, %s", xa, xb));
