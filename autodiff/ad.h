@@ -42,11 +42,12 @@ bool ad_nondiff_builtin(const char *name);
  * then kw) and gives the value and a backpropagator whose result is
  * (d fj, d arg 1, ..., d arg argc+nkw), in the call's order.
  * ad_J_finish hands (v, bp) to continuation k as a transformed call
- * does.  ad_jbound is J of x.method: called (k, args...) as transforms
- * are, its sensitivity is x's.  The three rules are what the transform
+ * does (n: how many items bp's result has).  ad_jbound is J of
+ * x.method: called (k, args...) as transforms are, its sensitivity is
+ * x's.  The three rules are what the transform
  * calls for call_kw, call_method and getattr nodes. */
 bool ad_J_call(MistVM *vm, Value fj, int argc, const Value *argv, const KwArgs *kw, Value *v, Value *bp);
-bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, Value *out);
+bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, int n, Value *out);
 Value ad_jbound(Value self, Value fj);
 Value ad_call_kw_rule(MistVM *vm);
 Value ad_call_method_rule(MistVM *vm);

@@ -111,26 +111,6 @@ static Value no_rule_bp(ObjBuiltin *fb) {
   return v_obj(b);
 }
 
-/* A builtin's backpropagator followed by a continuation k, for a builtin
- * called in tail position of a transformed program. */
-typedef struct Compose {
-  Value bp, k;
-  int64_t n;
-} Compose;
-
-static bool compose_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  Compose *c = vm->callee->data;
-  Value r, call[3] = {c->bp, argv[0], v_int(c->n + 1)};
-  if (!ev_prim_fn(IR_P_BP_CALL)(vm, 3, call, NULL, &r)) return false;
-  /* the builtin captured nothing: its own sensitivity is None */
-  ObjSeq *rs = AS_SEQ(r);
-  ObjSeq *t = lang_tuple_new(rs->len);
-  memcpy(t->items, rs->items, rs->len * sizeof(Value));
-  t->items[0] = v_none();
-  Value tv = v_obj(t);
-  return vm->call(vm, c->k, 1, &tv, NULL, out);
-}
-
 /* A builtin called in a transformed program: (k, args...). */
 static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *argv, Value *out) {
   JBuiltin *jb = self->data;
@@ -154,18 +134,7 @@ static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *a
     }
     t = lang_tuple_of(2, y, bp);
   }
-  if (argv[0].tag == V_OBJ && argv[0].o == vm->ad_kid.o) {
-    *out = t;
-    return true;
-  }
-  Compose *c = lang_alloc(sizeof *c);
-  c->bp = AS_SEQ(t)->items[1];
-  c->k = argv[0];
-  c->n = n;
-  ObjBuiltin *b = lang_builtin_new("backprop", compose_fn, 1, 1);
-  b->data = c;
-  *out = lang_tuple_of(2, AS_SEQ(t)->items[0], v_obj(b));
-  return true;
+  return ad_J_finish(vm, argv[0], AS_SEQ(t)->items[0], AS_SEQ(t)->items[1], n + 1, out);
 }
 
 static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
@@ -252,7 +221,7 @@ static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, 
     if (argc < 1) return lang_raise(vm, "TypeError", "internal error: J builtin without continuation");
     Value v, bp;
     if (!ad_J_call(vm, v_obj(self), argc - 1, argv + 1, kw, &v, &bp)) return false;
-    return ad_J_finish(vm, argv[0], v, bp, out);
+    return ad_J_finish(vm, argv[0], v, bp, argc + kw->n, out);
   }
   return jbuiltin_call(vm, self, argc, argv, out);
 }

@@ -70,7 +70,7 @@ static bool jbound_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   if (argc < 1) return lang_raise(vm, "TypeError", "internal error: J method without continuation");
   Value v, bp;
   if (!ad_J_call(vm, v_obj(vm->callee), argc - 1, argv + 1, kw, &v, &bp)) return false;
-  return ad_J_finish(vm, argv[0], v, bp, out);
+  return ad_J_finish(vm, argv[0], v, bp, argc + (kw ? kw->n : 0), out);
 }
 
 Value ad_jbound(Value self, Value fj) {
@@ -166,28 +166,30 @@ bool ad_J_call(MistVM *vm, Value fj, int argc, const Value *argv, const KwArgs *
   return lang_raise(vm, "TypeError", "internal error: calling %s in a derivative", lang_type_name(fj));
 }
 
-/* A backpropagator followed by continuation k: k(bp(d)). */
+/* A backpropagator followed by continuation k: k(bp(d)), bp's result
+ * having n items (all None for a zero d or a missing bp). */
 typedef struct Then {
   Value bp, k;
+  int64_t n;
 } Then;
 
 static bool then_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   Then *c = vm->callee->data;
-  Value r;
-  if (!vm->call(vm, c->bp, 1, argv, NULL, &r)) return false;
+  Value r, call[3] = {c->bp, argv[0], v_int(c->n)};
+  if (!ev_prim_fn(IR_P_BP_CALL)(vm, 3, call, NULL, &r)) return false;
   return vm->call(vm, c->k, 1, &r, NULL, out);
 }
 
-bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, Value *out) {
+bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, int n, Value *out) {
   if (k.tag == V_OBJ && k.o == vm->ad_kid.o) {
     *out = lang_tuple_of(2, v, bp);
     return true;
   }
   /* a tail call: the continuation runs after this backpropagator */
-  if (bp.tag == V_NONE) return lang_raise(vm, "TypeError", "internal error: a tail call without backpropagator");
   Then *c = lang_alloc(sizeof *c);
   c->bp = bp;
   c->k = k;
+  c->n = n;
   ObjBuiltin *b = lang_builtin_new("backprop", then_fn, 1, 1);
   b->data = c;
   *out = lang_tuple_of(2, v, v_obj(b));
@@ -299,13 +301,13 @@ static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
     if (!vm->call(vm, jr, n + 1, in, NULL, &t) || !split_pair(vm, t, &v, &bp)) return false;
     Remap *m = remap_new(bp, n + 2);
     for (int i = 0; i < n; i++) m->map[2 + i] = 1 + i;
-    return ad_J_finish(vm, argv[0], v, remap_value(m), out);
+    return ad_J_finish(vm, argv[0], v, remap_value(m), n + 2, out);
   }
   /* no rule: the inner pair (value, its backpropagator), with none */
   if (!vm->call(vm, fn, n, argv + 2, NULL, &v)) return false;
   Value nb = ad_no_rule_bp(fn);
   Remap *m = remap_new(nb, n + 2);
-  return ad_J_finish(vm, argv[0], lang_tuple_of(2, v, nb), nb.tag == V_NONE ? v_none() : remap_value(m), out);
+  return ad_J_finish(vm, argv[0], lang_tuple_of(2, v, nb), nb.tag == V_NONE ? v_none() : remap_value(m), n + 2, out);
 }
 
 Value ad_jjwrap(Value jw) {
