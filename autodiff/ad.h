@@ -77,6 +77,8 @@ bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
  * backpropagator of a builtin without a rule. */
 bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule);
 bool ad_is_grad_builtin(Value fn);
+bool ad_has_J_form(Value fn);
+Value ad_F_primal(MistVM *vm, Value v);
 bool ad_grad_rule(MistVM *vm, Value fn, int n, const Value *argv, const KwArgs *kw, Value *t);
 Value ad_no_rule_bp(Value fn);
 

@@ -25,6 +25,12 @@ typedef struct JBuiltin {
 static bool b_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+static bool b_jvp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+static bool vjp_rule(MistVM *vm, int n, const Value *argv, Value *t);
+static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+static bool mist_twin_rule(MistVM *vm, const char *name, int n, const Value *argv, Value *t);
 
 /* The primal value behind a transformed one: for a closure of a
  * transform, the closure of the graph it transforms over the primal
@@ -120,6 +126,10 @@ static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *a
   ObjBuiltin *fb = AS_BUILTIN(jb->fn);
   if (fb->fn == b_grad || fb->fn == b_value_and_grad) {
     if (!grad_rule(vm, fb, n, argv + 1, NULL, &t)) return false;
+  } else if (fb->fn == b_vjp) {
+    if (!vjp_rule(vm, n, argv + 1, &t)) return false;
+  } else if (fb->fn == b_jvp || fb->fn == b_jacobian || fb->fn == b_hessian) {
+    if (!mist_twin_rule(vm, fb->fn == b_jvp ? "_jvp_by_vjp" : fb->name, n, argv + 1, &t)) return false;
   } else if (jb->rule.tag != V_UNBOUND) {
     if (!vm->call(vm, jb->rule, n, argv + 1, NULL, &t)) return false;
   } else {
@@ -232,6 +242,14 @@ bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule) {
   *fn = jb->fn;
   *rule = jb->rule;
   return true;
+}
+
+/* The derivative builtins, whose calls inside a function being
+ * differentiated take their J form (jbuiltin_call). */
+bool ad_has_J_form(Value fn) {
+  if (!v_is_obj(fn, O_BUILTIN)) return false;
+  BuiltinFn c = AS_BUILTIN(fn)->fn;
+  return c == b_grad || c == b_value_and_grad || c == b_vjp || c == b_jvp || c == b_jacobian || c == b_hessian;
 }
 
 bool ad_is_grad_builtin(Value fn) {
@@ -411,36 +429,104 @@ static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwAr
   return make_grad(vm, "value_and_grad", W_VALUE_AND_GRAD, argc, argv, kw, out);
 }
 
+/* The graph of vjp with f and n arguments, as grad's: vjp.f(x1..xn) =
+ * (y, pullback) with t = J(f)(kid, J(x1)..J(xn)), y = t[0] and
+ * pullback(ct) = (zeros_like(x_i) + t[1](ct)[i + 1], ...).  f is a free
+ * variable, so that differentiating vjp.f sends sensitivity back to
+ * what f captured (a vjp inside a function being differentiated). */
+static bool make_vjp(MistVM *vm, Value f, int n, Value *out) {
+  IrGraph *fg = v_is_obj(f, O_FUNC) ? AS_FUNC(f)->graph : NULL;
+  IrUnit *u = ir_unit_new();
+  Span sp = fg ? fg->span : span_none();
+  IrGraph *envg = ir_graph_new(u, "vjp.env", NULL, 0, sp);
+  IrNode *fparam = ir_param(u, envg, lang_str("f"), sp);
+  envg->ret = ir_const(u, v_none(), sp);
+  StrBuf name;
+  sb_init(&name);
+  sb_printf(&name, "vjp.%s", fg ? fg->name->data : v_is_obj(f, O_BUILTIN) ? AS_BUILTIN(f)->name : "f");
+  IrGraph *g = ir_graph_new(u, name.data, envg, IRG_FUNCTION, sp);
+  g->module = fg ? fg->module : NULL;
+  g->display = lang_str("vjp");
+  IrNode **x = lang_alloc((n + 1) * sizeof *x);
+  IrNode **in = lang_alloc((n + 2) * sizeof *in);
+  in[0] = ir_prim_apply(u, g, IR_P_J, sp, 1, fparam);
+  in[1] = ir_const(u, vm->ad_kid, sp);
+  for (int i = 0; i < n; i++) {
+    ObjStr *pn = fg && i < fg->nparams && fg->params[i]->name ? fg->params[i]->name : lang_str_fmt("x%d", i + 1);
+    x[i] = ir_param(u, g, pn, sp);
+    in[2 + i] = ir_prim_apply(u, g, IR_P_J, sp, 1, x[i]);
+  }
+  IrNode *t = ir_apply(u, g, n + 2, in, sp);
+  IrNode *y = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(0), sp));
+  y->name = lang_str("y");
+  IrNode *B = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(1), sp));
+  B->name = lang_str("backprop");
+  IrGraph *pg = ir_graph_new(u, "pullback", g, IRG_FUNCTION, sp);
+  IrNode *ct = ir_param(u, pg, lang_str("ct"), sp);
+  IrNode *r = ir_apply(u, pg, 2, (IrNode *[]){B, ct}, sp);
+  IrNode **ds = lang_alloc((n ? n : 1) * sizeof *ds);
+  for (int i = 0; i < n; i++) {
+    IrNode *d = ir_prim_apply(u, pg, IR_P_GETITEM, sp, 2, r, ir_const(u, v_int(i + 1), sp));
+    IrNode *z = ir_prim_apply(u, pg, IR_P_ZEROS_LIKE, sp, 1, x[i]);
+    ds[i] = ir_prim_apply(u, pg, IR_P_GADD, sp, 2, z, d);
+  }
+  pg->ret = ir_prim_applyv(u, pg, IR_P_MAKE_TUPLE, sp, n, ds);
+  g->ret = ir_prim_apply(u, g, IR_P_MAKE_TUPLE, sp, 2, y, ir_const_graph(u, pg, sp));
+#ifndef NDEBUG
+  if (!ir_verify_graph(vm, g)) return false;
+#endif
+  *out = v_obj(ev_closure(vm, g, &f));
+  return true;
+}
+
 /* vjp(f, *xs) -> (y, pullback); pullback(ct) -> tuple of cotangents. */
 static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   if (argc < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
   if (kw && kw->n) return lang_raise(vm, "TypeError", "vjp() takes no keyword arguments");
-  Value fj;
-  if (!ad_J_value(vm, argv[0], &fj)) return false;
-  int n = argc - 1;
-  Value *args = lang_alloc((n + 1) * sizeof *args);
-  args[0] = vm->ad_kid;
-  for (int i = 0; i < n; i++)
-    if (!ad_J_value(vm, argv[i + 1], &args[i + 1])) return false;
-  Value t;
-  if (!vm->call(vm, fj, n + 1, args, NULL, &t)) return false;
+  Value g, r;
+  if (!make_vjp(vm, argv[0], argc - 1, &g) || !vm->call(vm, g, argc - 1, argv + 1, NULL, &r)) return false;
   /* a function returned is handed back as the ordinary function */
-  Value y = primal_of(vm, AS_SEQ(t)->items[0]), B = AS_SEQ(t)->items[1];
-  /* pullback(ct): r = B(ct); (zeros_like(x_i) + r[i + 1], ...) */
-  IrUnit *u = ir_unit_new();
-  Span sp = span_none();
-  IrGraph *g = ir_graph_new(u, "vjp.pullback", NULL, IRG_FUNCTION, sp);
-  g->display = lang_str("pullback");
-  IrNode *ct = ir_param(u, g, lang_str("ct"), sp);
-  IrNode *r = ir_apply(u, g, 2, (IrNode *[]){ir_const(u, B, sp), ct}, sp);
-  IrNode **ds = lang_alloc((n ? n : 1) * sizeof *ds);
-  for (int i = 0; i < n; i++) {
-    IrNode *d = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, r, ir_const(u, v_int(i + 1), sp));
-    IrNode *z = ir_prim_apply(u, g, IR_P_ZEROS_LIKE, sp, 1, ir_const(u, argv[i + 1], sp));
-    ds[i] = ir_prim_apply(u, g, IR_P_GADD, sp, 2, z, d);
-  }
-  g->ret = ir_prim_applyv(u, g, IR_P_MAKE_TUPLE, sp, n, ds);
-  *out = lang_tuple_of(2, y, v_obj(ev_closure(vm, g, NULL)));
+  *out = lang_tuple_of(2, primal_of(vm, AS_SEQ(r)->items[0]), AS_SEQ(r)->items[1]);
+  return true;
+}
+
+/* vjp(f, *xs)'s backpropagator inside a function being differentiated:
+ * bp(d) = (None, df, dx1..dxn) from the transform of vjp.f, whose own
+ * sensitivity (an env keyed by its free variable f) is f's. */
+typedef struct VjpBack {
+  Value bp;
+  int64_t key, n;
+} VjpBack;
+
+static bool vjp_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  VjpBack *c = vm->callee->data;
+  ObjSeq *res = lang_tuple_new(c->n + 2);
+  for (int64_t i = 0; i < c->n + 2; i++) res->items[i] = v_none();
+  *out = v_obj(res);
+  Value r, call[3] = {c->bp, argv[0], v_int(c->n + 1)};
+  if (!ev_prim_fn(IR_P_BP_CALL)(vm, 3, call, NULL, &r)) return false;
+  ObjSeq *rs = AS_SEQ(r);
+  Value get[2] = {rs->items[0], v_int(c->key)};
+  if (!ev_prim_fn(IR_P_ENV_GET)(vm, 2, get, NULL, &res->items[1])) return false;
+  for (int64_t i = 1; i <= c->n && (size_t)i < rs->len; i++) res->items[i + 1] = rs->items[i];
+  return true;
+}
+
+/* vjp(f, *xs) inside a function being differentiated: the transform of
+ * vjp.f (make_vjp) over the primal f, called with the xs.  argv holds
+ * the transformed f and xs. */
+static bool vjp_rule(MistVM *vm, int n, const Value *argv, Value *t) {
+  if (n < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
+  Value g, jg, v, bp;
+  if (!make_vjp(vm, primal_of(vm, argv[0]), n - 1, &g) || !ad_J_value(vm, g, &jg)) return false;
+  if (!ad_J_call(vm, jg, n - 1, argv + 1, NULL, &v, &bp)) return false;
+  VjpBack *c = lang_alloc(sizeof *c);
+  c->bp = bp;
+  c->key = (int64_t)(intptr_t)AS_FUNC(g)->graph->fv[0];
+  c->n = n - 1;
+  ObjBuiltin *b = lang_builtin_new("vjp.backprop", vjp_bp_fn, 1, 1);
+  b->data = c;
+  *t = lang_tuple_of(2, v, v_obj(b));
   return true;
 }
 
@@ -464,7 +550,22 @@ static bool b_jvp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
   if (!vm->call(vm, ff, (int)x->len + 1, args, NULL, &r)) return false;
   Value y = AS_SEQ(r)->items[0], ty = AS_SEQ(r)->items[1];
   if (ty.tag == V_NONE && !ev_prim_fn(IR_P_ZEROS_LIKE)(vm, 1, &y, NULL, &ty)) return false;
-  *out = lang_tuple_of(2, y, ty);
+  /* a function returned is handed back as the ordinary function */
+  *out = lang_tuple_of(2, ad_F_primal(vm, y), ty);
+  return true;
+}
+
+/* jvp, jacobian and hessian inside a function being differentiated:
+ * the transform of their Mist definitions in stdlib/ad.ms (for jvp,
+ * _jvp_by_vjp, which finds the tangent with two vjps, so that reverse
+ * mode only ever differentiates reverse mode). */
+static bool mist_twin_rule(MistVM *vm, const char *name, int n, const Value *argv, Value *t) {
+  ObjModule *mod = ad_stdlib_module(vm, "ad");
+  if (!mod) return false;
+  Value f = ad_module_global(mod, "", name), jf, v, bp;
+  if (f.tag == V_UNBOUND) return lang_raise(vm, "NameError", "%s is missing from the standard library", name);
+  if (!ad_J_value(vm, f, &jf) || !ad_J_call(vm, jf, n, argv, NULL, &v, &bp)) return false;
+  *t = lang_tuple_of(2, v, bp);
   return true;
 }
 

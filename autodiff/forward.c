@@ -522,6 +522,28 @@ static bool F_of_J(MistVM *vm, Value xf, Value tx, Value *vout, Value *tout) {
   return true;
 }
 
+/* The ordinary value behind a forward-transformed one: for a closure of
+ * F(h), the closure of h over the (ordinary) values it captured, their
+ * tangents dropped.  jvp hands back a function output this way. */
+Value ad_F_primal(MistVM *vm, Value v) {
+  if (!v_is_obj(v, O_FUNC)) return v;
+  ObjFunc *ff = AS_FUNC(v);
+  IrGraph *fg = ff->graph, *h = fg->jsource;
+  if (!h || !fg->forig) return v;
+  ir_free_vars(h);
+  ir_free_vars(fg);
+  Value *env = lang_alloc((h->nfv ? h->nfv : 1) * sizeof *env);
+  for (int i = 0; i < h->nfv; i++) {
+    env[i] = v_unbound();
+    for (int k = 0; k < fg->nfv && k < ff->nenv; k++)
+      if (!fg->ftan[k] && fg->forig[k] == h->fv[i]) env[i] = ad_F_primal(vm, ff->env[k]);
+  }
+  ObjFunc *f = ev_closure(vm, h, env);
+  f->ndefaults = ff->ndefaults;
+  f->defaults = ff->defaults;
+  return v_obj(f);
+}
+
 /* _F_J(xf, tx) -> (F-world value of J(x), tangent) */
 bool ad_F_J_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   Value v, t;

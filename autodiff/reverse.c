@@ -335,7 +335,7 @@ static void forward(Fill *f, int i) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(ad, b->name);
     mapped_args(f, y, 1, args);
-    if (strcmp(b->name, "grad") == 0 || strcmp(b->name, "value_and_grad") == 0) {
+    if (ad_has_J_form(callee->value)) {
       /* differentiating a derivative: the J form of the builtin (api.c)
        * makes the transform of grad(f) and sends sensitivity back to f */
       IrNode **a2 = lang_alloc((nargs + 1) * sizeof *a2);

@@ -681,12 +681,25 @@ PRIM_FN(p_bp_call_j) {
   return vm->call(vm, argv[0], m + 1, args, NULL, out);
 }
 
-/* J(f)'s free variables are the parameters of the environment graph of
- * f's graph's root transform, in the order of f's own free variables. */
+/* The value closure f holds for free variable i of graph g, where f is
+ * a closure of g or of a transform of g; unbound if it cannot tell. */
+static Value captured(ObjFunc *f, IrGraph *g, int i) {
+  IrGraph *fg = f->graph;
+  if (fg == g) return i < f->nenv ? f->env[i] : v_unbound();
+  if (fg->jsource != g || !fg->jorig) return v_unbound();
+  ir_free_vars(fg);
+  for (int k = 0; k < fg->nfv && k < f->nenv; k++)
+    if (fg->jorig[k] == g->fv[i]) return f->env[k];
+  return v_unbound();
+}
+
+static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out);
+
 /* Re-key an env between J(f)'s free variables (the parameters of the
  * environment graph of f's graph's root transform) and f's own, in
  * either direction.  J is the identity on everything but functions, and
- * so is this on a non-function. */
+ * so is this on a non-function.  A captured function's own sensitivity,
+ * an env itself, is re-keyed the same way, since J transformed it too. */
 static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
   *out = v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) ? v_none() : e;
   if (!v_is_obj(f, O_FUNC) || !v_is_obj(e, O_ENV)) return true;
@@ -696,6 +709,7 @@ static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
   if (g->jsource) g = g->jsource;
   if (!g->jroot || !g->jroot->parent) return true;
   IrGraph *envg = g->jroot->parent;
+  ir_free_vars(g);
   ObjEnv *d = AS_ENV(e);
   Value r = v_none();
   for (int i = 0; i < envg->nparams && i < g->nfv; i++) {
@@ -703,7 +717,9 @@ static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
     int64_t to = (int64_t)(intptr_t)(to_f ? (void *)g->fv[i] : (void *)envg->params[i]);
     for (size_t j = 0; j < d->len; j++) {
       if (d->items[j].key != from) continue;
-      Value args[3] = {r, v_int(to), d->items[j].value};
+      Value v = d->items[j].value, c = captured(AS_FUNC(f), g, i);
+      if (v_is_obj(v, O_ENV) && v_is_obj(c, O_FUNC) && !rekey_env(vm, c, v, to_f, &v)) return false;
+      Value args[3] = {r, v_int(to), v};
       if (!p_env_set(vm, 3, args, NULL, &r)) return false;
     }
   }
