@@ -78,6 +78,9 @@ bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule);
 bool ad_is_grad_builtin(Value fn);
 bool ad_has_J_form(Value fn);
+bool ad_is_vjp_builtin(Value fn);
+const char *ad_mist_twin(Value fn);
+bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out);
 Value ad_F_primal(MistVM *vm, Value v);
 bool ad_grad_rule(MistVM *vm, Value fn, int n, const Value *argv, const KwArgs *kw, Value *t);
 Value ad_no_rule_bp(Value fn);

@@ -128,8 +128,8 @@ static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *a
     if (!grad_rule(vm, fb, n, argv + 1, NULL, &t)) return false;
   } else if (fb->fn == b_vjp) {
     if (!vjp_rule(vm, n, argv + 1, &t)) return false;
-  } else if (fb->fn == b_jvp || fb->fn == b_jacobian || fb->fn == b_hessian) {
-    if (!mist_twin_rule(vm, fb->fn == b_jvp ? "_jvp_by_vjp" : fb->name, n, argv + 1, &t)) return false;
+  } else if (ad_mist_twin(jb->fn)) {
+    if (!mist_twin_rule(vm, ad_mist_twin(jb->fn), n, argv + 1, &t)) return false;
   } else if (jb->rule.tag != V_UNBOUND) {
     if (!vm->call(vm, jb->rule, n, argv + 1, NULL, &t)) return false;
   } else {
@@ -250,6 +250,16 @@ bool ad_has_J_form(Value fn) {
   if (!v_is_obj(fn, O_BUILTIN)) return false;
   BuiltinFn c = AS_BUILTIN(fn)->fn;
   return c == b_grad || c == b_value_and_grad || c == b_vjp || c == b_jvp || c == b_jacobian || c == b_hessian;
+}
+
+bool ad_is_vjp_builtin(Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->fn == b_vjp; }
+
+/* The Mist definition (stdlib/ad.ms) that a derivative builtin is
+ * differentiated through, or NULL: jvp's is _jvp_by_vjp. */
+const char *ad_mist_twin(Value fn) {
+  if (!v_is_obj(fn, O_BUILTIN)) return NULL;
+  BuiltinFn c = AS_BUILTIN(fn)->fn;
+  return c == b_jvp ? "_jvp_by_vjp" : c == b_jacobian ? "jacobian" : c == b_hessian ? "hessian" : NULL;
 }
 
 bool ad_is_grad_builtin(Value fn) {
@@ -434,7 +444,7 @@ static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwAr
  * pullback(ct) = (zeros_like(x_i) + t[1](ct)[i + 1], ...).  f is a free
  * variable, so that differentiating vjp.f sends sensitivity back to
  * what f captured (a vjp inside a function being differentiated). */
-static bool make_vjp(MistVM *vm, Value f, int n, Value *out) {
+bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   IrGraph *fg = v_is_obj(f, O_FUNC) ? AS_FUNC(f)->graph : NULL;
   IrUnit *u = ir_unit_new();
   Span sp = fg ? fg->span : span_none();
@@ -484,7 +494,7 @@ static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
   if (argc < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
   if (kw && kw->n) return lang_raise(vm, "TypeError", "vjp() takes no keyword arguments");
   Value g, r;
-  if (!make_vjp(vm, argv[0], argc - 1, &g) || !vm->call(vm, g, argc - 1, argv + 1, NULL, &r)) return false;
+  if (!ad_make_vjp(vm, argv[0], argc - 1, &g) || !vm->call(vm, g, argc - 1, argv + 1, NULL, &r)) return false;
   /* a function returned is handed back as the ordinary function */
   *out = lang_tuple_of(2, primal_of(vm, AS_SEQ(r)->items[0]), AS_SEQ(r)->items[1]);
   return true;
@@ -518,7 +528,7 @@ static bool vjp_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
 static bool vjp_rule(MistVM *vm, int n, const Value *argv, Value *t) {
   if (n < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
   Value g, jg, v, bp;
-  if (!make_vjp(vm, primal_of(vm, argv[0]), n - 1, &g) || !ad_J_value(vm, g, &jg)) return false;
+  if (!ad_make_vjp(vm, primal_of(vm, argv[0]), n - 1, &g) || !ad_J_value(vm, g, &jg)) return false;
   if (!ad_J_call(vm, jg, n - 1, argv + 1, NULL, &v, &bp)) return false;
   VjpBack *c = lang_alloc(sizeof *c);
   c->bp = bp;

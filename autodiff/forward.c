@@ -332,7 +332,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, -1), sp), nargs + 1, ra);
     return;
   }
-  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
+  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) && !ad_has_J_form(callee->value)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(w, b->name);
     if (rule.tag != V_UNBOUND) {
@@ -450,10 +450,14 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
 
 /* A builtin called in a transformed program: (tans, args...): its rule
  * F_name if it has one, else its value with a zero tangent. */
+static bool F_derivative_call(MistVM *vm, Value fn, Value tans, int n, const Value *argv, Value *out);
+
 static bool fwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   ObjBuiltin *self = vm->callee;
   Value *info = self->data;   /* {builtin, rule} */
   if (argc < 1) return lang_raise(vm, "TypeError", "internal error: F builtin without tangents");
+  if ((ad_is_vjp_builtin(info[0]) || ad_mist_twin(info[0])) && !(kw && kw->n))
+    return F_derivative_call(vm, info[0], argv[0], argc - 1, argv + 1, out);
   if (kw && kw->n) return ad_F_call(vm, v_obj(self), argv[0], argc - 1, argv + 1, kw, out);
   int n = argc - 1;
   if (info[1].tag != V_UNBOUND) {
@@ -582,6 +586,45 @@ bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   for (int k = 0; k < fG->nfv; k++) env[k] = fG->fv[k] == fG->parent->params[0] ? ff : v_none();
   *out = lang_tuple_of(2, v_obj(ev_closure(vm, fG, env)), v_none());
   return true;
+}
+
+/* vjp, jvp, jacobian or hessian called under jvp, with the tangents of
+ * its arguments: vjp is the forward transform of its graph (vjp.f, as
+ * ad_F_grad_rule does for grad); the others are their Mist definitions
+ * in stdlib/ad.ms, transformed like any code. */
+static bool F_derivative_call(MistVM *vm, Value fn, Value tans, int n, const Value *argv, Value *out) {
+  ObjSeq *ts = v_is_obj(tans, O_TUPLE) ? AS_SEQ(tans) : NULL;
+  if (ad_is_vjp_builtin(fn)) {
+    if (n < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
+    Value ff = argv[0], pf = ad_F_primal(vm, ff), g, r;
+    Value inner, rule;
+    if (ad_fbuiltin_parts(ff, &inner, &rule)) pf = inner;
+    if (!ad_make_vjp(vm, pf, n - 1, &g)) return false;
+    IrGraph *fG = ad_forward(vm, AS_FUNC(g)->graph);
+    if (!fG) return false;
+    ir_free_vars(fG);
+    /* f's F-world value carries its captured values' tangents */
+    Value *env = lang_alloc((fG->nfv + 1) * sizeof *env);
+    for (int k = 0; k < fG->nfv; k++) env[k] = fG->fv[k] == fG->parent->params[0] ? ff : v_none();
+    Value *in = lang_alloc((n + 1) * sizeof *in);
+    ObjSeq *tx = lang_tuple_new(n - 1);
+    for (int i = 1; i < n; i++) tx->items[i - 1] = ts && (size_t)i < ts->len ? ts->items[i] : v_none();
+    in[0] = v_obj(tx);
+    memcpy(in + 1, argv + 1, (n - 1) * sizeof *in);
+    if (!vm->call(vm, v_obj(ev_closure(vm, fG, env)), n, in, NULL, &r)) return false;
+    *out = r;
+    return true;
+  }
+  const char *name = ad_mist_twin(fn);
+  ObjModule *mod = ad_stdlib_module(vm, "ad");
+  if (!mod) return false;
+  Value f = ad_module_global(mod, "", name), ftwin;
+  if (f.tag == V_UNBOUND) return lang_raise(vm, "NameError", "%s is missing from the standard library", name);
+  if (!ad_F_value(vm, f, &ftwin)) return false;
+  Value *in = lang_alloc((n + 1) * sizeof *in);
+  in[0] = ts ? tans : v_obj(lang_tuple_new(0));
+  if (n) memcpy(in + 1, argv, n * sizeof *in);
+  return vm->call(vm, ftwin, n + 1, in, NULL, out);
 }
 
 /* _F_bp_call(bp, d, td, n) -> (bp(d), its tangent): bp is an F-world function */
