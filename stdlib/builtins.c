@@ -808,6 +808,22 @@ static bool bi_round(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, 
   return round_int(vm, i, n == INT64_MIN ? INT64_MAX : -n, out);
 }
 
+/* Whether max/min's arguments are a tensor reduction's: (t), (t, axis),
+ * (t, axis, keepdims), with axis an int, a tuple or None, and axis= and
+ * keepdims= in any mix.  With key= or default=, or a second argument
+ * that is not an axis (max(t1, t2)), they are Python's max of an
+ * iterable or of several items. */
+static bool minmax_is_reduction(int argc, const Value *argv, const KwArgs *kw)
+{
+  if (argc < 1 || argc > 3 || !v_is_tensor(argv[0]))
+    return false;
+  for (int k = 0; k < kw_count(kw); k++)
+    if (kw_is(kw->names[k], "key") || kw_is(kw->names[k], "default"))
+      return false;
+  return argc == 1 || argv[1].tag == V_INT || argv[1].tag == V_NONE ||
+         v_is_obj(argv[1], O_TUPLE);
+}
+
 /* min and max: of one iterable or of several arguments, with key= and
  * default=.  Python keeps the first of equal items: min replaces the
  * best on item < best, max on item > best. */
@@ -816,9 +832,8 @@ static bool minmax(MistVM *vm, bool is_min, int argc, const Value *argv, const K
 {
   const char *name = is_min ? "min" : "max";
   Value key = v_none(), dflt = v_unbound();
-  /* max(t), max(t, axis), max(t, axis=0, keepdims=True): a reduction */
-  if (argc >= 1 && v_is_tensor(argv[0]) &&
-      (argc == 1 || (argc == 2 && (argv[1].tag == V_INT || v_is_obj(argv[1], O_TUPLE)))))
+  /* max(t), max(t, 1), max(t, 1, True), max(t, axis=0, keepdims=True) */
+  if (minmax_is_reduction(argc, argv, kw))
     return is_min ? std_tensor_min(vm, argc, argv, kw, out) : std_tensor_max(vm, argc, argv, kw, out);
   if (kw_count(kw) > 2)
     return lang_raise(vm, "TypeError", "%s() takes at most 2 keyword arguments (%d given)", name,
