@@ -224,6 +224,13 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_ENV_SET, sp, 3, tangent(w, in[1]), a[1], tangent(w, in[3])));
       return;
+    case IR_P_MAKE_ENV: {
+      v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
+      IrNode **t = lang_alloc((nargs + 1) * sizeof *t);
+      for (int j = 0; j < nargs; j++) t[j] = j % 2 ? tangent(w, in[j + 1]) : a[j];
+      set(w, y, v, ir_prim_applyv(w->u, g, IR_P_MAKE_ENV, sp, nargs, t));
+      return;
+    }
     case IR_P_CONS_LIST:
       /* the tangent chain has the chain's shape */
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);

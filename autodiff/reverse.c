@@ -262,7 +262,7 @@ static void forward(Fill *f, int i) {
       break;
     case IR_P_MAKE_TUPLE: case IR_P_MAKE_LIST: case IR_P_MAKE_DICT: case IR_P_GETITEM:
     case IR_P_SETITEM: case IR_P_UNPACK: case IR_P_ITER_SEQ: case IR_P_SWITCH: case IR_P_GADD:
-    case IR_P_ENV_GET: case IR_P_ENV_SET: case IR_P_SENS_ITEM: case IR_P_SENS_AT:
+    case IR_P_ENV_GET: case IR_P_ENV_SET: case IR_P_MAKE_ENV: case IR_P_SENS_ITEM: case IR_P_SENS_AT:
     case IR_P_SENS_WITHOUT: case IR_P_SENS_LIKE: case IR_P_CHECK_BOUND: case IR_P_CHECK_DIFF:
     case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS: case IR_P_JINV_ENV: case IR_P_JENV:
       mapped_args(f, y, 1, args);
@@ -457,6 +457,10 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
     contribute(f, in[1], d);
     contribute(f, in[3], prim_in(ad, b, IR_P_ENV_GET, sp, 2, d, bfwd(f, in[2])));
     break;
+  case IR_P_MAKE_ENV:
+    for (int j = 1; j + 1 < y->nin; j += 2)
+      contribute(f, in[j + 1], prim_in(ad, b, IR_P_ENV_GET, sp, 2, d, bfwd(f, in[j])));
+    break;
   case IR_P_SENS_ITEM:
     contribute(f, in[1], prim_in(ad, b, IR_P_SENS_AT, sp, 3, bfwd(f, in[1]), bfwd(f, in[2]), d));
     break;
@@ -551,11 +555,18 @@ static void backward(Fill *f, int last) {
     }
     }
   }
-  /* k(env, dp1..dpn) */
+  /* k(env, dp1..dpn), env = make_env(key1, dfv1, ...) over the free
+   * variables that got a sensitivity */
   IrNode *env = knone(ad);
-  for (int i = 0; i < f->nfvs; i++)
-    env = prim_in(ad, b, IR_P_ENV_SET, f->h->span, 3, env, kint(ad, key_of(f->fvs[i])),
-                  map_get(&f->sens, f->fvs[i]));
+  IrNode **kv = lang_alloc((2 * f->nfvs + 1) * sizeof *kv);
+  int nkv = 0;
+  for (int i = 0; i < f->nfvs; i++) {
+    IrNode *s = map_get(&f->sens, f->fvs[i]);
+    if (!s) continue;
+    kv[nkv++] = kint(ad, key_of(f->fvs[i]));
+    kv[nkv++] = s;
+  }
+  if (nkv) env = ir_prim_applyv(ad->u, b, IR_P_MAKE_ENV, f->h->span, nkv, kv);
   int np = f->h->nparams;
   IrNode **args = lang_alloc((np + 1) * sizeof *args);
   args[0] = env;

@@ -416,6 +416,38 @@ PRIM_FN(p_env_set) {
   return env_merge(vm, AS_ENV(argv[0]), one, out);
 }
 
+/* The env a backward pass hands its continuation: one object rather
+ * than a chain of env_set, each of which copies the env so far. */
+PRIM_FN(p_make_env) {
+  if (argc % 2) return lang_raise(vm, "TypeError", "make_env takes keys and values in pairs");
+  int n = 0;
+  for (int i = 0; i < argc; i += 2) {
+    if (argv[i].tag != V_INT) return lang_raise(vm, "TypeError", "make_env: the keys must be ints");
+    n += argv[i + 1].tag != V_NONE;
+  }
+  *out = v_none();
+  if (!n) return true;
+  ObjEnv *e = lang_alloc(sizeof *e + n * sizeof(EnvEntry));
+  e->obj.kind = O_ENV;
+  e->len = 0;
+  for (int i = 0; i < argc; i += 2) {
+    if (argv[i + 1].tag == V_NONE) continue;
+    /* insertion in key order, as env_merge expects; a repeated key adds */
+    size_t j = e->len;
+    while (j > 0 && e->items[j - 1].key > argv[i].i) j--;
+    if (j > 0 && e->items[j - 1].key == argv[i].i) {
+      if (!gadd(vm, e->items[j - 1].value, argv[i + 1], &e->items[j - 1].value)) return false;
+      continue;
+    }
+    memmove(e->items + j + 1, e->items + j, (e->len - j) * sizeof(EnvEntry));
+    e->items[j].key = argv[i].i;
+    e->items[j].value = argv[i + 1];
+    e->len++;
+  }
+  *out = v_obj(e);
+  return true;
+}
+
 PRIM_FN(p_J) {
   if (!vm->ad_J) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
   return vm->ad_J(vm, argv[0], out);
@@ -879,7 +911,7 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_CALL_METHOD] = p_call_method, [IR_P_GETATTR] = p_getattr, [IR_P_GLOBAL] = p_global,
   [IR_P_SET_GLOBAL] = p_set_global, [IR_P_IMPORT] = p_import, [IR_P_ASSERT_FAIL] = p_assert_fail,
   [IR_P_CHECK_BOUND] = p_check_bound, [IR_P_CONS_SENS] = p_cons_sens, [IR_P_JENV] = p_jenv, [IR_P_CONS_TAN] = p_cons_tan,
-  [IR_P_GADD] = p_gadd, [IR_P_ENV_GET] = p_env_get, [IR_P_ENV_SET] = p_env_set, [IR_P_J] = p_J,
+  [IR_P_GADD] = p_gadd, [IR_P_ENV_GET] = p_env_get, [IR_P_ENV_SET] = p_env_set, [IR_P_MAKE_ENV] = p_make_env, [IR_P_J] = p_J,
   [IR_P_BP_CALL] = p_bp_call, [IR_P_SENS_ITEM] = p_sens_item, [IR_P_SENS_AT] = p_sens_at,
   [IR_P_SENS_LIKE] = p_sens_like, [IR_P_SEED] = p_seed, [IR_P_ZEROS_LIKE] = p_zeros_like,
   [IR_P_STOP_GRADIENT] = p_stop_gradient, [IR_P_CHECK_DIFF] = p_check_diff,

@@ -490,7 +490,9 @@ static void expr(Src *s, IrNode *n, StrBuf *out) {
   sb_printf(out, "%s(", src_prim_text(s, p));
   for (int i = 0; i < na; i++) {
     if (i) sb_adds(out, ", ");
-    if (!(i == 1 && fixed && (p == IR_P_ENV_GET || p == IR_P_ENV_SET) && key_text(s, a[i], out)))
+    /* env keys read as small numbers, the same on every run */
+    bool key = (i == 1 && fixed && (p == IR_P_ENV_GET || p == IR_P_ENV_SET)) || (p == IR_P_MAKE_ENV && i % 2 == 0);
+    if (!(key && key_text(s, a[i], out)))
       atom(s, a[i], C_FREE, out);
   }
   sb_addc(out, ')');

@@ -255,7 +255,7 @@ START_TEST(t_names) {
   };
   char *a = run(clo, 2), *b = run(clo, 2);
   ck_assert_str_eq(a, b);
-  ck_assert_msg(strstr(a, "_env_set(None, 1, "), "%s", a);
+  ck_assert_msg(strstr(a, "_make_env(1, "), "%s", a);
   free(a);
   free(b);
 }
