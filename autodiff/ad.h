@@ -49,9 +49,13 @@ bool ad_nondiff_builtin(const char *name);
 bool ad_J_call(MistVM *vm, Value fj, int argc, const Value *argv, const KwArgs *kw, Value *v, Value *bp);
 bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, int n, Value *out);
 Value ad_jbound(Value self, Value fj);
-Value ad_call_kw_rule(MistVM *vm);
-Value ad_call_method_rule(MistVM *vm);
-Value ad_getattr_rule(MistVM *vm);
+Value ad_call_rule(MistVM *vm, const char *name);
+/* The builtins the transform lowers keyword and method calls with
+ * (calls.c): _method_rule and _attr_rule return a rule, a function that
+ * a further transform must transform too; _bind_order binds a call. */
+enum { AD_RULE_OF = 1, AD_BIND_ORDER };
+int ad_lowering_builtin(Value fn);
+Value ad_builtin_rule(MistVM *vm, const char *name);
 bool ad_is_call_rule(Value fn);
 void ad_register_calls(MistVM *vm);
 
@@ -78,6 +82,7 @@ bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule);
 bool ad_is_grad_builtin(Value fn);
 bool ad_has_J_form(Value fn);
+bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out);
 bool ad_is_vjp_builtin(Value fn);
 const char *ad_mist_twin(Value fn);
 bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out);

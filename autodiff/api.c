@@ -172,7 +172,8 @@ Value ad_module_global(ObjModule *m, const char *prefix, const char *name) {
   return v_unbound();
 }
 
-static Value lookup_rule(MistVM *vm, const char *name) {
+/* The rule J_name of a builtin in ad_rules.ms, or Unbound. */
+Value ad_builtin_rule(MistVM *vm, const char *name) {
   ObjModule *m = ad_stdlib_module(vm, "ad_rules");
   if (!m) lang_error_clear(vm);
   return ad_module_global(m, "J_", name);
@@ -208,7 +209,7 @@ bool ad_J_value(MistVM *vm, Value v, Value *out) {
       return lang_raise(vm, "TypeError", "cannot differentiate %s() three times here yet", b->name);
     JBuiltin *jb = lang_alloc(sizeof *jb);
     jb->fn = v;
-    jb->rule = lookup_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
+    jb->rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
     ObjBuiltin *w = lang_builtin_new(b->name, jwrap_fn, -1, -1);
     w->data = jb;
     *out = v_obj(w);
@@ -287,7 +288,8 @@ bool ad_nondiff_builtin(const char *name) {
     "lower", "strip", "lstrip", "rstrip", "join", "replace", "startswith", "endswith", "find",
     "format", "zfill", "set_mode", "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha",
     "isalnum", "isspace", "isupper", "islower", "split", "rsplit", "rfind", "rindex", "ljust", "rjust",
-    "center", "shape", "dtype", "ndim", "size", "device", "zeros_like", "ones_like", "argmin", NULL,
+    "center", "shape", "dtype", "ndim", "size", "device", "zeros_like", "ones_like", "argmin",
+    "_method_rule", "_attr_rule", "_bind_order", NULL,
   };
   for (int i = 0; names[i]; i++)
     if (strcmp(names[i], name) == 0) return true;
@@ -602,6 +604,7 @@ static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
 
 void ad_register(MistVM *vm) {
   vm->ad_J = p_J_hook;
+  vm->ad_sens = ad_sens_hook;
   /* kid(r) = r: the continuation that hands a backpropagator's results
    * back to its caller */
   IrUnit *u = ir_unit_new();

@@ -1,18 +1,17 @@
-/* calls.c: reverse mode through calls whose meaning depends on the
- * callee at run time: calls with keyword arguments (f(x, s=2.0)),
+/* calls.c: what the transforms need at run time for calls whose meaning
+ * depends on the callee: calls with keyword arguments (f(x, s=2.0)),
  * method calls (x.sum(axis=0), d.get("w")) and attributes (x.T).
  *
- * The transform (reverse.c) cannot know, for f(x, s=2.0), which of f's
- * parameters s is: that takes the function, known only when the call
- * runs.  So for these nodes the transform calls a rule written here in
- * C, which binds the arguments as the call would (ev_bind), calls the
- * transformed callee positionally, and returns the value with a
- * backpropagator that puts the callee's parameter-ordered sensitivities
- * back in the call's argument order.  Every backpropagator made here is
- * a remap: the inner backpropagator's result, picked item by item.
- *
- * These rules are first-order: differentiating a derivative through a
- * keyword or method call stops with a clear error (reverse.c).
+ * Reverse mode lowers them to ordinary code (reverse.c) around three
+ * builtins defined here: _method_rule and _attr_rule find the rule of
+ * x.name when the call runs, and _bind_order binds a keyword call as
+ * Python would and says where each argument's sensitivity is.  Only
+ * what has no rule in Mist (a module's function, a builtin without a
+ * rule, a bound method as a value) is differentiated by C code here,
+ * with backpropagators that remap an inner one's result item by item;
+ * those are first-order.  ad_J_call, J of x.method (jbound) and J of
+ * J(builtin) (jjwrap) live here too, and forward mode's rules for the
+ * same three kinds of call.
  */
 #include <string.h>
 
@@ -30,6 +29,8 @@ typedef struct Remap {
 
 static bool remap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   Remap *m = vm->callee->data;
+  if (argc != 1)   /* called as a transform, with a continuation */
+    return lang_raise(vm, "TypeError", "cannot differentiate this call twice yet: its derivative is computed in C");
   Value d = argv[0];
   ObjSeq *res = lang_tuple_new(m->nout);
   for (int i = 0; i < m->nout; i++) res->items[i] = v_none();
@@ -196,26 +197,20 @@ bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, int n, Value *out) {
   return true;
 }
 
-/* ---- the rules the transform calls ---- */
-
-/* call_kw(f, names, args...) -> (value, bp); bp(d) = (None, df, None, dargs...) */
-static bool rule_call_kw(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 2 || !v_is_obj(argv[1], O_TUPLE)) return lang_raise(vm, "TypeError", "internal error: bad call_kw");
-  ObjSeq *names = AS_SEQ(argv[1]);
-  int nkw = (int)names->len, npos = argc - 2 - nkw;
-  KwArgs k;
-  k.n = nkw;
-  k.names = lang_alloc((nkw ? nkw : 1) * sizeof *k.names);
-  for (int i = 0; i < nkw; i++) k.names[i] = AS_STR(names->items[i]);
-  k.values = (Value *)argv + 2 + npos;
-  Value v, ibp;
-  if (!ad_J_call(vm, argv[0], npos, argv + 2, &k, &v, &ibp)) return false;
-  Remap *m = remap_new(ibp, argc + 1);
-  m->map[1] = 0;
-  for (int j = 0; j < npos + nkw; j++) m->map[3 + j] = 1 + j;
-  *out = lang_tuple_of(2, v, remap_value(m));
-  return true;
-}
+/* ---- what the transform calls ----
+ *
+ * The transform (reverse.c) lowers a method call x.name(args) to a call
+ * of the rule for what x.name is, found when it runs (_method_rule):
+ * for a builtin with a rule in ad_rules.ms, that rule itself, a Mist
+ * function, called (x, args...).  A call with keyword arguments stays a
+ * call_kw of the transformed callee with the identity continuation
+ * passed first, and _bind_order says, when it runs, which item of the
+ * backpropagator's result belongs to each argument.  Everything the
+ * backward pass does is then ordinary code the transform knows, so a
+ * second derivative transforms it again.  What has no Mist rule (a
+ * module's function, a builtin without a rule, a bound method as a
+ * value) is a C rule here, first-order only: a second derivative
+ * through it stops with an error. */
 
 /* How x.name was found. */
 enum { ATTR_PROPERTY, ATTR_MODULE, ATTR_METHOD };
@@ -248,29 +243,127 @@ static bool j_attr(MistVM *vm, Value x, ObjStr *name, Value *v, Value *bp, int *
   return true;
 }
 
-/* getattr(x, name) -> (value, bp); bp(d) = (None, dx, None) */
-static bool rule_getattr(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc != 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "internal error: bad getattr");
-  Value v, bp;
-  int kind;
-  if (!j_attr(vm, argv[0], AS_STR(argv[1]), &v, &bp, &kind)) return false;
-  Remap *m = remap_new(bp, 3);
-  m->map[1] = 1;
-  *out = lang_tuple_of(2, v, bp.tag == V_NONE ? v_none() : remap_value(m));
+/* A rule made here in C: data is what it needs. */
+typedef struct CRule {
+  Value fn;        /* the J-value called, or the attribute's name */
+  bool module;     /* fn is a module's function: x gets no sensitivity */
+} CRule;
+
+/* (x, args..., kw) -> (value, bp), bp(d) = (None, dx, dargs...) */
+static bool crule_method_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  CRule *c = vm->callee->data;
+  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: a method rule without x");
+  int nkw = kw ? kw->n : 0, n = argc + nkw;
+  Value v, ibp;
+  if (c->module) {
+    /* m.f(args): f's own J, called without m */
+    if (!ad_J_call(vm, c->fn, argc - 1, argv + 1, kw, &v, &ibp)) return false;
+    Remap *m = remap_new(ibp, n + 1);
+    for (int j = 1; j < n; j++) m->map[1 + j] = j;
+    *out = lang_tuple_of(2, v, ibp.tag == V_NONE ? v_none() : remap_value(m));
+    return true;
+  }
+  if (!ad_J_call(vm, c->fn, argc, argv, kw, &v, &ibp)) return false;
+  *out = lang_tuple_of(2, v, ibp);
   return true;
 }
 
-/* call_method(x, name, args...) -> (value, bp); bp(d) = (None, dx, None, dargs...) */
-static bool rule_call_method(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "internal error: bad call_method");
-  Value f, fbp, v, cbp;
+/* _method_rule(x, name): the rule of x.name(...), called (x, args...) */
+static bool b_method_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "_method_rule takes x and a name");
+  Value fn;
+  bool bound;
+  if (!ev_lookup_attr(vm, argv[0], AS_STR(argv[1]), &fn, &bound)) return false;
+  if (bound && v_is_obj(fn, O_BUILTIN)) {
+    ObjBuiltin *b = AS_BUILTIN(fn);
+    Value rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
+    if (v_is_obj(rule, O_FUNC)) {
+      *out = rule;
+      return true;
+    }
+  }
+  CRule *c = lang_alloc(sizeof *c);
+  c->module = !bound;
+  if (!ad_J_value(vm, fn, &c->fn)) return false;
+  /* named for the error a second derivative through it gives */
+  ObjBuiltin *r = lang_builtin_new(lang_str_fmt("x.%s", AS_STR(argv[1])->data)->data, crule_method_fn, -1, -1);
+  r->data = c;
+  *out = v_obj(r);
+  return true;
+}
+
+/* (x) -> (x.name, bp), bp(d) = (None, dx) */
+static bool crule_attr_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  CRule *c = vm->callee->data;
+  if (argc != 1) return lang_raise(vm, "TypeError", "internal error: an attribute rule takes x");
+  Value v, bp;
   int kind;
-  if (!j_attr(vm, argv[0], AS_STR(argv[1]), &f, &fbp, &kind)) return false;
-  if (!ad_J_call(vm, f, argc - 2, argv + 2, NULL, &v, &cbp)) return false;
-  Remap *m = remap_new(cbp, argc + 1);
-  if (kind == ATTR_METHOD) m->map[1] = 0;   /* the method's sensitivity is x's */
-  for (int j = 0; j < argc - 2; j++) m->map[3 + j] = 1 + j;
-  *out = lang_tuple_of(2, v, remap_value(m));
+  if (!j_attr(vm, argv[0], AS_STR(c->fn), &v, &bp, &kind)) return false;
+  *out = lang_tuple_of(2, v, bp);
+  return true;
+}
+
+/* _attr_rule(x, name): the rule of x.name, called (x): a property's
+ * rule in ad_rules.ms (x.T: J_T), else a C rule */
+static bool b_attr_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "_attr_rule takes x and a name");
+  Value prop;
+  if (!v_is_obj(argv[0], O_MODULE) && vm->properties && lang_dict_get(vm->properties, AS_STR(argv[1]), &prop) &&
+      v_is_obj(prop, O_BUILTIN)) {
+    ObjBuiltin *b = AS_BUILTIN(prop);
+    Value rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
+    if (v_is_obj(rule, O_FUNC)) {
+      *out = rule;
+      return true;
+    }
+  }
+  CRule *c = lang_alloc(sizeof *c);
+  c->fn = argv[1];
+  ObjBuiltin *r = lang_builtin_new(lang_str_fmt("x.%s", AS_STR(argv[1])->data)->data, crule_attr_fn, 1, 1);
+  r->data = c;
+  *out = v_obj(r);
+  return true;
+}
+
+/* _bind_order(f, names, nargs, offset, depth): for a call f(args...) of nargs
+ * arguments, the last len(names) of them keywords, the item of f's
+ * backpropagator's result that holds each argument's sensitivity, then
+ * how many items that result has.  A closure's result is in parameter
+ * order (offset 0 for a transform, whose continuation's place holds the
+ * env; 1 for a rule, whose first item is its own); the C rules' are in
+ * the call's order already.  depth counts the transforms a derivative
+ * differentiated again has applied to f since (each takes a continuation
+ * or tangents first). */
+static bool b_bind_order(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 5 || !v_is_obj(argv[1], O_TUPLE) || argv[2].tag != V_INT || argv[3].tag != V_INT || argv[4].tag != V_INT)
+    return lang_raise(vm, "TypeError", "_bind_order takes a function, names, a count, an offset and a depth");
+  ObjSeq *names = AS_SEQ(argv[1]);
+  int n = (int)argv[2].i, off = (int)argv[3].i, nkw = (int)names->len, depth = (int)argv[4].i;
+  if (nkw > n) return lang_raise(vm, "TypeError", "_bind_order: more names than arguments");
+  ObjSeq *r = lang_tuple_new(n + 1);
+  if (v_is_obj(argv[0], O_FUNC)) {
+    ObjFunc *f = AS_FUNC(argv[0]);
+    KwArgs k;
+    k.n = nkw;
+    k.names = lang_alloc((nkw ? nkw : 1) * sizeof *k.names);
+    for (int i = 0; i < nkw; i++) k.names[i] = AS_STR(names->items[i]);
+    /* only the binding matters: the arguments are stand-ins, after one
+     * for each continuation (or tangents) that depth more transforms of
+     * the callee take first */
+    int m = n + depth;
+    Value *in = lang_alloc((m + 1) * sizeof *in);
+    for (int i = 0; i < m; i++) in[i] = v_none();
+    k.values = in + m - nkw;
+    Value *params = lang_alloc((f->graph->nparams + 1) * sizeof *params);
+    int *where = lang_alloc_atomic((m + 1) * sizeof *where);
+    if (!ev_bind(vm, f, NULL, 0, m - nkw, in, &k, params, where)) return false;
+    for (int j = 0; j < n; j++) r->items[j] = v_int(where[depth + j] - depth + off);
+    r->items[n] = v_int(f->graph->nparams - depth + off);
+  } else {
+    for (int j = 0; j < n; j++) r->items[j] = v_int(j + off);
+    r->items[n] = v_int(n + off);
+  }
+  *out = v_obj(r);
   return true;
 }
 
@@ -284,7 +377,7 @@ static bool rule_call_method(MistVM *vm, int argc, const Value *argv, const KwAr
  * constant, gets None. */
 static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   Value jw = *(Value *)vm->callee->data, fn, rule, t, v, bp;
-  if (argc < 2 || kw) return lang_raise(vm, "TypeError", "internal error: bad call of J(J(%s))", vm->callee->name);
+  if (argc < 2) return lang_raise(vm, "TypeError", "internal error: bad call of J(J(%s))", vm->callee->name);
   ad_jbuiltin_parts(jw, &fn, &rule);
   Value k = argv[1];
   if (!(v_is_obj(k, O_FUNC) && AS_FUNC(k)->primal && AS_FUNC(k)->primal == AS_FUNC(vm->ad_kid)))
@@ -293,6 +386,19 @@ static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   if (ad_has_J_form(fn))
     return lang_raise(vm, "TypeError", "cannot differentiate %s() inside a function differentiated twice yet",
                       AS_BUILTIN(fn)->name);
+  if (kw && kw->n) {
+    /* with keywords: the rule's transform bound to the call, its
+     * sensitivities in the call's order after k's (None) */
+    Value jr;
+    if (!v_is_obj(rule, O_FUNC))
+      return lang_raise(vm, "TypeError", "cannot differentiate %s() twice: it has no derivative rule in Mist",
+                        AS_BUILTIN(fn)->name);
+    if (!ad_J_value(vm, rule, &jr) || !ad_J_call(vm, jr, n, argv + 2, kw, &v, &bp)) return false;
+    int nall = n + kw->n;
+    Remap *m = remap_new(bp, nall + 2);
+    for (int j = 0; j < nall; j++) m->map[2 + j] = 1 + j;
+    return ad_J_finish(vm, argv[0], v, remap_value(m), nall + 2, out);
+  }
   if (v_is_obj(rule, O_FUNC)) {
     Value jr, *in = lang_alloc((n + 1) * sizeof *in);
     if (!ad_J_value(vm, rule, &jr)) return false;
@@ -465,9 +571,9 @@ static const struct {
   const char *name;
   BuiltinFn fn;
 } rules[] = {
-  {"_J_call_kw", rule_call_kw},
-  {"_J_call_method", rule_call_method},
-  {"_J_getattr", rule_getattr},
+  {"_method_rule", b_method_rule},
+  {"_attr_rule", b_attr_rule},
+  {"_bind_order", b_bind_order},
   {"_F_call_kw", frule_call_kw},
   {"_F_call_method", frule_call_method},
   {"_F_getattr", frule_getattr},
@@ -482,9 +588,13 @@ static Value rule_named(MistVM *vm, const char *name) {
   return v;
 }
 
-Value ad_call_kw_rule(MistVM *vm) { return rule_named(vm, "_J_call_kw"); }
-Value ad_call_method_rule(MistVM *vm) { return rule_named(vm, "_J_call_method"); }
-Value ad_getattr_rule(MistVM *vm) { return rule_named(vm, "_J_getattr"); }
+Value ad_call_rule(MistVM *vm, const char *name) { return rule_named(vm, name); }
+
+int ad_lowering_builtin(Value fn) {
+  if (!v_is_obj(fn, O_BUILTIN)) return 0;
+  BuiltinFn c = AS_BUILTIN(fn)->fn;
+  return c == b_method_rule || c == b_attr_rule ? AD_RULE_OF : c == b_bind_order ? AD_BIND_ORDER : 0;
+}
 Value ad_f_call_rule(MistVM *vm, int prim) {
   return rule_named(vm, prim == IR_P_CALL_KW       ? "_F_call_kw"
                         : prim == IR_P_CALL_METHOD ? "_F_call_method"

@@ -360,10 +360,18 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
           if (in[j]->kind != IR_CONST)
             prim(w, g, IR_P_NO_DERIVATIVE, sp, 2, tangent(w, in[j]), ir_const(w->u, v_obj(lang_str(sb.data)), sp));
       }
+      int low = ad_lowering_builtin(callee->value);
+      /* a keyword call's binding, in a derivative: its callee is
+       * transformed once more here, with tangents first */
+      if (low == AD_BIND_ORDER && nargs == 5 && in[5]->kind == IR_CONST && in[5]->value.tag == V_INT)
+        a[4] = kint(w, in[5]->value.i + 1);
       IrNode **ci = lang_alloc((nargs + 1) * sizeof *ci);
       ci[0] = callee;
       memcpy(ci + 1, a, nargs * sizeof *a);
-      set(w, y, ir_apply(w->u, g, nargs + 1, ci, sp), knone(w));
+      IrNode *v = ir_apply(w->u, g, nargs + 1, ci, sp);
+      /* a rule found for a method call is a function of this world */
+      if (low == AD_RULE_OF) v = prim(w, g, IR_P_F, sp, 1, v);
+      set(w, y, v, knone(w));
     }
     return;
   }

@@ -56,6 +56,9 @@ typedef enum {
   BK_INLINE,    /* a structural primitive: written out in backward() */
   BK_NODIFF,    /* sensitivity reaching it is an error */
   BK_SENS,      /* a hot primitive or math builtin: its sensitivity primitives */
+  BK_METHOD,    /* call_method(x, name, args): r[1] for x, r[1 + j] for argument j */
+  BK_KW,        /* call_kw(f, names, args): r[0] for f, r[order[j]] for argument j */
+  BK_KW_METHOD, /* the same for x.name(...): r[order[0]] for x */
 } BackKind;
 
 typedef struct Fill {
@@ -64,6 +67,7 @@ typedef struct Fill {
   IrNode *k;           /* jh's continuation parameter */
   BackKind *kind;      /* per scheduled node */
   IrNode **bp;         /* per scheduled node: its backpropagator (BK_BP) */
+  IrNode **order;      /* per scheduled node: _bind_order's result (BK_KW) */
   /* backward pass */
   IrGraph *b;          /* the graph being built */
   Map sens;            /* original node -> accumulated sensitivity in b */
@@ -111,6 +115,18 @@ static const char *jname(IrGraph *h) {
 
 /* The transform of h, made (empty, queued for filling) on first use.
  * Its parent is the transform of h's parent. */
+/* The name of a transform's continuation parameter: k, or k2, k3...
+ * when h has a parameter of that name, since a keyword call binds by
+ * name after passing the continuation first (forward_kw). */
+static ObjStr *cont_name(IrGraph *h) {
+  for (int n = 1;; n++) {
+    ObjStr *k = n == 1 ? lang_str("k") : lang_str_fmt("k%d", n);
+    int i = 0;
+    while (i < h->nparams && !(h->params[i]->name && lang_str_eq(h->params[i]->name, k))) i++;
+    if (i == h->nparams) return k;
+  }
+}
+
 static IrGraph *jgraph(Ad *ad, IrGraph *h) {
   IrGraph *j = map_get(&ad->jg, h);
   if (j) return j;
@@ -123,7 +139,7 @@ static IrGraph *jgraph(Ad *ad, IrGraph *h) {
   j->display = h->display;
   j->module = h->module;
   map_put(&ad->jg, h, j);
-  if (!map_get(&ad->kfix, h)) ir_param(ad->u, j, lang_str("k"), h->span);
+  if (!map_get(&ad->kfix, h)) ir_param(ad->u, j, cont_name(h), h->span);
   for (int i = 0; i < h->nparams; i++) map_put(&ad->fwd, h->params[i], ir_param(ad->u, j, h->params[i]->name, h->params[i]->span));
   if (ad->nwork == ad->capwork) {
     ad->capwork = ad->capwork ? 2 * ad->capwork : 16;
@@ -216,8 +232,9 @@ Value ad_sens_definition(MistVM *vm, int p) {
   return fn;
 }
 
-/* vm->ad_sens: what the C fast paths of prims_sens.c leave. */
-static bool sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out) {
+/* vm->ad_sens: what the C fast paths of prims_sens.c leave (set when
+ * the builtins are registered, so that a printed derivative runs). */
+bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out) {
   Value fn = ad_sens_definition(vm, p);
   if (fn.tag == V_UNBOUND) return false;
   return vm->call(vm, fn, argc, argv, NULL, out);
@@ -237,6 +254,56 @@ static IrNode *forward_pair(Fill *f, IrNode *y, IrNode *callee, int n, IrNode **
 static IrNode *mapped_args(Fill *f, IrNode *y, int from, IrNode **out) {
   for (int j = from; j < y->nin; j++) out[j - from] = fwd(f, y->in[j], f->jh);
   return NULL;
+}
+
+/* Is y used only as the callee of keyword calls in h (x.name(k=v))? */
+static bool only_called_with_keywords(IrGraph *h, IrNode *y) {
+  bool used = false;
+  for (int i = 0; i < h->nnodes; i++) {
+    IrNode *n = h->nodes[i];
+    for (int j = 0; j < n->nin; j++) {
+      if (n->in[j] != y) continue;
+      if (j != 1 || ir_node_prim(n) != IR_P_CALL_KW) return false;
+      used = true;
+    }
+  }
+  return used && h->ret != y;
+}
+
+/* A call with keyword arguments, call_kw(callee, names, args...): which
+ * parameter an argument goes to is known only when the call runs.  It
+ * stays a call_kw, of the transformed callee with the identity
+ * continuation first, or for a method x.name(..., k=v) of the rule of
+ * x.name with x first; _bind_order(callee', names, n, offset) gives,
+ * when it runs, the item of the backpropagator's result for each
+ * argument and the result's length. */
+static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
+  Ad *ad = f->ad;
+  IrNode *callee = y->in[1], *names = y->in[2];
+  int nargs = y->nin - 3;
+  bool method = ir_node_prim(callee) == IR_P_GETATTR && callee->graph == f->h;
+  IrNode **a = lang_alloc((nargs + 4) * sizeof *a);
+  IrNode *fn;
+  if (method) {
+    IrNode *x = fwd(f, callee->in[1], f->jh);
+    fn = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_method_rule")), 2,
+                 (IrNode *[]){x, fwd(f, callee->in[2], f->jh)}, y->span);
+    a[2] = x;
+  } else {
+    fn = fwd(f, callee, f->jh);
+    a[2] = kconst(ad, ad->vm->ad_kid);
+  }
+  a[0] = fn;
+  a[1] = names;
+  for (int j = 0; j < nargs; j++) a[3 + j] = fwd(f, y->in[3 + j], f->jh);
+  IrNode *t = ir_prim_applyv(ad->u, f->jh, IR_P_CALL_KW, y->span, nargs + 3, a);
+  IrNode *v = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 0));
+  v->name = y->name;
+  f->bp[i] = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 1));
+  f->order[i] = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_bind_order")), 5,
+                        (IrNode *[]){fn, names, kint(ad, nargs + 1), kint(ad, method ? 1 : 0), kint(ad, 0)}, y->span);
+  f->kind[i] = method ? BK_KW_METHOD : BK_KW;
+  return v;
 }
 
 /* The forward step of scheduled node i (not a tail call). */
@@ -283,15 +350,32 @@ static void forward(Fill *f, int i) {
       f->kind[i] = BK_BPCALL;
       break;
     }
-    case IR_P_CALL_KW: case IR_P_CALL_METHOD: case IR_P_GETATTR: {
-      /* which parameter an argument is, or what x.name is, is known only
-       * when the call runs: rules in calls.c bind it then */
-      Value rule = p == IR_P_CALL_KW ? ad_call_kw_rule(ad->vm)
-                   : p == IR_P_CALL_METHOD ? ad_call_method_rule(ad->vm) : ad_getattr_rule(ad->vm);
-      mapped_args(f, y, 1, args);
-      v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
+    case IR_P_CALL_METHOD: {
+      /* x.name(args): the rule of what x.name is, known when the call
+       * runs (calls.c), called (x, args...); its result has no item for
+       * the name */
+      IrNode *x = fwd(f, y->in[1], f->jh);
+      IrNode *r = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_method_rule")), 2,
+                          (IrNode *[]){x, fwd(f, y->in[2], f->jh)}, y->span);
+      args[0] = x;
+      for (int j = 3; j < y->nin; j++) args[j - 2] = fwd(f, y->in[j], f->jh);
+      v = forward_pair(f, y, r, nargs - 1, args, i);
+      f->kind[i] = BK_METHOD;
       break;
     }
+    case IR_P_GETATTR: {
+      /* x.name(..., k=v): forward_kw calls the method's rule itself */
+      if (only_called_with_keywords(f->h, y)) return;
+      /* x.name: its rule, known when it runs, called (x) */
+      IrNode *x = fwd(f, y->in[1], f->jh);
+      IrNode *r = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_attr_rule")), 2,
+                          (IrNode *[]){x, fwd(f, y->in[2], f->jh)}, y->span);
+      v = forward_pair(f, y, r, 1, &x, i);
+      break;
+    }
+    case IR_P_CALL_KW:
+      v = forward_kw(f, y, i);
+      break;
     default: {
       if (sens_prim_of(ad->vm, y) >= 0) {
         /* the value, plainly; the backward step is sensitivity primitives */
@@ -344,12 +428,20 @@ static void forward(Fill *f, int i) {
       v = forward_pair(f, y, fwd(f, callee, f->jh), nargs + 1, a2, i);
     } else if (rule.tag != V_UNBOUND) {
       v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
+    } else if (ad_lowering_builtin(callee->value) == AD_BIND_ORDER) {
+      /* in a derivative differentiated again: the callee is transformed
+       * once more, with one more continuation first */
+      if (nargs == 5 && y->in[5]->kind == IR_CONST && y->in[5]->value.tag == V_INT)
+        args[4] = kint(ad, y->in[5]->value.i + 1);
+      v = call_in(ad, f->jh, callee, nargs, args, y->span);
     } else {
       /* without a rule: computed, and a sensitivity reaching it is an
        * error (a keyword or method call's rule from calls.c, in a second
        * derivative, among them) */
       v = call_in(ad, f->jh, callee, nargs, args, y->span);
       if (!ad_nondiff_builtin(b->name)) f->kind[i] = BK_NODIFF;
+      /* a rule found for a method call is a function of this world */
+      if (ad_lowering_builtin(callee->value) == AD_RULE_OF) v = prim_in(ad, f->jh, IR_P_J, y->span, 1, v);
     }
   } else {
     /* a graph or a function value: f'(kid, args'), or a branch of an
@@ -535,6 +627,36 @@ static void backward(Fill *f, int last) {
       }
       break;
     }
+    case BK_METHOD: {
+      /* the rule's result: (None, dx, dargs...) */
+      int na = y->nin - 3;
+      IrNode *r = prim_in(ad, b, IR_P_BP_CALL, y->span, 3, f->bp[i], d, kint(ad, na + 2));
+      contribute(f, y->in[1], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 1)));
+      for (int j = 0; j < na; j++)
+        contribute(f, y->in[3 + j], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 2 + j)));
+      break;
+    }
+    case BK_KW:
+    case BK_KW_METHOD: {
+      /* items picked by _bind_order's result, whose last item is the
+       * length of the backpropagator's result */
+      int na = y->nin - 3;
+      IrNode *o = f->order[i];
+      IrNode *len = prim_in(ad, b, IR_P_GETITEM, y->span, 2, o, kint(ad, na + 1));
+      IrNode *r = prim_in(ad, b, IR_P_BP_CALL, y->span, 3, f->bp[i], d, len);
+      IrNode *callee = y->in[1];
+      /* the order's item 0 is the continuation's, or x's for a method */
+      if (f->kind[i] == BK_KW)
+        contribute(f, callee, prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 0)));
+      else
+        contribute(f, callee->in[1], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r,
+                                             prim_in(ad, b, IR_P_GETITEM, y->span, 2, o, kint(ad, 0))));
+      for (int j = 0; j < na; j++) {
+        IrNode *at = prim_in(ad, b, IR_P_GETITEM, y->span, 2, o, kint(ad, 1 + j));
+        contribute(f, y->in[3 + j], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, at));
+      }
+      break;
+    }
     case BK_BP:
     case BK_BPCALL: {
       /* bp_call(bp, d, n, k1..km): sensitivities for bp, k1..km and d */
@@ -618,6 +740,7 @@ static void fill(Ad *ad, IrGraph *h) {
   int n = h->nnodes;
   f.kind = lang_alloc_atomic((n ? n : 1) * sizeof *f.kind);
   f.bp = lang_alloc((n ? n : 1) * sizeof *f.bp);
+  f.order = lang_alloc((n ? n : 1) * sizeof *f.order);
   bool tail = n > 0 && is_tail_call(h, h->nodes[n - 1]);
   int nfwd = tail ? n - 1 : n;
 
@@ -679,7 +802,6 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
   ad.vm = vm;
   ad.u = ir_unit_new();
   if (!(ad.rules = ad_stdlib_module(vm, "ad_rules"))) return NULL;
-  vm->ad_sens = sens_hook;
   ir_free_vars(g);
   /* the free variables of g become parameters of an environment graph
    * that encloses the transform, in g->fv order */
@@ -695,7 +817,7 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
   jg->display = g->display;
   jg->module = g->module;
   map_put(&ad.jg, g, jg);
-  ir_param(ad.u, jg, lang_str("k"), g->span);
+  ir_param(ad.u, jg, cont_name(g), g->span);
   for (int i = 0; i < g->nparams; i++)
     map_put(&ad.fwd, g->params[i], ir_param(ad.u, jg, g->params[i]->name, g->params[i]->span));
   ad.work = lang_alloc(16 * sizeof *ad.work);
