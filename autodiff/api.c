@@ -365,7 +365,9 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   if (!parse_argnums(vm, who, argnums, np, &nums, &nn, &tuple)) return false;
 
   IrUnit *u = ir_unit_new();
-  Span sp = fg ? fg->span : span_none();
+  /* the graph is where f is; its nodes are nowhere, so that an error in
+   * them (an int argument, a tuple output) is placed at the call */
+  Span gsp = fg ? fg->span : span_none(), sp = span_none();
   StrBuf name;
   sb_init(&name);
   sb_printf(&name, "%s.%s", who, fg ? fg->name->data : AS_BUILTIN(f)->name);
@@ -375,7 +377,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   IrGraph *envg = ir_graph_new(u, "grad.env", NULL, 0, sp);
   IrNode *fparam = ir_param(u, envg, lang_str("f"), sp);
   envg->ret = ir_const(u, v_none(), sp);
-  IrGraph *g = ir_graph_new(u, name.data, envg, IRG_FUNCTION, sp);
+  IrGraph *g = ir_graph_new(u, name.data, envg, IRG_FUNCTION, gsp);
   g->module = fg ? fg->module : NULL;
   StrBuf disp;
   sb_init(&disp);
@@ -449,14 +451,16 @@ static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwAr
 bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   IrGraph *fg = v_is_obj(f, O_FUNC) ? AS_FUNC(f)->graph : NULL;
   IrUnit *u = ir_unit_new();
-  Span sp = fg ? fg->span : span_none();
+  /* the graph is where f is; its nodes are nowhere, so that an error in
+   * them (an int argument, a tuple output) is placed at the call */
+  Span gsp = fg ? fg->span : span_none(), sp = span_none();
   IrGraph *envg = ir_graph_new(u, "vjp.env", NULL, 0, sp);
   IrNode *fparam = ir_param(u, envg, lang_str("f"), sp);
   envg->ret = ir_const(u, v_none(), sp);
   StrBuf name;
   sb_init(&name);
   sb_printf(&name, "vjp.%s", fg ? fg->name->data : v_is_obj(f, O_BUILTIN) ? AS_BUILTIN(f)->name : "f");
-  IrGraph *g = ir_graph_new(u, name.data, envg, IRG_FUNCTION, sp);
+  IrGraph *g = ir_graph_new(u, name.data, envg, IRG_FUNCTION, gsp);
   g->module = fg ? fg->module : NULL;
   g->display = lang_str("vjp");
   IrNode **x = lang_alloc((n + 1) * sizeof *x);
