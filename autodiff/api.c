@@ -245,6 +245,36 @@ bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule) {
   return true;
 }
 
+/* _primal(v): the ordinary value behind a transformed one (primal_of).
+ * J_grad uses it for grad(f) in a function differentiated twice, where
+ * the sensitivities of what a closure f captured do not come out right
+ * yet: such an f stops with an error rather than a wrong number. */
+static bool b_primal(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  *out = primal_of(vm, argv[0]);
+  if (v_is_obj(*out, O_FUNC) && AS_FUNC(*out)->nenv > 0)
+    return lang_raise(vm, "TypeError", "cannot differentiate grad() of a closure inside a function differentiated "
+                      "twice yet: define the function at the top level or pass what it captures as arguments");
+  return true;
+}
+
+/* _env_first(e): the sensitivity in an env of one entry (None for None):
+ * grad(f)'s closure captures f alone, so its sensitivity is f's */
+static bool b_env_first(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  *out = v_none();
+  if (!v_is_obj(argv[0], O_ENV) || AS_ENV(argv[0])->len == 0) return true;
+  if (AS_ENV(argv[0])->len > 1) return lang_raise(vm, "TypeError", "internal error: _env_first of an env of %zu entries", AS_ENV(argv[0])->len);
+  *out = AS_ENV(argv[0])->items[0].value;
+  return true;
+}
+
+/* _env_like(e, v): v under e's one key, the transpose of _env_first */
+static bool b_env_like(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  *out = v_none();
+  if (!v_is_obj(argv[0], O_ENV) || AS_ENV(argv[0])->len == 0 || argv[1].tag == V_NONE) return true;
+  Value args[3] = {v_none(), v_int(AS_ENV(argv[0])->items[0].key), argv[1]};
+  return ev_prim_fn(IR_P_ENV_SET)(vm, 3, args, NULL, out);
+}
+
 /* The derivative builtins, whose calls inside a function being
  * differentiated take their J form (jbuiltin_call). */
 bool ad_has_J_form(Value fn) {
@@ -626,6 +656,9 @@ void ad_register(MistVM *vm) {
   /* for the rules in stdlib/ad_rules.ms */
   lang_dict_put(vm->builtins, lang_str("_ad_kid"), vm->ad_kid);
   lang_dict_put(vm->builtins, lang_str("_gadd"), ir_prim_value(vm, IR_P_GADD));
+  lang_def_builtin(vm, "_primal", b_primal, 1, 1);
+  lang_def_builtin(vm, "_env_first", b_env_first, 1, 1);
+  lang_def_builtin(vm, "_env_like", b_env_like, 2, 2);
   ad_register_names(vm);
   ad_register_calls(vm);
 }

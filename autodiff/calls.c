@@ -383,7 +383,7 @@ static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   if (!(v_is_obj(k, O_FUNC) && AS_FUNC(k)->primal && AS_FUNC(k)->primal == AS_FUNC(vm->ad_kid)))
     return lang_raise(vm, "TypeError", "cannot differentiate %s() three times here yet", AS_BUILTIN(fn)->name);
   int n = argc - 2;
-  if (ad_has_J_form(fn))
+  if (ad_has_J_form(fn) && !v_is_obj(rule, O_FUNC))
     return lang_raise(vm, "TypeError", "cannot differentiate %s() inside a function differentiated twice yet",
                       AS_BUILTIN(fn)->name);
   if (kw && kw->n) {
