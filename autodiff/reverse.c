@@ -32,6 +32,7 @@
 
 #include "autodiff/ad.h"
 #include "autodiff/map.h"
+#include "ir/passes.h"
 #include "lang/gc.h"
 
 typedef struct Ad {
@@ -44,6 +45,8 @@ typedef struct Ad {
   ObjModule *rules;
   IrGraph *envg;       /* holds the root's free variables as parameters */
   Map kfix;            /* branch graph -> the continuation its transform uses */
+  IrGraph **backs;     /* the backward graphs made, for prune_backward */
+  int nbacks, capbacks;
   Map nok;             /* a call of such a branch: called with no continuation */
   bool failed;
 } Ad;
@@ -700,6 +703,57 @@ static void backward(Fill *f, int last) {
   b->ret = call_in(ad, b, f->k, 1, &r, f->h->span);
 }
 
+/* May a node the backward pass made go when nothing uses it?  Only
+ * sensitivity arithmetic and picking apart results the transform built
+ * itself: never a call (a backpropagator, the continuation), nor
+ * no_derivative, whose point is the error it raises. */
+static bool prunable(const IrNode *n) {
+  int p = ir_node_prim(n);
+  if (is_sens_prim(p)) return true;
+  switch (p) {
+  case IR_P_GETITEM: case IR_P_ENV_GET: case IR_P_GADD: case IR_P_MAKE_TUPLE: case IR_P_MAKE_ENV:
+  case IR_P_SENS_ITEM: case IR_P_JINV_ENV: case IR_P_JENV:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Drop what the backward graphs computed for nothing: the sensitivity a
+ * constant or an int would have got (r[2] of a loop's counter), the
+ * parts of a result nobody reads.  Uses are counted over the whole unit,
+ * since graphs nested in a backward pass read its nodes. */
+static void prune_backward(Ad *ad) {
+  IrUnit *u = ad->u;
+  bool again = true;
+  while (again) {
+    again = false;
+    for (int g = 0; g < u->ngraphs; g++)
+      for (int i = 0; i < u->graphs[g]->nnodes; i++) u->graphs[g]->nodes[i]->mark = 0;
+    for (int g = 0; g < u->ngraphs; g++) {
+      IrGraph *h = u->graphs[g];
+      for (int i = 0; i < h->nnodes; i++)
+        for (int j = 0; j < h->nodes[i]->nin; j++) h->nodes[i]->in[j]->mark++;
+      if (h->ret) h->ret->mark++;
+      for (int k = 0; k < h->ndefaults; k++) h->defaults[k]->mark++;
+    }
+    for (int b = 0; b < ad->nbacks; b++) {
+      IrGraph *h = ad->backs[b];
+      int k = 0;
+      for (int i = 0; i < h->nnodes; i++) {
+        IrNode *n = h->nodes[i];
+        if (n->mark == 0 && prunable(n)) {
+          again = true;
+          continue;
+        }
+        h->nodes[k++] = n;
+      }
+      h->nnodes = k;
+    }
+  }
+  for (int g = 0; g < u->ngraphs; g++) ir_forget_free_vars(u->graphs[g]);
+}
+
 /* Is node y (h's last) a call that can stay a tail call? */
 static bool is_tail_call(IrGraph *h, IrNode *y) {
   if (h->ret != y) return false;
@@ -748,6 +802,11 @@ static void fill(Ad *ad, IrGraph *h) {
   sb_init(&sb);
   sb_printf(&sb, "%s.back", f.jh->name->data);
   f.b = ir_graph_new(ad->u, sb.data, f.jh, IRG_BRANCH, h->span);
+  if (ad->nbacks == ad->capbacks) {
+    ad->capbacks = ad->capbacks ? 2 * ad->capbacks : 16;
+    ad->backs = lang_realloc(ad->backs, ad->capbacks * sizeof *ad->backs);
+  }
+  ad->backs[ad->nbacks++] = f.b;
   f.b->display = h->display;
   f.b->module = h->module;
   /* the branches of an if called here get their continuation now, before
@@ -853,6 +912,7 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
     for (int w = upto; w < ad.nwork && !ad.failed; w++) fill(&ad, ad.work[w]);
   }
   if (ad.failed) return NULL;
+  prune_backward(&ad);
   /* remember what each transform's free variables stand for, so the
    * primal closure can be rebuilt from a transformed one (api.c) */
   Map inv = {0};
