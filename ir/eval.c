@@ -37,6 +37,13 @@ typedef enum {
   I_ADD, I_SUB, I_MUL, I_LT, I_LE, I_GT, I_GE, I_EQ, I_NE,
   I_GETITEM,
   I_PRIM,       /* fn(args) for a primitive or builtin C function */
+  /* primitives that reverse mode emits everywhere, done here for the
+   * common cases (floats, None) and by fn(args) like I_PRIM otherwise */
+  I_TUPLE,      /* make_tuple(args) */
+  I_SELECT,     /* switch(c, a, b) as a value */
+  I_GADD,       /* gadd(a, b) */
+  I_ENV_GET,    /* env_get(e, key) */
+  I_SENS_ADD, I_SENS_SUB, I_SENS_MUL, I_SENS_DIV,   /* add_sens(d, x, y, i)... */
   I_CALL,       /* slot a called with args */
   I_TAILCALL,
   I_CALLG,      /* graph g called directly: env from slots */
@@ -373,6 +380,16 @@ static const Op fast_ops[IR_NPRIMS] = {
   [IR_P_GETITEM] = I_GETITEM,
 };
 
+/* Primitives with an instruction of their own that keeps I_PRIM's
+ * operands (fn, args), so it can fall back to the call.  A backward pass
+ * is mostly these: through I_PRIM, copying the arguments and calling
+ * cost more than the arithmetic. */
+static const Op prim_ops[IR_NPRIMS] = {
+  [IR_P_MAKE_TUPLE] = I_TUPLE, [IR_P_SWITCH] = I_SELECT, [IR_P_GADD] = I_GADD,
+  [IR_P_ENV_GET] = I_ENV_GET, [IR_P_ADD_SENS] = I_SENS_ADD, [IR_P_SUB_SENS] = I_SENS_SUB,
+  [IR_P_MUL_SENS] = I_SENS_MUL, [IR_P_TRUEDIV_SENS] = I_SENS_DIV,
+};
+
 static void emit_node(Comp *c, IrNode *n, bool tail) {
   IrNode *f = n->in[0];
   int p = ir_node_prim(n);
@@ -411,7 +428,10 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
       return;
     }
     int32_t *args = operands(c, n, 1);
-    Instr *in = emit(c, I_PRIM, n);
+    /* the fast paths read their operands without counting them */
+    int arity = ir_prims[p].arity;
+    bool own = prim_ops[p] && (arity < 0 || n->nin - 1 == arity);
+    Instr *in = emit(c, own ? prim_ops[p] : I_PRIM, n);
     in->fn = ev_prim_fn(p);
     in->args = args;
     in->nargs = n->nin - 1;
@@ -586,7 +606,8 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
 }
 
 static const char *op_names[] = {
-  "move", "add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "prim", "call",
+  "move", "add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "prim", "tuple", "select",
+  "gadd", "env_get", "add_sens", "sub_sens", "mul_sens", "truediv_sens", "call",
   "tailcall", "callg", "closure", "jump", "jumpifnot", "pmove", "moves", "return", "global", "setglobal",
   "import", "interrupt",
 };
@@ -617,14 +638,21 @@ static EvCode *code_of(MistVM *vm, IrGraph *g) {
 
 /* ---- running ---- */
 
+/* A closure of g over the values of its free variables: frame[env[i]]
+ * for each, or frame[i] when env is NULL.  g's free variables must be
+ * known (ir_free_vars): compiling an I_CLOSURE computed them, so the
+ * hot path only checks that they still are. */
 static ObjFunc *make_closure(MistVM *vm, IrGraph *g, const Value *frame, const int32_t *env) {
-  ir_free_vars(g);
+  if (__builtin_expect(!g->fv_done, 0)) ir_free_vars(g);   /* a pass forgot them since */
   ObjFunc *f = lang_alloc(sizeof *f + g->nfv * sizeof(Value));
   f->obj.kind = O_FUNC;
   f->graph = g;
   f->nenv = g->nfv;
   f->module = g->module;
-  for (int i = 0; i < g->nfv; i++) f->env[i] = frame[env[i]];
+  if (env)
+    for (int i = 0; i < g->nfv; i++) f->env[i] = frame[env[i]];
+  else if (g->nfv)
+    memcpy(f->env, frame, g->nfv * sizeof(Value));
   if (g->ndefaults) {
     EvCode *code = code_of(vm, g);
     f->code = code;
@@ -641,9 +669,7 @@ static ObjFunc *make_closure(MistVM *vm, IrGraph *g, const Value *frame, const i
 
 ObjFunc *ev_closure(MistVM *vm, IrGraph *g, const Value *env) {
   ir_free_vars(g);
-  int32_t *idx = lang_alloc_atomic((g->nfv ? g->nfv : 1) * sizeof *idx);
-  for (int i = 0; i < g->nfv; i++) idx[i] = i;
-  return make_closure(vm, g, env, idx);
+  return make_closure(vm, g, env, NULL);
 }
 
 static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
@@ -794,7 +820,7 @@ bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw
       IrGraph *g = AS_GRAPH(fn)->graph;
       ir_free_vars(g);
       if (g->nfv) return lang_raise(vm, "TypeError", "graph @%s needs its free variables", g->name->data);
-      ObjFunc *f = make_closure(vm, g, NULL, NULL);
+      ObjFunc *f = ev_closure(vm, g, NULL);
       return call_func(vm, f, argc, argv, kw, out);
     }
     default: break;
@@ -847,6 +873,14 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     [I_NE] = &&L_I_NE,
     [I_GETITEM] = &&L_I_GETITEM,
     [I_PRIM] = &&L_I_PRIM,
+    [I_TUPLE] = &&L_I_TUPLE,
+    [I_SELECT] = &&L_I_SELECT,
+    [I_GADD] = &&L_I_GADD,
+    [I_ENV_GET] = &&L_I_ENV_GET,
+    [I_SENS_ADD] = &&L_I_SENS_ADD,
+    [I_SENS_SUB] = &&L_I_SENS_SUB,
+    [I_SENS_MUL] = &&L_I_SENS_MUL,
+    [I_SENS_DIV] = &&L_I_SENS_DIV,
     [I_CALL] = &&L_I_CALL,
     [I_TAILCALL] = &&L_I_TAILCALL,
     [I_CALLG] = &&L_I_CALLG,
@@ -927,6 +961,63 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       if (!in->fn(vm, in->nargs, args, NULL, &F[in->dst])) goto fail;
       NEXT;
     }
+    /* prim_ops: the common cases here, the rest (and every error)
+     * through the primitive, as I_PRIM */
+    L_I_TUPLE: {
+      ObjSeq *t = lang_tuple_new(in->nargs);
+      for (int k = 0; k < in->nargs; k++) t->items[k] = F[in->args[k]];
+      F[in->dst] = v_obj(t);
+      NEXT;
+    }
+    L_I_SELECT: {
+      Value c = F[in->args[0]];
+      if (c.tag != V_BOOL) goto L_I_PRIM;
+      F[in->dst] = F[in->args[c.b ? 1 : 2]];
+      NEXT;
+    }
+    /* sensitivities: None (zero) and floats, with the same operations
+     * as gadd in ir/prims.c and ir/prims_sens.c, so the bits are the same */
+    L_I_GADD: {
+      Value a = F[in->args[0]], b = F[in->args[1]];
+      if (a.tag == V_NONE) F[in->dst] = b;
+      else if (b.tag == V_NONE) F[in->dst] = a;
+      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f + b.f);
+      else goto L_I_PRIM;
+      NEXT;
+    }
+    L_I_ENV_GET: {
+      Value e = F[in->args[0]], key = F[in->args[1]];
+      if (e.tag == V_NONE) {
+        F[in->dst] = v_none();
+        NEXT;
+      }
+      if (!v_is_obj(e, O_ENV) || key.tag != V_INT) goto L_I_PRIM;
+      ObjEnv *env = AS_ENV(e);
+      F[in->dst] = v_none();
+      for (size_t k = 0; k < env->len; k++)
+        if (env->items[k].key == key.i) F[in->dst] = env->items[k].value;
+      NEXT;
+    }
+#define SENS_CASE(OPC, EXPR, OK)                                                        \
+    L_##OPC: {                                                                          \
+      Value dv = F[in->args[0]], x = F[in->args[1]], y = F[in->args[2]], i = F[in->args[3]]; \
+      if (i.tag != V_INT || (i.i != 0 && i.i != 1)) goto L_I_PRIM;                      \
+      if (dv.tag == V_NONE) {                                                           \
+        F[in->dst] = v_none();                                                          \
+        NEXT;                                                                           \
+      }                                                                                 \
+      if (dv.tag != V_FLOAT || x.tag != V_FLOAT || y.tag != V_FLOAT) goto L_I_PRIM;     \
+      double d = dv.f, a = x.f, b = y.f;                                                \
+      (void)a, (void)b;                                                                 \
+      if (!(OK)) goto L_I_PRIM;                                                         \
+      F[in->dst] = v_float(EXPR);                                                       \
+      NEXT;                                                                             \
+    }
+    SENS_CASE(I_SENS_ADD, d, true)
+    SENS_CASE(I_SENS_SUB, i.i ? -d : d, true)
+    SENS_CASE(I_SENS_MUL, i.i ? a * d : d * b, true)
+    SENS_CASE(I_SENS_DIV, i.i ? -d * a / (b * b) : d / b, b != 0.0)
+#undef SENS_CASE
     L_I_CALL: {
       if (vm->interrupt) goto interrupted;
       if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
@@ -1075,7 +1166,7 @@ fail:
 }
 
 bool ev_run_main(MistVM *vm, IrGraph *g, Value *out) {
-  ObjFunc *f = make_closure(vm, g, NULL, NULL);
+  ObjFunc *f = ev_closure(vm, g, NULL);
   return call_func(vm, f, 0, NULL, NULL, out);
 }
 

@@ -29,6 +29,18 @@ static void *out_of_memory(size_t size) {
   abort();
 }
 
+/* The collector's pace.  By default it collects once the bytes
+ * allocated since the last collection reach about 2/3 of the live data,
+ * which keeps the heap small but, when little is live, collects every
+ * megabyte or so: a program doing scalar reverse-mode AD (a
+ * backpropagator closure and a few tuples per call) then spends a third
+ * of its time marking the runtime's own ~2 MB of IR over and over.  So
+ * at least LANG_GC_MIN_STEP bytes go between collections: the heap
+ * grows by at most the step, and programs with more than about 12 MB
+ * live keep the default pace.  The step is not reserved up front
+ * (start-up stays as it was): pages are touched only as they are used.
+ * Tensor buffers outside the heap are counted against the same step
+ * (lang_gc_external_alloc). */
 void lang_gc_init(void) {
   if (GC_is_init_called()) return;
   /* one marker thread: helper threads cost start-up time (and exit
@@ -37,6 +49,7 @@ void lang_gc_init(void) {
   GC_INIT();
   GC_set_warn_proc(GC_ignore_warn_proc);
   GC_set_oom_fn(out_of_memory);
+  GC_set_min_bytes_allocd(LANG_GC_MIN_STEP);
 }
 
 /* Threads that allocate or hold GC pointers must be known to the
@@ -130,9 +143,25 @@ void lang_gc_collect(void) {
   GC_invoke_finalizers();
 }
 
+/* Bytes allocated outside the heap since collection number external_gc.
+ * Finalisers give them back only once a collection finds their owners
+ * dead, and until then the caching allocator cannot hand them out again:
+ * a tensor loop would take fresh pages (a fault per 4 KiB, see
+ * devices/alloc.c) into cold caches.  So once LANG_GC_MIN_STEP of them,
+ * and at least half the external bytes live, have been allocated since
+ * the last collection, collect, as the collector would had they been in
+ * its heap. */
+static _Atomic size_t external_since;
+static _Atomic GC_word external_gc;
+
 void lang_gc_external_alloc(size_t bytes) {
   size_t live = atomic_fetch_add(&external_live, bytes) + bytes;
-  if (live > atomic_load(&external_mark) + LANG_GC_EXTERNAL_STEP &&
+  GC_word gc = GC_get_gc_no();
+  size_t since;
+  if (atomic_exchange(&external_gc, gc) != gc) atomic_store(&external_since, since = bytes);
+  else since = atomic_fetch_add(&external_since, bytes) + bytes;
+  bool waiting = since >= LANG_GC_MIN_STEP && since >= live / 2;
+  if ((waiting || live > atomic_load(&external_mark) + LANG_GC_EXTERNAL_STEP) &&
       !atomic_flag_test_and_set(&collecting)) {
     lang_gc_collect();
     atomic_store(&external_mark, atomic_load(&external_live));

@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-void lang_gc_init(void);                 /* once per process; idempotent */
+/* Once per process; idempotent.  Sets the collector's pace: at least
+ * LANG_GC_MIN_STEP bytes allocated between collections (gc.c says why). */
+#define LANG_GC_MIN_STEP ((size_t)8 << 20)
+void lang_gc_init(void);
 void *lang_alloc(size_t size);
 void *lang_alloc_atomic(size_t size);
 void *lang_realloc(void *p, size_t size);
@@ -38,7 +41,9 @@ void lang_gc_collect(void);
  * buffers from the device allocator): count it, so that garbage holding
  * much of it is found.  lang_gc_external_alloc collects first when the
  * bytes live outside the heap have grown by LANG_GC_EXTERNAL_STEP since
- * the last collection it made; lang_gc_external_free (called from
+ * the last collection it made, or when LANG_GC_MIN_STEP bytes, and half
+ * the bytes live outside, have been allocated there since the last
+ * collection of any kind; lang_gc_external_free (called from
  * finalisers) counts them down.  Thread-safe. */
 #define LANG_GC_EXTERNAL_STEP ((size_t)64 << 20)
 void lang_gc_external_alloc(size_t bytes);

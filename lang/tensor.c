@@ -9,8 +9,10 @@
  * inside its TensorBuf, in GC memory that is not scanned.  A bigger one
  * comes from the VM's caching allocator (devices/alloc.h) and a
  * finaliser on the TensorBuf gives it back; its bytes are counted by
- * lang_gc_external_alloc, which collects when they have grown by 64 MiB,
- * so a loop making big temporaries stays within a bounded footprint.
+ * lang_gc_external_alloc, which collects when they have grown by 64 MiB
+ * or when LANG_GC_MIN_STEP bytes of them have been allocated since the
+ * last collection (lang/gc.h), so a loop making big temporaries stays
+ * within a bounded footprint and reuses the allocator's buffers.
  * The allocator is shared by the VM and every live buffer through a
  * reference count, so a buffer that outlives its VM is still given back
  * to a live allocator.
