@@ -105,7 +105,7 @@ typedef struct Ctx {
   MistVM *vm;
   IrGraph *g;
   PtrMap own;       /* g's schedule: node -> position */
-  PtrMap outer;     /* the schedules of the graphs enclosing g */
+  PtrMap *outer;    /* the schedules of the graphs enclosing g (and maybe more) */
 } Ctx;
 
 static bool is_param_of(const IrNode *x, const IrGraph *h) {
@@ -157,7 +157,7 @@ static bool check_use(Ctx *c, User u, const IrNode *x, int pos) {
                   user_text(u), label(x));
     return true;
   }
-  if (!map_get(&c->outer, x, NULL))
+  if (!map_get(c->outer, x, NULL))
     return FAIL(g, at_node, "graph @%s: %s uses %s, which is not scheduled in graph @%s",
                 gname(g), user_text(u), label(x), gname(x->graph));
   return true;
@@ -187,16 +187,42 @@ static bool check_apply(Ctx *c, IrNode *n, int pos) {
   return true;
 }
 
-bool ir_verify_graph(MistVM *vm, IrGraph *g) {
-  if (!g) return lang_raise(vm, "IRError", "NULL graph");
-  /* the parent chain ends: Floyd's tortoise and hare */
+/* The chain of g's enclosing graphs ends (Floyd's tortoise and hare):
+ * checked before anything walks it. */
+static bool chain_ends(MistVM *vm, IrGraph *g) {
   for (IrGraph *slow = g, *fast = g; fast && fast->parent;) {
     slow = slow->parent;
     fast = fast->parent->parent;
     if (fast && fast == slow)
       return FAIL(g, NULL, "graph @%s: its chain of enclosing graphs has a cycle", gname(g));
   }
-  Ctx c = {vm, g, {0}, {0}};
+  return true;
+}
+
+/* Add the schedules of g's enclosing graphs to m, each graph once
+ * (seen: the graphs added so far). */
+static void add_outer(PtrMap *m, PtrMap *seen, IrGraph *g) {
+  for (IrGraph *h = g->parent; h; h = h->parent) {
+    if (!map_put(seen, h, 0)) break;   /* it and its ancestors are in */
+    for (int i = 0; i < h->nnodes; i++)
+      if (h->nodes[i]) map_put(m, h->nodes[i], i);
+  }
+}
+
+static bool verify_graph(MistVM *vm, IrGraph *g, PtrMap *outer);
+
+bool ir_verify_graph(MistVM *vm, IrGraph *g) {
+  if (!g) return lang_raise(vm, "IRError", "NULL graph");
+  PtrMap outer = {0}, seen = {0};
+  if (!chain_ends(vm, g)) return false;
+  add_outer(&outer, &seen, g);
+  return verify_graph(vm, g, &outer);
+}
+
+/* g, with outer holding (at least) the schedules of its enclosing graphs */
+static bool verify_graph(MistVM *vm, IrGraph *g, PtrMap *outer) {
+  if (!g) return lang_raise(vm, "IRError", "NULL graph");
+  Ctx c = {vm, g, {0}, outer};
   for (int i = 0; i < g->nparams; i++) {
     IrNode *p = g->params[i];
     if (!p) return FAIL(g, NULL, "graph @%s: parameter %d is NULL", gname(g), i);
@@ -219,9 +245,6 @@ bool ir_verify_graph(MistVM *vm, IrGraph *g) {
     if (!map_put(&c.own, n, i))
       return FAIL(g, n, "graph @%s: node %s is scheduled twice", gname(g), label(n));
   }
-  for (IrGraph *h = g->parent; h; h = h->parent)
-    for (int i = 0; i < h->nnodes; i++)
-      if (h->nodes[i]) map_put(&c.outer, h->nodes[i], i);
   if (g->ndefaults < 0 || g->ndefaults > g->nparams || (g->ndefaults && !g->defaults))
     return FAIL(g, NULL, "graph @%s: %d default values for %d parameters", gname(g),
                 g->ndefaults, g->nparams);
@@ -242,8 +265,18 @@ bool ir_verify_graph(MistVM *vm, IrGraph *g) {
 }
 
 bool ir_verify_unit(MistVM *vm, IrUnit *u) {
+  /* one index of the enclosing schedules for the whole unit: a module's
+   * graph encloses every def in it, and indexing it once per def made
+   * verifying quadratic (most of loading the derivative rules) */
+  PtrMap outer = {0}, seen = {0};
+  for (int i = 0; i < u->ngraphs; i++) {
+    IrGraph *g = u->graphs[i];
+    if (!g) return lang_raise(vm, "IRError", "NULL graph");
+    if (!chain_ends(vm, g)) return false;
+    add_outer(&outer, &seen, g);
+  }
   for (int i = 0; i < u->ngraphs; i++)
-    if (!ir_verify_graph(vm, u->graphs[i])) return false;
+    if (!verify_graph(vm, u->graphs[i], &outer)) return false;
   /* node ids: map id -> the node that has it */
   PtrMap ids = {0};
   IrNode **owner = NULL;

@@ -11,8 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Once per process; idempotent.  Sets the collector's pace: at least
- * LANG_GC_MIN_STEP bytes allocated between collections (gc.c says why). */
+/* Once per process; idempotent.  Once a program has collected a few
+ * times, at least LANG_GC_MIN_STEP bytes go between collections (gc.c
+ * says why). */
 #define LANG_GC_MIN_STEP ((size_t)8 << 20)
 void lang_gc_init(void);
 void *lang_alloc(size_t size);
