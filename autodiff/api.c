@@ -182,6 +182,12 @@ Value ad_builtin_rule(MistVM *vm, const char *name) {
 bool ad_J_value(MistVM *vm, Value v, Value *out) {
   if (v_is_obj(v, O_FUNC)) {
     ObjFunc *f = AS_FUNC(v);
+    /* a closure's captured values never change: its J is made once
+     * (grad(f) asks for it on every call) */
+    if (f->jform) {
+      *out = v_obj(f->jform);
+      return true;
+    }
     IrGraph *jg = ad_reverse(vm, f->graph);
     if (!jg) return false;
     IrGraph *envg = jg->parent;
@@ -196,6 +202,7 @@ bool ad_J_value(MistVM *vm, Value v, Value *out) {
     }
     ObjFunc *jf = ev_closure(vm, jg, env);
     jf->primal = f;
+    f->jform = jf;
     *out = v_obj(jf);
     return true;
   }

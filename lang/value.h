@@ -118,6 +118,7 @@ typedef struct ObjFunc {
   Value *defaults;
   struct ObjModule *module; /* whose globals the function sees */
   struct ObjFunc *primal;   /* autodiff: for J(f), the closure f; else NULL */
+  struct ObjFunc *jform;    /* autodiff: J(f), made the first time it is asked for */
   Value env[];
 } ObjFunc;
 
