@@ -268,12 +268,51 @@ static bool crule_method_fn(MistVM *vm, int argc, const Value *argv, const KwArg
   return true;
 }
 
-/* _method_rule(x, name): the rule of x.name(...), called (x, args...) */
+/* The rule of m.f(a1..an), m a module, as a Mist graph over f, so that
+ * a further transform differentiates it again: rule(m, a1..an) =
+ * (v, back) with (v, bp) = J(f)(kid, a1..an) and back(d) = (None, None,
+ * bp(d)[1..n]), m getting no sensitivity. */
+static bool module_rule(MistVM *vm, Value f, int n, Value *out) {
+  IrUnit *u = ir_unit_new();
+  Span sp = span_none();
+  IrGraph *envg = ir_graph_new(u, "rule.env", NULL, 0, sp);
+  IrNode *fp = ir_param(u, envg, lang_str("f"), sp);
+  envg->ret = ir_const(u, v_none(), sp);
+  IrGraph *g = ir_graph_new(u, "J_module_call", envg, IRG_FUNCTION, sp);
+  ir_param(u, g, lang_str("m"), sp);
+  IrNode **in = lang_alloc((n + 2) * sizeof *in);
+  in[0] = ir_prim_apply(u, g, IR_P_J, sp, 1, fp);
+  in[1] = ir_const(u, vm->ad_kid, sp);
+  for (int i = 0; i < n; i++) in[2 + i] = ir_param(u, g, lang_str_fmt("a%d", i + 1), sp);
+  IrNode *t = ir_apply(u, g, n + 2, in, sp);
+  IrNode *v = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(0), sp));
+  IrNode *bp = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(1), sp));
+  IrGraph *b = ir_graph_new(u, "J_module_call_back", g, IRG_FUNCTION, sp);
+  IrNode *d = ir_param(u, b, lang_str("d"), sp);
+  IrNode *r = ir_prim_apply(u, b, IR_P_BP_CALL, sp, 3, bp, d, ir_const(u, v_int(n + 1), sp));
+  IrNode **items = lang_alloc((n + 2) * sizeof *items);
+  items[0] = items[1] = ir_const(u, v_none(), sp);
+  for (int i = 0; i < n; i++) items[2 + i] = ir_prim_apply(u, b, IR_P_GETITEM, sp, 2, r, ir_const(u, v_int(i + 1), sp));
+  b->ret = ir_prim_applyv(u, b, IR_P_MAKE_TUPLE, sp, n + 2, items);
+  g->ret = ir_prim_apply(u, g, IR_P_MAKE_TUPLE, sp, 2, v, ir_const_graph(u, b, sp));
+#ifndef NDEBUG
+  if (!ir_verify_unit(vm, u)) return false;
+#endif
+  *out = v_obj(ev_closure(vm, g, &f));
+  return true;
+}
+
+/* _method_rule(x, name[, n]): the rule of x.name(...), called (x,
+ * args...); n, the number of positional arguments, when the call has
+ * no keywords */
 static bool b_method_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc != 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "_method_rule takes x and a name");
+  if (argc < 2 || argc > 3 || !v_is_obj(argv[1], O_STR) || (argc == 3 && argv[2].tag != V_INT))
+    return lang_raise(vm, "TypeError", "_method_rule takes x, a name and a count");
   Value fn;
   bool bound;
   if (!ev_lookup_attr(vm, argv[0], AS_STR(argv[1]), &fn, &bound)) return false;
+  if (!bound && argc == 3 && (v_is_obj(fn, O_FUNC) || v_is_obj(fn, O_BUILTIN)))
+    return module_rule(vm, fn, (int)argv[2].i, out);
   if (bound && v_is_obj(fn, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(fn);
     Value rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);

@@ -358,8 +358,8 @@ static void forward(Fill *f, int i) {
        * runs (calls.c), called (x, args...); its result has no item for
        * the name */
       IrNode *x = fwd(f, y->in[1], f->jh);
-      IrNode *r = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_method_rule")), 2,
-                          (IrNode *[]){x, fwd(f, y->in[2], f->jh)}, y->span);
+      IrNode *r = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_method_rule")), 3,
+                          (IrNode *[]){x, fwd(f, y->in[2], f->jh), kint(ad, y->nin - 3)}, y->span);
       args[0] = x;
       for (int j = 3; j < y->nin; j++) args[j - 2] = fwd(f, y->in[j], f->jh);
       v = forward_pair(f, y, r, nargs - 1, args, i);
