@@ -252,15 +252,11 @@ bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule) {
   return true;
 }
 
-/* _primal(v): the ordinary value behind a transformed one (primal_of).
- * J_grad uses it for grad(f) in a function differentiated twice, where
- * the sensitivities of what a closure f captured do not come out right
- * yet: such an f stops with an error rather than a wrong number. */
+/* _primal(v): the ordinary value behind a transformed one (primal_of),
+ * for J_grad (grad(f) in a function differentiated twice; jjwrap_fn in
+ * calls.c keeps closures away from it for now) */
 static bool b_primal(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   *out = primal_of(vm, argv[0]);
-  if (v_is_obj(*out, O_FUNC) && AS_FUNC(*out)->nenv > 0)
-    return lang_raise(vm, "TypeError", "cannot differentiate grad() of a closure inside a function differentiated "
-                      "twice yet: define the function at the top level or pass what it captures as arguments");
   return true;
 }
 

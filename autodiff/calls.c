@@ -425,6 +425,12 @@ static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   if (ad_has_J_form(fn) && !v_is_obj(rule, O_FUNC))
     return lang_raise(vm, "TypeError", "cannot differentiate %s() inside a function differentiated twice yet",
                       AS_BUILTIN(fn)->name);
+  /* J_grad gets the sensitivities of what a closure captured wrong yet:
+   * an error rather than a wrong number */
+  if (ad_is_grad_builtin(fn) && n >= 1 && v_is_obj(argv[2], O_FUNC) && AS_FUNC(argv[2])->nenv > 0)
+    return lang_raise(vm, "TypeError", "cannot differentiate %s() of a closure inside a function differentiated "
+                      "twice yet: define the function at the top level or pass what it captures as arguments",
+                      AS_BUILTIN(fn)->name);
   if (kw && kw->n) {
     /* with keywords: the rule's transform bound to the call, its
      * sensitivities in the call's order after k's (None) */
