@@ -831,7 +831,10 @@ bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw
 
 static bool fail_at(MistVM *vm, EvCode *code, Instr *in) {
   if (vm->err.span.file < 0 && in->node) vm->err.span = in->node->span;
-  if (code->traced) lang_trace_push(vm, in->node ? in->node->span : code->graph->span, code->name);
+  /* a node with no place of its own (in the graph grad(f) builds) is
+   * shown at its graph's */
+  if (code->traced)
+    lang_trace_push(vm, in->node && in->node->span.file >= 0 ? in->node->span : code->graph->span, code->name);
   return false;
 }
 
