@@ -62,6 +62,7 @@ void ad_register_calls(MistVM *vm);
 /* J of J(builtin), and whether v is one (calls.c). */
 Value ad_jjwrap(Value jw);
 bool ad_is_jjwrap(Value v);
+Value ad_builtin_behind(Value v, int *depth);
 
 /* Forward mode: ff(tangents, params...) called with a call's own
  * arguments, tans their tangents in the call's order; and the rule the

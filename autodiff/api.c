@@ -252,14 +252,6 @@ bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule) {
   return true;
 }
 
-/* _primal(v): the ordinary value behind a transformed one (primal_of),
- * for J_grad (grad(f) in a function differentiated twice; jjwrap_fn in
- * calls.c keeps closures away from it for now) */
-static bool b_primal(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  *out = primal_of(vm, argv[0]);
-  return true;
-}
-
 /* _env_first(e): the sensitivity in an env of one entry (None for None):
  * grad(f)'s closure captures f alone, so its sensitivity is f's */
 static bool b_env_first(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
@@ -528,6 +520,43 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   return true;
 }
 
+/* _grad_closure(f, argnums, kind): the value of grad(f) (kind 0) or
+ * value_and_grad(f) (kind 1) in a program transformed as many times as
+ * f's graph is: the graph of grad over f's source graph, transformed
+ * that many times, closed over f itself (already the value of f there).
+ * The rules J_grad and J_value_and_grad (ad_rules.ms) use it, so that a
+ * grad call is differentiated again like any code. */
+static bool b_grad_closure(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Value f = argv[0], base;
+  if (argv[2].tag != V_INT) return lang_raise(vm, "TypeError", "_grad_closure takes a function, argnums and a kind");
+  int depth = 0;
+  if (v_is_obj(f, O_FUNC)) {
+    IrGraph *h = AS_FUNC(f)->graph;
+    while (h->jsource && h->jorig) {
+      h = h->jsource;
+      depth++;
+    }
+    /* grad's graph needs h's parameters and defaults only */
+    ir_free_vars(h);
+    Value *none = lang_alloc((h->nfv + 1) * sizeof *none);
+    for (int i = 0; i < h->nfv; i++) none[i] = v_none();
+    ObjFunc *pf = ev_closure(vm, h, none);
+    pf->ndefaults = AS_FUNC(f)->ndefaults;
+    pf->defaults = AS_FUNC(f)->defaults;
+    base = v_obj(pf);
+  } else {
+    base = ad_builtin_behind(f, &depth);   /* sin, as J(sin) or J(J(sin)) */
+  }
+  Value a[2] = {base, argv[1]}, g;
+  if (!make_grad(vm, argv[2].i ? "value_and_grad" : "grad", argv[2].i ? W_VALUE_AND_GRAD : W_GRAD, 2, a, NULL, &g))
+    return false;
+  IrGraph *G = AS_FUNC(g)->graph;
+  for (int i = 0; i < depth; i++)
+    if (!(G = ad_reverse(vm, G))) return false;
+  *out = v_obj(ev_closure(vm, G, &f));
+  return true;
+}
+
 /* vjp(f, *xs) -> (y, pullback); pullback(ct) -> tuple of cotangents. */
 static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   if (argc < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
@@ -659,8 +688,8 @@ void ad_register(MistVM *vm) {
   /* for the rules in stdlib/ad_rules.ms */
   lang_dict_put(vm->builtins, lang_str("_ad_kid"), vm->ad_kid);
   lang_dict_put(vm->builtins, lang_str("_gadd"), ir_prim_value(vm, IR_P_GADD));
-  lang_def_builtin(vm, "_primal", b_primal, 1, 1);
   lang_def_builtin(vm, "_env_first", b_env_first, 1, 1);
+  lang_def_builtin(vm, "_grad_closure", b_grad_closure, 3, 3);
   lang_def_builtin(vm, "_env_like", b_env_like, 2, 2);
   ad_register_names(vm);
   ad_register_calls(vm);

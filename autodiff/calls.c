@@ -425,12 +425,6 @@ static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   if (ad_has_J_form(fn) && !v_is_obj(rule, O_FUNC))
     return lang_raise(vm, "TypeError", "cannot differentiate %s() inside a function differentiated twice yet",
                       AS_BUILTIN(fn)->name);
-  /* J_grad gets the sensitivities of what a closure captured wrong yet:
-   * an error rather than a wrong number */
-  if (ad_is_grad_builtin(fn) && n >= 1 && v_is_obj(argv[2], O_FUNC) && AS_FUNC(argv[2])->nenv > 0)
-    return lang_raise(vm, "TypeError", "cannot differentiate %s() of a closure inside a function differentiated "
-                      "twice yet: define the function at the top level or pass what it captures as arguments",
-                      AS_BUILTIN(fn)->name);
   if (kw && kw->n) {
     /* with keywords: the rule's transform bound to the call, its
      * sensitivities in the call's order after k's (None) */
@@ -470,6 +464,22 @@ Value ad_jjwrap(Value jw) {
 }
 
 bool ad_is_jjwrap(Value v) { return v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->fn == jjwrap_fn; }
+
+/* The builtin behind J(b) or J(J(b)), and how many transforms wrap it
+ * (0 for anything else, which is returned as it is). */
+Value ad_builtin_behind(Value v, int *depth) {
+  Value fn, rule;
+  *depth = 0;
+  if (ad_is_jjwrap(v)) {
+    v = *(Value *)AS_BUILTIN(v)->data;
+    *depth = 1;
+  }
+  if (ad_jbuiltin_parts(v, &fn, &rule)) {
+    (*depth)++;
+    return fn;
+  }
+  return v;
+}
 
 /* ---- forward mode ----
  *

@@ -714,14 +714,26 @@ PRIM_FN(p_bp_call_j) {
 }
 
 /* The value closure f holds for free variable i of graph g, where f is
- * a closure of g or of a transform of g; unbound if it cannot tell. */
+ * a closure of g or of a transform (of a transform...) of g, each free
+ * variable of a transform standing for one of its source's (jorig);
+ * unbound if it cannot tell. */
 static Value captured(ObjFunc *f, IrGraph *g, int i) {
   IrGraph *fg = f->graph;
   if (fg == g) return i < f->nenv ? f->env[i] : v_unbound();
-  if (fg->jsource != g || !fg->jorig) return v_unbound();
   ir_free_vars(fg);
-  for (int k = 0; k < fg->nfv && k < f->nenv; k++)
-    if (fg->jorig[k] == g->fv[i]) return f->env[k];
+  for (int k = 0; k < fg->nfv && k < f->nenv; k++) {
+    /* what fg's free variable k stands for, down the chain to g */
+    IrGraph *x = fg;
+    IrNode *z = fg->fv[k];
+    while (x != g && z && x->jsource && x->jorig) {
+      ir_free_vars(x);
+      int m = 0;
+      while (m < x->nfv && x->fv[m] != z) m++;
+      z = m < x->nfv ? x->jorig[m] : NULL;
+      x = x->jsource;
+    }
+    if (x == g && z == g->fv[i]) return f->env[k];
+  }
   return v_unbound();
 }
 
@@ -735,14 +747,41 @@ static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out);
 static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
   *out = v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) ? v_none() : e;
   if (!v_is_obj(f, O_FUNC) || !v_is_obj(e, O_ENV)) return true;
-  /* f is J of a closure: the keys of its sensitivity are the free
-   * variables of the graph J transformed */
-  IrGraph *g = AS_FUNC(f)->graph;
-  if (g->jsource) g = g->jsource;
+  ObjFunc *fn = AS_FUNC(f);
+  ObjEnv *d = AS_ENV(e);
+  /* f is a closure of a transform (the root one, or one nested in
+   * another transform), maybe of a transform of a transform: J(f)'s
+   * sensitivity is keyed by the free variables of one graph x of that
+   * chain, f's own by the nodes of x's source they stand for.  Which x
+   * is the level of the derivative this runs in, and d's keys say it
+   * (nodes are unique). */
+  for (IrGraph *x = fn->graph; d->len && x->jsource && x->jorig; x = x->jsource) {
+    ir_free_vars(x);
+    int k0 = 0;
+    while (k0 < x->nfv && (int64_t)(intptr_t)(to_f ? (void *)x->fv[k0] : (void *)x->jorig[k0]) != d->items[0].key) k0++;
+    if (k0 == x->nfv) continue;
+    Value r = v_none();
+    for (int k = 0; k < x->nfv; k++) {
+      int64_t from = (int64_t)(intptr_t)(to_f ? (void *)x->fv[k] : (void *)x->jorig[k]);
+      int64_t to = (int64_t)(intptr_t)(to_f ? (void *)x->jorig[k] : (void *)x->fv[k]);
+      for (size_t j = 0; j < d->len; j++) {
+        if (d->items[j].key != from) continue;
+        Value v = d->items[j].value, c = captured(fn, x, k);
+        if (v_is_obj(v, O_ENV) && v_is_obj(c, O_FUNC) && !rekey_env(vm, c, v, to_f, &v)) return false;
+        Value args[3] = {r, v_int(to), v};
+        if (!p_env_set(vm, 3, args, NULL, &r)) return false;
+      }
+    }
+    *out = r;
+    return true;
+  }
+  /* f is a closure of an ordinary graph (or of a forward transform, by
+   * its source): J(f)'s sensitivity is keyed by the parameters of the
+   * environment graph of its root transform */
+  IrGraph *g = fn->graph->jsource ? fn->graph->jsource : fn->graph;
   if (!g->jroot || !g->jroot->parent) return true;
   IrGraph *envg = g->jroot->parent;
   ir_free_vars(g);
-  ObjEnv *d = AS_ENV(e);
   Value r = v_none();
   for (int i = 0; i < envg->nparams && i < g->nfv; i++) {
     int64_t from = (int64_t)(intptr_t)(to_f ? (void *)envg->params[i] : (void *)g->fv[i]);
