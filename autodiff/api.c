@@ -520,41 +520,59 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   return true;
 }
 
-/* _grad_closure(f, argnums, kind): the value of grad(f) (kind 0) or
- * value_and_grad(f) (kind 1) in a program transformed as many times as
- * f's graph is: the graph of grad over f's source graph, transformed
- * that many times, closed over f itself (already the value of f there).
- * The rules J_grad and J_value_and_grad (ad_rules.ms) use it, so that a
- * grad call is differentiated again like any code. */
-static bool b_grad_closure(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  Value f = argv[0], base;
-  if (argv[2].tag != V_INT) return lang_raise(vm, "TypeError", "_grad_closure takes a function, argnums and a kind");
-  int depth = 0;
-  if (v_is_obj(f, O_FUNC)) {
-    IrGraph *h = AS_FUNC(f)->graph;
-    while (h->jsource && h->jorig) {
-      h = h->jsource;
-      depth++;
-    }
-    /* grad's graph needs h's parameters and defaults only */
-    ir_free_vars(h);
-    Value *none = lang_alloc((h->nfv + 1) * sizeof *none);
-    for (int i = 0; i < h->nfv; i++) none[i] = v_none();
-    ObjFunc *pf = ev_closure(vm, h, none);
-    pf->ndefaults = AS_FUNC(f)->ndefaults;
-    pf->defaults = AS_FUNC(f)->defaults;
-    base = v_obj(pf);
-  } else {
-    base = ad_builtin_behind(f, &depth);   /* sin, as J(sin) or J(J(sin)) */
+/* The ordinary function behind f, a value in a program transformed
+ * *depth times (a closure of a transform of a transform... of its
+ * graph, or J(b), J(J(b)) of a builtin b).  Only its graph's parameters
+ * and defaults matter to the callers: its captured values are None. */
+static Value behind(MistVM *vm, Value f, int *depth) {
+  *depth = 0;
+  if (!v_is_obj(f, O_FUNC)) return ad_builtin_behind(f, depth);   /* sin, as J(sin) or J(J(sin)) */
+  IrGraph *h = AS_FUNC(f)->graph;
+  while (h->jsource && h->jorig) {
+    h = h->jsource;
+    (*depth)++;
   }
-  Value a[2] = {base, argv[1]}, g;
-  if (!make_grad(vm, argv[2].i ? "value_and_grad" : "grad", argv[2].i ? W_VALUE_AND_GRAD : W_GRAD, 2, a, NULL, &g))
-    return false;
+  ir_free_vars(h);
+  Value *none = lang_alloc((h->nfv + 1) * sizeof *none);
+  for (int i = 0; i < h->nfv; i++) none[i] = v_none();
+  ObjFunc *pf = ev_closure(vm, h, none);
+  pf->ndefaults = AS_FUNC(f)->ndefaults;
+  pf->defaults = AS_FUNC(f)->defaults;
+  return v_obj(pf);
+}
+
+/* The closure of g's graph (a derivative builtin's graph over one free
+ * variable, f) transformed depth times, over f itself, already the
+ * value of f in that program. */
+static bool transformed_over(MistVM *vm, Value g, int depth, Value f, Value *out) {
   IrGraph *G = AS_FUNC(g)->graph;
   for (int i = 0; i < depth; i++)
     if (!(G = ad_reverse(vm, G))) return false;
   *out = v_obj(ev_closure(vm, G, &f));
   return true;
+}
+
+/* _grad_closure(f, argnums, kind): the value of grad(f) (kind 0) or
+ * value_and_grad(f) (kind 1) in a program transformed as many times as
+ * f is.  The rules J_grad and J_value_and_grad (ad_rules.ms) use it, so
+ * that a grad call is differentiated again like any code. */
+static bool b_grad_closure(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argv[2].tag != V_INT) return lang_raise(vm, "TypeError", "_grad_closure takes a function, argnums and a kind");
+  int depth;
+  Value a[2] = {behind(vm, argv[0], &depth), argv[1]}, g;
+  if (!make_grad(vm, argv[2].i ? "value_and_grad" : "grad", argv[2].i ? W_VALUE_AND_GRAD : W_GRAD, 2, a, NULL, &g))
+    return false;
+  return transformed_over(vm, g, depth, argv[0], out);
+}
+
+/* _vjp_closure(f, n): vjp's graph for f and n arguments (ad_make_vjp) in
+ * a program transformed as many times as f is, for the rule J_vjp */
+static bool b_vjp_closure(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argv[1].tag != V_INT || argv[1].i < 0) return lang_raise(vm, "TypeError", "_vjp_closure takes a function and a count");
+  int depth;
+  Value g;
+  if (!ad_make_vjp(vm, behind(vm, argv[0], &depth), (int)argv[1].i, &g)) return false;
+  return transformed_over(vm, g, depth, argv[0], out);
 }
 
 /* vjp(f, *xs) -> (y, pullback); pullback(ct) -> tuple of cotangents. */
@@ -690,6 +708,7 @@ void ad_register(MistVM *vm) {
   lang_dict_put(vm->builtins, lang_str("_gadd"), ir_prim_value(vm, IR_P_GADD));
   lang_def_builtin(vm, "_env_first", b_env_first, 1, 1);
   lang_def_builtin(vm, "_grad_closure", b_grad_closure, 3, 3);
+  lang_def_builtin(vm, "_vjp_closure", b_vjp_closure, 2, 2);
   lang_def_builtin(vm, "_env_like", b_env_like, 2, 2);
   ad_register_names(vm);
   ad_register_calls(vm);

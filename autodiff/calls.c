@@ -422,6 +422,16 @@ static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   if (!(v_is_obj(k, O_FUNC) && AS_FUNC(k)->primal && AS_FUNC(k)->primal == AS_FUNC(vm->ad_kid)))
     return lang_raise(vm, "TypeError", "cannot differentiate %s() three times here yet", AS_BUILTIN(fn)->name);
   int n = argc - 2;
+  if (ad_mist_twin(fn)) {
+    /* jvp, jacobian, hessian: their Mist definitions transformed twice,
+     * called as the program transformed twice calls */
+    ObjModule *mod = ad_stdlib_module(vm, "ad");
+    if (!mod) return false;
+    Value twin = ad_module_global(mod, "", ad_mist_twin(fn)), j1, j2;
+    if (twin.tag == V_UNBOUND) return lang_raise(vm, "NameError", "%s is missing from the standard library", ad_mist_twin(fn));
+    if (!ad_J_value(vm, twin, &j1) || !ad_J_value(vm, j1, &j2)) return false;
+    return vm->call(vm, j2, argc, argv, kw, out);
+  }
   if (ad_has_J_form(fn) && !v_is_obj(rule, O_FUNC))
     return lang_raise(vm, "TypeError", "cannot differentiate %s() inside a function differentiated twice yet",
                       AS_BUILTIN(fn)->name);
