@@ -363,6 +363,22 @@ static int func_params(Value f, IrGraph **g) {
   return 1;
 }
 
+/* A builtin b as the Mist function lambda x1..xn: b(x1..xn), so that
+ * grad(sin) is the transform of a graph like any other, differentiated
+ * again to any order (grad(grad(grad(sin)))) by the rules of the call
+ * inside. */
+static Value builtin_as_function(MistVM *vm, Value b, int n) {
+  IrUnit *u = ir_unit_new();
+  Span sp = span_none();
+  IrGraph *g = ir_graph_new(u, AS_BUILTIN(b)->name, NULL, IRG_FUNCTION, sp);
+  g->display = lang_str(AS_BUILTIN(b)->name);
+  IrNode **in = lang_alloc((n + 1) * sizeof *in);
+  in[0] = ir_const(u, b, sp);
+  for (int i = 0; i < n; i++) in[1 + i] = ir_param(u, g, n == 1 ? lang_str("x") : lang_str_fmt("x%d", i + 1), sp);
+  g->ret = ir_apply(u, g, n + 1, in, sp);
+  return v_obj(ev_closure(vm, g, NULL));
+}
+
 /* Build the graph of grad(f) / value_and_grad(f). */
 static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Value *argv, const KwArgs *kw,
                       Value *out) {
@@ -384,6 +400,10 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
         Value a = AS_SEQ(argnums)->items[i];
         if (a.tag == V_INT && a.i >= np) np = (int)a.i + 1;
       }
+    if (v_is_obj(f, O_BUILTIN) && !ad_jbuiltin_parts(f, &(Value){0}, &(Value){0}) && !ad_is_jjwrap(f)) {
+      f = builtin_as_function(vm, f, np);
+      func_params(f, &fg);
+    }
   }
   int *nums = NULL, nn = 0;
   bool tuple;
