@@ -38,7 +38,8 @@ static void *out_of_memory(size_t size) {
  * at least LANG_GC_MIN_STEP bytes go between collections: the heap
  * grows by at most the step, and programs with more than about 12 MB
  * live keep the default pace.  A short program never gets there: the
- * floor is set only after LANG_GC_WARMUP collections (pace()), because
+ * floor is set only once LANG_GC_WARMUP_BYTES have been allocated
+ * (pace()), because
  * growing the heap to the step touches fresh pages, which a program
  * that loads the derivative rules and stops (40 ms) pays for with 30 ms
  * more.  Tensor buffers outside the heap are counted against the same
@@ -53,13 +54,13 @@ void lang_gc_init(void) {
   GC_set_oom_fn(out_of_memory);
 }
 
-/* a program that loads the derivative rules and stops makes about 16 */
-#define LANG_GC_WARMUP 20
+/* a program that loads the derivative rules and stops allocates about 12 MiB */
+#define LANG_GC_WARMUP_BYTES ((size_t)16 << 20)
 static atomic_bool paced;
 
-/* Once the program has collected LANG_GC_WARMUP times: the floor. */
+/* Once the program has allocated LANG_GC_WARMUP_BYTES: the floor. */
 static void pace(void) {
-  if (GC_get_gc_no() < LANG_GC_WARMUP) return;
+  if (GC_get_total_bytes() < LANG_GC_WARMUP_BYTES) return;
   GC_set_min_bytes_allocd(LANG_GC_MIN_STEP);
   atomic_store_explicit(&paced, true, memory_order_relaxed);
 }
