@@ -277,9 +277,11 @@ static bool only_called_with_keywords(IrGraph *h, IrNode *y) {
  * parameter an argument goes to is known only when the call runs.  It
  * stays a call_kw, of the transformed callee with the identity
  * continuation first, or for a method x.name(..., k=v) of the rule of
- * x.name with x first; _bind_order(callee', names, n, offset) gives,
- * when it runs, the item of the backpropagator's result for each
- * argument and the result's length. */
+ * x.name with x first; _bind_order(callee', names, n, offset, 0)
+ * gives, when it runs, the item of the backpropagator's result for each
+ * argument and the result's length (a further transform of this code
+ * raises the last argument, the depth: see the constant-builtin case of
+ * forward()). */
 static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
   Ad *ad = f->ad;
   IrNode *callee = y->in[1], *names = y->in[2];
