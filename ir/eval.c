@@ -135,6 +135,9 @@ static int *map_slot(PtrMap *m, const void *k, bool insert) {
     return map_slot(m, k, insert);
   }
   m->keys[i] = k;
+  /* vals comes from lang_alloc_atomic, which does not clear it: a new
+   * entry starts at 0 (count_uses counts up from there) */
+  m->vals[i] = 0;
   m->n++;
   return &m->vals[i];
 }
