@@ -179,6 +179,49 @@ Value ad_builtin_rule(MistVM *vm, const char *name) {
   return ad_module_global(m, "J_", name);
 }
 
+static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, Value *out);
+/* The closure of f's transform (computing only the sensitivities of the
+ * parameters in mask) over the J-values of what f captured. */
+static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, Value *out) {
+  IrGraph *jg = ad_reverse_masked(vm, f->graph, mask);
+  if (!jg) return false;
+  IrGraph *envg = jg->parent;
+  ir_free_vars(jg);
+  Value *env = lang_alloc((jg->nfv ? jg->nfv : 1) * sizeof *env);
+  for (int k = 0; k < jg->nfv; k++) {
+    int i = 0;
+    while (i < envg->nparams && envg->params[i] != jg->fv[k]) i++;
+    if (i == envg->nparams || i >= f->nenv)
+      return lang_raise(vm, "TypeError", "internal error: free variable of J(%s)", f->graph->name->data);
+    if (!ad_J_value(vm, f->env[i], &env[k])) return false;
+  }
+  ObjFunc *jf = ev_closure(vm, jg, env);
+  jf->primal = f;
+  *out = v_obj(jf);
+  return true;
+}
+
+/* jmask(f, mask): J(f) for grad(f, argnums), whose backpropagator leaves
+ * out the sensitivities of the other parameters; made once per mask */
+static bool J_masked(MistVM *vm, Value v, int64_t mask, Value *out) {
+  if (!v_is_obj(v, O_FUNC)) return ad_J_value(vm, v, out);
+  ObjFunc *f = AS_FUNC(v);
+  /* f differentiated already (grad(grad(f))) takes a continuation first
+   * for each time: the mask counts f's own parameters after them */
+  int depth = 0;
+  for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
+  mask = depth >= 63 ? -1 : (int64_t)((uint64_t)mask << depth);
+  if (f->jmform && f->jmbits == (uint64_t)mask) {
+    *out = v_obj(f->jmform);
+    return true;
+  }
+  if (!J_closure(vm, f, (uint64_t)mask, out)) return false;
+  f->jmform = AS_FUNC(*out);
+  f->jmbits = (uint64_t)mask;
+  return true;
+}
+
+
 bool ad_J_value(MistVM *vm, Value v, Value *out) {
   if (v_is_obj(v, O_FUNC)) {
     ObjFunc *f = AS_FUNC(v);
@@ -188,22 +231,8 @@ bool ad_J_value(MistVM *vm, Value v, Value *out) {
       *out = v_obj(f->jform);
       return true;
     }
-    IrGraph *jg = ad_reverse(vm, f->graph);
-    if (!jg) return false;
-    IrGraph *envg = jg->parent;
-    ir_free_vars(jg);
-    Value *env = lang_alloc((jg->nfv ? jg->nfv : 1) * sizeof *env);
-    for (int k = 0; k < jg->nfv; k++) {
-      int i = 0;
-      while (i < envg->nparams && envg->params[i] != jg->fv[k]) i++;
-      if (i == envg->nparams || i >= f->nenv)
-        return lang_raise(vm, "TypeError", "internal error: free variable of J(%s)", f->graph->name->data);
-      if (!ad_J_value(vm, f->env[i], &env[k])) return false;
-    }
-    ObjFunc *jf = ev_closure(vm, jg, env);
-    jf->primal = f;
-    f->jform = jf;
-    *out = v_obj(jf);
+    if (!J_closure(vm, f, ~(uint64_t)0, out)) return false;
+    f->jform = AS_FUNC(*out);
     return true;
   }
   if (v_is_obj(v, O_BUILTIN)) {
@@ -446,7 +475,10 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
     ObjStr *pn = x[a]->name ? x[a]->name : lang_str("x");
     checked[a] = ir_prim_apply(u, g, IR_P_CHECK_DIFF, sp, 2, x[a], ir_const(u, v_obj(pn), sp));
   }
-  IrNode *fj = ir_prim_apply(u, g, IR_P_J, sp, 1, fparam);
+  /* J(f) computing only the sensitivities of the argnums */
+  uint64_t mask = 0;
+  for (int i = 0; i < nn; i++) mask |= nums[i] < 64 ? (uint64_t)1 << nums[i] : ~(uint64_t)0;
+  IrNode *fj = ir_prim_apply(u, g, IR_P_JMASK, sp, 2, fparam, ir_const(u, v_int((int64_t)mask), sp));
   IrNode **in = lang_alloc((np + 2) * sizeof *in);
   in[0] = fj;
   in[1] = ir_const(u, vm->ad_kid, sp);
@@ -708,6 +740,7 @@ static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
 
 void ad_register(MistVM *vm) {
   vm->ad_J = p_J_hook;
+  vm->ad_Jmask = J_masked;
   vm->ad_sens = ad_sens_hook;
   /* kid(r) = r: the continuation that hands a backpropagator's results
    * back to its caller */

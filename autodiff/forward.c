@@ -254,8 +254,9 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       set(w, y, v, prim(w, g, IR_P_SENS_LIKE, sp, 2, a[0], tangent(w, in[2])));
       return;
     case IR_P_J:
+    case IR_P_JMASK:
       /* forward over reverse (jvp of grad): the F-world value of J(f) is
-       * F of J(f), built when it runs (ad_F_J) */
+       * F of J(f), built when it runs (ad_F_J); a mask only saves work */
       pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, IR_P_J), sp), 2, (IrNode *[]){a[0], tangent(w, in[1])});
       return;
     case IR_P_BP_CALL: {

@@ -46,6 +46,8 @@ typedef struct Ad {
   IrGraph *envg;       /* holds the root's free variables as parameters */
   Map kfix;            /* branch graph -> the continuation its transform uses */
   IrGraph **backs;     /* the backward graphs made, for prune_backward */
+  IrGraph *root;       /* the graph transformed */
+  uint64_t mask;       /* the parameters of root whose sensitivity is wanted */
   int nbacks, capbacks;
   Map nok;             /* a call of such a branch: called with no continuation */
   bool failed;
@@ -195,6 +197,7 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
   case IR_P_MUL: return IR_P_MUL_SENS;
   case IR_P_TRUEDIV: return IR_P_TRUEDIV_SENS;
   case IR_P_POW: return IR_P_POW_SENS;
+  case IR_P_MATMUL: return IR_P_MATMUL_SENS;
   case IR_P_NEG: return IR_P_NEG_SENS;
   case IR_P_POS: return IR_P_POS_SENS;
   case -1: break;
@@ -332,6 +335,14 @@ static void forward(Fill *f, int i) {
       /* kept in the transform, so a second derivative stops here too */
       v = prim_in(ad, f->jh, IR_P_STOP_GRADIENT, y->span, 1, fwd(f, y->in[1], f->jh));
       break;
+    case IR_P_JMASK: {
+      /* grad's J(f) leaving out the parameters nobody asks about, in a
+       * derivative differentiated again: plain J, since this transform
+       * needs the sensitivities the mask leaves out of the inner one */
+      v = prim_in(ad, f->jh, IR_P_J, y->span, 1, fwd(f, y->in[1], f->jh));
+      f->kind[i] = BK_INLINE;
+      break;
+    }
     case IR_P_MAKE_TUPLE: case IR_P_MAKE_LIST: case IR_P_MAKE_DICT: case IR_P_GETITEM:
     case IR_P_SETITEM: case IR_P_UNPACK: case IR_P_ITER_SEQ: case IR_P_SWITCH: case IR_P_GADD:
     case IR_P_ENV_GET: case IR_P_ENV_SET: case IR_P_MAKE_ENV: case IR_P_SENS_ITEM: case IR_P_SENS_AT:
@@ -575,6 +586,7 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
     contribute(f, in[1], d);
     break;
   case IR_P_J:
+  case IR_P_JMASK:
     contribute(f, in[1], prim_in(ad, b, IR_P_JINV_ENV, sp, 2, bfwd(f, in[1]), d));
     break;
   case IR_P_CONS_LIST:
@@ -699,7 +711,10 @@ static void backward(Fill *f, int last) {
   args[0] = env;
   for (int i = 0; i < np; i++) {
     IrNode *s = map_get(&f->sens, f->h->params[i]);
-    args[i + 1] = s ? s : knone(ad);
+    /* a parameter nobody asks about gets None, and prune_backward drops
+     * what computed its sensitivity (an MLP's input batch: a product) */
+    bool wanted = f->h != ad->root || i >= 64 || (ad->mask >> i & 1);
+    args[i + 1] = s && wanted ? s : knone(ad);
   }
   IrNode *r = ir_prim_applyv(ad->u, b, IR_P_MAKE_TUPLE, f->h->span, np + 1, args);
   b->ret = call_in(ad, b, f->k, 1, &r, f->h->span);
@@ -857,10 +872,32 @@ static void fill(Ad *ad, IrGraph *h) {
   }
 }
 
+static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask);
+
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
-  if (g->jroot) return g->jroot;
+  if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0);
+  return g->jroot;
+}
+
+/* The transform of g whose backpropagator gives only the sensitivities
+ * of the parameters in mask (bit i: parameter i), None for the others;
+ * the last one made is kept. */
+IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask) {
+  if (mask == ~(uint64_t)0) return ad_reverse(vm, g);
+  if (g->jmroot && g->jmask == mask) return g->jmroot;
+  IrGraph *jg = reverse(vm, g, mask);
+  if (jg) {
+    g->jmroot = jg;
+    g->jmask = mask;
+  }
+  return jg;
+}
+
+static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask) {
   Ad ad = {0};
   ad.vm = vm;
+  ad.root = g;
+  ad.mask = mask;
   ad.u = ir_unit_new();
   if (!(ad.rules = ad_stdlib_module(vm, "ad_rules"))) return NULL;
   ir_free_vars(g);
@@ -930,6 +967,5 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, ad.u)) return NULL;
 #endif
-  g->jroot = jg;
   return jg;
 }

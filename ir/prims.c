@@ -448,6 +448,12 @@ PRIM_FN(p_make_env) {
   return true;
 }
 
+PRIM_FN(p_jmask) {
+  if (!vm->ad_Jmask) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
+  if (argv[1].tag != V_INT) return lang_raise(vm, "TypeError", "jmask: the mask must be an int");
+  return vm->ad_Jmask(vm, argv[0], argv[1].i, out);
+}
+
 PRIM_FN(p_J) {
   if (!vm->ad_J) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
   return vm->ad_J(vm, argv[0], out);
@@ -950,7 +956,7 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_CALL_METHOD] = p_call_method, [IR_P_GETATTR] = p_getattr, [IR_P_GLOBAL] = p_global,
   [IR_P_SET_GLOBAL] = p_set_global, [IR_P_IMPORT] = p_import, [IR_P_ASSERT_FAIL] = p_assert_fail,
   [IR_P_CHECK_BOUND] = p_check_bound, [IR_P_CONS_SENS] = p_cons_sens, [IR_P_JENV] = p_jenv, [IR_P_CONS_TAN] = p_cons_tan,
-  [IR_P_GADD] = p_gadd, [IR_P_ENV_GET] = p_env_get, [IR_P_ENV_SET] = p_env_set, [IR_P_MAKE_ENV] = p_make_env, [IR_P_J] = p_J,
+  [IR_P_GADD] = p_gadd, [IR_P_ENV_GET] = p_env_get, [IR_P_ENV_SET] = p_env_set, [IR_P_MAKE_ENV] = p_make_env, [IR_P_J] = p_J, [IR_P_JMASK] = p_jmask,
   [IR_P_BP_CALL] = p_bp_call, [IR_P_SENS_ITEM] = p_sens_item, [IR_P_SENS_AT] = p_sens_at,
   [IR_P_SENS_LIKE] = p_sens_like, [IR_P_SEED] = p_seed, [IR_P_ZEROS_LIKE] = p_zeros_like,
   [IR_P_STOP_GRADIENT] = p_stop_gradient, [IR_P_CHECK_DIFF] = p_check_diff,
@@ -959,7 +965,7 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_F] = p_F, [IR_P_CONS_LIST] = p_cons_list,
   /* the sensitivity primitives: prims_sens.c */
   [IR_P_ADD_SENS] = p_add_sens, [IR_P_SUB_SENS] = p_sub_sens, [IR_P_MUL_SENS] = p_mul_sens,
-  [IR_P_TRUEDIV_SENS] = p_truediv_sens, [IR_P_POW_SENS] = p_pow_sens, [IR_P_NEG_SENS] = p_neg_sens,
+  [IR_P_TRUEDIV_SENS] = p_truediv_sens, [IR_P_POW_SENS] = p_pow_sens, [IR_P_MATMUL_SENS] = p_matmul_sens, [IR_P_NEG_SENS] = p_neg_sens,
   [IR_P_POS_SENS] = p_pos_sens, [IR_P_EXP_SENS] = p_exp_sens, [IR_P_LOG_SENS] = p_log_sens,
   [IR_P_SQRT_SENS] = p_sqrt_sens, [IR_P_SIN_SENS] = p_sin_sens, [IR_P_COS_SENS] = p_cos_sens,
   [IR_P_TANH_SENS] = p_tanh_sens, [IR_P_SIGMOID_SENS] = p_sigmoid_sens, [IR_P_RELU_SENS] = p_relu_sens,

@@ -107,6 +107,16 @@ SENS_FN(p_mul_sens) { return binary(vm, IR_P_MUL_SENS, argc, argv, out); }
 SENS_FN(p_truediv_sens) { return binary(vm, IR_P_TRUEDIV_SENS, argc, argv, out); }
 SENS_FN(p_pow_sens) { return binary(vm, IR_P_POW_SENS, argc, argv, out); }
 
+/* a @ b is tensors only: its Mist definition, one side at a time, so
+ * that a side nobody asks about (an MLP's input batch) costs nothing */
+SENS_FN(p_matmul_sens) {
+  if (argv[0].tag == V_NONE) {
+    *out = v_none();
+    return true;
+  }
+  return general(vm, IR_P_MATMUL_SENS, argc, argv, out);
+}
+
 /* ---- unary: (d, x, y), y = f(x) ---- */
 
 static bool unary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out) {

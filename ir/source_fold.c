@@ -163,10 +163,14 @@ void src_fold(Src *s) {
       for (int i = 0; i < g->nnodes; i++) {
         IrNode *n = g->nodes[i];
         Value v, jv;
-        if (!src_is_prim(n, IR_P_J) || src_known(s, n) || !value_of(s, n->in[1], &v) || !v_is_obj(v, O_FUNC) ||
-            !only_called(s, n))
+        bool masked = src_is_prim(n, IR_P_JMASK);
+        if (!(src_is_prim(n, IR_P_J) || masked) || src_known(s, n) || !value_of(s, n->in[1], &v) ||
+            !v_is_obj(v, O_FUNC) || !only_called(s, n))
           continue;
-        if (!s->vm->ad_J(s->vm, v, &jv)) {
+        /* grad's J(f) for its argnums only (jmask): that transform */
+        Value mask = masked && n->in[2]->kind == IR_CONST ? n->in[2]->value : v_none();
+        if (masked && (mask.tag != V_INT || !s->vm->ad_Jmask)) continue;
+        if (masked ? !s->vm->ad_Jmask(s->vm, v, mask.i, &jv) : !s->vm->ad_J(s->vm, v, &jv)) {
           lang_error_clear(s->vm);   /* left as a call of J, which raises it when run */
           continue;
         }

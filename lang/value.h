@@ -119,6 +119,8 @@ typedef struct ObjFunc {
   struct ObjModule *module; /* whose globals the function sees */
   struct ObjFunc *primal;   /* autodiff: for J(f), the closure f; else NULL */
   struct ObjFunc *jform;    /* autodiff: J(f), made the first time it is asked for */
+  struct ObjFunc *jmform;   /* autodiff: the last J(f) made for a mask of parameters */
+  uint64_t jmbits;          /* and that mask */
   Value env[];
 } ObjFunc;
 
