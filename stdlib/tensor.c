@@ -33,13 +33,20 @@ static bool given_nn(Value v) { return v.tag != V_UNBOUND && v.tag != V_NONE; }
 static bool is_number(Value v) { return v.tag == V_INT || v.tag == V_FLOAT || v.tag == V_BOOL; }
 static bool is_seq(Value v) { return v_is_obj(v, O_LIST) || v_is_obj(v, O_TUPLE); }
 
-static bool parse(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw,
-                  const char *const *names, int nnames, int npos, int nreq, Value *slots) {
+/* ---- shared helpers ---- */
+
+bool std_tensor_parse(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw,
+                      const char *const *names, int nnames, int npos, int nreq, Value *slots) {
   return std_parse_args(vm, fname, ARGS_CLINIC_NOPOS, argc, argv, kw, names, nnames, npos, nreq,
                         true, slots);
 }
 
-/* ---- shared helpers ---- */
+const char *std_shape_str(const ObjTensor *t) {
+  StrBuf sb;
+  sb_init(&sb);
+  lang_shape_repr(t->ndim, t->shape, &sb);
+  return sb.data;
+}
 
 bool std_tensor_arg(MistVM *vm, const char *fname, Value v, ObjTensor **out) {
   if (v_is_tensor(v)) {
@@ -136,7 +143,7 @@ BUILTIN(bi_tensor) {
   Value a[2];
   int dt;
   ObjTensor *t;
-  if (!parse(vm, "tensor", argc, argv, kw, names, 2, 2, 1, a) ||
+  if (!std_tensor_parse(vm, "tensor", argc, argv, kw, names, 2, 2, 1, a) ||
       !std_dtype_arg(vm, "tensor", a[1], -1, &dt) ||
       !lang_tensor_from_value(vm, "tensor", a[0], dt, &t))
     return false;
@@ -151,7 +158,7 @@ static bool filled(MistVM *vm, const char *fname, int argc, const Value *argv, c
   int nd, dt;
   int64_t shape[LANG_TENSOR_MAX_DIMS];
   ObjTensor *t;
-  if (!parse(vm, fname, argc, argv, kw, names, 2, 2, 1, a) ||
+  if (!std_tensor_parse(vm, fname, argc, argv, kw, names, 2, 2, 1, a) ||
       !shape_arg(vm, fname, a[0], &nd, shape) || !std_dtype_arg(vm, fname, a[1], DT_F32, &dt) ||
       !lang_tensor_full(vm, (DType)dt, nd, shape, fillv, &t))
     return false;
@@ -180,7 +187,7 @@ BUILTIN(bi_full) {
   int nd, dt;
   int64_t shape[LANG_TENSOR_MAX_DIMS];
   ObjTensor *t;
-  if (!parse(vm, "full", argc, argv, kw, names, 3, 3, 2, a) ||
+  if (!std_tensor_parse(vm, "full", argc, argv, kw, names, 3, 3, 2, a) ||
       !shape_arg(vm, "full", a[0], &nd, shape) || !fill_value(vm, "full", a[1], &fv) ||
       !std_dtype_arg(vm, "full", a[2], dtype_of_number(fv), &dt) ||
       !lang_tensor_full(vm, (DType)dt, nd, shape, fv, &t))
@@ -195,7 +202,7 @@ static bool filled_like(MistVM *vm, const char *fname, int argc, const Value *ar
   Value a[2];
   int dt;
   ObjTensor *x, *t;
-  if (!parse(vm, fname, argc, argv, kw, names, 2, 2, 1, a) ||
+  if (!std_tensor_parse(vm, fname, argc, argv, kw, names, 2, 2, 1, a) ||
       !std_tensor_arg(vm, fname, a[0], &x) || !std_dtype_arg(vm, fname, a[1], x->dtype, &dt) ||
       !lang_tensor_full(vm, (DType)dt, x->ndim, x->shape, fillv, &t))
     return false;
@@ -212,7 +219,7 @@ BUILTIN(bi_ones_like) { return filled_like(vm, "ones_like", argc, argv, kw, v_in
 BUILTIN(bi_arange) {
   static const char *const names[] = {"start", "stop", "step", "dtype"};
   Value a[4];
-  if (!parse(vm, "arange", argc, argv, kw, names, 4, 3, 1, a)) return false;
+  if (!std_tensor_parse(vm, "arange", argc, argv, kw, names, 4, 3, 1, a)) return false;
   Value start = a[0], stop = a[1], step = given_nn(a[2]) ? a[2] : v_int(1);
   if (!given_nn(stop)) {
     stop = start;
@@ -284,7 +291,7 @@ BUILTIN(bi_linspace) {
   int64_t num = 50;
   bool endpoint;
   int dt;
-  if (!parse(vm, "linspace", argc, argv, kw, names, 5, 5, 2, a) ||
+  if (!std_tensor_parse(vm, "linspace", argc, argv, kw, names, 5, 5, 2, a) ||
       !num_arg(vm, "linspace", "start", a[0], &s0) || !num_arg(vm, "linspace", "stop", a[1], &s1) ||
       (given(a[2]) && !int_arg(vm, "linspace", "num", a[2], &num)) ||
       !std_bool_arg(vm, a[3], true, &endpoint) || !std_dtype_arg(vm, "linspace", a[4], DT_F32, &dt))
@@ -310,7 +317,7 @@ BUILTIN(bi_eye) {
   Value a[4];
   int64_t n, m, k = 0;
   int dt;
-  if (!parse(vm, "eye", argc, argv, kw, names, 4, 4, 1, a) || !int_arg(vm, "eye", "n", a[0], &n) ||
+  if (!std_tensor_parse(vm, "eye", argc, argv, kw, names, 4, 4, 1, a) || !int_arg(vm, "eye", "n", a[0], &n) ||
       (given_nn(a[1]) && !int_arg(vm, "eye", "m", a[1], &m)) ||
       (given(a[2]) && !int_arg(vm, "eye", "k", a[2], &k)) ||
       !std_dtype_arg(vm, "eye", a[3], DT_F32, &dt))
@@ -368,7 +375,7 @@ BUILTIN(bi_key) {
   static const char *const names[] = {"seed"};
   Value a[1];
   int64_t seed;
-  if (!parse(vm, "key", argc, argv, kw, names, 1, 1, 1, a) || !int_arg(vm, "key", "seed", a[0], &seed))
+  if (!std_tensor_parse(vm, "key", argc, argv, kw, names, 1, 1, 1, a) || !int_arg(vm, "key", "seed", a[0], &seed))
     return false;
   uint32_t w[2] = {(uint32_t)((uint64_t)seed >> 32), (uint32_t)seed};
   ObjTensor *t = key_tensor(vm, w);
@@ -383,7 +390,7 @@ BUILTIN(bi_split) {
   Value a[2];
   uint32_t key[2];
   int64_t n = 2;
-  if (!parse(vm, "split", argc, argv, kw, names, 2, 2, 1, a) || !key_arg(vm, "split", a[0], key) ||
+  if (!std_tensor_parse(vm, "split", argc, argv, kw, names, 2, 2, 1, a) || !key_arg(vm, "split", a[0], key) ||
       (given(a[1]) && !int_arg(vm, "split", "n", a[1], &n)))
     return false;
   if (n < 0 || n > ((int64_t)1 << 32))
@@ -411,10 +418,10 @@ static bool random_fn(MistVM *vm, const char *fname, LangRandomKind kind, int ar
   if (argc == 2 && v_is_tensor(argv[0])) {   /* randn(key, shape), as JAX writes it */
     args2[0] = argv[1];
     args2[1] = argv[0];
-    if (!parse(vm, fname, 1, args2, kw, names, 4, 1, 1, a)) return false;
+    if (!std_tensor_parse(vm, fname, 1, args2, kw, names, 4, 1, 1, a)) return false;
     if (given(a[2])) return lang_raise(vm, "TypeError", "%s: key given twice", fname);
     a[2] = args2[1];
-  } else if (!parse(vm, fname, argc, argv, kw, names, 4, 1, 1, a)) {
+  } else if (!std_tensor_parse(vm, fname, argc, argv, kw, names, 4, 1, 1, a)) {
     return false;
   }
   int nd, dt;
@@ -593,7 +600,7 @@ BUILTIN(bi_broadcast_to) {
   ObjTensor *t, *r;
   int nd;
   int64_t shape[LANG_TENSOR_MAX_DIMS];
-  if (!parse(vm, "broadcast_to", argc, argv, kw, names, 2, 2, 2, a) ||
+  if (!std_tensor_parse(vm, "broadcast_to", argc, argv, kw, names, 2, 2, 2, a) ||
       !std_tensor_arg(vm, "broadcast_to", a[0], &t) || !shape_arg(vm, "broadcast_to", a[1], &nd, shape) ||
       !lang_tensor_broadcast_to(vm, "broadcast_to", t, nd, shape, &r))
     return false;
@@ -607,7 +614,7 @@ BUILTIN(bi_flatten) {
   Value a[1];
   ObjTensor *t, *r;
   int64_t n = -1;
-  if (!parse(vm, "flatten", argc, argv, kw, names, 1, 1, 1, a) ||
+  if (!std_tensor_parse(vm, "flatten", argc, argv, kw, names, 1, 1, 1, a) ||
       !std_tensor_arg(vm, "flatten", a[0], &t) || !lang_tensor_reshape(vm, t, 1, &n, &r))
     return false;
   *out = v_obj(r);
@@ -620,7 +627,7 @@ BUILTIN(bi_squeeze) {
   Value a[2];
   ObjTensor *t;
   uint64_t mask;
-  if (!parse(vm, "squeeze", argc, argv, kw, names, 2, 2, 1, a) ||
+  if (!std_tensor_parse(vm, "squeeze", argc, argv, kw, names, 2, 2, 1, a) ||
       !std_tensor_arg(vm, "squeeze", a[0], &t) ||
       !std_axes_arg(vm, "squeeze", a[1], t->ndim, true, &mask))
     return false;
@@ -648,7 +655,7 @@ BUILTIN(bi_expand_dims) {
   ObjTensor *t;
   int64_t axis;
   int ax;
-  if (!parse(vm, "expand_dims", argc, argv, kw, names, 2, 2, 2, a) ||
+  if (!std_tensor_parse(vm, "expand_dims", argc, argv, kw, names, 2, 2, 2, a) ||
       !std_tensor_arg(vm, "expand_dims", a[0], &t) ||
       !int_arg(vm, "expand_dims", "axis", a[1], &axis) ||
       !lang_tensor_axis(vm, axis, t->ndim + 1, &ax))
@@ -676,7 +683,7 @@ BUILTIN(bi_astype) {
   Value a[2];
   ObjTensor *t, *r;
   DType dt;
-  if (!parse(vm, "astype", argc, argv, kw, names, 2, 2, 2, a) ||
+  if (!std_tensor_parse(vm, "astype", argc, argv, kw, names, 2, 2, 2, a) ||
       !std_tensor_arg(vm, "astype", a[0], &t) || !lang_dtype_from_value(vm, "astype", a[1], &dt) ||
       !lang_tensor_astype(vm, t, dt, &r))
     return false;
@@ -689,7 +696,7 @@ BUILTIN(bi_item) {
   static const char *const names[] = {"t"};
   Value a[1];
   ObjTensor *t;
-  if (!parse(vm, "item", argc, argv, kw, names, 1, 1, 1, a)) return false;
+  if (!std_tensor_parse(vm, "item", argc, argv, kw, names, 1, 1, 1, a)) return false;
   if (!v_is_tensor(a[0]))
     return lang_raise(vm, "TypeError", "item: expected a tensor, not %s", lang_type_name(a[0]));
   t = AS_TENSOR(a[0]);
@@ -700,7 +707,7 @@ BUILTIN(bi_item) {
 BUILTIN(bi_tolist) {
   static const char *const names[] = {"t"};
   Value a[1];
-  if (!parse(vm, "tolist", argc, argv, kw, names, 1, 1, 1, a)) return false;
+  if (!std_tensor_parse(vm, "tolist", argc, argv, kw, names, 1, 1, 1, a)) return false;
   if (!v_is_tensor(a[0]))
     return lang_raise(vm, "TypeError", "tolist: expected a tensor, not %s", lang_type_name(a[0]));
   return lang_tensor_tolist(vm, AS_TENSOR(a[0]), out);
@@ -718,7 +725,7 @@ static bool reduction(MistVM *vm, TensorReduction op, int argc, const Value *arg
   uint64_t mask;
   bool keep;
   bool many = op != TR_ARGMAX && op != TR_ARGMIN;
-  if (!parse(vm, fname, argc, argv, kw, names, 3, 3, 1, a) || !std_tensor_arg(vm, fname, a[0], &t) ||
+  if (!std_tensor_parse(vm, fname, argc, argv, kw, names, 3, 3, 1, a) || !std_tensor_arg(vm, fname, a[0], &t) ||
       !std_axes_arg(vm, fname, a[1], t->ndim, many, &mask) || !std_bool_arg(vm, a[2], false, &keep) ||
       !lang_tensor_reduce(vm, op, t, mask, keep, &r))
     return false;
@@ -762,7 +769,7 @@ bool std_tensor_round(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   Value a[2];
   ObjTensor *t = AS_TENSOR(argv[0]), *r;
   int64_t nd = 0;
-  if (!parse(vm, "round", argc, argv, kw, names, 2, 2, 1, a) ||
+  if (!std_tensor_parse(vm, "round", argc, argv, kw, names, 2, 2, 1, a) ||
       (given_nn(a[1]) && !int_arg(vm, "round", "ndigits", a[1], &nd)))
     return false;
   if (nd == 0 || !lang_dtype_is_float(t->dtype)) {
@@ -849,7 +856,7 @@ static bool extremum(MistVM *vm, const char *fname, bool mx, int argc, const Val
                      const KwArgs *kw, Value *out) {
   static const char *const names[] = {"a", "b"};
   Value a[2];
-  if (!parse(vm, fname, argc, argv, kw, names, 2, 2, 2, a)) return false;
+  if (!std_tensor_parse(vm, fname, argc, argv, kw, names, 2, 2, 2, a)) return false;
   if (v_is_tensor(a[0]) || v_is_tensor(a[1]) || is_seq(a[0]) || is_seq(a[1]))
     return lang_tensor_binary(vm, mx ? TB_MAXIMUM : TB_MINIMUM, a[0], a[1], out);
   if (!is_number(a[0]) || !is_number(a[1]))
@@ -875,7 +882,7 @@ BUILTIN(bi_minimum) { return extremum(vm, "minimum", false, argc, argv, kw, out)
 BUILTIN(bi_where) {
   static const char *const names[] = {"condition", "x", "y"};
   Value a[3];
-  if (!parse(vm, "where", argc, argv, kw, names, 3, 3, 3, a)) return false;
+  if (!std_tensor_parse(vm, "where", argc, argv, kw, names, 3, 3, 3, a)) return false;
   bool tensors = false;
   for (int i = 0; i < 3; i++) tensors |= v_is_tensor(a[i]) || is_seq(a[i]);
   if (tensors) return lang_tensor_where(vm, a[0], a[1], a[2], out);
@@ -889,7 +896,7 @@ BUILTIN(bi_where) {
 BUILTIN(bi_clip) {
   static const char *const names[] = {"x", "lo", "hi"};
   Value a[3];
-  if (!parse(vm, "clip", argc, argv, kw, names, 3, 3, 3, a)) return false;
+  if (!std_tensor_parse(vm, "clip", argc, argv, kw, names, 3, 3, 3, a)) return false;
   Value x = a[0];
   Value args[2];
   if (given_nn(a[1])) {

@@ -26,7 +26,14 @@ bool std_tensor_all(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 bool std_tensor_abs(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 bool std_tensor_round(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 
-/* ---- helpers shared by tensor.c and tensor_nn.c ---- */
+/* ---- helpers shared by tensor.c, tensor_nn.c and tensor_grad.c ---- */
+
+/* A builtin's arguments, as std_parse_args parses them for the tensor
+ * builtins (keywords allowed for every parameter). */
+bool std_tensor_parse(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw,
+                      const char *const *names, int nnames, int npos, int nreq, Value *slots);
+/* A tensor's shape as Python prints a tuple, for error messages. */
+const char *std_shape_str(const ObjTensor *t);
 
 /* A tensor argument: a tensor, or a number or nested list made into one
  * (floats f32, ints i64). */

@@ -42,26 +42,13 @@
 
 static bool given_nn(Value v) { return v.tag != V_UNBOUND && v.tag != V_NONE; }
 
-static bool parse(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw,
-                  const char *const *names, int nnames, int npos, int nreq, Value *slots) {
-  return std_parse_args(vm, fname, ARGS_CLINIC_NOPOS, argc, argv, kw, names, nnames, npos, nreq,
-                        true, slots);
-}
-
-static const char *shape_str(const ObjTensor *t) {
-  StrBuf sb;
-  sb_init(&sb);
-  lang_shape_repr(t->ndim, t->shape, &sb);
-  return sb.data;
-}
-
 /* ---- broadcasting and reductions ---- */
 
 /* sum_to(x, like) */
 BUILTIN(bi_sum_to) {
   static const char *const names[] = {"x", "like"};
   Value a[2];
-  if (!parse(vm, "sum_to", argc, argv, kw, names, 2, 2, 2, a)) return false;
+  if (!std_tensor_parse(vm, "sum_to", argc, argv, kw, names, 2, 2, 2, a)) return false;
   return lang_tensor_sum_to(vm, a[0], a[1], out);
 }
 
@@ -90,7 +77,7 @@ static bool sens_to_seq(MistVM *vm, Value d, Value x, Value *out) {
   ObjTensor *st = AS_TENSOR(s);
   if (st->ndim == 0 || st->shape[0] != (int64_t)xs->len)
     return lang_raise(vm, "ValueError", "a sensitivity of shape %s for a sequence of %zu items",
-                      shape_str(st), xs->len);
+                      std_shape_str(st), xs->len);
   for (size_t i = 0; i < xs->len; i++) {
     Value di;
     if (!lang_tensor_getitem(vm, st, v_int((int64_t)i), &di) || !sens_to(vm, di, xs->items[i], &r->items[i]))
@@ -122,7 +109,7 @@ static bool sens_to(MistVM *vm, Value d, Value x, Value *out) {
 BUILTIN(bi_sens_to) {
   static const char *const names[] = {"d", "x"};
   Value a[2];
-  if (!parse(vm, "_sens_to", argc, argv, kw, names, 2, 2, 2, a)) return false;
+  if (!std_tensor_parse(vm, "_sens_to", argc, argv, kw, names, 2, 2, 2, a)) return false;
   return sens_to(vm, a[0], a[1], out);
 }
 
@@ -130,7 +117,7 @@ BUILTIN(bi_sens_to) {
 BUILTIN(bi_broadcast_like) {
   static const char *const names[] = {"x", "like"};
   Value a[2];
-  if (!parse(vm, "_broadcast_like", argc, argv, kw, names, 2, 2, 2, a)) return false;
+  if (!std_tensor_parse(vm, "_broadcast_like", argc, argv, kw, names, 2, 2, 2, a)) return false;
   if (a[1].tag == V_NONE || (v_is_tensor(a[1]) && !lang_dtype_is_float(AS_TENSOR(a[1])->dtype)) ||
       a[1].tag == V_INT || a[1].tag == V_BOOL) {
     *out = v_none();   /* a value that has no derivative has no tangent */
@@ -146,7 +133,7 @@ BUILTIN(bi_unreduce) {
   ObjTensor *like;
   uint64_t mask;
   bool keep;
-  if (!parse(vm, "_unreduce", argc, argv, kw, names, 4, 4, 2, a) ||
+  if (!std_tensor_parse(vm, "_unreduce", argc, argv, kw, names, 4, 4, 2, a) ||
       !std_tensor_arg(vm, "_unreduce", a[1], &like) ||
       !std_axes_arg(vm, "_unreduce", a[2], like->ndim, true, &mask) ||
       !std_bool_arg(vm, a[3], false, &keep))
@@ -177,7 +164,7 @@ static bool as_nchw(MistVM *vm, const char *fname, const char *what, ObjTensor *
                     ObjTensor **out) {
   if (t->ndim != 4 && t->ndim != 3)
     return lang_raise(vm, "ValueError", "%s: %s must be 3-d or 4-d, not of shape %s", fname, what,
-                      shape_str(t));
+                      std_shape_str(t));
   if (!lang_tensor_astype(vm, t, dt, &t)) return false;
   if (t->ndim == 3) {
     int64_t sh[4] = {1, t->shape[0], t->shape[1], t->shape[2]};
@@ -263,7 +250,7 @@ static bool conv_grad_args(MistVM *vm, const char *fname, int argc, const Value 
   static const char *const names[] = {"d", "x", "w", "stride", "padding"};
   Value a[5];
   int64_t st[2] = {1, 1}, pd[2] = {0, 0};
-  if (!parse(vm, fname, argc, argv, kw, names, 5, 5, 3, a) || !float_tensor(vm, fname, a[0], d) ||
+  if (!std_tensor_parse(vm, fname, argc, argv, kw, names, 5, 5, 3, a) || !float_tensor(vm, fname, a[0], d) ||
       !float_tensor(vm, fname, a[1], x) || !float_tensor(vm, fname, a[2], w) ||
       (given_nn(a[3]) && !pair_arg(vm, fname, "stride", a[3], st)) ||
       (given_nn(a[4]) && !pair_arg(vm, fname, "padding", a[4], pd)))
@@ -272,10 +259,10 @@ static bool conv_grad_args(MistVM *vm, const char *fname, int argc, const Value 
   *w_orig = *w;
   DType dt = lang_dtype_promote(lang_dtype_promote((*d)->dtype, (*x)->dtype), (*w)->dtype);
   if ((*w)->ndim != 4)
-    return lang_raise(vm, "ValueError", "%s: weight must be 4-d, not of shape %s", fname, shape_str(*w));
+    return lang_raise(vm, "ValueError", "%s: weight must be 4-d, not of shape %s", fname, std_shape_str(*w));
   if ((*d)->ndim != (*x)->ndim)
     return lang_raise(vm, "ValueError", "%s: a sensitivity of shape %s for an input of shape %s",
-                      fname, shape_str(*d), shape_str(*x));
+                      fname, std_shape_str(*d), std_shape_str(*x));
   if (!as_nchw(vm, fname, "input", *x, dt, x) || !as_nchw(vm, fname, "sensitivity", *d, dt, d) ||
       !lang_tensor_astype(vm, *w, dt, w) || !(*w = lang_tensor_contiguous(vm, *w)))
     return false;
@@ -289,7 +276,7 @@ static bool conv_grad_args(MistVM *vm, const char *fname, int argc, const Value 
     return lang_raise(vm, "ValueError",
                       "%s: a sensitivity of shape %s does not match conv2d of an input of shape %s "
                       "with a weight of shape %s",
-                      fname, shape_str(*d), shape_str(*x), shape_str(*w));
+                      fname, std_shape_str(*d), std_shape_str(*x), std_shape_str(*w));
   return true;
 }
 
@@ -388,7 +375,7 @@ static bool pool_args(MistVM *vm, const char *fname, Value xv, Value kv, Value s
   g->wo = dev_conv_out_size(g->w, g->kw, g->sw, g->pw);
   if (g->ho < 1 || g->wo < 1)
     return lang_raise(vm, "ValueError", "%s: the kernel does not fit an input of shape %s", fname,
-                      shape_str(*x));
+                      std_shape_str(*x));
   int64_t shape[4] = {g->n, g->c, g->ho, g->wo};
   ObjTensor *m = lang_tensor_new(vm, (*x)->dtype, 4, shape, false);
   if (!m) return false;
@@ -417,7 +404,7 @@ BUILTIN(bi_max_pool2d_backward) {
   ObjTensor *x, *d, *x0;
   PoolG g;
   int64_t *am;
-  if (!parse(vm, "_max_pool2d_backward", argc, argv, kw, names, 5, 5, 3, a) ||
+  if (!std_tensor_parse(vm, "_max_pool2d_backward", argc, argv, kw, names, 5, 5, 3, a) ||
       !float_tensor(vm, "_max_pool2d_backward", a[1], &x0) ||
       !pool_args(vm, "_max_pool2d_backward", a[1], a[2], a[3], a[4], &x, &g, &am) ||
       !float_tensor(vm, "_max_pool2d_backward", a[0], &d))
@@ -425,7 +412,7 @@ BUILTIN(bi_max_pool2d_backward) {
   if (d->ndim != x0->ndim || !as_nchw(vm, "_max_pool2d_backward", "sensitivity", d, DT_F64, &d) ||
       d->shape[0] != g.n || d->shape[1] != g.c || d->shape[2] != g.ho || d->shape[3] != g.wo)
     return lang_raise(vm, "ValueError", "_max_pool2d_backward: a sensitivity of shape %s does not match the pooling of shape %s",
-                      shape_str(AS_TENSOR(a[0])), shape_str(x0));
+                      std_shape_str(AS_TENSOR(a[0])), std_shape_str(x0));
   ObjTensor *dx = lang_tensor_new(vm, DT_F64, 4, x->shape, true);
   if (!dx) return false;
   const double *dp = (const double *)lang_tensor_ptr(d);
@@ -448,15 +435,15 @@ BUILTIN(bi_max_pool2d_select) {
   ObjTensor *x, *v, *x0;
   PoolG g;
   int64_t *am;
-  if (!parse(vm, "_max_pool2d_select", argc, argv, kw, names, 5, 5, 3, a) ||
+  if (!std_tensor_parse(vm, "_max_pool2d_select", argc, argv, kw, names, 5, 5, 3, a) ||
       !float_tensor(vm, "_max_pool2d_select", a[0], &x0) ||
       !pool_args(vm, "_max_pool2d_select", a[0], a[2], a[3], a[4], &x, &g, &am) ||
       !float_tensor(vm, "_max_pool2d_select", a[1], &v))
     return false;
   DType dt = v->dtype;
   if (v->ndim != x0->ndim || memcmp(v->shape, x0->shape, (size_t)v->ndim * sizeof(int64_t)) != 0)
-    return lang_raise(vm, "ValueError", "_max_pool2d_select: shapes %s and %s differ", shape_str(v),
-                      shape_str(x0));
+    return lang_raise(vm, "ValueError", "_max_pool2d_select: shapes %s and %s differ", std_shape_str(v),
+                      std_shape_str(x0));
   if (!as_nchw(vm, "_max_pool2d_select", "values", v, DT_F64, &v)) return false;
   int64_t shape[4] = {g.n, g.c, g.ho, g.wo};
   ObjTensor *r = lang_tensor_new(vm, DT_F64, 4, shape, true);

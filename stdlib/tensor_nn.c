@@ -24,19 +24,6 @@
 static bool given(Value v) { return v.tag != V_UNBOUND; }
 static bool given_nn(Value v) { return v.tag != V_UNBOUND && v.tag != V_NONE; }
 
-static bool parse(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw,
-                  const char *const *names, int nnames, int npos, int nreq, Value *slots) {
-  return std_parse_args(vm, fname, ARGS_CLINIC_NOPOS, argc, argv, kw, names, nnames, npos, nreq,
-                        true, slots);
-}
-
-static const char *shape_str(const ObjTensor *t) {
-  StrBuf sb;
-  sb_init(&sb);
-  lang_shape_repr(t->ndim, t->shape, &sb);
-  return sb.data;
-}
-
 /* An int, or a pair of ints (h, w). */
 static bool pair_arg(MistVM *vm, const char *fname, const char *what, Value v, int64_t out[2]) {
   if (v.tag == V_INT || v.tag == V_BOOL) {
@@ -61,7 +48,7 @@ BUILTIN(bi_matmul) {
   static const char *const names[] = {"a", "b"};
   Value a[2];
   ObjTensor *x, *y, *r;
-  if (!parse(vm, "matmul", argc, argv, kw, names, 2, 2, 2, a) ||
+  if (!std_tensor_parse(vm, "matmul", argc, argv, kw, names, 2, 2, 2, a) ||
       !std_tensor_arg(vm, "matmul", a[0], &x) || !std_tensor_arg(vm, "matmul", a[1], &y) ||
       !lang_tensor_matmul(vm, x, y, &r))
     return false;
@@ -102,7 +89,7 @@ static bool concat_items(MistVM *vm, const char *fname, ObjTensor **ts, size_t n
       if (d != ax && t->shape[d] != ts[0]->shape[d]) ok = false;
     if (!ok)
       return lang_raise(vm, "ValueError", "%s: shapes %s and %s do not match outside axis %d",
-                        fname, shape_str(ts[0]), shape_str(t), ax);
+                        fname, std_shape_str(ts[0]), std_shape_str(t), ax);
     shape[ax] += t->shape[ax];
   }
   ObjTensor *r = lang_tensor_new(vm, dt, nd, shape, false);
@@ -128,7 +115,7 @@ BUILTIN(bi_concat) {
   size_t n;
   DType dt;
   int64_t axis = 0;
-  if (!parse(vm, "concat", argc, argv, kw, names, 2, 2, 1, a) ||
+  if (!std_tensor_parse(vm, "concat", argc, argv, kw, names, 2, 2, 1, a) ||
       !tensor_list(vm, "concat", a[0], &ts, &n, &dt))
     return false;
   if (given(a[1])) {
@@ -150,7 +137,7 @@ BUILTIN(bi_stack) {
   DType dt;
   int64_t axis = 0;
   int ax;
-  if (!parse(vm, "stack", argc, argv, kw, names, 2, 2, 1, a) ||
+  if (!std_tensor_parse(vm, "stack", argc, argv, kw, names, 2, 2, 1, a) ||
       !tensor_list(vm, "stack", a[0], &ts, &n, &dt))
     return false;
   if (given(a[1])) {
@@ -168,7 +155,7 @@ BUILTIN(bi_stack) {
     for (int d = 0; same && d < nd; d++) same = t->shape[d] == first->shape[d];
     if (!same)
       return lang_raise(vm, "ValueError", "stack: all tensors must have one shape, not %s and %s",
-                        shape_str(first), shape_str(t));
+                        std_shape_str(first), std_shape_str(t));
     int64_t sh[LANG_TENSOR_MAX_DIMS], st[LANG_TENSOR_MAX_DIMS];
     for (int d = 0, o = 0; d <= nd; d++) {
       if (d == ax) {
@@ -236,7 +223,7 @@ static bool softmax_args(MistVM *vm, const char *fname, int argc, const Value *a
   static const char *const names[] = {"x", "axis", "keepdims"};
   Value a[3];
   bool with_keep = strcmp(fname, "logsumexp") == 0;
-  if (!parse(vm, fname, argc, argv, kw, names, with_keep ? 3 : 2, with_keep ? 3 : 2, 1, a) ||
+  if (!std_tensor_parse(vm, fname, argc, argv, kw, names, with_keep ? 3 : 2, with_keep ? 3 : 2, 1, a) ||
       !float_arg(vm, fname, a[0], x))
     return false;
   Value axis = given(a[1]) ? a[1] : v_int(-1);
@@ -292,7 +279,7 @@ BUILTIN(bi_one_hot) {
   Value a[3];
   ObjTensor *ix;
   int dt;
-  if (!parse(vm, "one_hot", argc, argv, kw, names, 3, 3, 2, a) ||
+  if (!std_tensor_parse(vm, "one_hot", argc, argv, kw, names, 3, 3, 2, a) ||
       !std_tensor_arg(vm, "one_hot", a[0], &ix) || !std_dtype_arg(vm, "one_hot", a[2], DT_F32, &dt))
     return false;
   if (a[1].tag != V_INT)
@@ -331,7 +318,7 @@ BUILTIN(bi_one_hot) {
 static bool nchw(MistVM *vm, const char *fname, ObjTensor *x, DType dt, ObjTensor **out) {
   if (x->ndim != 4 && x->ndim != 3)
     return lang_raise(vm, "ValueError", "%s: input must be 4-d (N, C, H, W) or 3-d (C, H, W), not of shape %s",
-                      fname, shape_str(x));
+                      fname, std_shape_str(x));
   if (!lang_tensor_astype(vm, x, dt, &x)) return false;
   if (x->ndim == 3) {
     int64_t sh[4] = {1, x->shape[0], x->shape[1], x->shape[2]};
@@ -355,7 +342,7 @@ BUILTIN(bi_conv2d) {
   Value a[5];
   ObjTensor *x, *w, *b = NULL;
   int64_t st[2] = {1, 1}, pd[2] = {0, 0};
-  if (!parse(vm, "conv2d", argc, argv, kw, names, 5, 5, 2, a) ||
+  if (!std_tensor_parse(vm, "conv2d", argc, argv, kw, names, 5, 5, 2, a) ||
       !std_tensor_arg(vm, "conv2d", a[0], &x) || !std_tensor_arg(vm, "conv2d", a[1], &w) ||
       (given_nn(a[2]) && !std_tensor_arg(vm, "conv2d", a[2], &b)) ||
       (given(a[3]) && !pair_arg(vm, "conv2d", "stride", a[3], st)) ||
@@ -368,24 +355,24 @@ BUILTIN(bi_conv2d) {
   if (b) dt = lang_dtype_promote(dt, b->dtype);
   if (w->ndim != 4)
     return lang_raise(vm, "ValueError", "conv2d: weight must be 4-d (Cout, Cin, kh, kw), not of shape %s",
-                      shape_str(w));
+                      std_shape_str(w));
   if (!nchw(vm, "conv2d", x, dt, &x)) return false;
   if (x->shape[1] != w->shape[1])
     return lang_raise(vm, "ValueError",
                       "conv2d: input of shape %s has %lld channels but weight of shape %s expects %lld",
-                      shape_str(x), (long long)x->shape[1], shape_str(w), (long long)w->shape[1]);
+                      std_shape_str(x), (long long)x->shape[1], std_shape_str(w), (long long)w->shape[1]);
   if (st[0] < 1 || st[1] < 1 || pd[0] < 0 || pd[1] < 0)
     return lang_raise(vm, "ValueError", "conv2d: stride must be >= 1 and padding >= 0");
   if (b && (b->ndim != 1 || b->shape[0] != w->shape[0]))
     return lang_raise(vm, "ValueError", "conv2d: bias of shape %s does not match weight of shape %s",
-                      shape_str(b), shape_str(w));
+                      std_shape_str(b), std_shape_str(w));
   int64_t n = x->shape[0], cin = x->shape[1], h = x->shape[2], wd = x->shape[3];
   int64_t cout = w->shape[0], kh = w->shape[2], kw_ = w->shape[3];
   int64_t ho = dev_conv_out_size(h, kh, st[0], pd[0]), wo = dev_conv_out_size(wd, kw_, st[1], pd[1]);
   if (kh < 1 || kw_ < 1 || ho < 1 || wo < 1)
     return lang_raise(vm, "ValueError",
                       "conv2d: a kernel of shape %s does not fit an input of shape %s (padding %lld, %lld)",
-                      shape_str(w), shape_str(x), (long long)pd[0], (long long)pd[1]);
+                      std_shape_str(w), std_shape_str(x), (long long)pd[0], (long long)pd[1]);
   if (!lang_tensor_astype(vm, w, dt, &w) || !(w = lang_tensor_contiguous(vm, w))) return false;
   if (b && (!lang_tensor_astype(vm, b, dt, &b) || !(b = lang_tensor_contiguous(vm, b)))) return false;
   int64_t shape[4] = {n, cout, ho, wo};
@@ -421,7 +408,7 @@ BUILTIN(bi_max_pool2d) {
   Value a[4];
   ObjTensor *x;
   int64_t k[2], st[2], pd[2] = {0, 0};
-  if (!parse(vm, "max_pool2d", argc, argv, kw, names, 4, 4, 2, a) ||
+  if (!std_tensor_parse(vm, "max_pool2d", argc, argv, kw, names, 4, 4, 2, a) ||
       !std_tensor_arg(vm, "max_pool2d", a[0], &x) ||
       !pair_arg(vm, "max_pool2d", "kernel", a[1], k) ||
       (given_nn(a[2]) && !pair_arg(vm, "max_pool2d", "stride", a[2], st)) ||
@@ -442,7 +429,7 @@ BUILTIN(bi_max_pool2d) {
   int64_t ho = dev_conv_out_size(h, k[0], st[0], pd[0]), wo = dev_conv_out_size(w, k[1], st[1], pd[1]);
   if (ho < 1 || wo < 1)
     return lang_raise(vm, "ValueError", "max_pool2d: a kernel of (%lld, %lld) does not fit an input of shape %s",
-                      (long long)k[0], (long long)k[1], shape_str(x));
+                      (long long)k[0], (long long)k[1], std_shape_str(x));
   int64_t shape[4] = {n, c, ho, wo};
   ObjTensor *r = lang_tensor_new(vm, x->dtype, 4, shape, false);
   if (!r) return false;
@@ -491,7 +478,7 @@ BUILTIN(bi_allclose) {
   Value a[5];
   ObjTensor *x, *y;
   CloseCtx c = {1e-5, 1e-8, false, false};
-  if (!parse(vm, "allclose", argc, argv, kw, names, 5, 5, 2, a) ||
+  if (!std_tensor_parse(vm, "allclose", argc, argv, kw, names, 5, 5, 2, a) ||
       !std_tensor_arg(vm, "allclose", a[0], &x) || !std_tensor_arg(vm, "allclose", a[1], &y) ||
       !std_bool_arg(vm, a[4], false, &c.equal_nan))
     return false;
