@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mist.h"
+
 typedef struct Buf {
   char *data;
   size_t len, cap;
@@ -31,5 +33,26 @@ static inline void buf_clear(Buf *b) {
 }
 
 static inline void capture(void *user, const char *text, size_t len) { buf_add(user, text, len); }
+
+static inline void buf_free(Buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+/* A fresh VM whose output goes to out (cleared), for a suite's setup. */
+static inline MistVM *capture_vm_new(Buf *out) {
+  MistVM *vm = mist_new(0, NULL);
+  ck_assert_ptr_nonnull(vm);
+  buf_clear(out);
+  mist_set_write(vm, capture, out);
+  return vm;
+}
+
+/* Its teardown: the VM freed, the buffer emptied. */
+static inline void capture_vm_free(MistVM *vm, Buf *out) {
+  mist_free(vm);
+  buf_free(out);
+}
 
 #endif

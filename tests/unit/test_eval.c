@@ -37,19 +37,11 @@
 static MistVM *vm;
 static Buf out;
 
-static void setup(void) {
-  vm = mist_new(0, NULL);
-  ck_assert_ptr_nonnull(vm);
-  buf_clear(&out);
-  mist_set_write(vm, capture, &out);
-}
+static void setup(void) { vm = capture_vm_new(&out); }
 
 static void teardown(void) {
-  mist_free(vm);
+  capture_vm_free(vm, &out);
   vm = NULL;
-  free(out.data);
-  out.data = NULL;
-  out.len = out.cap = 0;
 }
 
 /* Run src; it must succeed.  Returns what it printed. */

@@ -139,11 +139,8 @@ enum { NCASES = sizeof cases / sizeof cases[0] };
 /* The output of running the parts in order in a fresh VM ("ERROR: ..."
  * ends it where one fails). */
 static char *run(const char *const *parts, int n) {
-  MistVM *vm = mist_new(0, NULL);
-  ck_assert_ptr_nonnull(vm);
   Buf out = {0};
-  buf_clear(&out);
-  mist_set_write(vm, capture, &out);
+  MistVM *vm = capture_vm_new(&out);
   for (int i = 0; i < n; i++) {
     char name[32];
     snprintf(name, sizeof name, "part%d.ms", i);
@@ -224,10 +221,8 @@ START_TEST(t_mist_ir) {
   ck_assert_int_ge(fd, 0);
   ck_assert_int_eq(write(fd, c->defs, strlen(c->defs)), (ssize_t)strlen(c->defs));
   close(fd);
-  MistVM *vm = mist_new(0, NULL);
   Buf out = {0};
-  buf_clear(&out);
-  mist_set_write(vm, capture, &out);
+  MistVM *vm = capture_vm_new(&out);
   MistStatus st = mist_print_file_ir(vm, path, "f", MIST_IR_SOURCE | MIST_IR_GRAD);
   unlink(path);
   ck_assert_msg(st == MIST_OK, "%s: mist ir --source --grad failed: %s", c->name, mist_error(vm));

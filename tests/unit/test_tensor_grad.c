@@ -156,21 +156,15 @@ static Buf out, prog;
 static int nchecks;
 
 static void setup(void) {
-  vm = mist_new(0, NULL);
-  ck_assert_ptr_nonnull(vm);
-  buf_clear(&out);
-  mist_set_write(vm, capture, &out);
+  vm = capture_vm_new(&out);
   buf_clear(&prog);
   nchecks = 0;
 }
 
 static void teardown(void) {
-  mist_free(vm);
+  capture_vm_free(vm, &out);
   vm = NULL;
-  free(out.data);
-  free(prog.data);
-  out.data = prog.data = NULL;
-  out.len = out.cap = prog.len = prog.cap = 0;
+  buf_free(&prog);
 }
 
 /* ---- the program under test ---- */
