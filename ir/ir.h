@@ -147,6 +147,8 @@ void ir_free_vars(IrGraph *g);
 void ir_print_graph(MistVM *vm, IrGraph *g, StrBuf *out);
 void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out);   /* as Mist source (source.c) */
 void ir_print_unit(MistVM *vm, IrUnit *u, StrBuf *out);
+/* A str as a double-quoted literal (braces doubled in an f-string: fstr). */
+void ir_str_literal(StrBuf *out, const char *s, size_t len, bool fstr);
 const char *ir_graph_name(struct IrGraph *g);
 
 /* Check the invariants (see verify.c); false with an error raised. */

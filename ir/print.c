@@ -77,7 +77,9 @@ static void name_node(Namer *nm, IrNode *x) {
   add_name(nm, x, sb.data);
 }
 
-static void print_str_lit(StrBuf *out, const char *s, size_t len) {
+/* A str as a double-quoted literal; in an f-string's text (fstr) the
+ * braces are doubled.  The IR text and the Mist source printout share it. */
+void ir_str_literal(StrBuf *out, const char *s, size_t len, bool fstr) {
   sb_addc(out, '"');
   for (size_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)s[i];
@@ -87,6 +89,8 @@ static void print_str_lit(StrBuf *out, const char *s, size_t len) {
     case '\r': sb_adds(out, "\\r"); break;
     case '\\': sb_adds(out, "\\\\"); break;
     case '"': sb_adds(out, "\\\""); break;
+    case '{': sb_adds(out, fstr ? "{{" : "{"); break;
+    case '}': sb_adds(out, fstr ? "}}" : "}"); break;
     default:
       if (c < 0x20 || c == 0x7f) sb_printf(out, "\\x%02x", c);
       else sb_addc(out, (char)c);
@@ -105,7 +109,7 @@ static void print_const(StrBuf *out, Value v) {
   case V_OBJ: break;
   }
   switch (v.o->kind) {
-  case O_STR: print_str_lit(out, AS_STR(v)->data, AS_STR(v)->len); return;
+  case O_STR: ir_str_literal(out, AS_STR(v)->data, AS_STR(v)->len, false); return;
   case O_GRAPH: sb_printf(out, "@%s", AS_GRAPH(v)->graph->name->data); return;
   case O_BUILTIN: {
     ObjBuiltin *b = AS_BUILTIN(v);

@@ -23,26 +23,6 @@
 
 enum { C_FREE, C_OPERAND, C_POSTFIX };   /* where a value is written */
 
-static void str_lit(StrBuf *out, const char *p, size_t len, bool fstr) {
-  sb_addc(out, '"');
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)p[i];
-    switch (c) {
-    case '\n': sb_adds(out, "\\n"); break;
-    case '\t': sb_adds(out, "\\t"); break;
-    case '\r': sb_adds(out, "\\r"); break;
-    case '\\': sb_adds(out, "\\\\"); break;
-    case '"': sb_adds(out, "\\\""); break;
-    case '{': sb_adds(out, fstr ? "{{" : "{"); break;
-    case '}': sb_adds(out, fstr ? "}}" : "}"); break;
-    default:
-      if (c < 0x20 || c == 0x7f) sb_printf(out, "\\x%02x", c);
-      else sb_addc(out, (char)c);
-    }
-  }
-  sb_addc(out, '"');
-}
-
 static void const_text(Src *s, Value v, int ctx, StrBuf *out) {
   size_t start = out->len;
   bool negative = false;
@@ -66,7 +46,7 @@ static void const_text(Src *s, Value v, int ctx, StrBuf *out) {
     break;
   case V_OBJ:
     switch (v.o->kind) {
-    case O_STR: str_lit(out, AS_STR(v)->data, AS_STR(v)->len, false); return;
+    case O_STR: ir_str_literal(out, AS_STR(v)->data, AS_STR(v)->len, false); return;
     case O_TUPLE:
     case O_LIST: {
       ObjSeq *t = AS_SEQ(v);
@@ -85,7 +65,7 @@ static void const_text(Src *s, Value v, int ctx, StrBuf *out) {
       sb_addc(out, '{');
       for (size_t i = 0; i < d->len; i++) {
         if (i) sb_adds(out, ", ");
-        str_lit(out, d->entries[i].key->data, d->entries[i].key->len, false);
+        ir_str_literal(out, d->entries[i].key->data, d->entries[i].key->len, false);
         sb_adds(out, ": ");
         const_text(s, d->entries[i].value, C_FREE, out);
       }
@@ -249,7 +229,7 @@ static void fstring(Src *s, IrNode **parts, int n, StrBuf *out) {
     if (src_const_str(p)) {
       StrBuf lit;
       sb_init(&lit);
-      str_lit(&lit, AS_STR(p->value)->data, AS_STR(p->value)->len, true);
+      ir_str_literal(&lit, AS_STR(p->value)->data, AS_STR(p->value)->len, true);
       sb_add(out, lit.data + 1, lit.len - 2);
     } else if (p->kind != IR_CONST && src_info(s, p)->role == R_FIELD) {
       field(s, p->in[1], p->in[2], out);
