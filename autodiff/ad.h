@@ -89,7 +89,6 @@ bool ad_is_vjp_builtin(Value fn);
 const char *ad_mist_twin(Value fn);
 bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out);
 Value ad_F_primal(MistVM *vm, Value v);
-bool ad_grad_rule(MistVM *vm, Value fn, int n, const Value *argv, const KwArgs *kw, Value *t);
 Value ad_no_rule_bp(Value fn);
 
 /* Install vm->ad_J and the differentiation builtins: grad,

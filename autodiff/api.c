@@ -54,34 +54,6 @@ static Value primal_of(MistVM *vm, Value v) {
   return v_obj(f);
 }
 
-/* grad(f)'s backpropagator: the sensitivity of grad(f), an env keyed by
- * its free variable f, gives f's. */
-static bool grad_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  ObjSeq *info = vm->callee->data;   /* (key, number of arguments) */
-  int64_t n = info->items[1].i;
-  ObjSeq *r = lang_tuple_new(n + 1);
-  for (int64_t i = 0; i <= n; i++) r->items[i] = v_none();
-  Value args[2] = {argv[0], info->items[0]};
-  if (!ev_prim_fn(IR_P_ENV_GET)(vm, 2, args, NULL, &r->items[1])) return false;
-  *out = v_obj(r);
-  return true;
-}
-
-/* grad(f) inside a function being differentiated: the transform of
- * grad(primal f), whose sensitivity flows back to f. */
-static bool grad_rule(MistVM *vm, ObjBuiltin *fb, int n, const Value *argv, const KwArgs *kw, Value *t) {
-  Value *args = lang_alloc((n ? n : 1) * sizeof *args);
-  memcpy(args, argv, n * sizeof *args);
-  if (n > 0) args[0] = primal_of(vm, args[0]);
-  Value g, jgv;
-  if (!(fb->fn == b_grad ? b_grad : b_value_and_grad)(vm, n, args, kw, &g)) return false;
-  if (!ad_J_value(vm, g, &jgv)) return false;
-  ObjBuiltin *bp = lang_builtin_new("grad.backprop", grad_bp_fn, 1, 1);
-  bp->data = AS_SEQ(lang_tuple_of(2, v_int((int64_t)(intptr_t)AS_FUNC(g)->graph->fv[0]), v_int(n)));
-  *t = lang_tuple_of(2, jgv, v_obj(bp));
-  return true;
-}
-
 /* The backpropagator of make_tuple called as a function value: the
  * sensitivity of each item is the tuple sensitivity's item. */
 static bool tuple_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
@@ -124,9 +96,7 @@ static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *a
   int n = argc - 1;
   Value t;
   ObjBuiltin *fb = AS_BUILTIN(jb->fn);
-  if (fb->fn == b_grad || fb->fn == b_value_and_grad) {
-    if (!grad_rule(vm, fb, n, argv + 1, NULL, &t)) return false;
-  } else if (fb->fn == b_vjp) {
+  if (fb->fn == b_vjp) {
     if (!vjp_rule(vm, n, argv + 1, &t)) return false;
   } else if (ad_mist_twin(jb->fn)) {
     if (!mist_twin_rule(vm, ad_mist_twin(jb->fn), n, argv + 1, &t)) return false;
@@ -321,9 +291,6 @@ bool ad_is_grad_builtin(Value fn) {
   return v_is_obj(fn, O_BUILTIN) && (AS_BUILTIN(fn)->fn == b_grad || AS_BUILTIN(fn)->fn == b_value_and_grad);
 }
 
-bool ad_grad_rule(MistVM *vm, Value fn, int n, const Value *argv, const KwArgs *kw, Value *t) {
-  return grad_rule(vm, AS_BUILTIN(fn), n, argv, kw, t);
-}
 
 Value ad_no_rule_bp(Value fn) { return no_rule_bp(AS_BUILTIN(fn)); }
 

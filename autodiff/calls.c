@@ -123,14 +123,6 @@ bool ad_J_call(MistVM *vm, Value fj, int argc, const Value *argv, const KwArgs *
     return true;
   }
   if (ad_jbuiltin_parts(fj, &fn, &rule)) {
-    if (ad_is_grad_builtin(fn)) {
-      /* grad(f, argnums=...): its rule sends sensitivity to f only */
-      if (!ad_grad_rule(vm, fn, argc, argv, kw, &t) || !split_pair(vm, t, v, bp)) return false;
-      Remap *m = remap_new(*bp, n + 1);
-      for (int i = 0; i <= argc; i++) m->map[i] = i;
-      *bp = remap_value(m);
-      return true;
-    }
     if (v_is_obj(rule, O_FUNC)) {
       /* the rule takes the builtin's parameters: bind to its names */
       if (!call_bound(vm, AS_FUNC(rule), AS_BUILTIN(fn)->name, 0, NULL, argc, argv, kw, &t, where) || !split_pair(vm, t, v, bp))
