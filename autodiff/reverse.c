@@ -872,10 +872,10 @@ static void fill(Ad *ad, IrGraph *h) {
   }
 }
 
-static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask);
+static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool optimize);
 
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
-  if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0);
+  if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0, true);
   return g->jroot;
 }
 
@@ -885,7 +885,7 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
 IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask) {
   if (mask == ~(uint64_t)0) return ad_reverse(vm, g);
   if (g->jmroot && g->jmask == mask) return g->jmroot;
-  IrGraph *jg = reverse(vm, g, mask);
+  IrGraph *jg = reverse(vm, g, mask, true);
   if (jg) {
     g->jmroot = jg;
     g->jmask = mask;
@@ -893,7 +893,59 @@ IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask) {
   return jg;
 }
 
-static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask) {
+/* The graphs of u that may become closures: named by a graph constant
+ * anywhere but as a callee, or as a branch of a switch that is only
+ * called (the interpreter runs those as blocks of the caller's frame). */
+static void closure_graphs(IrUnit *u, Map *out) {
+  Map escapes = {0};   /* switch nodes used as values */
+  for (int g = 0; g < u->ngraphs; g++) {
+    IrGraph *h = u->graphs[g];
+    for (int i = 0; i < h->nnodes; i++)
+      for (int j = 1; j < h->nodes[i]->nin; j++)
+        if (ir_node_prim(h->nodes[i]->in[j]) == IR_P_SWITCH) map_put(&escapes, h->nodes[i]->in[j], h);
+    if (h->ret && ir_node_prim(h->ret) == IR_P_SWITCH) map_put(&escapes, h->ret, h);
+  }
+  for (int g = 0; g < u->ngraphs; g++) {
+    IrGraph *h = u->graphs[g];
+    for (int i = 0; i < h->nnodes; i++) {
+      IrNode *n = h->nodes[i];
+      bool sw = ir_node_prim(n) == IR_P_SWITCH && !map_get(&escapes, n);
+      for (int j = 1; j < n->nin; j++)
+        if (ir_node_graph(n->in[j]) && !(sw && j >= 2)) map_put(out, ir_node_graph(n->in[j]), h);
+    }
+    if (h->ret && ir_node_graph(h->ret)) map_put(out, ir_node_graph(h->ret), h);
+    for (int k = 0; k < h->ndefaults; k++)
+      if (ir_node_graph(h->defaults[k])) map_put(out, ir_node_graph(h->defaults[k]), h);
+  }
+}
+
+/* Does each transform that may become a closure still capture every free
+ * variable of the graph it transforms (jorig), so that the primal closure
+ * can be rebuilt and sensitivities re-keyed?  The optimiser may drop a
+ * captured value the transform no longer needs, or replace it by an equal
+ * one (cse). */
+static bool captures_sources(Ad *ad) {
+  Map closures = {0};
+  closure_graphs(ad->u, &closures);
+  for (int w = 0; w < ad->nwork; w++) {
+    IrGraph *h = ad->work[w], *jh = map_get(&ad->jg, h);
+    if (!map_get(&closures, jh)) continue;
+    ir_free_vars(h);
+    for (int i = 0; i < h->nfv; i++) {
+      int k = 0;
+      while (k < jh->nfv && jh->jorig[k] != h->fv[i]) k++;
+      if (k == jh->nfv) return false;
+    }
+  }
+  return true;
+}
+
+/* The transform of g, simplified by ir_optimize when optimize is set (the
+ * backward passes of a loop's header and body become one, tuples built
+ * and taken apart at once go, ...): what reads best and runs fastest.
+ * Should the simplified transform lose what a closure of it captures, the
+ * transform is made again without. */
+static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool optimize) {
   Ad ad = {0};
   ad.vm = vm;
   ad.root = g;
@@ -952,6 +1004,9 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask) {
   }
   if (ad.failed) return NULL;
   prune_backward(&ad);
+  /* (the inliner copies no graph with a jsource) */
+  for (int w = 0; w < ad.nwork; w++) ((IrGraph *)map_get(&ad.jg, ad.work[w]))->jsource = ad.work[w];
+  if (optimize && !ir_optimize(vm, ad.u, jg)) return NULL;
   /* remember what each transform's free variables stand for, so the
    * primal closure can be rebuilt from a transformed one (api.c) */
   Map inv = {0};
@@ -960,10 +1015,10 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask) {
   for (int w = 0; w < ad.nwork; w++) {
     IrGraph *h = ad.work[w], *jh = map_get(&ad.jg, h);
     ir_free_vars(jh);
-    jh->jsource = h;
     jh->jorig = lang_alloc((jh->nfv ? jh->nfv : 1) * sizeof *jh->jorig);
     for (int k = 0; k < jh->nfv; k++) jh->jorig[k] = map_get(&inv, jh->fv[k]);
   }
+  if (optimize && !captures_sources(&ad)) return reverse(vm, g, mask, false);
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, ad.u)) return NULL;
 #endif

@@ -7,7 +7,8 @@
  * str constant keys, slices of int constants, indexing a tuple built in
  * place at a constant index in range, switch on a constant or a bool,
  * check_bound of a value that cannot be Unbound, the sensitivity
- * primitives gadd, env_get and env_set...).  A call is dropped only when
+ * primitives gadd, env_get, env_set, make_env with distinct int keys...).
+ * A call is dropped only when
  * it calls a graph constant with the right number of arguments whose
  * body holds droppable nodes only (recursively, recursion excluded): it
  * builds a closure or a tuple and nothing else.  A builtin's call never
@@ -59,7 +60,7 @@ static void close_over(GraphList *l) {
 
 typedef struct Dce {
   NodeMap pure;    /* graph -> 1: calling it only builds values, 2: not, 3: being decided */
-  int gadd, env_get, env_set;
+  int gadd, env_get, env_set, make_env;
 } Dce;
 
 static bool droppable(Dce *d, const IrNode *n);
@@ -86,6 +87,17 @@ static int64_t tuple_len(const IrNode *t) {
     return t->in[2]->value.i;
   if (t->kind == IR_CONST && v_is_obj(t->value, O_TUPLE)) return (int64_t)AS_SEQ(t->value)->len;
   return -1;
+}
+
+/* make_env(k1, v1, ...) cannot fail when its keys are distinct int
+ * constants (a key given twice adds its values, which may fail). */
+static bool distinct_int_keys(const IrNode *n) {
+  for (int i = 1; i + 1 < n->nin; i += 2) {
+    if (n->in[i]->kind != IR_CONST || n->in[i]->value.tag != V_INT) return false;
+    for (int j = 1; j < i; j += 2)
+      if (n->in[j]->value.i == n->in[i]->value.i) return false;
+  }
+  return (n->nin - 1) % 2 == 0;
 }
 
 /* Does calling graph h do nothing but build values? */
@@ -142,6 +154,7 @@ static bool droppable(Dce *d, const IrNode *n) {
     return h && h->nparams == argc && pure_graph(d, h);
   }
   default:
+    if (p >= 0 && p == d->make_env) return distinct_int_keys(n);
     return p == d->gadd || p == d->env_get || p == d->env_set;
   }
 }
@@ -151,6 +164,7 @@ static void dce_init(Dce *d) {
   d->gadd = ir_prim_named("gadd");
   d->env_get = ir_prim_named("env_get");
   d->env_set = ir_prim_named("env_set");
+  d->make_env = ir_prim_named("make_env");
 }
 
 /* ---- removing ---- */

@@ -21,7 +21,9 @@
  * nested graphs) without loops, or a graph named by no other constant
  * in the unit, which then simply moves (up to INLINE_ONCE nodes).  The
  * copies are scanned in turn, so calls inside them are inlined in the
- * same sweep; a budget bounds the sweep.  What is inlined away becomes
+ * same sweep; a budget bounds the sweep.  A graph whose nested graphs
+ * include an autodiff transform (jsource set) is not copied: the copy of
+ * a transform would not know what it transforms.  What is inlined away becomes
  * garbage for ir_prune_unit.
  */
 #include <string.h>
@@ -169,6 +171,7 @@ typedef struct Size {
   IrGraph **stack;
   int nodes;
   bool loops;
+  bool transforms;   /* an autodiff transform among them */
 } Size;
 
 static void size_ref(void *ctx, IrGraph *g, int pos) {
@@ -178,6 +181,7 @@ static void size_ref(void *ctx, IrGraph *g, int pos) {
   ir_map_put(&s->seen, g, g);
   s->nodes += g->nnodes;
   if (is_recursive(s->in, g)) s->loops = true;
+  if (g->jsource) s->transforms = true;
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 16;
     s->stack = lang_realloc(s->stack, (size_t)s->cap * sizeof *s->stack);
@@ -186,12 +190,15 @@ static void size_ref(void *ctx, IrGraph *g, int pos) {
 }
 
 /* Nodes of h and of the graphs nested in h its body reaches: what a
- * copy costs; *loops when a loop is among them. */
-static int body_size(Inliner *in, IrGraph *h, bool *loops) {
-  Size s = {h, in, {0}, 0, 0, NULL, h->nnodes, false};
+ * copy costs; *loops when a loop is among them, *transforms when an
+ * autodiff transform is (a copy would lose what its closures stand for:
+ * IrGraph.jsource). */
+static int body_size(Inliner *in, IrGraph *h, bool *loops, bool *transforms) {
+  Size s = {h, in, {0}, 0, 0, NULL, h->nnodes, false, false};
   ir_each_ref(h, size_ref, &s);
   while (s.n > 0) ir_each_ref(s.stack[--s.n], size_ref, &s);
   *loops = s.loops;
+  *transforms = s.transforms;
   return s.nodes;
 }
 
@@ -293,8 +300,9 @@ static bool can_inline(Inliner *in, IrGraph *g, int pos, IrNode *n, IrGraph *h) 
   if (h->ndefaults || h->nparams != n->nin - 1 || h == g) return false;
   if (h->module != g->module && uses_module(h)) return false;
   if (!h->ret || is_recursive(in, h)) return false;
-  bool loops;
-  int size = body_size(in, h, &loops);
+  bool loops, transforms;
+  int size = body_size(in, h, &loops, &transforms);
+  if (transforms) return false;
   /* (a closure constant's graph may be named from anywhere: never once) */
   bool by_closure = n->in[0]->kind == IR_CONST && v_is_obj(n->in[0]->value, O_FUNC);
   bool once = !by_closure && ir_map_int(&in->refs, h, 0) <= 1;

@@ -44,7 +44,8 @@ bool ir_optimize_unit(MistVM *vm, IrUnit *u);
  * body of h (or of the branch chosen) with its parameters bound to the
  * arguments; the graphs nested in h are cloned along.  Only graphs with
  * no default values, called with as many arguments as parameters, not
- * reachable from themselves (recursion, loops), whose free variables are
+ * reachable from themselves (recursion, loops), with no autodiff
+ * transform (jsource) nested in them, whose free variables are
  * in scope at the call and computed before it, and small (at most 30
  * nodes with their nested graphs and no loop among those, or 400 when
  * this is the only reference to h in u).  Copies keep their source
@@ -57,10 +58,13 @@ bool ir_inline(MistVM *vm, IrUnit *u, IrGraph *g);
  * at once, unpacking a tuple of the right length, folding of arithmetic,
  * comparisons and truthiness of constants (when the operation succeeds:
  * `1 / 0` is left to fail where it ran), x * 1 and the like only where x
- * is known to be an int or a float, switch on a constant, check_bound of
- * a value that cannot be Unbound, and the sensitivity algebra of autodiff
- * (gadd(None, x) is x, ...; the primitives are looked up by name, so
- * those missing are skipped).  u may be NULL (constants are then made in
+ * is known to be an int or a float, switch on a constant, or on a comparison
+ * inside a branch that a switch on the same comparison chose (a
+ * comparison's truthiness cannot change), check_bound of a value that
+ * cannot be Unbound, and the sensitivity algebra of autodiff (gadd(None,
+ * x) is x, env_get of a make_env with constant keys is the value under
+ * the key, ...; the primitives are looked up by name, so those missing
+ * are skipped).  u may be NULL (constants are then made in
  * a scratch unit and every graph g reaches counts). */
 bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g);
 
@@ -81,7 +85,7 @@ bool ir_cse(MistVM *vm, IrUnit *u, IrGraph *g);
  * a tuple of the right length, len of a tuple or list built in place,
  * is/is_not, switch or not on a constant or a bool, check_bound of a
  * value that cannot be Unbound, the sensitivity primitives gadd, env_get
- * and env_set, and calls of graph constants whose bodies are made of
+ * and env_set (make_env with distinct int constant keys), and calls of graph constants whose bodies are made of
  * such nodes only.  Anything else may raise, print or bind a global, so
  * it stays.  ir_dce works on g's own schedule with uses counted over the
  * graphs g reaches; ir_dce_unit on every graph of u, counting uses in

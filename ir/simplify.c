@@ -36,7 +36,7 @@ typedef enum { K_UNKNOWN, K_INT, K_FLOAT, K_BOOL } Kind;
 
 /* the autodiff primitives with rules here, by name */
 typedef struct SensPrims {
-  int gadd, env_get, env_set, bp_call, bp_call_j, sens_item, sens_at, sens_without, no_derivative;
+  int gadd, env_get, env_set, make_env, bp_call, bp_call_j, sens_item, sens_at, sens_without, no_derivative;
 } SensPrims;
 
 typedef struct Simp {
@@ -45,6 +45,7 @@ typedef struct Simp {
   NodeMap repl;        /* rewritten node -> what it equals */
   NodeMap dead;        /* the rewritten nodes, to unschedule */
   NodeMap kinds;       /* node -> Kind, where known */
+  NodeMap entry;       /* branch graph -> its switch (see known_branches) */
   SensPrims sp;
 } Simp;
 
@@ -269,9 +270,23 @@ static IrNode *simp_len(Simp *s, IrNode *n) {
   return NULL;
 }
 
-/* switch(c, a, b) -> a or b for a constant c */
+/* The switch n's value inside graph g, when g runs only after a switch
+ * on the same condition chose one of its branches, g or an ancestor of
+ * g (entry); NULL when unknown. */
+static IrNode *switch_in_branch(Simp *s, IrNode *n, IrGraph *g) {
+  for (IrGraph *a = g; a; a = a->parent) {
+    IrNode *sw = ir_map_get(&s->entry, a);
+    if (!sw || sw == n || sw->in[1] != arg(n, 0)) continue;
+    return ir_node_graph(sw->in[2]) == a ? arg(n, 1) : arg(n, 2);
+  }
+  return NULL;
+}
+
+/* switch(c, a, b) -> a or b for a constant c, or inside a branch that a
+ * switch on c chose */
 static IrNode *simp_switch(Simp *s, IrNode *n) {
   IrNode *c = arg(n, 0);
+  if (c->kind == IR_APPLY) return switch_in_branch(s, n, n->graph);
   if (!ir_plain_const(c)) return NULL;
   MistError saved = s->vm->err;
   bool t;
@@ -302,6 +317,30 @@ static IrNode *simp_gadd(Simp *s, IrNode *n) {
  * no_derivative(None, what) -> None */
 static IrNode *simp_none_first(Simp *s, IrNode *n) {
   return is_none(arg(n, 0)) ? konst(s, v_none(), n) : NULL;
+}
+
+/* env_get(make_env(k1, v1, ...), k) -> vi for the one key ki equal to k
+ * (all constants), None when no key is k: what the env holds there (a
+ * key given twice holds the sum, left to run) */
+static IrNode *simp_env_get(Simp *s, IrNode *n) {
+  IrNode *e = arg(n, 0), *k = arg(n, 1);
+  if (is_none(e)) return konst(s, v_none(), n);
+  if (ir_node_prim(e) != s->sp.make_env || s->sp.make_env < 0 || !is_const(k, V_INT)) return NULL;
+  IrNode *hit = NULL;
+  for (int j = 1; j + 1 < e->nin; j += 2) {
+    if (!is_const(e->in[j], V_INT)) return NULL;
+    if (e->in[j]->value.i != k->value.i) continue;
+    if (hit) return NULL;
+    hit = e->in[j + 1];
+  }
+  return hit ? hit : konst(s, v_none(), n);
+}
+
+/* make_env(k1, None, k2, None...) -> None (an env of no sensitivities) */
+static IrNode *simp_make_env(Simp *s, IrNode *n) {
+  for (int j = 1; j + 1 < n->nin; j += 2)
+    if (!is_const(n->in[j], V_INT) || !is_none(n->in[j + 1])) return NULL;
+  return (n->nin - 1) % 2 == 0 ? konst(s, v_none(), n) : NULL;
 }
 
 /* sens_at(x, i, d) -> None when x or d is None */
@@ -357,7 +396,9 @@ static IrNode *simplify_node(Simp *s, IrNode *n) {
   }
   const SensPrims *sp = &s->sp;
   if (p == sp->gadd) return simp_gadd(s, n);
-  if (p == sp->sens_item || p == sp->sens_without || p == sp->env_get || p == sp->no_derivative)
+  if (p == sp->env_get) return simp_env_get(s, n);
+  if (p == sp->make_env) return simp_make_env(s, n);
+  if (p == sp->sens_item || p == sp->sens_without || p == sp->no_derivative)
     return simp_none_first(s, n);
   if (p == sp->sens_at) return simp_sens_at(s, n);
   if (p == sp->env_set) return simp_env_set(s, n);
@@ -389,6 +430,55 @@ static Kind infer_kind(Simp *s, IrNode *n) {
   }
 }
 
+/* ---- what a branch knows ---- */
+
+/* A condition whose truthiness, once taken, stays the same: a
+ * comparison's or a test's result is a bool or an (immutable) tensor,
+ * never a list that could be emptied in between. */
+static bool stable_condition(const IrNode *c) {
+  switch (ir_node_prim(c)) {
+  case IR_P_LT: case IR_P_LE: case IR_P_GT: case IR_P_GE: case IR_P_EQ: case IR_P_NE:
+  case IR_P_NOT: case IR_P_TRUTH: case IR_P_IS: case IR_P_IS_NOT: case IR_P_CONTAINS:
+    return true;
+  default:
+    return false;
+  }
+}
+
+typedef struct Refs {
+  NodeMap *entry;
+  IrGraph *g;
+  NodeMap bad;    /* graphs referred to other than as a branch of one switch */
+} Refs;
+
+static void note_ref(void *ctx, IrGraph *a, int pos) {
+  Refs *r = ctx;
+  if (!(a->flags & IRG_BRANCH) || ir_map_get(&r->bad, a)) return;
+  IrNode *n = pos >= 0 && pos < r->g->nnodes ? r->g->nodes[pos] : NULL;
+  bool as_branch = n && ir_node_prim(n) == IR_P_SWITCH && stable_condition(n->in[1]) &&
+                   ir_node_graph(n->in[2]) != ir_node_graph(n->in[3]) &&
+                   (ir_node_graph(n->in[2]) == a || ir_node_graph(n->in[3]) == a);
+  IrNode *had = ir_map_get(r->entry, a);
+  if (as_branch && (!had || had == n)) {
+    ir_map_put(r->entry, a, n);
+    return;
+  }
+  ir_map_put(&r->bad, a, a);
+  ir_map_put(r->entry, a, NULL);
+}
+
+/* entry: each branch graph that only a switch on a stable condition
+ * refers to (so it runs only when the condition had that truthiness)
+ * -> that switch, over the graphs of u (of the scope when u is NULL). */
+static void known_branches(Simp *s, IrUnit *u, const IrScope *scope) {
+  Refs r = {&s->entry, NULL, {0}};
+  int n = u ? u->ngraphs : scope->n;
+  for (int i = 0; i < n; i++) {
+    r.g = u ? u->graphs[i] : scope->graphs[i];
+    ir_each_ref(r.g, note_ref, &r);
+  }
+}
+
 /* ---- the sweep ---- */
 
 static bool sweep_graph(Simp *s, IrGraph *g) {
@@ -412,7 +502,7 @@ static bool sweep_graph(Simp *s, IrGraph *g) {
 bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g) {
   Simp s = {vm, u ? u : ir_unit_new(), {0}, {0}, {0}, {0}};
   s.sp = (SensPrims){ir_prim_named("gadd"), ir_prim_named("env_get"), ir_prim_named("env_set"),
-                     ir_prim_named("bp_call"), ir_prim_named("bp_call_j"),
+                     ir_prim_named("make_env"), ir_prim_named("bp_call"), ir_prim_named("bp_call_j"),
                      ir_prim_named("sens_item"), ir_prim_named("sens_at"),
                      ir_prim_named("sens_without"), ir_prim_named("no_derivative")};
   bool any = false;
@@ -422,6 +512,8 @@ bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g) {
     memset(&s.repl, 0, sizeof s.repl);
     memset(&s.dead, 0, sizeof s.dead);
     memset(&s.kinds, 0, sizeof s.kinds);
+    memset(&s.entry, 0, sizeof s.entry);
+    known_branches(&s, u, &scope);
     bool changed = false;
     for (int k = 0; k < scope.n; k++) changed |= sweep_graph(&s, scope.graphs[k]);
     if (!changed) break;

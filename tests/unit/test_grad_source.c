@@ -249,7 +249,7 @@ START_TEST(t_names) {
   const char *clo[] = {
     "def f(x):\n"
     "    a = x * x\n"
-    "    return (lambda y: a * y)(2.0)\n",
+    "    return sum(map(lambda y: a * y, [1.0, 2.0]))\n",
     "show_source(grad(f))\n",
   };
   char *a = run(clo, 2), *b = run(clo, 2);
@@ -260,6 +260,31 @@ START_TEST(t_names) {
 }
 END_TEST
 
+/* The derivative of a loop is simplified (ir_optimize on the transform):
+ * the loop header's backward pass is folded into the body's and the
+ * exit's, so one backward closure is made per iteration, and the env
+ * and select the header passed on are gone. */
+START_TEST(t_loop_simplified) {
+  const char *prog[] = {
+    "def f(a):\n"
+    "    x = 1.0\n"
+    "    i = 0\n"
+    "    while i < 10:\n"
+    "        x = x * a + 0.5\n"
+    "        i += 1\n"
+    "    return x\n",
+    "show_source(grad(f))\n",
+  };
+  char *got = run(prog, 2);
+  int defs = 0;
+  for (const char *p = got; (p = strstr(p, "def ")); p += 4) defs++;
+  /* J_f, its own backward pass, the body's, the exit's, and grad_f */
+  ck_assert_msg(defs == 5, "%d defs in\n%s", defs, got);
+  ck_assert_msg(!strstr(got, " else None)") && !strstr(got, "(None if ") && !strstr(got, "_make_env(1, None)"), "%s", got);
+  free(got);
+}
+END_TEST
+
 static Suite *grad_source_suite(void) {
   Suite *s = suite_create("grad_source");
   TCase *tc = tcase_create("round_trip");
@@ -267,6 +292,7 @@ static Suite *grad_source_suite(void) {
   tcase_add_loop_test(tc, t_show_source, 0, NCASES);
   tcase_add_loop_test(tc, t_mist_ir, 0, NCASES);
   tcase_add_test(tc, t_names);
+  tcase_add_test(tc, t_loop_simplified);
   suite_add_tcase(s, tc);
   return s;
 }
