@@ -62,6 +62,7 @@ typedef enum {
 typedef struct Instr {
   uint8_t op;
   int32_t dst, a, b;
+  int32_t c, imm;      /* I_SENS_*: y's slot, and argument number i (-1: not 0 or 1 constant) */
   int32_t nargs;
   int32_t *args;
   int32_t *dsts;       /* I_PMOVE */
@@ -186,7 +187,7 @@ static Instr *emit(Comp *c, Op op, IrNode *node) {
   memset(i, 0, sizeof *i);
   i->op = op;
   i->node = node;
-  i->dst = i->a = i->b = -1;
+  i->dst = i->a = i->b = i->c = -1;
   return i;
 }
 
@@ -439,6 +440,19 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
     in->args = args;
     in->nargs = n->nin - 1;
     in->dst = slot_of(c, n);
+    if (own && in->op >= I_SENS_ADD && in->op <= I_SENS_DIV) {
+      /* op_sens(d, x, y, i): the operands in the instruction, i known */
+      IrNode *i = n->in[4];
+      bool known = i->kind == IR_CONST && i->value.tag == V_INT && (i->value.i == 0 || i->value.i == 1);
+      in->a = args[0];
+      in->b = args[1];
+      in->c = args[2];
+      in->imm = known ? (int32_t)i->value.i : -1;
+    } else if (own && (in->op == I_GADD || in->op == I_ENV_GET || in->op == I_SELECT)) {
+      in->a = args[0];
+      in->b = args[1];
+      in->c = in->nargs > 2 ? args[2] : -1;
+    }
     return;
   }
   if (f->kind == IR_CONST && v_is_obj(f->value, O_BUILTIN)) {
@@ -567,6 +581,7 @@ static void group_constants(Comp *c, int nfixed) {
       R(in->dst);
       R(in->a);
       R(in->b);
+      R(in->c);
       for (int k = 0; k < in->nargs; k++) R(in->args[k]);
     }
   }
@@ -976,15 +991,15 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       NEXT;
     }
     L_I_SELECT: {
-      Value c = F[in->args[0]];
+      Value c = F[in->a];
       if (c.tag != V_BOOL) goto L_I_PRIM;
-      F[in->dst] = F[in->args[c.b ? 1 : 2]];
+      F[in->dst] = F[c.b ? in->b : in->c];
       NEXT;
     }
     /* sensitivities: None (zero) and floats, with the same operations
      * as gadd in ir/prims.c and ir/prims_sens.c, so the bits are the same */
     L_I_GADD: {
-      Value a = F[in->args[0]], b = F[in->args[1]];
+      Value a = F[in->a], b = F[in->b];
       if (a.tag == V_NONE) F[in->dst] = b;
       else if (b.tag == V_NONE) F[in->dst] = a;
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f + b.f);
@@ -992,7 +1007,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       NEXT;
     }
     L_I_ENV_GET: {
-      Value e = F[in->args[0]], key = F[in->args[1]];
+      Value e = F[in->a], key = F[in->b];
       if (e.tag == V_NONE) {
         F[in->dst] = v_none();
         NEXT;
@@ -1006,8 +1021,9 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     }
 #define SENS_CASE(OPC, EXPR, OK)                                                        \
     L_##OPC: {                                                                          \
-      Value dv = F[in->args[0]], x = F[in->args[1]], y = F[in->args[2]], i = F[in->args[3]]; \
-      if (i.tag != V_INT || (i.i != 0 && i.i != 1)) goto L_I_PRIM;                      \
+      Value dv = F[in->a], x = F[in->b], y = F[in->c];                                  \
+      int i = in->imm;                                                                  \
+      if (i < 0) goto L_I_PRIM;                                                         \
       if (dv.tag == V_NONE) {                                                           \
         F[in->dst] = v_none();                                                          \
         NEXT;                                                                           \
@@ -1020,9 +1036,9 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       NEXT;                                                                             \
     }
     SENS_CASE(I_SENS_ADD, d, true)
-    SENS_CASE(I_SENS_SUB, i.i ? -d : d, true)
-    SENS_CASE(I_SENS_MUL, i.i ? a * d : d * b, true)
-    SENS_CASE(I_SENS_DIV, i.i ? -d * a / (b * b) : d / b, b != 0.0)
+    SENS_CASE(I_SENS_SUB, i ? -d : d, true)
+    SENS_CASE(I_SENS_MUL, i ? a * d : d * b, true)
+    SENS_CASE(I_SENS_DIV, i ? -d * a / (b * b) : d / b, b != 0.0)
 #undef SENS_CASE
     L_I_CALL: {
       if (vm->interrupt) goto interrupted;
