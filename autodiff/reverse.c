@@ -1006,7 +1006,22 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool optimize) {
   prune_backward(&ad);
   /* (the inliner copies no graph with a jsource) */
   for (int w = 0; w < ad.nwork; w++) ((IrGraph *)map_get(&ad.jg, ad.work[w]))->jsource = ad.work[w];
-  if (optimize && !ir_optimize(vm, ad.u, jg)) return NULL;
+  if (optimize) {
+    if (!ir_optimize(vm, ad.u, jg)) return NULL;
+    /* what inlining exposed, in the backward passes and their copies
+     * (every graph that is not a transform): a sensitivity computed for
+     * a constant argument, say */
+    ad.nbacks = 0;
+    for (int i = 0; i < ad.u->ngraphs; i++) {
+      if (ad.u->graphs[i]->jsource) continue;
+      if (ad.nbacks == ad.capbacks) {
+        ad.capbacks = ad.capbacks ? 2 * ad.capbacks : 16;
+        ad.backs = lang_realloc(ad.backs, ad.capbacks * sizeof *ad.backs);
+      }
+      ad.backs[ad.nbacks++] = ad.u->graphs[i];
+    }
+    prune_backward(&ad);
+  }
   /* remember what each transform's free variables stand for, so the
    * primal closure can be rebuilt from a transformed one (api.c) */
   Map inv = {0};
