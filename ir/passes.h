@@ -58,12 +58,14 @@ bool ir_inline(MistVM *vm, IrUnit *u, IrGraph *g);
  * at once, unpacking a tuple of the right length, folding of arithmetic,
  * comparisons and truthiness of constants (when the operation succeeds:
  * `1 / 0` is left to fail where it ran), x * 1 and the like only where x
- * is known to be an int or a float, switch on a constant, or on a comparison
+ * is known to be an int or a float (from constants through arithmetic,
+ * and into the parameters of a loop or join that every call passes the
+ * same kind), switch on a constant, or on a comparison
  * inside a branch that a switch on the same comparison chose (a
  * comparison's truthiness cannot change), check_bound of a value that
  * cannot be Unbound, and the sensitivity algebra of autodiff (gadd(None,
  * x) is x, env_get of a make_env with constant keys is the value under
- * the key, ...; the primitives are looked up by name, so those missing
+ * the key, the sensitivity of an int operand is None, ...; the primitives are looked up by name, so those missing
  * are skipped).  u may be NULL (constants are then made in
  * a scratch unit and every graph g reaches counts). */
 bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g);

@@ -14,7 +14,9 @@
  * Types are unknown in general, and `x * 1` is not x for a str, a bool
  * or a tensor of ints, so algebraic identities need a known kind: an
  * int or a float, tracked from constants through arithmetic (an int op
- * an int is an int or an error, never anything else).  What matters most
+ * an int is an int or an error, never anything else), and into the
+ * parameters of a loop whose every call passes that kind (an analysis to
+ * a fixpoint before each sweep, param_kinds).  What matters most
  * is the algebra of sensitivities that autodiff produces, where None is
  * zero: gadd(None, x) is x, and so on.  Those primitives are looked up
  * by name, so this file builds before and after they exist.
@@ -32,11 +34,12 @@
 
 enum { MAX_SWEEPS = 16, MAX_FOLDED_STR = 256 };
 
-typedef enum { K_UNKNOWN, K_INT, K_FLOAT, K_BOOL } Kind;
+/* K_TOP: not known yet, during the analysis of loop parameters only */
+typedef enum { K_UNKNOWN, K_INT, K_FLOAT, K_BOOL, K_TOP } Kind;
 
 /* the autodiff primitives with rules here, by name */
 typedef struct SensPrims {
-  int gadd, env_get, env_set, make_env, bp_call, bp_call_j, sens_item, sens_at, sens_without, no_derivative;
+  int gadd, env_get, env_set, make_env, add_sens, sub_sens, mul_sens, truediv_sens, pow_sens, bp_call, bp_call_j, sens_item, sens_at, sens_without, no_derivative;
 } SensPrims;
 
 typedef struct Simp {
@@ -343,6 +346,16 @@ static IrNode *simp_make_env(Simp *s, IrNode *n) {
   return (n->nin - 1) % 2 == 0 ? konst(s, v_none(), n) : NULL;
 }
 
+/* op_sens(d, x, y, i) -> None when argument i is an int or a bool: they
+ * take no sensitivity (a loop's counter), whatever the other argument
+ * (ir/prims_sens.c) */
+static IrNode *simp_binary_sens(Simp *s, IrNode *n) {
+  IrNode *i = arg(n, 3);
+  if (!is_int(i, 0) && !is_int(i, 1)) return NULL;
+  Kind t = kind_of(s, arg(n, 1 + (int)i->value.i));
+  return t == K_INT || t == K_BOOL ? konst(s, v_none(), n) : NULL;
+}
+
 /* sens_at(x, i, d) -> None when x or d is None */
 static IrNode *simp_sens_at(Simp *s, IrNode *n) {
   return is_none(arg(n, 0)) || is_none(arg(n, 2)) ? konst(s, v_none(), n) : NULL;
@@ -396,6 +409,9 @@ static IrNode *simplify_node(Simp *s, IrNode *n) {
   }
   const SensPrims *sp = &s->sp;
   if (p == sp->gadd) return simp_gadd(s, n);
+  if (p >= 0 && n->nin == 5 &&
+      (p == sp->add_sens || p == sp->sub_sens || p == sp->mul_sens || p == sp->truediv_sens || p == sp->pow_sens))
+    return simp_binary_sens(s, n);
   if (p == sp->env_get) return simp_env_get(s, n);
   if (p == sp->make_env) return simp_make_env(s, n);
   if (p == sp->sens_item || p == sp->sens_without || p == sp->no_derivative)
@@ -428,6 +444,109 @@ static Kind infer_kind(Simp *s, IrNode *n) {
   case IR_P_LEN: return K_INT;
   default: return K_UNKNOWN;
   }
+}
+
+/* ---- the kinds of loop parameters ---- */
+
+/* A graph of u that only direct calls with one argument per parameter
+ * refer to (a loop's header, a join) gets its parameters' kinds from the
+ * arguments at those calls: i = 0 and i = i + 1 make an int.  The
+ * analysis is optimistic (K_TOP until shown otherwise) and runs to a
+ * fixpoint before any rewriting, so what it finds holds on every run. */
+typedef struct Calls {
+  IrGraph *g;
+  NodeMap sites;   /* graph -> NodeList of its calls, or NULL once it escapes */
+  NodeMap escaped;
+} Calls;
+
+typedef struct NodeList {
+  int n, cap;
+  IrNode **items;
+} NodeList;
+
+static void note_call(void *ctx, IrGraph *h, int pos) {
+  Calls *c = ctx;
+  if (ir_map_get(&c->escaped, h)) return;
+  IrNode *n = pos >= 0 && pos < c->g->nnodes ? c->g->nodes[pos] : NULL;
+  bool call = n && ir_node_graph(n->in[0]) == h && n->nin - 1 == h->nparams && !h->ndefaults;
+  for (int j = 1; call && j < n->nin; j++) call = ir_node_graph(n->in[j]) != h;
+  if (!call) {
+    ir_map_put(&c->escaped, h, h);
+    return;
+  }
+  NodeList *l = ir_map_get(&c->sites, h);
+  if (!l) {
+    l = lang_alloc(sizeof *l);
+    ir_map_put(&c->sites, h, l);
+  }
+  if (l->n && l->items[l->n - 1] == n) return;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 4;
+    l->items = lang_realloc(l->items, (size_t)l->cap * sizeof *l->items);
+  }
+  l->items[l->n++] = n;
+}
+
+static Kind meet(Kind a, Kind b) { return a == K_TOP ? b : b == K_TOP ? a : a == b ? a : K_UNKNOWN; }
+
+/* infer_kind, with K_TOP for an operand not known yet */
+static Kind infer_kind_top(Simp *s, IrNode *n) {
+  int p = ir_node_prim(n);
+  bool top = (n->nin > 1 && kind_of(s, arg(n, 0)) == K_TOP) || (n->nin > 2 && kind_of(s, arg(n, 1)) == K_TOP);
+  if (top && p != IR_P_NOT && p != IR_P_TRUTH && p != IR_P_IS && p != IR_P_IS_NOT && p != IR_P_CONTAINS &&
+      p != IR_P_LEN)
+    return K_TOP;
+  return infer_kind(s, n);
+}
+
+static void param_kinds(Simp *s, IrUnit *u, const IrScope *scope) {
+  if (!u) return;   /* calls from graphs outside the scope are not seen */
+  Calls c = {0};
+  for (int i = 0; i < u->ngraphs; i++) {
+    c.g = u->graphs[i];
+    ir_each_ref(c.g, note_call, &c);
+  }
+  NodeMap *k = &s->kinds;
+  for (int g = 0; g < scope->n; g++) {
+    IrGraph *h = scope->graphs[g];
+    bool calls = ir_map_get(&c.sites, h) && !ir_map_get(&c.escaped, h);
+    for (int i = 0; calls && i < h->nparams; i++) ir_map_set_int(k, h->params[i], K_TOP);
+    for (int i = 0; i < h->nnodes; i++) ir_map_set_int(k, h->nodes[i], K_TOP);
+  }
+  bool changed = true;
+  for (int round = 0; changed && round < MAX_SWEEPS; round++) {
+    changed = false;
+    for (int g = 0; g < scope->n; g++) {
+      IrGraph *h = scope->graphs[g];
+      NodeList *l = ir_map_get(&c.escaped, h) ? NULL : ir_map_get(&c.sites, h);
+      for (int i = 0; l && i < h->nparams; i++) {
+        Kind m = K_TOP;
+        for (int j = 0; j < l->n; j++) m = meet(m, kind_of(s, l->items[j]->in[1 + i]));
+        if (m != kind_of(s, h->params[i])) {
+          ir_map_set_int(k, h->params[i], m);
+          changed = true;
+        }
+      }
+      for (int i = 0; i < h->nnodes; i++) {
+        Kind m = infer_kind_top(s, h->nodes[i]);
+        if (m != kind_of(s, h->nodes[i])) {
+          ir_map_set_int(k, h->nodes[i], m);
+          changed = true;
+        }
+      }
+    }
+  }
+  /* keep the parameters' kinds only (the sweep works out the rest as it
+   * rewrites); none if the analysis did not settle */
+  NodeMap params = {0};
+  for (int g = 0; g < scope->n && !changed; g++) {
+    IrGraph *h = scope->graphs[g];
+    for (int i = 0; i < h->nparams; i++) {
+      Kind m = kind_of(s, h->params[i]);
+      if (m != K_UNKNOWN && m != K_TOP) ir_map_set_int(&params, h->params[i], m);
+    }
+  }
+  *k = params;
 }
 
 /* ---- what a branch knows ---- */
@@ -502,7 +621,9 @@ static bool sweep_graph(Simp *s, IrGraph *g) {
 bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g) {
   Simp s = {vm, u ? u : ir_unit_new(), {0}, {0}, {0}, {0}};
   s.sp = (SensPrims){ir_prim_named("gadd"), ir_prim_named("env_get"), ir_prim_named("env_set"),
-                     ir_prim_named("make_env"), ir_prim_named("bp_call"), ir_prim_named("bp_call_j"),
+                     ir_prim_named("make_env"), ir_prim_named("add_sens"), ir_prim_named("sub_sens"),
+                     ir_prim_named("mul_sens"), ir_prim_named("truediv_sens"), ir_prim_named("pow_sens"),
+                     ir_prim_named("bp_call"), ir_prim_named("bp_call_j"),
                      ir_prim_named("sens_item"), ir_prim_named("sens_at"),
                      ir_prim_named("sens_without"), ir_prim_named("no_derivative")};
   bool any = false;
@@ -514,6 +635,7 @@ bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g) {
     memset(&s.kinds, 0, sizeof s.kinds);
     memset(&s.entry, 0, sizeof s.entry);
     known_branches(&s, u, &scope);
+    param_kinds(&s, u, &scope);
     bool changed = false;
     for (int k = 0; k < scope.n; k++) changed |= sweep_graph(&s, scope.graphs[k]);
     if (!changed) break;
