@@ -32,6 +32,12 @@ static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw
 static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool mist_twin_rule(MistVM *vm, const char *name, int n, const Value *argv, Value *t);
 
+/* f's autodiff caches, made on first use. */
+static ObjFuncAd *func_ad(ObjFunc *f) {
+  if (!f->ad) f->ad = lang_alloc(sizeof *f->ad);
+  return f->ad;
+}
+
 /* The primal value behind a transformed one: for a closure of a
  * transform, the closure of the graph it transforms over the primal
  * values of what it captured. */
@@ -39,7 +45,7 @@ static Value primal_of(MistVM *vm, Value v) {
   if (v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->fn == jwrap_fn) return ((JBuiltin *)AS_BUILTIN(v)->data)->fn;
   if (!v_is_obj(v, O_FUNC)) return v;
   ObjFunc *jf = AS_FUNC(v);
-  if (jf->primal) return v_obj(jf->primal);
+  if (jf->ad && jf->ad->primal) return v_obj(jf->ad->primal);
   IrGraph *jg = jf->graph, *h = jg->jsource;
   if (!h || !jg->jorig) return v;
   ir_free_vars(h);
@@ -50,7 +56,7 @@ static Value primal_of(MistVM *vm, Value v) {
       if (jg->jorig[k] == h->fv[i]) env[i] = primal_of(vm, jf->env[k]);
   }
   ObjFunc *f = ev_closure(vm, h, env);
-  jf->primal = f;
+  func_ad(jf)->primal = f;
   return v_obj(f);
 }
 
@@ -166,7 +172,7 @@ static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, Value *out) {
     if (!ad_J_value(vm, f->env[i], &env[k])) return false;
   }
   ObjFunc *jf = ev_closure(vm, jg, env);
-  jf->primal = f;
+  func_ad(jf)->primal = f;
   *out = v_obj(jf);
   return true;
 }
@@ -181,13 +187,13 @@ static bool J_masked(MistVM *vm, Value v, int64_t mask, Value *out) {
   int depth = 0;
   for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
   mask = depth >= 63 ? -1 : (int64_t)((uint64_t)mask << depth);
-  if (f->jmform && f->jmbits == (uint64_t)mask) {
-    *out = v_obj(f->jmform);
+  if (f->ad && f->ad->jmform && f->ad->jmbits == (uint64_t)mask) {
+    *out = v_obj(f->ad->jmform);
     return true;
   }
   if (!J_closure(vm, f, (uint64_t)mask, out)) return false;
-  f->jmform = AS_FUNC(*out);
-  f->jmbits = (uint64_t)mask;
+  func_ad(f)->jmform = AS_FUNC(*out);
+  f->ad->jmbits = (uint64_t)mask;
   return true;
 }
 
@@ -197,12 +203,12 @@ bool ad_J_value(MistVM *vm, Value v, Value *out) {
     ObjFunc *f = AS_FUNC(v);
     /* a closure's captured values never change: its J is made once
      * (grad(f) asks for it on every call) */
-    if (f->jform) {
-      *out = v_obj(f->jform);
+    if (f->ad && f->ad->jform) {
+      *out = v_obj(f->ad->jform);
       return true;
     }
     if (!J_closure(vm, f, ~(uint64_t)0, out)) return false;
-    f->jform = AS_FUNC(*out);
+    func_ad(f)->jform = AS_FUNC(*out);
     return true;
   }
   if (v_is_obj(v, O_BUILTIN)) {

@@ -411,7 +411,7 @@ static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   if (argc < 2) return lang_raise(vm, "TypeError", "internal error: bad call of J(J(%s))", vm->callee->name);
   ad_jbuiltin_parts(jw, &fn, &rule);
   Value k = argv[1];
-  if (!(v_is_obj(k, O_FUNC) && AS_FUNC(k)->primal && AS_FUNC(k)->primal == AS_FUNC(vm->ad_kid)))
+  if (!(v_is_obj(k, O_FUNC) && AS_FUNC(k)->ad && AS_FUNC(k)->ad->primal == AS_FUNC(vm->ad_kid)))
     return lang_raise(vm, "TypeError", "cannot differentiate %s() three times here yet", AS_BUILTIN(fn)->name);
   int n = argc - 2;
   if (ad_mist_twin(fn)) {

@@ -666,14 +666,12 @@ static ObjFunc *make_closure(MistVM *vm, IrGraph *g, const Value *frame, const i
   f->obj.kind = O_FUNC;
   f->graph = g;
   f->nenv = g->nfv;
-  f->module = g->module;
   if (env)
     for (int i = 0; i < g->nfv; i++) f->env[i] = frame[env[i]];
   else if (g->nfv)
     memcpy(f->env, frame, g->nfv * sizeof(Value));
   if (g->ndefaults) {
     EvCode *code = code_of(vm, g);
-    f->code = code;
     f->ndefaults = g->ndefaults;
     f->defaults = lang_alloc(g->ndefaults * sizeof(Value));
     for (int d = 0; d < g->ndefaults; d++) {
@@ -802,7 +800,7 @@ static __attribute__((noinline)) bool call_slots(MistVM *vm, ObjFunc *f, EvCode 
 
 /* Run closure f on arguments. */
 static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  EvCode *code = f->code ? f->code : (f->code = code_of(vm, f->graph));
+  EvCode *code = code_of(vm, f->graph);
   if (argc == code->nparams && !kw) return enter(vm, code, argv, f->env, out);
   Value *params = alloca((code->nparams + 1) * sizeof(Value));
   if (!bind_args(vm, f->graph, code->name, argc, argv, kw, f->ndefaults, f->defaults, params))
@@ -812,7 +810,7 @@ static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const
 
 bool ev_bind(MistVM *vm, ObjFunc *f, const char *name, int skip, int argc, const Value *argv, const KwArgs *kw,
              Value *params, int *where) {
-  EvCode *code = f->code ? f->code : (f->code = code_of(vm, f->graph));
+  EvCode *code = code_of(vm, f->graph);
   return bind_args_from(vm, f->graph, skip, name ? name : code->name, argc, argv, kw, f->ndefaults, f->defaults,
                         params, where);
 }
@@ -1046,7 +1044,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       Value fn = F[in->a];
       if (v_is_obj(fn, O_FUNC)) {
         ObjFunc *f = AS_FUNC(fn);
-        EvCode *fc = f->code ? f->code : (f->code = code_of(vm, f->graph));
+        EvCode *fc = code_of(vm, f->graph);
         if (fc->nparams == in->nargs) {
           if (!call_slots(vm, f, fc, frame, in->args, &F[in->dst])) goto fail;
           NEXT;
@@ -1081,7 +1079,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       }
       /* replace this frame by the callee's */
       ObjFunc *f = AS_FUNC(fn);
-      EvCode *fc = f->code ? f->code : (f->code = code_of(vm, f->graph));
+      EvCode *fc = code_of(vm, f->graph);
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
       /* a user function's tail call still counts as a level of

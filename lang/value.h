@@ -106,21 +106,28 @@ typedef struct ObjSlice {
   Value start, stop, step;    /* each an int or None */
 } ObjSlice;
 
+/* What autodiff keeps on a closure (autodiff/api.c), allocated the first
+ * time it is needed, so that closures that are never differentiated do
+ * not carry it. */
+typedef struct ObjFuncAd {
+  struct ObjFunc *primal;   /* for J(f), the closure f; else NULL */
+  struct ObjFunc *jform;    /* J(f), made the first time it is asked for */
+  struct ObjFunc *jmform;   /* the last J(f) made for a mask of parameters */
+  uint64_t jmbits;          /* and that mask */
+} ObjFuncAd;
+
 /* A closure.  env holds the values of the graph's free variables, in the
  * order of the graph's free-variable list (computed by ir/eval.c).
- * defaults holds values for the last ndefaults parameters. */
+ * defaults holds values for the last ndefaults parameters.  Its code and
+ * module are its graph's.  Kept small: a differentiated loop makes one
+ * per iteration. */
 typedef struct ObjFunc {
   Obj obj;
-  struct IrGraph *graph;
-  struct EvCode *code;      /* cached compiled form, filled lazily */
   int nenv;
-  int ndefaults;
+  struct IrGraph *graph;
   Value *defaults;
-  struct ObjModule *module; /* whose globals the function sees */
-  struct ObjFunc *primal;   /* autodiff: for J(f), the closure f; else NULL */
-  struct ObjFunc *jform;    /* autodiff: J(f), made the first time it is asked for */
-  struct ObjFunc *jmform;   /* autodiff: the last J(f) made for a mask of parameters */
-  uint64_t jmbits;          /* and that mask */
+  ObjFuncAd *ad;
+  int ndefaults;
   Value env[];
 } ObjFunc;
 
