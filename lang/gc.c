@@ -50,6 +50,12 @@ void lang_gc_init(void) {
    * time) that a short program never wins back on two cores */
   GC_set_markers_count(1);
   GC_INIT();
+  /* collect once the bytes allocated since the last collection reach
+   * half the heap (the default is a third): reverse-mode AD keeps a
+   * chain of backpropagators alive through a whole forward pass, which
+   * each collection marks again; fewer collections make a differentiated
+   * loop about 15% faster for a heap about 5% larger */
+  GC_set_free_space_divisor(2);
   GC_set_warn_proc(GC_ignore_warn_proc);
   GC_set_oom_fn(out_of_memory);
 }
