@@ -29,9 +29,10 @@ static void *out_of_memory(size_t size) {
   abort();
 }
 
-/* The collector's pace.  By default it collects once the bytes
- * allocated since the last collection reach about 2/3 of the live data,
- * which keeps the heap small but, when little is live, collects every
+/* The collector's pace.  It collects once the bytes allocated since the
+ * last collection reach about half the heap (free space divisor 2; the
+ * library's default is a third), which keeps the heap small but, when
+ * little is live, collects every
  * megabyte or so: a program doing scalar reverse-mode AD (a
  * backpropagator closure and a few tuples per call) then spends a third
  * of its time marking the runtime's own ~2 MB of IR over and over.  So
@@ -50,11 +51,10 @@ void lang_gc_init(void) {
    * time) that a short program never wins back on two cores */
   GC_set_markers_count(1);
   GC_INIT();
-  /* collect once the bytes allocated since the last collection reach
-   * half the heap (the default is a third): reverse-mode AD keeps a
-   * chain of backpropagators alive through a whole forward pass, which
-   * each collection marks again; fewer collections make a differentiated
-   * loop about 15% faster for a heap about 5% larger */
+  /* half the heap between collections, not a third: reverse-mode AD
+   * keeps a chain of backpropagators alive through a whole forward
+   * pass, which each collection marks again; fewer collections make a
+   * differentiated loop about 15% faster for a heap about 5% larger */
   GC_set_free_space_divisor(2);
   GC_set_warn_proc(GC_ignore_warn_proc);
   GC_set_oom_fn(out_of_memory);
