@@ -12,7 +12,7 @@
  * NULL with an error raised when g uses something with no derivative
  * rule. */
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g);
-IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask);
+IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask, bool floats);
 
 /* The forward-mode transform of g taken as a root: F(g)(tans, p1..pn)
  * returns (value, tangent), where tans is a tuple of the parameters'

@@ -155,11 +155,11 @@ Value ad_builtin_rule(MistVM *vm, const char *name) {
   return ad_module_global(m, "J_", name);
 }
 
-static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, Value *out);
 /* The closure of f's transform (computing only the sensitivities of the
- * parameters in mask) over the J-values of what f captured. */
-static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, Value *out) {
-  IrGraph *jg = ad_reverse_masked(vm, f->graph, mask);
+ * parameters in mask; made for float arguments when floats is set) over
+ * the J-values of what f captured. */
+static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, bool floats, Value *out) {
+  IrGraph *jg = ad_reverse_masked(vm, f->graph, mask, floats);
   if (!jg) return false;
   IrGraph *envg = jg->parent;
   ir_free_vars(jg);
@@ -177,26 +177,39 @@ static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, Value *out) {
   return true;
 }
 
-/* jmask(f, mask): J(f) for grad(f, argnums), whose backpropagator leaves
- * out the sensitivities of the other parameters; made once per mask */
-static bool J_masked(MistVM *vm, Value v, int64_t mask, Value *out) {
+/* jmask(f, mask, xs...): J(f) for grad(f, argnums), whose backpropagator
+ * leaves out the sensitivities of the other parameters; made once per
+ * mask, and apart for calls whose arguments are all floats (floats), for
+ * which a transform that knows its parameters are floats is simpler: no
+ * sensitivity of an addition needs its operands, say. */
+static bool J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out) {
   if (!v_is_obj(v, O_FUNC)) return ad_J_value(vm, v, out);
   ObjFunc *f = AS_FUNC(v);
   /* f differentiated already (grad(grad(f))) takes a continuation first
-   * for each time: the mask counts f's own parameters after them */
+   * for each time: the mask counts f's own parameters after them (and
+   * the arguments are not all its parameters: no float transform) */
   int depth = 0;
   for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
   mask = depth >= 63 ? -1 : (int64_t)((uint64_t)mask << depth);
-  if (f->ad && f->ad->jmform && f->ad->jmbits == (uint64_t)mask) {
-    *out = v_obj(f->ad->jmform);
+  floats &= depth == 0;
+  ObjFuncAd *ad = f->ad;
+  ObjFunc *made = !ad ? NULL : floats ? (ad->jmfbits == (uint64_t)mask ? ad->jmfform : NULL)
+                                      : (ad->jmbits == (uint64_t)mask ? ad->jmform : NULL);
+  if (made) {
+    *out = v_obj(made);
     return true;
   }
-  if (!J_closure(vm, f, (uint64_t)mask, out)) return false;
-  func_ad(f)->jmform = AS_FUNC(*out);
-  f->ad->jmbits = (uint64_t)mask;
+  if (!J_closure(vm, f, (uint64_t)mask, floats, out)) return false;
+  ad = func_ad(f);
+  if (floats) {
+    ad->jmfform = AS_FUNC(*out);
+    ad->jmfbits = (uint64_t)mask;
+  } else {
+    ad->jmform = AS_FUNC(*out);
+    ad->jmbits = (uint64_t)mask;
+  }
   return true;
 }
-
 
 bool ad_J_value(MistVM *vm, Value v, Value *out) {
   if (v_is_obj(v, O_FUNC)) {
@@ -207,7 +220,7 @@ bool ad_J_value(MistVM *vm, Value v, Value *out) {
       *out = v_obj(f->ad->jform);
       return true;
     }
-    if (!J_closure(vm, f, ~(uint64_t)0, out)) return false;
+    if (!J_closure(vm, f, ~(uint64_t)0, false, out)) return false;
     func_ad(f)->jform = AS_FUNC(*out);
     return true;
   }
@@ -451,7 +464,12 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   /* J(f) computing only the sensitivities of the argnums */
   uint64_t mask = 0;
   for (int i = 0; i < nn; i++) mask |= nums[i] < 64 ? (uint64_t)1 << nums[i] : ~(uint64_t)0;
-  IrNode *fj = ir_prim_apply(u, g, IR_P_JMASK, sp, 2, fparam, ir_const(u, v_int((int64_t)mask), sp));
+  /* (given the arguments too: for floats, the transform made for floats) */
+  IrNode **jm = lang_alloc((np + 2) * sizeof *jm);
+  jm[0] = fparam;
+  jm[1] = ir_const(u, v_int((int64_t)mask), sp);
+  memcpy(jm + 2, checked, np * sizeof *checked);
+  IrNode *fj = ir_prim_applyv(u, g, IR_P_JMASK, sp, np + 2, jm);
   IrNode **in = lang_alloc((np + 2) * sizeof *in);
   in[0] = fj;
   in[1] = ir_const(u, vm->ad_kid, sp);

@@ -166,6 +166,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     case IR_P_STOP_GRADIENT: set(w, y, prim(w, g, IR_P_STOP_GRADIENT, sp, 1, a[0]), knone(w)); return;
     case IR_P_CHECK_BOUND:
     case IR_P_CHECK_DIFF:
+    case IR_P_FLOAT_ARG:
       set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), tangent(w, in[1]));
       return;
     case IR_P_MAKE_TUPLE:

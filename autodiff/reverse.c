@@ -347,7 +347,7 @@ static void forward(Fill *f, int i) {
     case IR_P_SETITEM: case IR_P_UNPACK: case IR_P_ITER_SEQ: case IR_P_SWITCH: case IR_P_GADD:
     case IR_P_ENV_GET: case IR_P_ENV_SET: case IR_P_MAKE_ENV: case IR_P_SENS_ITEM: case IR_P_SENS_AT:
     case IR_P_SENS_WITHOUT: case IR_P_SENS_LIKE: case IR_P_CHECK_BOUND: case IR_P_CHECK_DIFF:
-    case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS: case IR_P_JINV_ENV: case IR_P_JENV:
+    case IR_P_FLOAT_ARG: case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS: case IR_P_JINV_ENV: case IR_P_JENV:
       mapped_args(f, y, 1, args);
       v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
       f->kind[i] = BK_INLINE;
@@ -583,6 +583,7 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
     break;
   case IR_P_CHECK_BOUND:
   case IR_P_CHECK_DIFF:
+  case IR_P_FLOAT_ARG:
     contribute(f, in[1], d);
     break;
   case IR_P_J:
@@ -872,23 +873,27 @@ static void fill(Ad *ad, IrGraph *h) {
   }
 }
 
-static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool optimize);
+static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool optimize);
 
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
-  if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0, true);
+  if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0, false, true);
   return g->jroot;
 }
 
 /* The transform of g whose backpropagator gives only the sensitivities
  * of the parameters in mask (bit i: parameter i), None for the others;
- * the last one made is kept. */
-IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask) {
-  if (mask == ~(uint64_t)0) return ad_reverse(vm, g);
-  if (g->jmroot && g->jmask == mask) return g->jmroot;
-  IrGraph *jg = reverse(vm, g, mask, true);
+ * with floats, made for calls whose arguments are all floats (each
+ * parameter goes through float_arg, so the optimiser knows its kind).
+ * The last one made of each kind is kept. */
+IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask, bool floats) {
+  if (!floats && mask == ~(uint64_t)0) return ad_reverse(vm, g);
+  IrGraph **keep = floats ? &g->jmfroot : &g->jmroot;
+  uint64_t *kept = floats ? &g->jmfmask : &g->jmask;
+  if (*keep && *kept == mask) return *keep;
+  IrGraph *jg = reverse(vm, g, mask, floats, true);
   if (jg) {
-    g->jmroot = jg;
-    g->jmask = mask;
+    *keep = jg;
+    *kept = mask;
   }
   return jg;
 }
@@ -945,7 +950,7 @@ static bool captures_sources(Ad *ad) {
  * and taken apart at once go, ...): what reads best and runs fastest.
  * Should the simplified transform lose what a closure of it captures, the
  * transform is made again without. */
-static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool optimize) {
+static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool optimize) {
   Ad ad = {0};
   ad.vm = vm;
   ad.root = g;
@@ -968,8 +973,11 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool optimize) {
   jg->module = g->module;
   map_put(&ad.jg, g, jg);
   ir_param(ad.u, jg, cont_name(g), g->span);
-  for (int i = 0; i < g->nparams; i++)
-    map_put(&ad.fwd, g->params[i], ir_param(ad.u, jg, g->params[i]->name, g->params[i]->span));
+  for (int i = 0; i < g->nparams; i++) {
+    IrNode *p = ir_param(ad.u, jg, g->params[i]->name, g->params[i]->span);
+    if (floats) p = prim_in(&ad, jg, IR_P_FLOAT_ARG, g->params[i]->span, 1, p);
+    map_put(&ad.fwd, g->params[i], p);
+  }
   ad.work = lang_alloc(16 * sizeof *ad.work);
   ad.capwork = 16;
   ad.work[ad.nwork++] = g;
@@ -1033,7 +1041,7 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool optimize) {
     jh->jorig = lang_alloc((jh->nfv ? jh->nfv : 1) * sizeof *jh->jorig);
     for (int k = 0; k < jh->nfv; k++) jh->jorig[k] = map_get(&inv, jh->fv[k]);
   }
-  if (optimize && !captures_sources(&ad)) return reverse(vm, g, mask, false);
+  if (optimize && !captures_sources(&ad)) return reverse(vm, g, mask, floats, false);
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, ad.u)) return NULL;
 #endif

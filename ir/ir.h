@@ -100,6 +100,8 @@ struct IrGraph {
    * its backpropagator computes only their sensitivities */
   struct IrGraph *jmroot;
   uint64_t jmask;
+  struct IrGraph *jmfroot;   /* the same, made for float arguments */
+  uint64_t jmfmask;
   struct IrGraph *froot;   /* the forward-mode transform of g as a root */
   /* for a transform: the graph it transforms, and for each of its free
    * variables (in fv order) the node of jsource it stands for */

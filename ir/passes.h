@@ -60,7 +60,7 @@ bool ir_inline(MistVM *vm, IrUnit *u, IrGraph *g);
  * `1 / 0` is left to fail where it ran), x * 1 and the like only where x
  * is known to be an int or a float (from constants through arithmetic,
  * and into the parameters of a loop or join that every call passes the
- * same kind), switch on a constant, or on a comparison
+ * same kind; float_arg(x) is a float), switch on a constant, or on a comparison
  * inside a branch that a switch on the same comparison chose (a
  * comparison's truthiness cannot change), check_bound of a value that
  * cannot be Unbound, and the sensitivity algebra of autodiff (gadd(None,

@@ -450,8 +450,17 @@ PRIM_FN(p_make_env) {
 
 PRIM_FN(p_jmask) {
   if (!vm->ad_Jmask) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
-  if (argv[1].tag != V_INT) return lang_raise(vm, "TypeError", "jmask: the mask must be an int");
-  return vm->ad_Jmask(vm, argv[0], argv[1].i, out);
+  if (argc < 2 || argv[1].tag != V_INT) return lang_raise(vm, "TypeError", "jmask: the mask must be an int");
+  bool floats = argc > 2;
+  for (int i = 2; i < argc; i++) floats &= argv[i].tag == V_FLOAT;
+  return vm->ad_Jmask(vm, argv[0], argv[1].i, floats, out);
+}
+
+PRIM_FN(p_float_arg) {
+  if (argv[0].tag != V_FLOAT)
+    return lang_raise(vm, "TypeError", "internal error: a transform made for float arguments got %s", lang_type_name(argv[0]));
+  *out = argv[0];
+  return true;
 }
 
 PRIM_FN(p_J) {
@@ -959,7 +968,7 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_GADD] = p_gadd, [IR_P_ENV_GET] = p_env_get, [IR_P_ENV_SET] = p_env_set, [IR_P_MAKE_ENV] = p_make_env, [IR_P_J] = p_J, [IR_P_JMASK] = p_jmask,
   [IR_P_BP_CALL] = p_bp_call, [IR_P_SENS_ITEM] = p_sens_item, [IR_P_SENS_AT] = p_sens_at,
   [IR_P_SENS_LIKE] = p_sens_like, [IR_P_SEED] = p_seed, [IR_P_ZEROS_LIKE] = p_zeros_like,
-  [IR_P_STOP_GRADIENT] = p_stop_gradient, [IR_P_CHECK_DIFF] = p_check_diff,
+  [IR_P_STOP_GRADIENT] = p_stop_gradient, [IR_P_CHECK_DIFF] = p_check_diff, [IR_P_FLOAT_ARG] = p_float_arg,
   [IR_P_SENS_WITHOUT] = p_sens_without, [IR_P_BP_CALL_J] = p_bp_call_j, [IR_P_JINV_ENV] = p_jinv_env,
   [IR_P_NO_DERIVATIVE] = p_no_derivative, [IR_P_TAN_ITEM] = p_tan_item, [IR_P_TAN_TUPLE] = p_tan_tuple,
   [IR_P_F] = p_F, [IR_P_CONS_LIST] = p_cons_list,

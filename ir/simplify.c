@@ -348,12 +348,17 @@ static IrNode *simp_make_env(Simp *s, IrNode *n) {
 
 /* op_sens(d, x, y, i) -> None when argument i is an int or a bool: they
  * take no sensitivity (a loop's counter), whatever the other argument
- * (ir/prims_sens.c) */
+ * (ir/prims_sens.c);  add_sens(d, x, y, i) and sub_sens(d, x, y, 0) -> d
+ * when argument i is a float and the other a number (nothing to sum
+ * back to a shape) */
 static IrNode *simp_binary_sens(Simp *s, IrNode *n) {
   IrNode *i = arg(n, 3);
   if (!is_int(i, 0) && !is_int(i, 1)) return NULL;
-  Kind t = kind_of(s, arg(n, 1 + (int)i->value.i));
-  return t == K_INT || t == K_BOOL ? konst(s, v_none(), n) : NULL;
+  Kind t = kind_of(s, arg(n, 1 + (int)i->value.i)), o = kind_of(s, arg(n, 2 - (int)i->value.i));
+  if (t == K_INT || t == K_BOOL) return konst(s, v_none(), n);
+  int p = ir_node_prim(n);
+  bool same = p == s->sp.add_sens || (p == s->sp.sub_sens && i->value.i == 0);
+  return same && t == K_FLOAT && numeric(o) ? arg(n, 0) : NULL;
 }
 
 /* sens_at(x, i, d) -> None when x or d is None */
@@ -442,6 +447,7 @@ static Kind infer_kind(Simp *s, IrNode *n) {
   case IR_P_NOT: case IR_P_TRUTH: case IR_P_IS: case IR_P_IS_NOT: case IR_P_CONTAINS:
     return K_BOOL;
   case IR_P_LEN: return K_INT;
+  case IR_P_FLOAT_ARG: return K_FLOAT;
   default: return K_UNKNOWN;
   }
 }

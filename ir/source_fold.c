@@ -170,7 +170,7 @@ void src_fold(Src *s) {
         /* grad's J(f) for its argnums only (jmask): that transform */
         Value mask = masked && n->in[2]->kind == IR_CONST ? n->in[2]->value : v_none();
         if (masked && (mask.tag != V_INT || !s->vm->ad_Jmask)) continue;
-        if (masked ? !s->vm->ad_Jmask(s->vm, v, mask.i, &jv) : !s->vm->ad_J(s->vm, v, &jv)) {
+        if (masked ? !s->vm->ad_Jmask(s->vm, v, mask.i, false, &jv) : !s->vm->ad_J(s->vm, v, &jv)) {
           lang_error_clear(s->vm);   /* left as a call of J, which raises it when run */
           continue;
         }

@@ -114,6 +114,8 @@ typedef struct ObjFuncAd {
   struct ObjFunc *jform;    /* J(f), made the first time it is asked for */
   struct ObjFunc *jmform;   /* the last J(f) made for a mask of parameters */
   uint64_t jmbits;          /* and that mask */
+  struct ObjFunc *jmfform;  /* the same for float arguments (jmask) */
+  uint64_t jmfbits;
 } ObjFuncAd;
 
 /* A closure.  env holds the values of the graph's free variables, in the

@@ -84,8 +84,9 @@ struct MistVM {
   ObjBuiltin *callee;
   /* the reverse-mode transform of a value (autodiff/), for primitive J */
   bool (*ad_J)(MistVM *vm, Value v, Value *out);
-  /* J(v) whose backpropagator gives only the parameters in mask, for jmask */
-  bool (*ad_Jmask)(MistVM *vm, Value v, int64_t mask, Value *out);
+  /* J(v) whose backpropagator gives only the parameters in mask, for
+   * jmask; made for float arguments when floats is set */
+  bool (*ad_Jmask)(MistVM *vm, Value v, int64_t mask, bool floats, Value *out);
   Value ad_kid;           /* autodiff: the identity continuation, a closure */
   bool (*ad_F)(MistVM *vm, Value v, Value *out);   /* forward mode, for primitive F */
   /* the sensitivity primitive `prim` (add_sens, sin_sens...) on what its
