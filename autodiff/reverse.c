@@ -48,6 +48,7 @@ typedef struct Ad {
   IrGraph **backs;     /* the backward graphs made, for prune_backward */
   IrGraph *root;       /* the graph transformed */
   uint64_t mask;       /* the parameters of root whose sensitivity is wanted */
+  bool kid;            /* root's continuation is the identity (grad's jmask) */
   int nbacks, capbacks;
   Map nok;             /* a call of such a branch: called with no continuation */
   bool failed;
@@ -808,7 +809,9 @@ static void fill(Ad *ad, IrGraph *h) {
   f.h = h;
   f.jh = map_get(&ad->jg, h);
   IrNode *kfix = map_get(&ad->kfix, h);
-  f.k = kfix ? kfix : f.jh->params[0];
+  /* grad calls its masked transform with the identity continuation, so
+   * there the backward pass simply returns (the optimiser inlines it) */
+  f.k = kfix ? kfix : h == ad->root && ad->kid ? kconst(ad, ad->vm->ad_kid) : f.jh->params[0];
   int n = h->nnodes;
   f.kind = lang_alloc_atomic((n ? n : 1) * sizeof *f.kind);
   f.bp = lang_alloc((n ? n : 1) * sizeof *f.bp);
@@ -955,6 +958,7 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
   ad.vm = vm;
   ad.root = g;
   ad.mask = mask;
+  ad.kid = mask != ~(uint64_t)0 || floats;
   ad.u = ir_unit_new();
   if (!(ad.rules = ad_stdlib_module(vm, "ad_rules"))) return NULL;
   ir_free_vars(g);
