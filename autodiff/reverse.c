@@ -49,6 +49,7 @@ typedef struct Ad {
   IrGraph *root;       /* the graph transformed */
   uint64_t mask;       /* the parameters of root whose sensitivity is wanted */
   bool kid;            /* root's continuation is the identity (grad's jmask) */
+  Map spread;          /* graphs whose continuation takes the sensitivities spread */
   int nbacks, capbacks;
   Map nok;             /* a call of such a branch: called with no continuation */
   bool failed;
@@ -608,6 +609,34 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
   }
 }
 
+/* The end of the backward pass of a graph whose continuation takes the
+ * sensitivities spread (a loop's header, a join: see spreads()):
+ * k(dfv1..dfvm, dp1..dpn), h's free variables in h->fv order, then its
+ * parameters; no tuple or env is made. */
+static void spread_end(Fill *f) {
+  Ad *ad = f->ad;
+  IrGraph *h = f->h;
+  ir_free_vars(h);
+  for (int i = 0; i < f->nfvs; i++) {
+    int k = 0;
+    while (k < h->nfv && h->fv[k] != f->fvs[i]) k++;
+    if (k == h->nfv) {
+      ad_error(ad, h->span, "internal error: a sensitivity for a value %s does not capture", h->name->data);
+      return;
+    }
+  }
+  IrNode **args = lang_alloc((h->nfv + h->nparams + 1) * sizeof *args);
+  for (int i = 0; i < h->nfv; i++) {
+    IrNode *s = map_get(&f->sens, h->fv[i]);
+    args[i] = s ? s : knone(ad);
+  }
+  for (int i = 0; i < h->nparams; i++) {
+    IrNode *s = map_get(&f->sens, h->params[i]);
+    args[h->nfv + i] = s ? s : knone(ad);
+  }
+  f->b->ret = call_in(ad, f->b, f->k, h->nfv + h->nparams, args, h->span);
+}
+
 /* Walk nodes last..0 of h backwards, then end b by calling k. */
 static void backward(Fill *f, int last) {
   Ad *ad = f->ad;
@@ -695,6 +724,10 @@ static void backward(Fill *f, int last) {
       break;
     }
     }
+  }
+  if (map_get(&ad->spread, f->h)) {
+    spread_end(f);
+    return;
   }
   /* k(env, dp1..dpn), env = make_env(key1, dfv1, ...) over the free
    * variables that got a sensitivity */
@@ -853,10 +886,25 @@ static void fill(Ad *ad, IrGraph *h) {
     /* JH: return f'(K, args'); K((denv, da...)) runs the rest backwards */
     IrNode *y = h->nodes[n - 1];
     int nargs = y->nin - 1;
-    IrNode *r = ir_param(ad->u, f.b, lang_str("r"), y->span);
-    contribute(&f, y->in[0], prim_in(ad, f.b, IR_P_GETITEM, y->span, 2, r, kint(ad, 0)));
-    for (int j = 0; j < nargs; j++)
-      contribute(&f, y->in[j + 1], prim_in(ad, f.b, IR_P_GETITEM, y->span, 2, r, kint(ad, j + 1)));
+    IrGraph *callee = ir_node_graph(y->in[0]);
+    if (callee && map_get(&ad->spread, callee)) {
+      /* the callee's backward pass sends its sensitivities spread (its
+       * free variables', then its parameters'): one parameter each */
+      ir_free_vars(callee);
+      for (int i = 0; i < callee->nfv; i++) {
+        IrNode *z = callee->fv[i];
+        contribute(&f, z, ir_param(ad->u, f.b, z->name ? lang_str_fmt("d%s", z->name->data) : NULL, y->span));
+      }
+      for (int j = 0; j < nargs; j++) {
+        IrNode *p = callee->params[j];
+        contribute(&f, y->in[j + 1], ir_param(ad->u, f.b, p->name ? lang_str_fmt("d%s", p->name->data) : NULL, y->span));
+      }
+    } else {
+      IrNode *r = ir_param(ad->u, f.b, lang_str("r"), y->span);
+      contribute(&f, y->in[0], prim_in(ad, f.b, IR_P_GETITEM, y->span, 2, r, kint(ad, 0)));
+      for (int j = 0; j < nargs; j++)
+        contribute(&f, y->in[j + 1], prim_in(ad, f.b, IR_P_GETITEM, y->span, 2, r, kint(ad, j + 1)));
+    }
     backward(&f, n - 2);
     IrNode **args = lang_alloc((nargs + 1) * sizeof *args);
     args[0] = ir_const_graph(ad->u, f.b, y->span);
@@ -877,6 +925,66 @@ static void fill(Ad *ad, IrGraph *h) {
 }
 
 static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool optimize);
+
+/* ---- spread continuations ---- */
+
+typedef struct Reach {
+  Map seen;
+  IrGraph **list;
+  int n, cap;
+} Reach;
+
+static void reach_add(Reach *r, IrGraph *h) {
+  if (!h || map_get(&r->seen, h)) return;
+  map_put(&r->seen, h, h);
+  if (r->n == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 32;
+    r->list = lang_realloc(r->list, r->cap * sizeof *r->list);
+  }
+  r->list[r->n++] = h;
+}
+
+/* ad->spread: the loop headers and joins reachable from the root that
+ * are only ever tail-called directly, with one argument per parameter.
+ * Their transforms' continuations are always the backward passes the
+ * transform makes for those tail calls (never the identity, never a
+ * caller's), so they can take the sensitivities as separate arguments:
+ * a differentiated loop then makes no tuple and no env per iteration on
+ * its way back. */
+static void spreads(Ad *ad) {
+  Reach r = {0};
+  reach_add(&r, ad->root);
+  Map refused = {0}, called = {0};
+  for (int k = 0; k < r.n; k++) {
+    IrGraph *p = r.list[k];
+    for (int i = 0; i < p->nnodes; i++) {
+      IrNode *n = p->nodes[i];
+      for (int j = 0; j < n->nin; j++) {
+        IrGraph *h = ir_node_graph(n->in[j]);
+        if (!h) continue;
+        reach_add(&r, h);
+        bool tail = j == 0 && n == p->ret && is_tail_call(p, n) && n->nin - 1 == h->nparams;
+        map_put(tail ? &called : &refused, h, h);
+      }
+    }
+    if (p->ret && ir_node_graph(p->ret)) {
+      reach_add(&r, ir_node_graph(p->ret));
+      map_put(&refused, ir_node_graph(p->ret), p);
+    }
+    for (int d = 0; d < p->ndefaults; d++)
+      if (ir_node_graph(p->defaults[d])) {
+        reach_add(&r, ir_node_graph(p->defaults[d]));
+        map_put(&refused, ir_node_graph(p->defaults[d]), p);
+      }
+  }
+  for (int k = 0; k < r.n; k++) {
+    IrGraph *h = r.list[k];
+    if (h == ad->root || (h->flags & IRG_FUNCTION) || !(h->flags & (IRG_LOOP | IRG_JOIN)) || h->ndefaults ||
+        map_get(&refused, h) || !map_get(&called, h))
+      continue;
+    map_put(&ad->spread, h, h);
+  }
+}
 
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
   if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0, false, true);
@@ -982,6 +1090,7 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
     if (floats) p = prim_in(&ad, jg, IR_P_FLOAT_ARG, g->params[i]->span, 1, p);
     map_put(&ad.fwd, g->params[i], p);
   }
+  spreads(&ad);
   ad.work = lang_alloc(16 * sizeof *ad.work);
   ad.capwork = 16;
   ad.work[ad.nwork++] = g;
