@@ -621,7 +621,8 @@ static void spread_end(Fill *f) {
     int k = 0;
     while (k < h->nfv && h->fv[k] != f->fvs[i]) k++;
     if (k == h->nfv) {
-      ad_error(ad, h->span, "internal error: a sensitivity for a value %s does not capture", h->name->data);
+      ad_error(ad, h->span, "internal error: the backward pass of %s has a sensitivity for a value it does not capture",
+               h->name->data);
       return;
     }
   }
@@ -963,7 +964,8 @@ static void spreads(Ad *ad) {
         IrGraph *h = ir_node_graph(n->in[j]);
         if (!h) continue;
         reach_add(&r, h);
-        bool tail = j == 0 && n == p->ret && is_tail_call(p, n) && n->nin - 1 == h->nparams;
+        /* (the last node, as fill() needs for a tail call) */
+        bool tail = j == 0 && n == p->ret && i == p->nnodes - 1 && is_tail_call(p, n) && n->nin - 1 == h->nparams;
         map_put(tail ? &called : &refused, h, h);
       }
     }
