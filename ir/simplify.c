@@ -39,7 +39,9 @@ typedef enum { K_UNKNOWN, K_INT, K_FLOAT, K_BOOL, K_TOP } Kind;
 
 /* the autodiff primitives with rules here, by name */
 typedef struct SensPrims {
-  int gadd, env_get, env_set, make_env, add_sens, sub_sens, mul_sens, truediv_sens, pow_sens, bp_call, bp_call_j, sens_item, sens_at, sens_without, no_derivative;
+  int gadd, env_get, env_set, make_env;
+  int add_sens, sub_sens, mul_sens, truediv_sens, pow_sens;
+  int bp_call, bp_call_j, sens_item, sens_at, sens_without, no_derivative;
 } SensPrims;
 
 typedef struct Simp {
@@ -454,15 +456,16 @@ static Kind infer_kind(Simp *s, IrNode *n) {
 
 /* ---- the kinds of loop parameters ---- */
 
-/* A graph of u that only direct calls with one argument per parameter
- * refer to (a loop's header, a join) gets its parameters' kinds from the
- * arguments at those calls: i = 0 and i = i + 1 make an int.  The
- * analysis is optimistic (K_TOP until shown otherwise) and runs to a
- * fixpoint before any rewriting, so what it finds holds on every run. */
+/* A graph of u that is not a user's function (a loop's header, a join)
+ * and that only direct calls with one argument per parameter refer to
+ * gets its parameters' kinds from the arguments at those calls: i = 0
+ * and i = i + 1 make an int.  The analysis is optimistic (K_TOP until
+ * shown otherwise) and runs to a fixpoint before any rewriting, so what
+ * it finds holds on every run. */
 typedef struct Calls {
-  IrGraph *g;
-  NodeMap sites;   /* graph -> NodeList of its calls, or NULL once it escapes */
-  NodeMap escaped;
+  IrGraph *g;      /* the graph whose references are being noted */
+  NodeMap sites;   /* graph -> NodeList of its calls */
+  NodeMap escaped; /* graphs referred to otherwise: their parameters stay unknown */
 } Calls;
 
 typedef struct NodeList {
@@ -515,7 +518,7 @@ static void param_kinds(Simp *s, IrUnit *u, const IrScope *scope) {
   NodeMap *k = &s->kinds;
   for (int g = 0; g < scope->n; g++) {
     IrGraph *h = scope->graphs[g];
-    bool calls = ir_map_get(&c.sites, h) && !ir_map_get(&c.escaped, h);
+    bool calls = ir_map_get(&c.sites, h) && !ir_map_get(&c.escaped, h) && !(h->flags & IRG_FUNCTION);
     for (int i = 0; calls && i < h->nparams; i++) ir_map_set_int(k, h->params[i], K_TOP);
     for (int i = 0; i < h->nnodes; i++) ir_map_set_int(k, h->nodes[i], K_TOP);
   }
@@ -524,7 +527,7 @@ static void param_kinds(Simp *s, IrUnit *u, const IrScope *scope) {
     changed = false;
     for (int g = 0; g < scope->n; g++) {
       IrGraph *h = scope->graphs[g];
-      NodeList *l = ir_map_get(&c.escaped, h) ? NULL : ir_map_get(&c.sites, h);
+      NodeList *l = ir_map_get(&c.escaped, h) || (h->flags & IRG_FUNCTION) ? NULL : ir_map_get(&c.sites, h);
       for (int i = 0; l && i < h->nparams; i++) {
         Kind m = K_TOP;
         for (int j = 0; j < l->n; j++) m = meet(m, kind_of(s, l->items[j]->in[1 + i]));
