@@ -458,7 +458,8 @@ PRIM_FN(p_jmask) {
 
 PRIM_FN(p_float_arg) {
   if (argv[0].tag != V_FLOAT)
-    return lang_raise(vm, "TypeError", "internal error: a transform made for float arguments got %s", lang_type_name(argv[0]));
+    return lang_raise(vm, "TypeError", "internal error: a transform made for float arguments got %s",
+                      lang_type_name(argv[0]));
   *out = argv[0];
   return true;
 }
