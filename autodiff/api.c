@@ -32,12 +32,6 @@ static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw
 static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool mist_twin_rule(MistVM *vm, const char *name, int n, const Value *argv, Value *t);
 
-/* f's autodiff caches, made on first use. */
-static ObjFuncAd *func_ad(ObjFunc *f) {
-  if (!f->ad) f->ad = lang_alloc(sizeof *f->ad);
-  return f->ad;
-}
-
 /* The primal value behind a transformed one: for a closure of a
  * transform, the closure of the graph it transforms over the primal
  * values of what it captured. */
@@ -45,7 +39,7 @@ static Value primal_of(MistVM *vm, Value v) {
   if (v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->fn == jwrap_fn) return ((JBuiltin *)AS_BUILTIN(v)->data)->fn;
   if (!v_is_obj(v, O_FUNC)) return v;
   ObjFunc *jf = AS_FUNC(v);
-  if (jf->ad && jf->ad->primal) return v_obj(jf->ad->primal);
+  if (jf->x && jf->x->primal) return v_obj(jf->x->primal);
   IrGraph *jg = jf->graph, *h = jg->jsource;
   if (!h || !jg->jorig) return v;
   ir_free_vars(h);
@@ -56,7 +50,7 @@ static Value primal_of(MistVM *vm, Value v) {
       if (jg->jorig[k] == h->fv[i]) env[i] = primal_of(vm, jf->env[k]);
   }
   ObjFunc *f = ev_closure(vm, h, env);
-  func_ad(jf)->primal = f;
+  lang_func_extra(jf)->primal = f;
   return v_obj(f);
 }
 
@@ -172,7 +166,7 @@ static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, bool floats, Value 
     if (!ad_J_value(vm, f->env[i], &env[k])) return false;
   }
   ObjFunc *jf = ev_closure(vm, jg, env);
-  func_ad(jf)->primal = f;
+  lang_func_extra(jf)->primal = f;
   *out = v_obj(jf);
   return true;
 }
@@ -192,7 +186,7 @@ static bool J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out)
   for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
   mask = depth >= 63 ? -1 : (int64_t)((uint64_t)mask << depth);
   floats &= depth == 0;
-  ObjFuncAd *ad = f->ad;
+  ObjFuncExtra *ad = f->x;
   ObjFunc *made = !ad ? NULL : floats ? (ad->jmfbits == (uint64_t)mask ? ad->jmfform : NULL)
                                       : (ad->jmbits == (uint64_t)mask ? ad->jmform : NULL);
   if (made) {
@@ -200,7 +194,7 @@ static bool J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out)
     return true;
   }
   if (!J_closure(vm, f, (uint64_t)mask, floats, out)) return false;
-  ad = func_ad(f);
+  ad = lang_func_extra(f);
   if (floats) {
     ad->jmfform = AS_FUNC(*out);
     ad->jmfbits = (uint64_t)mask;
@@ -216,12 +210,12 @@ bool ad_J_value(MistVM *vm, Value v, Value *out) {
     ObjFunc *f = AS_FUNC(v);
     /* a closure's captured values never change: its J is made once
      * (grad(f) asks for it on every call) */
-    if (f->ad && f->ad->jform) {
-      *out = v_obj(f->ad->jform);
+    if (f->x && f->x->jform) {
+      *out = v_obj(f->x->jform);
       return true;
     }
     if (!J_closure(vm, f, ~(uint64_t)0, false, out)) return false;
-    func_ad(f)->jform = AS_FUNC(*out);
+    lang_func_extra(f)->jform = AS_FUNC(*out);
     return true;
   }
   if (v_is_obj(v, O_BUILTIN)) {
@@ -448,11 +442,11 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
     ObjStr *pn = fg ? fg->params[i]->name : lang_str("x");
     x[i] = ir_param(u, g, pn, sp);
   }
-  if (fg && AS_FUNC(f)->ndefaults) {
-    ObjFunc *fn = AS_FUNC(f);
-    g->ndefaults = fn->ndefaults;
-    g->defaults = lang_alloc(fn->ndefaults * sizeof *g->defaults);
-    for (int i = 0; i < fn->ndefaults; i++) g->defaults[i] = ir_const(u, fn->defaults[i], sp);
+  if (fg && lang_func_ndefaults(AS_FUNC(f))) {
+    ObjFuncExtra *fx = AS_FUNC(f)->x;
+    g->ndefaults = fx->ndefaults;
+    g->defaults = lang_alloc(fx->ndefaults * sizeof *g->defaults);
+    for (int i = 0; i < fx->ndefaults; i++) g->defaults[i] = ir_const(u, fx->defaults[i], sp);
   }
   IrNode **checked = lang_alloc((np + 1) * sizeof *checked);
   memcpy(checked, x, np * sizeof *x);
@@ -579,8 +573,10 @@ static Value behind(MistVM *vm, Value f, int *depth) {
   Value *none = lang_alloc((h->nfv + 1) * sizeof *none);
   for (int i = 0; i < h->nfv; i++) none[i] = v_none();
   ObjFunc *pf = ev_closure(vm, h, none);
-  pf->ndefaults = AS_FUNC(f)->ndefaults;
-  pf->defaults = AS_FUNC(f)->defaults;
+  if (lang_func_ndefaults(AS_FUNC(f))) {
+    lang_func_extra(pf)->ndefaults = AS_FUNC(f)->x->ndefaults;
+    pf->x->defaults = AS_FUNC(f)->x->defaults;
+  }
   return v_obj(pf);
 }
 

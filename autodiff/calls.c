@@ -411,7 +411,7 @@ static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   if (argc < 2) return lang_raise(vm, "TypeError", "internal error: bad call of J(J(%s))", vm->callee->name);
   ad_jbuiltin_parts(jw, &fn, &rule);
   Value k = argv[1];
-  if (!(v_is_obj(k, O_FUNC) && AS_FUNC(k)->ad && AS_FUNC(k)->ad->primal == AS_FUNC(vm->ad_kid)))
+  if (!(v_is_obj(k, O_FUNC) && AS_FUNC(k)->x && AS_FUNC(k)->x->primal == AS_FUNC(vm->ad_kid)))
     return lang_raise(vm, "TypeError", "cannot differentiate %s() three times here yet", AS_BUILTIN(fn)->name);
   int n = argc - 2;
   if (ad_mist_twin(fn)) {
@@ -524,7 +524,7 @@ bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, co
     }
     /* F_name(x, tx, y, ty...): the builtin's parameters at even places */
     ObjFunc *r = AS_FUNC(rule);
-    int np = r->graph->nparams / 2, nreq = r->graph->nparams - r->ndefaults;
+    int np = r->graph->nparams / 2, nreq = r->graph->nparams - lang_func_ndefaults(r);
     Value *ra = lang_alloc((2 * np + 1) * sizeof *ra);
     for (int i = 0; i < 2 * np; i++) ra[i] = v_unbound();
     const char *name = AS_BUILTIN(fn)->name;
@@ -546,7 +546,7 @@ bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, co
       if (ra[i].tag == V_UNBOUND) {
         if (i < nreq) return lang_raise(vm, "TypeError", "%s() missing required argument '%s'", name,
                                         r->graph->params[i]->name->data);
-        ra[i] = r->defaults[i - nreq];
+        ra[i] = r->x->defaults[i - nreq];
       }
     return vm->call(vm, rule, 2 * np, ra, NULL, out);
   }

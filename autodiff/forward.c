@@ -560,8 +560,10 @@ Value ad_F_primal(MistVM *vm, Value v) {
       if (!fg->ftan[k] && fg->forig[k] == h->fv[i]) env[i] = ad_F_primal(vm, ff->env[k]);
   }
   ObjFunc *f = ev_closure(vm, h, env);
-  f->ndefaults = ff->ndefaults;
-  f->defaults = ff->defaults;
+  if (lang_func_ndefaults(ff)) {
+    lang_func_extra(f)->ndefaults = ff->x->ndefaults;
+    f->x->defaults = ff->x->defaults;
+  }
   return v_obj(f);
 }
 
@@ -585,8 +587,10 @@ bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
     Value *env = lang_alloc((h->nfv + 1) * sizeof *env);
     for (int i = 0; i < h->nfv; i++) env[i] = v_none();
     ObjFunc *p = ev_closure(vm, h, env);
-    p->ndefaults = AS_FUNC(ff)->ndefaults;
-    p->defaults = AS_FUNC(ff)->defaults;
+    if (lang_func_ndefaults(AS_FUNC(ff))) {
+      lang_func_extra(p)->ndefaults = AS_FUNC(ff)->x->ndefaults;
+      p->x->defaults = AS_FUNC(ff)->x->defaults;
+    }
     pf = v_obj(p);
   } else if (v_is_obj(ff, O_BUILTIN)) {
     Value fn, rule;

@@ -672,12 +672,13 @@ static ObjFunc *make_closure(MistVM *vm, IrGraph *g, const Value *frame, const i
     memcpy(f->env, frame, g->nfv * sizeof(Value));
   if (g->ndefaults) {
     EvCode *code = code_of(vm, g);
-    f->ndefaults = g->ndefaults;
-    f->defaults = lang_alloc(g->ndefaults * sizeof(Value));
+    ObjFuncExtra *x = lang_func_extra(f);
+    x->ndefaults = g->ndefaults;
+    x->defaults = lang_alloc(g->ndefaults * sizeof(Value));
     for (int d = 0; d < g->ndefaults; d++) {
       int k = code->default_fv[d];
       IrNode *dn = g->defaults[d];
-      f->defaults[d] = k >= 0 ? f->env[k] : dn->kind == IR_CONST ? dn->value : v_none();
+      x->defaults[d] = k >= 0 ? f->env[k] : dn->kind == IR_CONST ? dn->value : v_none();
     }
   }
   return f;
@@ -803,7 +804,7 @@ static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const
   EvCode *code = code_of(vm, f->graph);
   if (argc == code->nparams && !kw) return enter(vm, code, argv, f->env, out);
   Value *params = alloca((code->nparams + 1) * sizeof(Value));
-  if (!bind_args(vm, f->graph, code->name, argc, argv, kw, f->ndefaults, f->defaults, params))
+  if (!bind_args(vm, f->graph, code->name, argc, argv, kw, lang_func_ndefaults(f), lang_func_defaults(f), params))
     return false;
   return enter(vm, code, params, f->env, out);
 }
@@ -811,7 +812,7 @@ static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const
 bool ev_bind(MistVM *vm, ObjFunc *f, const char *name, int skip, int argc, const Value *argv, const KwArgs *kw,
              Value *params, int *where) {
   EvCode *code = code_of(vm, f->graph);
-  return bind_args_from(vm, f->graph, skip, name ? name : code->name, argc, argv, kw, f->ndefaults, f->defaults,
+  return bind_args_from(vm, f->graph, skip, name ? name : code->name, argc, argv, kw, lang_func_ndefaults(f), lang_func_defaults(f),
                         params, where);
 }
 
@@ -1105,7 +1106,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       }
       if (fc->zero) memset(frame, 0, fc->nslots * sizeof(Value));
       if (in->nargs == fc->nparams) memcpy(frame, args, in->nargs * sizeof(Value));
-      else if (!bind_args(vm, f->graph, fc->name, in->nargs, args, NULL, f->ndefaults, f->defaults, frame))
+      else if (!bind_args(vm, f->graph, fc->name, in->nargs, args, NULL, lang_func_ndefaults(f), lang_func_defaults(f), frame))
         goto fail;
       memcpy(frame + fc->nparams, f->env, f->nenv * sizeof(Value));
       code = fc;

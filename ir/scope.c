@@ -261,7 +261,7 @@ IrGraph *ir_known_callee(const IrNode *f) {
   if (g) return g;
   if (f->kind != IR_CONST || !v_is_obj(f->value, O_FUNC)) return NULL;
   ObjFunc *fn = AS_FUNC(f->value);
-  return fn->nenv == 0 && fn->ndefaults == 0 ? fn->graph : NULL;
+  return fn->nenv == 0 && lang_func_ndefaults(fn) == 0 ? fn->graph : NULL;
 }
 
 int ir_prim_named(const char *name) { return ir_prim_lookup(name, strlen(name)); }

@@ -119,7 +119,7 @@ bool src_is_prim(const IrNode *n, IrPrim p) {
  * nothing (a transformation may put one in), which is the same. */
 IrGraph *src_graph_const(const IrNode *x) {
   if (x->kind == IR_CONST && v_is_obj(x->value, O_FUNC) && AS_FUNC(x->value)->nenv == 0 &&
-      AS_FUNC(x->value)->ndefaults == 0)
+      lang_func_ndefaults(AS_FUNC(x->value)) == 0)
     return AS_FUNC(x->value)->graph;
   return ir_node_graph(x);
 }

@@ -110,7 +110,7 @@ bool src_materialize(Src *s, Value v, int depth) {
   /* its def must be at top level, and one def is one closure */
   if (h->parent && src_ginfo(s, h->parent)) return false;
   ir_free_vars(h);
-  if (f->nenv < h->nfv || f->ndefaults < h->ndefaults) return false;
+  if (f->nenv < h->nfv || lang_func_ndefaults(f) < h->ndefaults) return false;
   for (int i = 0; i < h->nfv; i++) {
     Known *k = src_known(s, h->fv[i]);
     if (k && !same_value(k->v, f->env[i])) return false;
@@ -119,7 +119,7 @@ bool src_materialize(Src *s, Value v, int depth) {
   if (h == s->root) return true;
   for (int i = 0; i < h->nfv; i++) know_captured(s, h->fv[i], f->env[i], depth);
   for (int i = 0; i < h->ndefaults; i++)
-    if (h->defaults[i]) know_captured(s, h->defaults[i], f->defaults[f->ndefaults - h->ndefaults + i], depth);
+    if (h->defaults[i]) know_captured(s, h->defaults[i], f->x->defaults[f->x->ndefaults - h->ndefaults + i], depth);
   src_add_graph(s, h);
   return true;
 }

@@ -168,6 +168,11 @@ static ObjSeq *seq_new(OKind kind, size_t len) {
 }
 
 ObjSeq *lang_tuple_new(size_t len) { return seq_new(O_TUPLE, len); }
+
+ObjFuncExtra *lang_func_extra(ObjFunc *f) {
+  if (!f->x) f->x = lang_alloc(sizeof *f->x);
+  return f->x;
+}
 ObjSeq *lang_list_new(size_t len) { return seq_new(O_LIST, len); }
 
 Value lang_tuple_of(int n, ...) {

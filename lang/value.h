@@ -106,30 +106,30 @@ typedef struct ObjSlice {
   Value start, stop, step;    /* each an int or None */
 } ObjSlice;
 
-/* What autodiff keeps on a closure (autodiff/api.c), allocated the first
- * time it is needed, so that closures that are never differentiated do
- * not carry it. */
-typedef struct ObjFuncAd {
+/* What few closures carry, allocated when first needed
+ * (lang_func_extra), so that the others are 24 bytes before their
+ * captured values: a differentiated loop makes one per iteration. */
+typedef struct ObjFuncExtra {
+  int ndefaults;            /* values for the last ndefaults parameters */
+  Value *defaults;
+  /* autodiff's caches (autodiff/api.c) */
   struct ObjFunc *primal;   /* for J(f), the closure f; else NULL */
   struct ObjFunc *jform;    /* J(f), made the first time it is asked for */
   struct ObjFunc *jmform;   /* the last J(f) made for a mask of parameters */
   uint64_t jmbits;          /* and that mask */
   struct ObjFunc *jmfform;  /* the same for float arguments (jmask) */
   uint64_t jmfbits;
-} ObjFuncAd;
+} ObjFuncExtra;
 
 /* A closure.  env holds the values of the graph's free variables, in the
- * order of the graph's free-variable list (computed by ir/eval.c).
- * defaults holds values for the last ndefaults parameters.  Its code and
- * module are its graph's.  Kept small: a differentiated loop makes one
- * per iteration. */
+ * order of the graph's free-variable list (computed by ir/eval.c).  Its
+ * code and module are its graph's; default values and autodiff's caches
+ * are in x (NULL when it has none). */
 typedef struct ObjFunc {
   Obj obj;
   int nenv;
   struct IrGraph *graph;
-  Value *defaults;
-  ObjFuncAd *ad;
-  int ndefaults;
+  ObjFuncExtra *x;
   Value env[];
 } ObjFunc;
 
@@ -238,6 +238,11 @@ size_t lang_utf8_decode(const char *s, size_t len, uint32_t *cp);
 size_t lang_utf8_encode(uint32_t cp, char *out);
 /* Byte offset of code point number charidx (s->len if past the end). */
 size_t lang_str_offset(const ObjStr *s, size_t charidx);
+
+/* Closures: f's extra part, made on first use; its default values. */
+ObjFuncExtra *lang_func_extra(ObjFunc *f);
+static inline int lang_func_ndefaults(const ObjFunc *f) { return f->x ? f->x->ndefaults : 0; }
+static inline Value *lang_func_defaults(const ObjFunc *f) { return f->x ? f->x->defaults : NULL; }
 
 /* Tuples and lists: made with room for len items, to be filled in. */
 ObjSeq *lang_tuple_new(size_t len);
