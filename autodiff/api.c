@@ -186,22 +186,15 @@ static bool J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out)
   for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
   mask = depth >= 63 ? -1 : (int64_t)((uint64_t)mask << depth);
   floats &= depth == 0;
-  ObjFuncExtra *ad = f->x;
-  ObjFunc *made = !ad ? NULL : floats ? (ad->jmfbits == (uint64_t)mask ? ad->jmfform : NULL)
-                                      : (ad->jmbits == (uint64_t)mask ? ad->jmform : NULL);
-  if (made) {
-    *out = v_obj(made);
+  ObjFuncExtra *x = f->x;
+  if (x && x->jmform[floats] && x->jmbits[floats] == (uint64_t)mask) {
+    *out = v_obj(x->jmform[floats]);
     return true;
   }
   if (!J_closure(vm, f, (uint64_t)mask, floats, out)) return false;
-  ad = lang_func_extra(f);
-  if (floats) {
-    ad->jmfform = AS_FUNC(*out);
-    ad->jmfbits = (uint64_t)mask;
-  } else {
-    ad->jmform = AS_FUNC(*out);
-    ad->jmbits = (uint64_t)mask;
-  }
+  x = lang_func_extra(f);
+  x->jmform[floats] = AS_FUNC(*out);
+  x->jmbits[floats] = (uint64_t)mask;
   return true;
 }
 

@@ -1000,13 +1000,11 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
  * The last one made of each kind is kept. */
 IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask, bool floats) {
   if (!floats && mask == ~(uint64_t)0) return ad_reverse(vm, g);
-  IrGraph **keep = floats ? &g->jmfroot : &g->jmroot;
-  uint64_t *kept = floats ? &g->jmfmask : &g->jmask;
-  if (*keep && *kept == mask) return *keep;
+  if (g->jmroot[floats] && g->jmask[floats] == mask) return g->jmroot[floats];
   IrGraph *jg = reverse(vm, g, mask, floats, true);
   if (jg) {
-    *keep = jg;
-    *kept = mask;
+    g->jmroot[floats] = jg;
+    g->jmask[floats] = mask;
   }
   return jg;
 }

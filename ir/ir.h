@@ -96,12 +96,11 @@ struct IrGraph {
   /* autodiff: the reverse-mode transform of g taken as a root (its free
    * variables become parameters of jenv, in g->fv order), made once */
   struct IrGraph *jroot;
-  /* the last transform made with a mask of parameters (grad's argnums):
-   * its backpropagator computes only their sensitivities */
-  struct IrGraph *jmroot;
-  uint64_t jmask;
-  struct IrGraph *jmfroot;   /* the same, made for float arguments */
-  uint64_t jmfmask;
+  /* the last transform made with a mask of parameters (grad's argnums),
+   * whose backpropagator computes only their sensitivities, and that
+   * mask: [0] the general one, [1] the one made for float arguments */
+  struct IrGraph *jmroot[2];
+  uint64_t jmask[2];
   struct IrGraph *froot;   /* the forward-mode transform of g as a root */
   /* for a transform: the graph it transforms, and for each of its free
    * variables (in fv order) the node of jsource it stands for */

@@ -115,10 +115,8 @@ typedef struct ObjFuncExtra {
   /* autodiff's caches (autodiff/api.c) */
   struct ObjFunc *primal;   /* for J(f), the closure f; else NULL */
   struct ObjFunc *jform;    /* J(f), made the first time it is asked for */
-  struct ObjFunc *jmform;   /* the last J(f) made for a mask of parameters */
-  uint64_t jmbits;          /* and that mask */
-  struct ObjFunc *jmfform;  /* the same for float arguments (jmask) */
-  uint64_t jmfbits;
+  struct ObjFunc *jmform[2]; /* the last J(f) made for a mask of parameters, */
+  uint64_t jmbits[2];        /* and that mask: [1] for float arguments (jmask) */
 } ObjFuncExtra;
 
 /* A closure.  env holds the values of the graph's free variables, in the
