@@ -45,12 +45,10 @@ typedef struct Ad {
   ObjModule *rules;
   IrGraph *envg;       /* holds the root's free variables as parameters */
   Map kfix;            /* branch graph -> the continuation its transform uses */
-  IrGraph **backs;     /* the backward graphs made, for prune_backward */
   IrGraph *root;       /* the graph transformed */
   uint64_t mask;       /* the parameters of root whose sensitivity is wanted */
   bool kid;            /* root's continuation is the identity (grad's jmask) */
   Map spread;          /* graphs whose continuation takes the sensitivities spread */
-  int nbacks, capbacks;
   Map nok;             /* a call of such a branch: called with no continuation */
   bool failed;
 } Ad;
@@ -772,10 +770,11 @@ static bool prunable(const IrNode *n) {
   }
 }
 
-/* Drop what the backward graphs computed for nothing: the sensitivity a
- * constant or an int would have got (r[2] of a loop's counter), the
- * parts of a result nobody reads.  Uses are counted over the whole unit,
- * since graphs nested in a backward pass read its nodes. */
+/* Drop what the backward graphs (the unit's graphs that are not
+ * transforms: no jsource) computed for nothing: the sensitivity a
+ * constant or an int would have got, the parts of a result nobody reads.
+ * Uses are counted over the whole unit, since graphs nested in a
+ * backward pass read its nodes. */
 static void prune_backward(Ad *ad) {
   IrUnit *u = ad->u;
   bool again = true;
@@ -790,8 +789,9 @@ static void prune_backward(Ad *ad) {
       if (h->ret) h->ret->mark++;
       for (int k = 0; k < h->ndefaults; k++) h->defaults[k]->mark++;
     }
-    for (int b = 0; b < ad->nbacks; b++) {
-      IrGraph *h = ad->backs[b];
+    for (int g = 0; g < u->ngraphs; g++) {
+      IrGraph *h = u->graphs[g];
+      if (h->jsource) continue;
       int k = 0;
       for (int i = 0; i < h->nnodes; i++) {
         IrNode *n = h->nodes[i];
@@ -857,11 +857,6 @@ static void fill(Ad *ad, IrGraph *h) {
   sb_init(&sb);
   sb_printf(&sb, "%s.back", f.jh->name->data);
   f.b = ir_graph_new(ad->u, sb.data, f.jh, IRG_BRANCH, h->span);
-  if (ad->nbacks == ad->capbacks) {
-    ad->capbacks = ad->capbacks ? 2 * ad->capbacks : 16;
-    ad->backs = lang_realloc(ad->backs, ad->capbacks * sizeof *ad->backs);
-  }
-  ad->backs[ad->nbacks++] = f.b;
   f.b->display = h->display;
   f.b->module = h->module;
   /* the branches of an if called here get their continuation now, before
@@ -1124,23 +1119,14 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
     for (int w = upto; w < ad.nwork && !ad.failed; w++) fill(&ad, ad.work[w]);
   }
   if (ad.failed) return NULL;
-  prune_backward(&ad);
-  /* (the inliner copies no graph with a jsource) */
+  /* (the inliner copies no graph with a jsource; prune_backward works on
+   * the others) */
   for (int w = 0; w < ad.nwork; w++) ((IrGraph *)map_get(&ad.jg, ad.work[w]))->jsource = ad.work[w];
+  prune_backward(&ad);
   if (optimize) {
     if (!ir_optimize(vm, ad.u, jg)) return NULL;
-    /* what inlining exposed, in the backward passes and their copies
-     * (every graph that is not a transform): a sensitivity computed for
-     * a constant argument, say */
-    ad.nbacks = 0;
-    for (int i = 0; i < ad.u->ngraphs; i++) {
-      if (ad.u->graphs[i]->jsource) continue;
-      if (ad.nbacks == ad.capbacks) {
-        ad.capbacks = ad.capbacks ? 2 * ad.capbacks : 16;
-        ad.backs = lang_realloc(ad.backs, ad.capbacks * sizeof *ad.backs);
-      }
-      ad.backs[ad.nbacks++] = ad.u->graphs[i];
-    }
+    /* again, for what inlining exposed in the backward passes and their
+     * copies: a sensitivity computed for a constant argument, say */
     prune_backward(&ad);
   }
   /* remember what each transform's free variables stand for, so the
