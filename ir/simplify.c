@@ -50,7 +50,7 @@ typedef struct Simp {
   NodeMap repl;        /* rewritten node -> what it equals */
   NodeMap dead;        /* the rewritten nodes, to unschedule */
   NodeMap kinds;       /* node -> Kind, where known */
-  NodeMap entry;       /* branch graph -> its switch (see known_branches) */
+  NodeMap entry;       /* branch graph -> its switch (see scan_refs) */
   SensPrims sp;
 } Simp;
 
@@ -508,17 +508,13 @@ static Kind infer_kind_top(Simp *s, IrNode *n) {
   return infer_kind(s, n);
 }
 
-static void param_kinds(Simp *s, IrUnit *u, const IrScope *scope) {
-  if (!u) return;   /* calls from graphs outside the scope are not seen */
-  Calls c = {0};
-  for (int i = 0; i < u->ngraphs; i++) {
-    c.g = u->graphs[i];
-    ir_each_ref(c.g, note_call, &c);
-  }
+/* The kinds of the parameters of the graphs whose calls c lists, into
+ * s->kinds. */
+static void param_kinds(Simp *s, const Calls *cs, const IrScope *scope) {
   NodeMap *k = &s->kinds;
   for (int g = 0; g < scope->n; g++) {
     IrGraph *h = scope->graphs[g];
-    bool calls = ir_map_get(&c.sites, h) && !ir_map_get(&c.escaped, h) && !(h->flags & IRG_FUNCTION);
+    bool calls = ir_map_get(&cs->sites, h) && !ir_map_get(&cs->escaped, h) && !(h->flags & IRG_FUNCTION);
     for (int i = 0; calls && i < h->nparams; i++) ir_map_set_int(k, h->params[i], K_TOP);
     for (int i = 0; i < h->nnodes; i++) ir_map_set_int(k, h->nodes[i], K_TOP);
   }
@@ -527,7 +523,7 @@ static void param_kinds(Simp *s, IrUnit *u, const IrScope *scope) {
     changed = false;
     for (int g = 0; g < scope->n; g++) {
       IrGraph *h = scope->graphs[g];
-      NodeList *l = ir_map_get(&c.escaped, h) || (h->flags & IRG_FUNCTION) ? NULL : ir_map_get(&c.sites, h);
+      NodeList *l = ir_map_get(&cs->escaped, h) || (h->flags & IRG_FUNCTION) ? NULL : ir_map_get(&cs->sites, h);
       for (int i = 0; l && i < h->nparams; i++) {
         Kind m = K_TOP;
         for (int j = 0; j < l->n; j++) m = meet(m, kind_of(s, l->items[j]->in[1 + i]));
@@ -595,15 +591,29 @@ static void note_ref(void *ctx, IrGraph *a, int pos) {
   ir_map_put(r->entry, a, NULL);
 }
 
-/* entry: each branch graph that only a switch on a stable condition
- * refers to (so it runs only when the condition had that truthiness)
- * -> that switch, over the graphs of u (of the scope when u is NULL). */
-static void known_branches(Simp *s, IrUnit *u, const IrScope *scope) {
-  Refs r = {&s->entry, NULL, {0}};
+/* One walk over the references of the graphs of u (of the scope when u
+ * is NULL) for both: s->entry gets each branch graph that only a switch
+ * on a stable condition refers to (so it runs only when the condition
+ * had that truthiness) -> that switch, and *c the direct calls of each
+ * graph (only with u: calls from graphs outside the scope are not seen,
+ * so then no parameter gets a kind). */
+typedef struct BothRefs {
+  Refs r;
+  Calls *c;
+} BothRefs;
+
+static void note_both(void *ctx, IrGraph *h, int pos) {
+  BothRefs *b = ctx;
+  note_ref(&b->r, h, pos);
+  if (b->c) note_call(b->c, h, pos);
+}
+
+static void scan_refs(Simp *s, IrUnit *u, const IrScope *scope, Calls *c) {
+  BothRefs b = {{&s->entry, NULL, {0}}, u ? c : NULL};
   int n = u ? u->ngraphs : scope->n;
   for (int i = 0; i < n; i++) {
-    r.g = u ? u->graphs[i] : scope->graphs[i];
-    ir_each_ref(r.g, note_ref, &r);
+    b.r.g = c->g = u ? u->graphs[i] : scope->graphs[i];
+    ir_each_ref(b.r.g, note_both, &b);
   }
 }
 
@@ -643,8 +653,9 @@ bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g) {
     memset(&s.dead, 0, sizeof s.dead);
     memset(&s.kinds, 0, sizeof s.kinds);
     memset(&s.entry, 0, sizeof s.entry);
-    known_branches(&s, u, &scope);
-    param_kinds(&s, u, &scope);
+    Calls calls = {0};
+    scan_refs(&s, u, &scope, &calls);
+    if (u) param_kinds(&s, &calls, &scope);
     bool changed = false;
     for (int k = 0; k < scope.n; k++) changed |= sweep_graph(&s, scope.graphs[k]);
     if (!changed) break;
