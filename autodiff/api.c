@@ -566,10 +566,7 @@ static Value behind(MistVM *vm, Value f, int *depth) {
   Value *none = lang_alloc((h->nfv + 1) * sizeof *none);
   for (int i = 0; i < h->nfv; i++) none[i] = v_none();
   ObjFunc *pf = ev_closure(vm, h, none);
-  if (lang_func_ndefaults(AS_FUNC(f))) {
-    lang_func_extra(pf)->ndefaults = AS_FUNC(f)->x->ndefaults;
-    pf->x->defaults = AS_FUNC(f)->x->defaults;
-  }
+  lang_func_share_defaults(pf, AS_FUNC(f));
   return v_obj(pf);
 }
 

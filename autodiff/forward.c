@@ -560,10 +560,7 @@ Value ad_F_primal(MistVM *vm, Value v) {
       if (!fg->ftan[k] && fg->forig[k] == h->fv[i]) env[i] = ad_F_primal(vm, ff->env[k]);
   }
   ObjFunc *f = ev_closure(vm, h, env);
-  if (lang_func_ndefaults(ff)) {
-    lang_func_extra(f)->ndefaults = ff->x->ndefaults;
-    f->x->defaults = ff->x->defaults;
-  }
+  lang_func_share_defaults(f, ff);
   return v_obj(f);
 }
 
@@ -587,10 +584,7 @@ bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
     Value *env = lang_alloc((h->nfv + 1) * sizeof *env);
     for (int i = 0; i < h->nfv; i++) env[i] = v_none();
     ObjFunc *p = ev_closure(vm, h, env);
-    if (lang_func_ndefaults(AS_FUNC(ff))) {
-      lang_func_extra(p)->ndefaults = AS_FUNC(ff)->x->ndefaults;
-      p->x->defaults = AS_FUNC(ff)->x->defaults;
-    }
+    lang_func_share_defaults(p, AS_FUNC(ff));
     pf = v_obj(p);
   } else if (v_is_obj(ff, O_BUILTIN)) {
     Value fn, rule;

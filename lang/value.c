@@ -173,6 +173,12 @@ ObjFuncExtra *lang_func_extra(ObjFunc *f) {
   if (!f->x) f->x = lang_alloc(sizeof *f->x);
   return f->x;
 }
+
+void lang_func_share_defaults(ObjFunc *to, const ObjFunc *from) {
+  if (!lang_func_ndefaults(from)) return;
+  lang_func_extra(to)->ndefaults = from->x->ndefaults;
+  to->x->defaults = from->x->defaults;
+}
 ObjSeq *lang_list_new(size_t len) { return seq_new(O_LIST, len); }
 
 Value lang_tuple_of(int n, ...) {

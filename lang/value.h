@@ -237,8 +237,10 @@ size_t lang_utf8_encode(uint32_t cp, char *out);
 /* Byte offset of code point number charidx (s->len if past the end). */
 size_t lang_str_offset(const ObjStr *s, size_t charidx);
 
-/* Closures: f's extra part, made on first use; its default values. */
+/* Closures: f's extra part, made on first use; its default values;
+ * giving to a closure the default values of another (shared). */
 ObjFuncExtra *lang_func_extra(ObjFunc *f);
+void lang_func_share_defaults(ObjFunc *to, const ObjFunc *from);
 static inline int lang_func_ndefaults(const ObjFunc *f) { return f->x ? f->x->ndefaults : 0; }
 static inline Value *lang_func_defaults(const ObjFunc *f) { return f->x ? f->x->defaults : NULL; }
 
