@@ -837,6 +837,14 @@ static bool is_branch_call(IrGraph *h, IrNode *y) {
   return true;
 }
 
+/* Is h run on each turn of a loop: a loop's header or body, or code
+ * inside one, short of a function defined there? */
+static bool in_loop(const IrGraph *h) {
+  for (; h && !(h->flags & (IRG_FUNCTION | IRG_MODULE)); h = h->parent)
+    if (h->flags & (IRG_LOOP | IRG_BODY)) return true;
+  return false;
+}
+
 static void fill(Ad *ad, IrGraph *h) {
   Fill f = {0};
   f.ad = ad;
@@ -856,7 +864,7 @@ static void fill(Ad *ad, IrGraph *h) {
   StrBuf sb;
   sb_init(&sb);
   sb_printf(&sb, "%s.back", f.jh->name->data);
-  f.b = ir_graph_new(ad->u, sb.data, f.jh, IRG_BRANCH, h->span);
+  f.b = ir_graph_new(ad->u, sb.data, f.jh, IRG_BRANCH | (in_loop(h) ? IRG_TAPE : 0), h->span);
   f.b->display = h->display;
   f.b->module = h->module;
   /* the branches of an if called here get their continuation now, before

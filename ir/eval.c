@@ -97,6 +97,10 @@ typedef struct EvState {
   TraceEntry *tails;
   int ntails, captails;
   unsigned ticks;   /* loop turns and calls, to look at the clock now and then */
+  /* the chunk that closures of IRG_TAPE graphs are cut from */
+  char *tape, *tape_end;
+  size_t tape_size;
+  void *tape_last;    /* the closure cut last */
 } EvState;
 
 /* Past the host's deadline?  Looked at every 1024 loop turns or calls,
@@ -656,13 +660,56 @@ static EvCode *code_of(MistVM *vm, IrGraph *g) {
 
 /* ---- running ---- */
 
+/* Closures of a backward pass made on each turn of a loop (IRG_TAPE)
+ * are cut in turn from chunks, not allocated one by one.  Each holds
+ * the one made on the turn before, so the chain is a run of memory: the
+ * forward pass bumps a pointer instead of taking the collector's free
+ * lists, the backward pass walks it back in order, and a collection
+ * marks a few big objects instead of 10^5 scattered small ones.  A
+ * closure keeps its whole chunk alive (the collector sees interior
+ * pointers), and with it everything the chunk's other closures hold: so
+ * a chunk holds one chain only, and a closure that does not hold the
+ * last one cut starts a new chunk.  Chunks start small, for the short
+ * chains of short loops, and double as a chain grows. */
+#define TAPE_FIRST ((size_t)512)
+#define TAPE_CHUNK ((size_t)32 << 10)
+#define TAPE_MAX 256
+
+static void *tape_alloc(EvState *st, size_t size, bool chained) {
+  size = (size + 7) & ~(size_t)7;   /* Values need 8-byte alignment, not 16 */
+  if (!chained || (size_t)(st->tape_end - st->tape) < size) {
+    st->tape_size = !chained || !st->tape_size ? TAPE_FIRST : st->tape_size < TAPE_CHUNK ? 2 * st->tape_size : TAPE_CHUNK;
+    /* a little under the power of two: the collector adds a byte to
+     * each object (for pointers just past its end), and 32 KiB + 1
+     * would take 36 KiB */
+    st->tape = lang_alloc(st->tape_size - 16);
+    st->tape_end = st->tape + st->tape_size - 16;
+  }
+  void *p = st->tape;
+  st->tape += size;
+  st->tape_last = p;
+  return p;
+}
+
 /* A closure of g over the values of its free variables: frame[env[i]]
  * for each, or frame[i] when env is NULL.  g's free variables must be
  * known (ir_free_vars): compiling an I_CLOSURE computed them, so the
  * hot path only checks that they still are. */
 static ObjFunc *make_closure(MistVM *vm, IrGraph *g, const Value *frame, const int32_t *env) {
   if (__builtin_expect(!g->fv_done, 0)) ir_free_vars(g);   /* a pass forgot them since */
-  ObjFunc *f = lang_alloc(sizeof *f + g->nfv * sizeof(Value));
+  size_t size = sizeof(ObjFunc) + g->nfv * sizeof(Value);
+  ObjFunc *f;
+  if ((g->flags & IRG_TAPE) && size <= TAPE_MAX) {
+    EvState *st = vm->eval;
+    bool chained = false;
+    for (int i = 0; i < g->nfv && !chained; i++) {
+      Value v = env ? frame[env[i]] : frame[i];
+      chained = v.tag == V_OBJ && (void *)v.o == st->tape_last;
+    }
+    f = tape_alloc(st, size, chained);
+  } else {
+    f = lang_alloc(size);
+  }
   f->obj.kind = O_FUNC;
   f->graph = g;
   f->nenv = g->nfv;
@@ -1105,13 +1152,20 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
         frame = alloca(cap * sizeof(Value));
       }
       if (fc->zero) memset(frame, 0, fc->nslots * sizeof(Value));
-      if (in->nargs == fc->nparams) memcpy(frame, args, in->nargs * sizeof(Value));
+      /* loops, not memcpy: a few values each, and the call into libc
+       * cost more than the copying (a backward pass's turn is a tail call) */
+      if (in->nargs == fc->nparams)
+        for (int k = 0, n = in->nargs; k < n; k++) frame[k] = args[k];
       else if (!bind_args(vm, f->graph, fc->name, in->nargs, args, NULL, lang_func_ndefaults(f), lang_func_defaults(f), frame))
         goto fail;
-      memcpy(frame + fc->nparams, f->env, f->nenv * sizeof(Value));
-      code = fc;
-      ins = code->ins;
-      load_constants(code, frame);
+      for (int k = 0, np = fc->nparams, n = f->nenv; k < n; k++) frame[np + k] = f->env[k];
+      /* the same code again (a chain of backward passes): its constants
+       * are still in their slots, which no instruction writes */
+      if (fc != code || fc->zero) {
+        code = fc;
+        ins = code->ins;
+        load_constants(code, frame);
+      }
       pc = 0;
       NEXT;
     }

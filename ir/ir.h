@@ -67,6 +67,9 @@ enum {
   IRG_LOOP = 8,         /* a loop's header: it calls itself to iterate */
   IRG_JOIN = 16,        /* the code after a loop or an if (a continuation) */
   IRG_BODY = 32,        /* a loop body that returns to its header */
+  IRG_TAPE = 64,        /* a backward pass made on each turn of a loop: its
+                           closures form a chain, so they are allocated side
+                           by side (see make_closure in eval.c) */
 };
 
 struct IrGraph {
