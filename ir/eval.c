@@ -32,6 +32,17 @@
 #include "lang/gc.h"
 #include "lang/ops.h"
 
+/* A value copied as its two words, as the constructors write them: a
+ * 16-byte load of a value just written by two 8-byte stores cannot take
+ * them from the store buffer and waits for them to reach the cache
+ * (a stall of a dozen cycles on each sensitivity passed along). */
+static inline void copy_value(Value *dst, const Value *src) {
+  uint64_t w[2];
+  memcpy(w, src, sizeof w);
+  __asm__("" : "+r"(w[0]), "+r"(w[1]));   /* keep them two words */
+  memcpy(dst, w, sizeof w);
+}
+
 typedef enum {
   I_MOVE,
   I_ADD, I_SUB, I_MUL, I_LT, I_LE, I_GT, I_GE, I_EQ, I_NE,
@@ -44,6 +55,7 @@ typedef enum {
   I_GADD,       /* gadd(a, b) */
   I_ENV_GET,    /* env_get(e, key) */
   I_SENS_ADD, I_SENS_SUB, I_SENS_MUL, I_SENS_DIV,   /* add_sens(d, x, y, i)... */
+  I_SENS_MUL2,  /* this I_SENS_MUL and the next (same operands, the other i) at once */
   I_CALL,       /* slot a called with args */
   I_TAILCALL,
   I_CALLG,      /* graph g called directly: env from slots */
@@ -452,6 +464,13 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
       in->b = args[1];
       in->c = args[2];
       in->imm = known ? (int32_t)i->value.i : -1;
+      /* a product's two sensitivities, as reverse mode writes them, one
+       * after the other: the first does both (the next still runs alone
+       * when a jump lands on it) */
+      Instr *prev = c->nins >= 2 ? &c->ins[c->nins - 2] : NULL;
+      if (in->op == I_SENS_MUL && known && prev && prev->op == I_SENS_MUL && prev->imm == 1 - in->imm &&
+          prev->a == in->a && prev->b == in->b && prev->c == in->c)
+        prev->op = I_SENS_MUL2;
     } else if (own && (in->op == I_GADD || in->op == I_ENV_GET || in->op == I_SELECT)) {
       in->a = args[0];
       in->b = args[1];
@@ -629,7 +648,7 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
 
 static const char *op_names[] = {
   "move", "add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "prim", "tuple", "select",
-  "gadd", "env_get", "add_sens", "sub_sens", "mul_sens", "truediv_sens", "call",
+  "gadd", "env_get", "add_sens", "sub_sens", "mul_sens", "truediv_sens", "mul_sens2", "call",
   "tailcall", "callg", "closure", "jump", "jumpifnot", "pmove", "moves", "return", "global", "setglobal",
   "import", "interrupt",
 };
@@ -714,7 +733,7 @@ static ObjFunc *make_closure(MistVM *vm, IrGraph *g, const Value *frame, const i
   f->graph = g;
   f->nenv = g->nfv;
   if (env)
-    for (int i = 0; i < g->nfv; i++) f->env[i] = frame[env[i]];
+    for (int i = 0; i < g->nfv; i++) copy_value(&f->env[i], &frame[env[i]]);
   else if (g->nfv)
     memcpy(f->env, frame, g->nfv * sizeof(Value));
   if (g->ndefaults) {
@@ -821,8 +840,8 @@ static __attribute__((noinline)) bool enter(MistVM *vm, EvCode *code, const Valu
   Value *frame = alloca(cap * sizeof(Value));
   if (code->zero) memset(frame, 0, cap * sizeof(Value));
   int np = code->nparams, nfv = code->nfv;
-  for (int k = 0; k < np; k++) frame[k] = args[k];
-  for (int k = 0; k < nfv; k++) frame[np + k] = env[k];
+  for (int k = 0; k < np; k++) copy_value(&frame[k], &args[k]);
+  for (int k = 0; k < nfv; k++) copy_value(&frame[np + k], &env[k]);
   vm->depth++;
   bool ok = exec(vm, code, frame, cap, out);
   vm->depth--;
@@ -838,8 +857,8 @@ static __attribute__((noinline)) bool call_slots(MistVM *vm, ObjFunc *f, EvCode 
   Value *frame = alloca(cap * sizeof(Value));
   if (code->zero) memset(frame, 0, cap * sizeof(Value));
   int np = code->nparams, nfv = code->nfv;
-  for (int k = 0; k < np; k++) frame[k] = caller[slots[k]];
-  for (int k = 0; k < nfv; k++) frame[np + k] = f->env[k];
+  for (int k = 0; k < np; k++) copy_value(&frame[k], &caller[slots[k]]);
+  for (int k = 0; k < nfv; k++) copy_value(&frame[np + k], &f->env[k]);
   vm->depth++;
   bool ok = exec(vm, code, frame, cap, out);
   vm->depth--;
@@ -912,6 +931,7 @@ static inline bool truthy_fast(MistVM *vm, Value v, bool *t) {
 
 #define F frame
 
+
 static inline void load_constants(EvCode *code, Value *frame) {
   Value *dst = frame + code->nparams + code->nfv;
   const Value *src = code->const_vals;
@@ -948,6 +968,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     [I_SENS_SUB] = &&L_I_SENS_SUB,
     [I_SENS_MUL] = &&L_I_SENS_MUL,
     [I_SENS_DIV] = &&L_I_SENS_DIV,
+    [I_SENS_MUL2] = &&L_I_SENS_MUL2,
     [I_CALL] = &&L_I_CALL,
     [I_TAILCALL] = &&L_I_TAILCALL,
     [I_CALLG] = &&L_I_CALLG,
@@ -969,7 +990,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
   } while (0)
   Instr *in;
   NEXT;
-    L_I_MOVE: F[in->dst] = F[in->a]; NEXT;
+    L_I_MOVE: copy_value(&F[in->dst], &F[in->a]); NEXT;
     L_I_ADD: {
       Value a = F[in->a], b = F[in->b];
       int64_t r;
@@ -1024,7 +1045,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     }
     L_I_PRIM: {
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+      for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
       if (!in->fn(vm, in->nargs, args, NULL, &F[in->dst])) goto fail;
       NEXT;
     }
@@ -1032,23 +1053,23 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
      * through the primitive, as I_PRIM */
     L_I_TUPLE: {
       ObjSeq *t = lang_tuple_new(in->nargs);
-      for (int k = 0; k < in->nargs; k++) t->items[k] = F[in->args[k]];
+      for (int k = 0; k < in->nargs; k++) copy_value(&t->items[k], &F[in->args[k]]);
       F[in->dst] = v_obj(t);
       NEXT;
     }
     L_I_SELECT: {
       Value c = F[in->a];
       if (c.tag != V_BOOL) goto L_I_PRIM;
-      F[in->dst] = F[c.b ? in->b : in->c];
+      copy_value(&F[in->dst], &F[c.b ? in->b : in->c]);
       NEXT;
     }
     /* sensitivities: None (zero) and floats, with the same operations
      * as gadd in ir/prims.c and ir/prims_sens.c, so the bits are the same */
     L_I_GADD: {
-      Value a = F[in->a], b = F[in->b];
-      if (a.tag == V_NONE) F[in->dst] = b;
-      else if (b.tag == V_NONE) F[in->dst] = a;
-      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f + b.f);
+      const Value *a = &F[in->a], *b = &F[in->b];
+      if (a->tag == V_FLOAT && b->tag == V_FLOAT) F[in->dst] = v_float(a->f + b->f);
+      else if (a->tag == V_NONE) copy_value(&F[in->dst], b);
+      else if (b->tag == V_NONE) copy_value(&F[in->dst], a);
       else goto L_I_PRIM;
       NEXT;
     }
@@ -1099,7 +1120,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
         }
       }
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+      for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
       if (!ev_call(vm, fn, in->nargs, args, NULL, &F[in->dst])) goto fail;
       NEXT;
     }
@@ -1108,8 +1129,8 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       if (vm->interrupt) goto interrupted;
       if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
       Value *args = in->nargs + in->b <= 16 ? tmp : lang_alloc((in->nargs + in->b) * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
-      for (int k = 0; k < in->b; k++) args[in->nargs + k] = F[in->dsts[k]];
+      for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
+      for (int k = 0; k < in->b; k++) copy_value(&args[in->nargs + k], &F[in->dsts[k]]);
       if (!enter(vm, gc, args, args + in->nargs, &F[in->dst])) goto fail;
       NEXT;
     }
@@ -1119,7 +1140,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
       if (!v_is_obj(fn, O_FUNC)) {
         Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-        for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+        for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
         if (!ev_call(vm, fn, in->nargs, args, NULL, out)) goto fail;
         vm->depth -= tail_depth;
         st->ntails = tail_base;
@@ -1129,7 +1150,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       ObjFunc *f = AS_FUNC(fn);
       EvCode *fc = code_of(vm, f->graph);
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) args[k] = F[in->args[k]];
+      for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
       /* a user function's tail call still counts as a level of
        * recursion (as in Python), so runaway recursion is an error, but
        * its frame is reused */
@@ -1155,10 +1176,10 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       /* loops, not memcpy: a few values each, and the call into libc
        * cost more than the copying (a backward pass's turn is a tail call) */
       if (in->nargs == fc->nparams)
-        for (int k = 0, n = in->nargs; k < n; k++) frame[k] = args[k];
+        for (int k = 0, n = in->nargs; k < n; k++) copy_value(&frame[k], &args[k]);
       else if (!bind_args(vm, f->graph, fc->name, in->nargs, args, NULL, lang_func_ndefaults(f), lang_func_defaults(f), frame))
         goto fail;
-      for (int k = 0, np = fc->nparams, n = f->nenv; k < n; k++) frame[np + k] = f->env[k];
+      for (int k = 0, np = fc->nparams, n = f->nenv; k < n; k++) copy_value(&frame[np + k], &f->env[k]);
       /* the same code again (a chain of backward passes): its constants
        * are still in their slots, which no instruction writes */
       if (fc != code || fc->zero) {
@@ -1183,13 +1204,13 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     }
     L_I_MOVES: {
       const int32_t *src = in->args, *dst = in->dsts;
-      for (int k = 0, n = in->nargs; k < n; k++) F[dst[k]] = F[src[k]];
+      for (int k = 0, n = in->nargs; k < n; k++) copy_value(&F[dst[k]], &F[src[k]]);
       NEXT;
     }
     L_I_PMOVE: {
       Value *t = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) t[k] = F[in->args[k]];
-      for (int k = 0; k < in->nargs; k++) F[in->dsts[k]] = t[k];
+      for (int k = 0; k < in->nargs; k++) copy_value(&t[k], &F[in->args[k]]);
+      for (int k = 0; k < in->nargs; k++) copy_value(&F[in->dsts[k]], &t[k]);
       NEXT;
     }
     L_I_INTERRUPT:
@@ -1197,7 +1218,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
       NEXT;
     L_I_RETURN:
-      *out = F[in->a];
+      copy_value(out, &F[in->a]);
       vm->depth -= tail_depth;
       st->ntails = tail_base;
       return true;
@@ -1222,6 +1243,24 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       }
       if (!vm->import(vm, in->name, in->module, &F[in->dst])) goto fail;
       NEXT;
+    }
+    L_I_SENS_MUL2: {
+      const Value *dv = &F[in->a], *x = &F[in->b], *y = &F[in->c];
+      Instr *next = &ins[pc];
+      if (dv->tag == V_FLOAT && x->tag == V_FLOAT && y->tag == V_FLOAT) {
+        double d = dv->f, a = x->f, b = y->f;
+        F[in->dst] = v_float(in->imm ? a * d : d * b);
+        F[next->dst] = v_float(next->imm ? a * d : d * b);
+        pc++;
+        NEXT;
+      }
+      if (dv->tag == V_NONE) {
+        F[in->dst] = v_none();
+        F[next->dst] = v_none();
+        pc++;
+        NEXT;
+      }
+      goto L_I_SENS_MUL;
     }
 #undef NEXT
 interrupted:
