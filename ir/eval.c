@@ -56,6 +56,7 @@ typedef enum {
   I_ENV_GET,    /* env_get(e, key) */
   I_SENS_ADD, I_SENS_SUB, I_SENS_MUL, I_SENS_DIV,   /* add_sens(d, x, y, i)... */
   I_SENS_MUL2,  /* this I_SENS_MUL and the next (same operands, the other i) at once */
+  I_AD_FLOAT,   /* grad's bookkeeping on a float x: check_diff, float_arg, J (x), seed (1.0), zeros_like (0.0) */
   I_CALL,       /* slot a called with args */
   I_TAILCALL,
   I_CALLG,      /* graph g called directly: env from slots */
@@ -408,6 +409,8 @@ static const Op prim_ops[IR_NPRIMS] = {
   [IR_P_MAKE_TUPLE] = I_TUPLE, [IR_P_SWITCH] = I_SELECT, [IR_P_GADD] = I_GADD,
   [IR_P_ENV_GET] = I_ENV_GET, [IR_P_ADD_SENS] = I_SENS_ADD, [IR_P_SUB_SENS] = I_SENS_SUB,
   [IR_P_MUL_SENS] = I_SENS_MUL, [IR_P_TRUEDIV_SENS] = I_SENS_DIV,
+  [IR_P_CHECK_DIFF] = I_AD_FLOAT, [IR_P_FLOAT_ARG] = I_AD_FLOAT, [IR_P_J] = I_AD_FLOAT,
+  [IR_P_SEED] = I_AD_FLOAT, [IR_P_ZEROS_LIKE] = I_AD_FLOAT,
 };
 
 static void emit_node(Comp *c, IrNode *n, bool tail) {
@@ -471,6 +474,10 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
       if (in->op == I_SENS_MUL && known && prev && prev->op == I_SENS_MUL && prev->imm == 1 - in->imm &&
           prev->a == in->a && prev->b == in->b && prev->c == in->c)
         prev->op = I_SENS_MUL2;
+    } else if (own && in->op == I_AD_FLOAT) {
+      /* on a float: 0 the float itself, 1 one, 2 zero */
+      in->a = args[0];
+      in->imm = p == IR_P_SEED ? 1 : p == IR_P_ZEROS_LIKE ? 2 : 0;
     } else if (own && (in->op == I_GADD || in->op == I_ENV_GET || in->op == I_SELECT)) {
       in->a = args[0];
       in->b = args[1];
@@ -648,7 +655,7 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
 
 static const char *op_names[] = {
   "move", "add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "prim", "tuple", "select",
-  "gadd", "env_get", "add_sens", "sub_sens", "mul_sens", "truediv_sens", "mul_sens2", "call",
+  "gadd", "env_get", "add_sens", "sub_sens", "mul_sens", "truediv_sens", "mul_sens2", "ad_float", "call",
   "tailcall", "callg", "closure", "jump", "jumpifnot", "pmove", "moves", "return", "global", "setglobal",
   "import", "interrupt",
 };
@@ -969,6 +976,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     [I_SENS_MUL] = &&L_I_SENS_MUL,
     [I_SENS_DIV] = &&L_I_SENS_DIV,
     [I_SENS_MUL2] = &&L_I_SENS_MUL2,
+    [I_AD_FLOAT] = &&L_I_AD_FLOAT,
     [I_CALL] = &&L_I_CALL,
     [I_TAILCALL] = &&L_I_TAILCALL,
     [I_CALLG] = &&L_I_CALLG,
@@ -1261,6 +1269,12 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
         NEXT;
       }
       goto L_I_SENS_MUL;
+    }
+    L_I_AD_FLOAT: {
+      const Value *x = &F[in->a];
+      if (x->tag != V_FLOAT) goto L_I_PRIM;
+      F[in->dst] = v_float(in->imm == 0 ? x->f : in->imm == 1 ? 1.0 : 0.0);
+      NEXT;
     }
 #undef NEXT
 interrupted:
