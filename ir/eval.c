@@ -696,7 +696,9 @@ static EvCode *code_of(MistVM *vm, IrGraph *g) {
  * pointers), and with it everything the chunk's other closures hold: so
  * a chunk holds one chain only, and a closure that does not hold the
  * last one cut starts a new chunk.  Chunks start small, for the short
- * chains of short loops, and double as a chain grows. */
+ * chains of short loops, and double as a chain grows.  A closure of more
+ * than TAPE_MAX bytes is allocated alone (and the next one starts a new
+ * chunk, since it holds this one, not the last one cut). */
 #define TAPE_FIRST ((size_t)512)
 #define TAPE_CHUNK ((size_t)32 << 10)
 #define TAPE_MAX 256
@@ -937,7 +939,6 @@ static inline bool truthy_fast(MistVM *vm, Value v, bool *t) {
 }
 
 #define F frame
-
 
 static inline void load_constants(EvCode *code, Value *frame) {
   Value *dst = frame + code->nparams + code->nfv;
