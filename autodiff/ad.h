@@ -20,6 +20,10 @@ IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask, bool floats);
 IrGraph *ad_forward(MistVM *vm, IrGraph *g);
 bool ad_F_value(MistVM *vm, Value v, Value *out);
 
+/* A root transform's free variables are parameters of its parent, the
+ * env graph: fv's index among them, -1 if it is none of them. */
+int ad_env_param(const IrGraph *envg, const IrNode *fv);
+
 /* J of a value: closures become closures of their transformed graphs
  * (over J of their captured values); other values are themselves. */
 bool ad_J_value(MistVM *vm, Value v, Value *out);

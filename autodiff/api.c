@@ -149,6 +149,12 @@ Value ad_builtin_rule(MistVM *vm, const char *name) {
   return ad_module_global(m, "J_", name);
 }
 
+int ad_env_param(const IrGraph *envg, const IrNode *fv) {
+  for (int i = 0; i < envg->nparams; i++)
+    if (envg->params[i] == fv) return i;
+  return -1;
+}
+
 /* The closure of f's transform (computing only the sensitivities of the
  * parameters in mask; made for float arguments when floats is set) over
  * the J-values of what f captured. */
@@ -159,9 +165,8 @@ static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, bool floats, Value 
   ir_free_vars(jg);
   Value *env = lang_alloc((jg->nfv ? jg->nfv : 1) * sizeof *env);
   for (int k = 0; k < jg->nfv; k++) {
-    int i = 0;
-    while (i < envg->nparams && envg->params[i] != jg->fv[k]) i++;
-    if (i == envg->nparams || i >= f->nenv)
+    int i = ad_env_param(envg, jg->fv[k]);
+    if (i < 0 || i >= f->nenv)
       return lang_raise(vm, "TypeError", "internal error: free variable of J(%s)", f->graph->name->data);
     if (!ad_J_value(vm, f->env[i], &env[k])) return false;
   }

@@ -526,14 +526,12 @@ static bool F_of_J(MistVM *vm, Value xf, Value tx, Value *vout, Value *tout) {
   ir_free_vars(fjg);
   Value *env = lang_alloc((fjg->nfv ? fjg->nfv : 1) * sizeof *env);
   for (int k = 0; k < fjg->nfv; k++) {
-    int i = 0;
-    while (i < fjenv->nparams && fjenv->params[i] != fjg->fv[k]) i++;
+    int i = ad_env_param(fjenv, fjg->fv[k]);
     env[k] = v_none();
-    if (i == fjenv->nparams || i / 2 >= jg->nfv) continue;
+    if (i < 0 || i / 2 >= jg->nfv) continue;
     /* J(h)'s free variable i/2 is parameter m of its env graph: h's m-th */
-    int m = 0;
-    while (m < jenv->nparams && jenv->params[m] != jg->fv[i / 2]) m++;
-    if (m == jenv->nparams || m >= h->nfv) continue;
+    int m = ad_env_param(jenv, jg->fv[i / 2]);
+    if (m < 0 || m >= h->nfv) continue;
     Value jv, jt;
     if (!F_of_J(vm, hv[2 * m], hv[2 * m + 1], &jv, &jt)) return false;
     env[k] = i % 2 == 0 ? jv : jt;
@@ -697,9 +695,8 @@ bool ad_F_value(MistVM *vm, Value v, Value *out) {
     ir_free_vars(fg);
     Value *env = lang_alloc((fg->nfv ? fg->nfv : 1) * sizeof *env);
     for (int k = 0; k < fg->nfv; k++) {
-      int i = 0;
-      while (i < envg->nparams && envg->params[i] != fg->fv[k]) i++;
-      if (i == envg->nparams)
+      int i = ad_env_param(envg, fg->fv[k]);
+      if (i < 0)
         return lang_raise(vm, "TypeError", "internal error: free variable of F(%s)", f->graph->name->data);
       env[k] = v_none();   /* a tangent parameter (odd position) is zero */
       if (i % 2 == 0 && i / 2 < f->nenv && !ad_F_value(vm, f->env[i / 2], &env[k])) return false;
