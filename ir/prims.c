@@ -608,12 +608,22 @@ PRIM_FN(p_seed) {
   }
   if (y.tag == V_OBJ && y.o->kind != O_STR && y.o->kind != O_TUPLE && y.o->kind != O_LIST &&
       y.o->kind != O_DICT && y.o->kind != O_FUNC) {
-    /* a tensor: one element, whose sensitivity is 1 */
+    /* a tensor: one element, whose sensitivity is 1 (made, not y * 0 + 1,
+     * which is nan where y is inf) */
     int64_t n;
-    Value zero;
     if (lang_len(vm, y, &n) && n != 1)
       return lang_raise(vm, "TypeError", "%s: the function must return a float or a one-element tensor; it returned a tensor of %lld elements", who, (long long)n);
     lang_error_clear(vm);
+    if (v_is_tensor(y)) {
+      ObjTensor *t = AS_TENSOR(y), *one;
+      DType dt = lang_dtype_is_float(t->dtype) ? t->dtype : DT_F32;
+      if (!lang_tensor_scalar(vm, dt, v_float(1.0), &one) ||
+          !lang_tensor_broadcast_to(vm, who, one, t->ndim, t->shape, &one))
+        return false;
+      *out = v_obj(one);
+      return true;
+    }
+    Value zero;
     if (!lang_arith(vm, OP_MUL, y, v_float(0.0), &zero)) return false;
     return lang_arith(vm, OP_ADD, zero, v_float(1.0), out);
   }

@@ -16,6 +16,11 @@
  *   _conv2d_backward_weight(d, x, w, stride=1, padding=0)
  *   _max_pool2d_backward(d, x, kernel, stride=None, padding=0)
  *   _max_pool2d_select(x, v, kernel, stride=None, padding=0)
+ *   _fdiv(a, b), _fpow(a, b)        a / b and a ** b as IEEE arithmetic
+ *                                   does them on floats: a derivative at a
+ *                                   singular point is inf or nan, never an
+ *                                   error (docs/autodiff.md); on tensors,
+ *                                   which already do, / and **
  *
  * The convolution's two backward products follow the forward pass's
  * im2col + gemm (devices/cpu/conv.c): for one image the columns matrix
@@ -28,6 +33,7 @@
  * tangent of max_pool2d in forward mode and the transpose of the
  * backward pass.
  */
+#include <math.h>
 #include <string.h>
 
 #include "devices/blas.h"
@@ -492,6 +498,38 @@ BUILTIN(bi_max_pool2d_select) {
   return true;
 }
 
+/* ---- IEEE arithmetic for derivatives ---- */
+
+static bool as_double(Value v, double *d) {
+  if (v.tag == V_FLOAT) *d = v.f;
+  else if (v.tag == V_INT) *d = (double)v.i;
+  else if (v.tag == V_BOOL) *d = v.b;
+  else return false;
+  return true;
+}
+
+/* _fdiv(a, b) */
+BUILTIN(bi_fdiv) {
+  double a, b;
+  if (argc != 2) return lang_raise(vm, "TypeError", "_fdiv takes 2 arguments (%d given)", argc);
+  if (as_double(argv[0], &a) && as_double(argv[1], &b)) {
+    *out = v_float(a / b);
+    return true;
+  }
+  return lang_arith(vm, OP_TRUEDIV, argv[0], argv[1], out);
+}
+
+/* _fpow(a, b): C's pow, the same bits as ** where ** gives a float */
+BUILTIN(bi_fpow) {
+  double a, b;
+  if (argc != 2) return lang_raise(vm, "TypeError", "_fpow takes 2 arguments (%d given)", argc);
+  if (as_double(argv[0], &a) && as_double(argv[1], &b)) {
+    *out = v_float(pow(a, b));
+    return true;
+  }
+  return lang_arith(vm, OP_POW, argv[0], argv[1], out);
+}
+
 void std_register_tensor_grad(MistVM *vm) {
   static const struct {
     const char *name;
@@ -505,6 +543,8 @@ void std_register_tensor_grad(MistVM *vm) {
     {"_conv2d_backward_weight", bi_conv2d_backward_weight},
     {"_max_pool2d_backward", bi_max_pool2d_backward},
     {"_max_pool2d_select", bi_max_pool2d_select},
+    {"_fdiv", bi_fdiv},
+    {"_fpow", bi_fpow},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);

@@ -244,6 +244,51 @@ START_TEST(t_loop_tape_freed) {
 }
 END_TEST
 
+/* At a singular point a derivative is inf or nan, as IEEE arithmetic
+ * gives it, never an error: wherever a function of a float or an f64
+ * tensor runs, its first and second derivatives in both modes run too.
+ * Every differentiable math builtin and arithmetic primitive, at the
+ * points where derivatives divide by zero, overflow or lose their sign. */
+START_TEST(t_singular_points) {
+  static const char *fs[] = {
+      "sqrt(x)", "log(x)", "exp(x)", "sin(x)", "cos(x)", "tanh(x)", "sigmoid(x)", "relu(x)", "abs(x)",
+      "x ** 0.5", "x ** 1.5", "x ** 2", "x ** 0.0", "x ** -1.0", "x ** x", "2.0 ** x", "0.0 ** x", "pow(x, 3)",
+      "1.0 / x", "x / (x * x)", "x * x * x", "max(x, 0.0)", "min(x, 0.0)", "x % 1.5", "-x", "+x",
+  };
+  static const char *xs[] = {"0.0", "-0.0", "1.0", "-1.0", "1e-200", "5e-324", "1e300", "-1e300", "inf", "-inf", "nan"};
+  char src[1024];
+  int ran = 0;
+  run("inf = float('inf')\nnan = float('nan')\n");
+  for (size_t i = 0; i < sizeof fs / sizeof *fs; i++)
+    for (size_t j = 0; j < sizeof xs / sizeof *xs; j++)
+      for (int tensor = 0; tensor < 2; tensor++) {
+        const char *x = xs[j];
+        if (tensor && strncmp(fs[i], "m", 1) == 0) continue;   /* max(t, 0.0) reduces t */
+        if (tensor)
+          snprintf(src, sizeof src, "f = lambda x: (%s).sum()\nx0 = tensor([%s], dtype='f64')\n", fs[i], x);
+        else
+          snprintf(src, sizeof src, "f = lambda x: %s\nx0 = %s\n", fs[i], x);
+        run(src);
+        buf_clear(&out);
+        if (mist_eval(vm, "<t>", "y0 = f(x0)\n", false) != MIST_OK) continue;   /* no value: nothing to differentiate */
+        static const char *ds[] = {
+            "print(type(grad(f)(x0)))\n",
+            "print(type(jvp(f, (x0,), (x0 * 0.0 + 1.0,))[1]))\n",
+            "print(type(grad(grad(f))(x0)))\n",
+            "print(type(jvp(grad(f), (x0,), (x0 * 0.0 + 1.0,))[1]))\n",
+        };
+        for (int k = 0; k < (tensor ? 2 : 4); k++) {
+          buf_clear(&out);
+          MistStatus st = mist_eval(vm, "<t>", ds[k], false);
+          ck_assert_msg(st == MIST_OK, "f = lambda x: %s at %s%s: %s--> %s", fs[i], x, tensor ? " (a tensor)" : "", ds[k],
+                        mist_error(vm));
+          ran++;
+        }
+      }
+  ck_assert_int_gt(ran, 500);
+}
+END_TEST
+
 static Suite *autodiff_suite(void) {
   Suite *s = suite_create("autodiff");
   TCase *tc = tcase_create("fixed");
@@ -253,6 +298,7 @@ static Suite *autodiff_suite(void) {
   tcase_add_test(tc, t_errors);
   tcase_add_test(tc, t_generator_covers);
   tcase_add_test(tc, t_loop_tape_freed);
+  tcase_add_test(tc, t_singular_points);
   suite_add_tcase(s, tc);
 
   TCase *rp = tcase_create("random_programs");
