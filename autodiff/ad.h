@@ -82,6 +82,7 @@ void ad_register_builtins(MistVM *vm);
 /* Graphs the derivative builtins make, once per key; an entry keeps the
  * objects named in its key (by address) alive. */
 IrGraph *ad_cache_get(MistVM *vm, const char *key);
+ObjDict *ad_module_cache(MistVM *vm);
 void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2);
 
 /* Forward mode: ff(tangents, params...) called with a call's own

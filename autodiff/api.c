@@ -57,6 +57,11 @@ static Value primal_of(MistVM *vm, Value v) {
 /* A module of the standard library written in Mist (ad_rules.ms, ad.ms),
  * loaded once; NULL with an error raised if it cannot be. */
 ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
+  /* (asked for on every rule lookup: an import would find the file
+   * again each time) */
+  Value m;
+  ObjDict *cache = ad_module_cache(vm);
+  if (lang_dict_get(cache, lang_str(name), &m)) return AS_MODULE(m);
   if (!vm->import) {
     lang_raise(vm, "ImportError", "the standard library is not available here");
     return NULL;
@@ -64,9 +69,10 @@ ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
   ObjModule from = {0};
   from.obj.kind = O_MODULE;
   from.path = lang_str_fmt("%s/%s.ms", MIST_STDLIB_DIR, name);
-  Value m;
   if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
-  return v_is_obj(m, O_MODULE) ? AS_MODULE(m) : NULL;
+  if (!v_is_obj(m, O_MODULE)) return NULL;
+  lang_dict_put(cache, lang_str(name), m);
+  return AS_MODULE(m);
 }
 
 /* The global prefix+name of module m (a rule such as J_add), or Unbound. */

@@ -40,12 +40,14 @@ typedef struct AdState {
   Map bound;      /* ObjBuiltin -> IrGraph: x.b over x */
   Map tried;      /* ObjBuiltin -> itself once its signature was looked for */
   ObjDict *shaped;   /* a key -> a CacheEntry (ad_cache_get) */
+  ObjDict *modules;  /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
 } AdState;
 
 static AdState *state(MistVM *vm) {
   if (!vm->ad_state) {
     AdState *s = lang_alloc(sizeof *s);
     s->shaped = lang_dict_new();
+    s->modules = lang_dict_new();
     vm->ad_state = s;
   }
   return vm->ad_state;
@@ -64,6 +66,8 @@ typedef struct CacheEntry {
   IrGraph *graph;
   Value keep[3];
 } CacheEntry;
+
+ObjDict *ad_module_cache(MistVM *vm) { return state(vm)->modules; }
 
 IrGraph *ad_cache_get(MistVM *vm, const char *key) {
   Value v;

@@ -49,6 +49,7 @@ typedef struct Ad {
   uint64_t mask;       /* the parameters of root whose sensitivity is wanted */
   bool kid;            /* root's continuation is the identity (grad's jmask) */
   Map spread;          /* graphs whose continuation takes the sensitivities spread */
+  Map active;          /* nodes that depend on what is differentiated (activity()) */
   Map nok;             /* a call of such a branch: called with no continuation */
   bool failed;
 } Ad;
@@ -190,7 +191,7 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
   static const struct { const char *name; IrPrim sens; } math[] = {
     {"exp", IR_P_EXP_SENS}, {"log", IR_P_LOG_SENS}, {"sqrt", IR_P_SQRT_SENS}, {"sin", IR_P_SIN_SENS},
     {"cos", IR_P_COS_SENS}, {"tanh", IR_P_TANH_SENS}, {"sigmoid", IR_P_SIGMOID_SENS},
-    {"relu", IR_P_RELU_SENS},
+    {"relu", IR_P_RELU_SENS}, {"sum", IR_P_SUM_SENS},
   };
   switch (ir_node_prim(y)) {
   case IR_P_ADD: return IR_P_ADD_SENS;
@@ -201,6 +202,13 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
   case IR_P_MATMUL: return IR_P_MATMUL_SENS;
   case IR_P_NEG: return IR_P_NEG_SENS;
   case IR_P_POS: return IR_P_POS_SENS;
+  case IR_P_CALL_METHOD:
+    /* x.sum(): builtin sum's for anything but a module, whose function
+     * of no argument has no sensitivity to give (sum_sens says None) */
+    return y->nin == 3 && y->in[2]->kind == IR_CONST && v_is_obj(y->in[2]->value, O_STR) &&
+                   strcmp(AS_STR(y->in[2]->value)->data, "sum") == 0
+               ? IR_P_SUM_SENS
+               : -1;
   case -1: break;
   default: return -1;
   }
@@ -218,6 +226,7 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
 }
 
 static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }
+static bool is_unary_sens(int p) { return ir_prims[p].arity == 3; }
 
 /* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
  * Unbound with an error raised when it cannot be had. */
@@ -380,6 +389,13 @@ static void forward(Fill *f, int i) {
       break;
     }
     case IR_P_CALL_METHOD: {
+      if (sens_prim_of(ad->vm, y) >= 0) {
+        /* x.sum(): the value, plainly; the backward step is sum_sens */
+        mapped_args(f, y, 1, args);
+        v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
+        f->kind[i] = BK_SENS;
+        break;
+      }
       /* x.name(args): the rule of what x.name is, known when the call
        * runs (calls.c), called (x, args...); its result has no item for
        * the name */
@@ -521,7 +537,7 @@ static void contribute(Fill *f, IrNode *x, IrNode *v) {
     }
     return;
   }
-  if (!in_transform(f, x)) return;
+  if (!in_transform(f, x) || !map_get(&ad->active, x)) return;
   IrNode *old = map_get(&f->sens, x);
   if (!old && x->graph != f->h) {
     f->fvs = lang_realloc(f->fvs, (f->nfvs + 1) * sizeof *f->fvs);
@@ -702,8 +718,8 @@ static void backward(Fill *f, int last) {
       for (int j = 1; j < y->nin; j++) {
         IrNode *x = y->in[j];
         if (x->kind == IR_CONST || !in_transform(f, x)) continue;
-        IrNode *s = y->nin == 3 ? prim_in(ad, b, sp, y->span, 4, d, bfwd(f, y->in[1]), bfwd(f, y->in[2]), kint(ad, j - 1))
-                                : prim_in(ad, b, sp, y->span, 3, d, bfwd(f, x), map_get(&ad->fwd, y));
+        IrNode *s = !is_unary_sens(sp) ? prim_in(ad, b, sp, y->span, 4, d, bfwd(f, y->in[1]), bfwd(f, y->in[2]), kint(ad, j - 1))
+                                       : prim_in(ad, b, sp, y->span, 3, d, bfwd(f, x), map_get(&ad->fwd, y));
         contribute(f, x, s);
       }
       break;
@@ -1033,6 +1049,108 @@ static void spreads(Ad *ad) {
   }
 }
 
+/* ---- activity ----
+ *
+ * Only a value that depends on what is differentiated needs a
+ * sensitivity: the parameters asked for (all of them, and what the
+ * function captured, for a transform that is not masked), and whatever
+ * is computed from them.  A table read row by row in a loop, a constant,
+ * an argument nobody asks about or a stop_gradient get none, so their
+ * reads cost nothing backwards (without this, every rows[t] made a
+ * sensitivity the size of the table).  A graph's parameter is active
+ * when a call passes it an active argument, or when the graph escapes
+ * as a value (its callers are unknown); a closure is active when it
+ * captures an active value.  A fixpoint over the graphs the root
+ * reaches. */
+
+typedef struct Act {
+  Ad *ad;
+  Reach r;
+  Map escaped;         /* graphs used other than as a known callee */
+  bool changed;
+} Act;
+
+static bool active_node(Act *a, IrNode *x) {
+  if (x->kind == IR_CONST) {
+    IrGraph *h = ir_node_graph(x);
+    if (!h) return false;
+    ir_free_vars(h);
+    for (int i = 0; i < h->nfv; i++)
+      if (map_get(&a->ad->active, h->fv[i])) return true;
+    return false;
+  }
+  return map_get(&a->ad->active, x) != NULL;
+}
+
+static void set_active(Act *a, IrNode *x) {
+  if (map_get(&a->ad->active, x)) return;
+  map_put(&a->ad->active, x, x);
+  a->changed = true;
+}
+
+static void all_params_active(Act *a, IrGraph *h) {
+  for (int i = 0; i < h->nparams; i++) set_active(a, h->params[i]);
+}
+
+static void activity(Ad *ad) {
+  Act a = {0};
+  a.ad = ad;
+  reach_add(&a.r, ad->root);
+  /* the graphs reached, and those that escape */
+  for (int k = 0; k < a.r.n; k++) {
+    IrGraph *p = a.r.list[k];
+    for (int i = 0; i < p->nnodes; i++) {
+      IrNode *n = p->nodes[i];
+      bool sw = ir_node_prim(n) == IR_P_SWITCH;
+      for (int j = 0; j < n->nin; j++) {
+        IrGraph *h = ir_node_graph(n->in[j]);
+        if (!h) continue;
+        reach_add(&a.r, h);
+        /* a known callee, or an if's branch (no parameters) */
+        if (!(j == 0 && n->kind == IR_APPLY) && !(sw && j >= 2)) map_put(&a.escaped, h, h);
+      }
+    }
+    if (p->ret && ir_node_graph(p->ret)) {
+      reach_add(&a.r, ir_node_graph(p->ret));
+      map_put(&a.escaped, ir_node_graph(p->ret), p);
+    }
+    for (int d = 0; d < p->ndefaults; d++)
+      if (ir_node_graph(p->defaults[d])) {
+        reach_add(&a.r, ir_node_graph(p->defaults[d]));
+        map_put(&a.escaped, ir_node_graph(p->defaults[d]), p);
+      }
+  }
+  /* the seeds */
+  IrGraph *g = ad->root;
+  bool all = ad->mask == ~(uint64_t)0;
+  for (int i = 0; i < g->nparams; i++)
+    if (all || i >= 64 || (ad->mask >> i & 1)) set_active(&a, g->params[i]);
+  if (all) {
+    ir_free_vars(g);
+    for (int i = 0; i < g->nfv; i++) set_active(&a, g->fv[i]);
+  }
+  for (int k = 0; k < a.r.n; k++)
+    if (a.r.list[k] != g && map_get(&a.escaped, a.r.list[k])) all_params_active(&a, a.r.list[k]);
+  do {
+    a.changed = false;
+    for (int k = 0; k < a.r.n; k++) {
+      IrGraph *p = a.r.list[k];
+      for (int i = 0; i < p->nnodes; i++) {
+        IrNode *n = p->nodes[i];
+        bool act = false;
+        for (int j = 0; j < n->nin && !act; j++) act = active_node(&a, n->in[j]);
+        if (act) set_active(&a, n);
+        /* a known graph called: its parameters take the arguments' activity */
+        IrGraph *h = n->kind == IR_APPLY ? ir_node_graph(n->in[0]) : NULL;
+        if (h && h != g)
+          for (int j = 1; j < n->nin && j - 1 < h->nparams; j++)
+            if (active_node(&a, n->in[j])) set_active(&a, h->params[j - 1]);
+        if (h && n->nin - 1 != h->nparams) all_params_active(&a, h);
+      }
+    }
+  } while (a.changed);
+}
+
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
   if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0, false, true);
   return g->jroot;
@@ -1148,6 +1266,7 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
     map_put(&ad.fwd, g->params[i], p);
   }
   spreads(&ad);
+  activity(&ad);
   ad.work = lang_alloc(16 * sizeof *ad.work);
   ad.capwork = 16;
   ad.work[ad.nwork++] = g;

@@ -415,6 +415,7 @@ const char *lang_type_name(Value v) {
   case O_SLICE: return "slice";
   case O_BOUND: return "builtin_function_or_method";
   case O_ENV: return "env";
+  case O_SPARSE: return "sensitivity";
   case O_TENSOR: return "tensor";
   }
   return "object";

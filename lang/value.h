@@ -55,6 +55,7 @@ typedef enum {
   O_BOUND,     /* a builtin with its first argument bound: x.f for non-modules */
   O_ENV,       /* sensitivities of a closure's free variables (autodiff) */
   O_TENSOR,    /* an n-d array (lang/tensor.h) */
+  O_SPARSE,    /* a sensitivity made of parts of a value's (autodiff) */
 } OKind;
 
 /* flags: facts about an immutable object computed once (lang_holds_function) */
@@ -191,6 +192,21 @@ typedef struct ObjEnv {
   EnvEntry items[];
 } ObjEnv;
 #define AS_ENV(v) ((ObjEnv *)(v).o)
+
+/* A sensitivity of `like` (a tensor, a list or a tuple) made of a few
+ * parts (autodiff, ir/prims.c): d added at like[index], a whole
+ * sensitivity (index Unbound), or the sum of two such (a and b), kept
+ * apart until something needs the whole, so that reading row t of a
+ * table in a loop costs a row backwards, not the table.  `dense` keeps
+ * the whole once made. */
+typedef struct ObjSparse {
+  Obj obj;
+  Value like;
+  Value index, d;
+  struct ObjSparse *a, *b;
+  Value dense;
+} ObjSparse;
+#define AS_SPARSE(v) ((ObjSparse *)(v).o)
 
 typedef struct ObjGraph {
   Obj obj;

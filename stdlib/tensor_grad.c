@@ -16,6 +16,7 @@
  *   _conv2d_backward_weight(d, x, w, stride=1, padding=0)
  *   _max_pool2d_backward(d, x, kernel, stride=None, padding=0)
  *   _max_pool2d_select(x, v, kernel, stride=None, padding=0)
+ *   _sens_whole(d)                  a sensitivity made of parts, whole
  *   _fdiv(a, b), _fpow(a, b)        a / b and a ** b as IEEE arithmetic
  *                                   does them on floats: a derivative at a
  *                                   singular point is inf or nan, never an
@@ -38,6 +39,7 @@
 
 #include "devices/blas.h"
 #include "devices/cpu/conv.h"
+#include "ir/eval.h"
 #include "lang/gc.h"
 #include "lang/tensor_impl.h"
 #include "stdlib/builtins.h"
@@ -498,6 +500,14 @@ BUILTIN(bi_max_pool2d_select) {
   return true;
 }
 
+/* _sens_whole(d): a sensitivity made of parts made whole (ir_sens_dense), for
+ * the Mist definitions of the sensitivity primitives, which compute with
+ * it */
+BUILTIN(bi_sens_whole) {
+  if (argc != 1) return lang_raise(vm, "TypeError", "_sens_whole takes 1 argument (%d given)", argc);
+  return ir_sens_dense(vm, argv[0], out);
+}
+
 /* ---- IEEE arithmetic for derivatives ---- */
 
 static bool as_double(Value v, double *d) {
@@ -544,6 +554,7 @@ void std_register_tensor_grad(MistVM *vm) {
     {"_max_pool2d_backward", bi_max_pool2d_backward},
     {"_max_pool2d_select", bi_max_pool2d_select},
     {"_fdiv", bi_fdiv},
+    {"_sens_whole", bi_sens_whole},
     {"_fpow", bi_fpow},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
