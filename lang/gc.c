@@ -167,7 +167,7 @@ void lang_gc_collect(void) {
  * Finalisers give them back only once a collection finds their owners
  * dead, and until then the caching allocator cannot hand them out again:
  * a tensor loop would take fresh pages (a fault per 4 KiB, see
- * devices/alloc.c) into cold caches.  So once LANG_GC_MIN_STEP of them,
+ * devices/alloc.c) into cold caches.  So once LANG_GC_EXTERNAL_MIN_STEP of them,
  * and at least half the external bytes live, have been allocated since
  * the last collection, collect, as the collector would had they been in
  * its heap. */
@@ -180,7 +180,7 @@ void lang_gc_external_alloc(size_t bytes) {
   size_t since;
   if (atomic_exchange(&external_gc, gc) != gc) atomic_store(&external_since, since = bytes);
   else since = atomic_fetch_add(&external_since, bytes) + bytes;
-  bool waiting = since >= LANG_GC_MIN_STEP && since >= live / 2;
+  bool waiting = since >= LANG_GC_EXTERNAL_MIN_STEP && since >= live / 2;
   if ((waiting || live > atomic_load(&external_mark) + LANG_GC_EXTERNAL_STEP) &&
       !atomic_flag_test_and_set(&collecting)) {
     lang_gc_collect();

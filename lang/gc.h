@@ -42,11 +42,15 @@ void lang_gc_collect(void);
  * buffers from the device allocator): count it, so that garbage holding
  * much of it is found.  lang_gc_external_alloc collects first when the
  * bytes live outside the heap have grown by LANG_GC_EXTERNAL_STEP since
- * the last collection it made, or when LANG_GC_MIN_STEP bytes, and half
+ * the last collection it made, or when LANG_GC_EXTERNAL_MIN_STEP bytes, and half
  * the bytes live outside, have been allocated there since the last
  * collection of any kind; lang_gc_external_free (called from
  * finalisers) counts them down.  Thread-safe. */
 #define LANG_GC_EXTERNAL_STEP ((size_t)64 << 20)
+/* (the "waiting" step for external bytes: a training step allocates a
+ * few megabytes of tensors, and a collection per step would mark the
+ * heap again each time) */
+#define LANG_GC_EXTERNAL_MIN_STEP ((size_t)32 << 20)
 void lang_gc_external_alloc(size_t bytes);
 void lang_gc_external_free(size_t bytes);
 size_t lang_gc_external_bytes(void);
