@@ -5,7 +5,10 @@
  * here is bookkeeping around it: reading files, the module cache behind
  * `import`, and running evaluation on a thread with a large stack so
  * that deep (non-tail) recursion works and runaway recursion hits the
- * interpreter's guard long before the real stack ends.
+ * interpreter's guard long before the real stack ends.  Each entry point
+ * that may allocate first makes the calling thread known to the
+ * collector (lang_gc_enter_thread), since hosts call from threads of
+ * their own.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +48,7 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
 
 MistVM *mist_new(int argc, const char *const *argv) {
   lang_gc_init();
+  lang_gc_enter_thread();
   MistVM *vm = lang_vm_new();   /* not collected: the host holds it */
   if (!vm) return NULL;
   if (!vm->builtins) vm->builtins = lang_dict_new();
@@ -64,6 +68,7 @@ MistVM *mist_new(int argc, const char *const *argv) {
 }
 
 void mist_free(MistVM *vm) {
+  lang_gc_enter_thread();
   if (vm) lang_vm_free(vm);
 }
 
@@ -196,6 +201,7 @@ static MistStatus load_and_run(MistVM *vm, ObjModule *m, const char *path, bool 
 }
 
 MistStatus mist_run_file(MistVM *vm, const char *path) {
+  lang_gc_enter_thread();
   lang_error_clear(vm);
   vm->interrupt = 0;
   vm->main->path = lang_str(path);
@@ -204,6 +210,7 @@ MistStatus mist_run_file(MistVM *vm, const char *path) {
 }
 
 MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo) {
+  lang_gc_enter_thread();
   lang_error_clear(vm);
   vm->interrupt = 0;
   size_t len = strlen(source);
@@ -227,6 +234,7 @@ MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo
 }
 
 const char *mist_error(MistVM *vm) {
+  lang_gc_enter_thread();
   if (!vm->err.set) return "";
   return lang_error_render(vm)->data;
 }
@@ -315,6 +323,7 @@ static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
 }
 
 MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
+  lang_gc_enter_thread();
   lang_error_clear(vm);
   Value slot;
   ObjModule *m = vm->main;
@@ -331,6 +340,7 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
 }
 
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags) {
+  lang_gc_enter_thread();
   lang_error_clear(vm);
   size_t len;
   const char *why;
