@@ -176,9 +176,26 @@ static char *read_file(const char *path, size_t *len, const char **why) {
   return buf;
 }
 
-static int add_file(MistVM *vm, const char *path, const char *text, size_t len, bool *bad_utf8) {
-  *bad_utf8 = !lang_utf8_valid(text, len);
-  return lang_file_add(vm, path, text, len);
+/* Register source text under path; -1 with a SyntaxError raised when it
+ * is not UTF-8, at the line and column of the first bad byte.  A UTF-8
+ * byte-order mark at the start is dropped, as Python does. */
+static int add_file(MistVM *vm, const char *path, const char *text, size_t len) {
+  if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) text += 3, len -= 3;
+  int file = lang_file_add(vm, path, text, len);
+  size_t bad = lang_utf8_check(text, len);
+  if (bad == len) return file;
+  Span at = {file, 1, 1, 1};
+  for (size_t i = 0; i < bad;) {
+    if (text[i] == '\n') {
+      at.line++, at.col = 1, i++;
+      continue;
+    }
+    uint32_t cp;
+    i += lang_utf8_decode(text + i, bad - i, &cp);
+    at.col++;
+  }
+  lang_raise_at(vm, at, "SyntaxError", "invalid UTF-8: byte 0x%02x", (unsigned char)text[bad]);
+  return -1;
 }
 
 static MistStatus load_and_run(MistVM *vm, ObjModule *m, const char *path, bool echo, Value *result) {
@@ -189,12 +206,8 @@ static MistStatus load_and_run(MistVM *vm, ObjModule *m, const char *path, bool 
     lang_raise(vm, "OSError", "can't open file '%s': %s", path, why);
     return MIST_ERROR;
   }
-  bool bad;
-  int file = add_file(vm, path, text, len, &bad);
-  if (bad) {
-    lang_raise(vm, "SyntaxError", "%s is not valid UTF-8", path);
-    return MIST_ERROR;
-  }
+  int file = add_file(vm, path, text, len);
+  if (file < 0) return MIST_ERROR;
   m->file_id = file;
   Job job = {vm, m, file, echo, false, v_none()};
   return run_job(&job) ? MIST_OK : MIST_ERROR;
@@ -214,12 +227,8 @@ MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo
   lang_error_clear(vm);
   vm->interrupt = 0;
   size_t len = strlen(source);
-  bool bad;
-  int file = add_file(vm, name, source, len, &bad);
-  if (bad) {
-    lang_raise(vm, "SyntaxError", "source is not valid UTF-8");
-    return MIST_ERROR;
-  }
+  int file = add_file(vm, name, source, len);
+  if (file < 0) return MIST_ERROR;
   if (vm->main->file_id < 0) vm->main->file_id = file;
   Job job = {vm, vm->main, file, echo, false, v_none()};
   if (!run_job(&job)) return vm->err.incomplete ? MIST_INCOMPLETE : MIST_ERROR;
@@ -272,9 +281,8 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
   const char *why;
   char *text = read_file(path.data, &len, &why);
   if (!text) return lang_raise(vm, "ImportError", "can't read '%s': %s", path.data, why);
-  bool bad;
-  int file = add_file(vm, path.data, text, len, &bad);
-  if (bad) return lang_raise(vm, "SyntaxError", "%s is not valid UTF-8", path.data);
+  int file = add_file(vm, path.data, text, len);
+  if (file < 0) return false;
   m->file_id = file;
   Value r;
   /* errors inside the module keep their own spans; the import line is
@@ -349,11 +357,9 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
     lang_raise(vm, "OSError", "can't open file '%s': %s", path, why);
     return MIST_ERROR;
   }
-  bool bad;
-  int file = add_file(vm, path, text, len, &bad);
+  int file = add_file(vm, path, text, len);
   vm->main->path = lang_str(path);
-  Ast *ast = bad ? NULL : parse_module(vm, file, text, len);
-  if (bad) lang_raise(vm, "SyntaxError", "%s is not valid UTF-8", path);
+  Ast *ast = file < 0 ? NULL : parse_module(vm, file, vm->files[file].text->data, vm->files[file].text->len);
   LowerResult lr;
   if (!ast || !lower_module(vm, ast, vm->main, false, &lr)) return MIST_ERROR;
   for (int i = 0; i < lr.unit->ngraphs; i++) {

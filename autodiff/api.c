@@ -354,8 +354,8 @@ static bool parse_argnums(MistVM *vm, const char *who, Value a, int nparams, int
     int given = (*nums)[i];
     if ((*nums)[i] < 0) (*nums)[i] += nparams;
     if ((*nums)[i] < 0 || (*nums)[i] >= nparams)
-      return lang_raise(vm, "ValueError", "%s: argnums %d is out of range for a function of %d parameters", who,
-                        given, nparams);
+      return lang_raise(vm, "ValueError", "%s: argnums %d is out of range for a function of %d parameter%s", who,
+                        given, nparams, nparams == 1 ? "" : "s");
   }
   return true;
 }

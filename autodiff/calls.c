@@ -529,7 +529,7 @@ bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, co
     for (int i = 0; i < 2 * np; i++) ra[i] = v_unbound();
     const char *name = AS_BUILTIN(fn)->name;
     if (argc > np)
-      return lang_raise(vm, "TypeError", "%s() takes at most %d arguments (%d given)", name, np, argc);
+      return lang_raise(vm, "TypeError", "%s() takes at most %d argument%s (%d given)", name, np, np == 1 ? "" : "s", argc);
     for (int j = 0; j < n; j++) {
       int i = j;
       if (j >= argc) {

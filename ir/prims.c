@@ -226,6 +226,15 @@ PRIM_FN(p_call_kw) {
   return vm->call(vm, argv[0], npos, argv + 2, &k, out);
 }
 
+/* ". Did you mean: 'upper'?" for x.uper, or "". */
+static const char *attr_hint(MistVM *vm, Value x, ObjStr *name) {
+  LangSuggest s;
+  lang_suggest_start(&s, name->data);
+  ObjSeq *names = lang_attr_names(vm, x);
+  for (size_t i = 0; i < names->len; i++) lang_suggest_offer(&s, AS_STR(names->items[i])->data);
+  return lang_suggest_hint(&s);
+}
+
 /* x.name as a function: a module's attribute, a property's value
  * (t.shape: the property's builtin called with x), else the method or
  * builtin `name` with x bound as its first argument. */
@@ -241,16 +250,16 @@ bool ev_lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound) 
       *out = m->slots[slot.i];
       return true;
     }
-    return lang_raise(vm, "AttributeError", "module '%s' has no attribute '%s'", m->name->data,
-                      name->data);
+    return lang_raise(vm, "AttributeError", "module '%s' has no attribute '%s'%s", m->name->data,
+                      name->data, attr_hint(vm, x, name));
   }
   if ((vm->methods && lang_dict_get(vm->methods, name, out)) ||
       (vm->builtins && lang_dict_get(vm->builtins, name, out))) {
     *bound = true;
     return true;
   }
-  return lang_raise(vm, "AttributeError", "'%s' object has no attribute '%s'", lang_type_name(x),
-                    name->data);
+  return lang_raise(vm, "AttributeError", "'%s' object has no attribute '%s'%s", lang_type_name(x),
+                    name->data, attr_hint(vm, x, name));
 }
 
 PRIM_FN(p_call_method) {

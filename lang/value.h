@@ -152,6 +152,8 @@ typedef struct ObjBuiltin {
   int min_args;     /* positional arguments accepted, -1 = unchecked */
   int max_args;
   void *data;       /* for builtins registered by a host: its pointer */
+  unsigned self_kinds;  /* the kinds of value it is a method of (SELF_STR...,
+                           lang/vm.h): what `x.` suggests and completes */
 } ObjBuiltin;
 
 /* x.f where x is not a module: f called with x first. */
@@ -230,6 +232,8 @@ ObjStr *lang_intern(MistVM *vm, const char *s, size_t len);   /* one object per 
 uint32_t lang_str_hash(ObjStr *s);
 bool lang_str_eq(const ObjStr *a, const ObjStr *b);
 bool lang_utf8_valid(const char *s, size_t len);
+/* The byte offset of the first malformed sequence in s, or len if none. */
+size_t lang_utf8_check(const char *s, size_t len);
 /* Decode one code point from s (len > 0 bytes); returns the bytes used
  * (1 with U+FFFD for a malformed sequence).  Encode writes 1-4 bytes. */
 size_t lang_utf8_decode(const char *s, size_t len, uint32_t *cp);

@@ -151,11 +151,37 @@ const char *lang_file_line(MistVM *vm, int file, int line, size_t *len);
 
 void lang_write(MistVM *vm, const char *text, size_t len);
 
-/* Register a C function under a global builtin name, or as a method. */
-void lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
-void lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
+/* Register a C function under a global builtin name, or as a method.
+ * Each returns the new builtin, whose self_kinds the caller may set. */
+ObjBuiltin *lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
+ObjBuiltin *lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
 /* A property: x.name calls fn(x) and is its result, not a bound method. */
-void lang_def_property(MistVM *vm, const char *name, BuiltinFn fn);
+ObjBuiltin *lang_def_property(MistVM *vm, const char *name, BuiltinFn fn);
+
+/* ---- names (suggest.c) ---- */
+
+/* The kinds of value a builtin is a method of (ObjBuiltin.self_kinds). */
+enum { SELF_STR = 1, SELF_LIST = 2, SELF_TUPLE = 4, SELF_DICT = 8, SELF_TENSOR = 16 };
+/* x's bit among them, 0 for a value of another kind. */
+unsigned lang_self_kind(Value x);
+/* The sorted names `x.` may be followed by: a module's bound names, or
+ * the methods registered for x's kind (and a tensor's properties). */
+ObjSeq *lang_attr_names(MistVM *vm, Value x);
+
+/* "Did you mean": offer candidates one by one, then ask for the hint.
+ * The rule is CPython's (suggest.c), and so is the hint's form:
+ * ". Did you mean: 'print'?", or "" when no candidate is close. */
+typedef struct LangSuggest {
+  const char *name;   /* the misspelt name */
+  size_t len;
+  const char *best;   /* the closest candidate so far, or NULL */
+  size_t dist;
+} LangSuggest;
+void lang_suggest_start(LangSuggest *s, const char *name);
+void lang_suggest_offer(LangSuggest *s, const char *candidate);
+void lang_suggest_dict(LangSuggest *s, const ObjDict *d);          /* each key */
+void lang_suggest_module(LangSuggest *s, const ObjModule *m);      /* each bound name */
+const char *lang_suggest_hint(const LangSuggest *s);
 
 /* Guard against runaway recursion: false (with an error raised) when the
  * C stack or the Mist call depth is nearly exhausted. */

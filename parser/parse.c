@@ -35,6 +35,7 @@
 #include "parser/lex.h"
 
 #define MAX_DEPTH 300   /* nested grammar rules */
+#define MAX_CHAIN (PARSE_MAX_HEIGHT - 100)   /* binary operators in a row */
 
 typedef struct Parser {
   MistVM *vm;
@@ -180,7 +181,7 @@ static void grow(Parser *P, Ast *a, const Ast *child) {
   if (!child || child->height < a->height) return;
   a->height = child->height + 1;
   if (a->height > PARSE_MAX_HEIGHT) {
-    if (ast_is_stmt(a->kind)) error_at(P, a->span, "too many statically nested blocks");
+    if (ast_is_stmt(child->kind)) error_at(P, a->span, "too many statically nested blocks");
     error_at(P, a->span, "expression too deeply nested");
   }
 }
@@ -429,6 +430,11 @@ static Ast *binop(Parser *P, Span start, ArithOp op, Ast *l, Ast *r) {
   a->binop.op = op;
   a->binop.left = l;
   a->binop.right = r;
+  /* A chain a + b + c ... grows on the left, one level an operator: it
+   * stops short of the height limit, leaving room for the statement and
+   * brackets around it, so a long chain is reported as too long. */
+  if (l->height > MAX_CHAIN && l->kind == AST_BINOP)
+    error_at(P, start, "expression too long: more than %d operators in a row", MAX_CHAIN);
   grow(P, a, l);
   grow(P, a, r);
   return finish(P, a);

@@ -1374,24 +1374,26 @@ static bool bi_time(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 
 void std_register_builtins(MistVM *vm)
 {
+  enum { M = SELF_TENSOR };
   static const struct {
     const char *name;
     BuiltinFn fn;
+    unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
   } table[] = {
-    {"print", bi_print},   {"str", bi_str},           {"repr", bi_repr},
-    {"int", bi_int},       {"float", bi_float},       {"bool", bi_bool},
-    {"list", bi_list},     {"tuple", bi_tuple},       {"dict", bi_dict},
-    {"range", bi_range},   {"len", bi_len},           {"abs", bi_abs},
-    {"round", bi_round},   {"min", bi_min},           {"max", bi_max},
-    {"sum", bi_sum},       {"map", bi_map},           {"zip", bi_zip},
-    {"enumerate", bi_enumerate}, {"sorted", bi_sorted}, {"reversed", bi_reversed},
-    {"any", bi_any},       {"all", bi_all},           {"type", bi_type},
-    {"ord", bi_ord},       {"chr", bi_chr},           {"hex", bi_hex},
-    {"oct", bi_oct},       {"bin", bi_bin},           {"divmod", bi_divmod},
-    {"pow", bi_pow},       {"args", bi_args},         {"time", bi_time},
+    {"print", bi_print, 0},         {"str", bi_str, 0},             {"repr", bi_repr, 0},
+    {"int", bi_int, 0},             {"float", bi_float, 0},         {"bool", bi_bool, 0},
+    {"list", bi_list, 0},           {"tuple", bi_tuple, 0},         {"dict", bi_dict, 0},
+    {"range", bi_range, 0},         {"len", bi_len, 0},             {"abs", bi_abs, M},
+    {"round", bi_round, M},         {"min", bi_min, M},             {"max", bi_max, M},
+    {"sum", bi_sum, M},             {"map", bi_map, 0},             {"zip", bi_zip, 0},
+    {"enumerate", bi_enumerate, 0}, {"sorted", bi_sorted, 0},       {"reversed", bi_reversed, 0},
+    {"any", bi_any, M},             {"all", bi_all, M},             {"type", bi_type, 0},
+    {"ord", bi_ord, 0},             {"chr", bi_chr, 0},             {"hex", bi_hex, 0},
+    {"oct", bi_oct, 0},             {"bin", bi_bin, 0},             {"divmod", bi_divmod, 0},
+    {"pow", bi_pow, 0},             {"args", bi_args, 0},           {"time", bi_time, 0},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);
+    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
   std_register_methods(vm);
   std_register_show(vm);
   std_register_tensor(vm);

@@ -885,28 +885,30 @@ MUTATOR(popitem, NULL,
 
 void std_register_methods(MistVM *vm)
 {
+  enum { S = SELF_STR, L = SELF_LIST, T = SELF_TUPLE, D = SELF_DICT };
   static const struct {
     const char *name;
     BuiltinFn fn;
+    unsigned kinds;   /* whose method it is */
   } table[] = {
-    {"upper", m_upper},       {"lower", m_lower},         {"title", m_title},
-    {"capitalize", m_capitalize}, {"swapcase", m_swapcase},
-    {"isdigit", m_isdigit},   {"isalpha", m_isalpha},     {"isalnum", m_isalnum},
-    {"isspace", m_isspace},   {"isupper", m_isupper},     {"islower", m_islower},
-    {"strip", m_strip},       {"lstrip", m_lstrip},       {"rstrip", m_rstrip},
-    {"split", m_split},       {"rsplit", m_rsplit},       {"join", m_join},
-    {"replace", m_replace},   {"find", m_find},           {"rfind", m_rfind},
-    {"index", m_index},       {"rindex", m_rindex},       {"count", m_count},
-    {"startswith", m_startswith}, {"endswith", m_endswith},
-    {"ljust", m_ljust},       {"rjust", m_rjust},         {"center", m_center},
-    {"zfill", m_zfill},
-    {"keys", m_keys},         {"values", m_values},       {"items", m_items},
-    {"get", m_get},           {"copy", m_copy},
-    {"append", m_append},     {"extend", m_extend},       {"insert", m_insert},
-    {"remove", m_remove},     {"sort", m_sort},           {"reverse", m_reverse},
-    {"pop", m_pop},           {"clear", m_clear},         {"update", m_update},
-    {"setdefault", m_setdefault}, {"popitem", m_popitem},
+    {"upper", m_upper, S},     {"lower", m_lower, S},       {"title", m_title, S},
+    {"capitalize", m_capitalize, S}, {"swapcase", m_swapcase, S},
+    {"isdigit", m_isdigit, S}, {"isalpha", m_isalpha, S},   {"isalnum", m_isalnum, S},
+    {"isspace", m_isspace, S}, {"isupper", m_isupper, S},   {"islower", m_islower, S},
+    {"strip", m_strip, S},     {"lstrip", m_lstrip, S},     {"rstrip", m_rstrip, S},
+    {"split", m_split, S},     {"rsplit", m_rsplit, S},     {"join", m_join, S},
+    {"replace", m_replace, S}, {"find", m_find, S},         {"rfind", m_rfind, S},
+    {"index", m_index, S | L | T}, {"rindex", m_rindex, S}, {"count", m_count, S | L | T},
+    {"startswith", m_startswith, S}, {"endswith", m_endswith, S},
+    {"ljust", m_ljust, S},     {"rjust", m_rjust, S},       {"center", m_center, S},
+    {"zfill", m_zfill, S},
+    {"keys", m_keys, D},       {"values", m_values, D},     {"items", m_items, D},
+    {"get", m_get, D},         {"copy", m_copy, L | D},
+    {"append", m_append, L},   {"extend", m_extend, L},     {"insert", m_insert, L},
+    {"remove", m_remove, L},   {"sort", m_sort, L},         {"reverse", m_reverse, L},
+    {"pop", m_pop, L | D},     {"clear", m_clear, L | D},   {"update", m_update, D},
+    {"setdefault", m_setdefault, D}, {"popitem", m_popitem, D},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_method(vm, table[i].name, table[i].fn, -1, -1);
+    lang_def_method(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].kinds;
 }

@@ -579,8 +579,8 @@ BUILTIN(bi_transpose) {
     return true;
   }
   if (n != t->ndim)
-    return lang_raise(vm, "ValueError", "transpose: %d axes given for a tensor of %d dimensions",
-                      n, t->ndim);
+    return lang_raise(vm, "ValueError", "transpose: %d ax%s given for a tensor of %d dimension%s",
+                      n, n == 1 ? "is" : "es", t->ndim, t->ndim == 1 ? "" : "s");
   int perm[LANG_TENSOR_MAX_DIMS];
   for (int d = 0; d < n; d++) {
     int64_t ax;
@@ -914,26 +914,28 @@ BUILTIN(bi_clip) {
 }
 
 void std_register_tensor(MistVM *vm) {
+  enum { M = SELF_TENSOR };
   static const struct {
     const char *name;
     BuiltinFn fn;
+    unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
   } table[] = {
-    {"tensor", bi_tensor},       {"zeros", bi_zeros},         {"ones", bi_ones},
-    {"full", bi_full},           {"zeros_like", bi_zeros_like}, {"ones_like", bi_ones_like},
-    {"arange", bi_arange},       {"linspace", bi_linspace},   {"eye", bi_eye},
-    {"key", bi_key},             {"split", bi_split},         {"rand", bi_rand},
-    {"randn", bi_randn},         {"reshape", bi_reshape},     {"transpose", bi_transpose},
-    {"broadcast_to", bi_broadcast_to}, {"flatten", bi_flatten}, {"squeeze", bi_squeeze},
-    {"expand_dims", bi_expand_dims}, {"astype", bi_astype},   {"item", bi_item},
-    {"tolist", bi_tolist},       {"mean", bi_mean},           {"prod", bi_prod},
-    {"argmax", bi_argmax},       {"argmin", bi_argmin},       {"exp", bi_exp},
-    {"log", bi_log},             {"sqrt", bi_sqrt},           {"sin", bi_sin},
-    {"cos", bi_cos},             {"tanh", bi_tanh},           {"sigmoid", bi_sigmoid},
-    {"relu", bi_relu},           {"maximum", bi_maximum},     {"minimum", bi_minimum},
-    {"where", bi_where},         {"clip", bi_clip},
+    {"tensor", bi_tensor, 0},             {"zeros", bi_zeros, 0},               {"ones", bi_ones, 0},
+    {"full", bi_full, 0},                 {"zeros_like", bi_zeros_like, 0},     {"ones_like", bi_ones_like, 0},
+    {"arange", bi_arange, 0},             {"linspace", bi_linspace, 0},         {"eye", bi_eye, 0},
+    {"key", bi_key, 0},                   {"split", bi_split, 0},               {"rand", bi_rand, 0},
+    {"randn", bi_randn, 0},               {"reshape", bi_reshape, M},           {"transpose", bi_transpose, M},
+    {"broadcast_to", bi_broadcast_to, M}, {"flatten", bi_flatten, M},           {"squeeze", bi_squeeze, M},
+    {"expand_dims", bi_expand_dims, M},   {"astype", bi_astype, M},             {"item", bi_item, M},
+    {"tolist", bi_tolist, M},             {"mean", bi_mean, M},                 {"prod", bi_prod, M},
+    {"argmax", bi_argmax, M},             {"argmin", bi_argmin, M},             {"exp", bi_exp, M},
+    {"log", bi_log, M},                   {"sqrt", bi_sqrt, M},                 {"sin", bi_sin, M},
+    {"cos", bi_cos, M},                   {"tanh", bi_tanh, M},                 {"sigmoid", bi_sigmoid, M},
+    {"relu", bi_relu, M},                 {"maximum", bi_maximum, M},           {"minimum", bi_minimum, M},
+    {"where", bi_where, 0},               {"clip", bi_clip, M},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);
+    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
   static const struct {
     const char *name;
     BuiltinFn fn;

@@ -224,7 +224,7 @@ static const struct {
   {"print((1, 2)[-3])", "<t>:1:7: error: tuple index out of range"},
   {"xs = [1]\nprint(xs[1])", "<t>:2:7: error: list index out of range"},
   {"xs = [1]\nxs[2] = 0", "<t>:2:1: error: list assignment index out of range"},
-  {"d = {'a': 1}\nprint(d['b'])", "<t>:2:7: error: 'b'"},
+  {"d = {'a': 1}\nprint(d['b'])", "<t>:2:7: error: KeyError: 'b'"},
   {"t = (1, 2)\nt[0] = 3", "<t>:2:1: error: 'tuple' object does not support item assignment"},
   {"print([1][1.0])", "<t>:1:7: error: list indices must be integers or slices, not float"},
   /* types */
