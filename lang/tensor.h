@@ -259,7 +259,9 @@ bool lang_tensor_contains(MistVM *vm, ObjTensor *t, Value item, bool *out);
 /* ---- text (tensor_print.c) ---- */
 
 /* tensor([[1., 2.], [3., 4.]], f32): see docs/tensors.md. */
-void lang_tensor_repr(ObjTensor *t, StrBuf *out);
+void lang_tensor_repr(MistVM *vm, ObjTensor *t, StrBuf *out);
+/* NumPy's default print options (tensor_print.c). */
+LangPrintOptions lang_print_defaults(void);
 
 /* ---- random numbers (random.c) ---- */
 

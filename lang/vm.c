@@ -27,6 +27,7 @@ MistVM *lang_vm_new(void) {
   memset(vm, 0, sizeof *vm);
   vm->err.span = span_none();
   vm->max_depth = LANG_DEFAULT_MAX_DEPTH;
+  vm->print_options = lang_print_defaults();
   return vm;
 }
 

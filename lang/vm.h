@@ -55,6 +55,16 @@ typedef struct MistError {
 
 typedef void (*MistWriteFn)(void *user, const char *text, size_t len);
 
+/* How tensors print (lang/tensor_print.c): NumPy's print options of the
+ * same names, set by set_printoptions. */
+typedef struct LangPrintOptions {
+  int64_t precision;    /* digits after the point, at most */
+  int64_t threshold;    /* more elements than this: summarised */
+  int64_t edgeitems;    /* entries shown at each end of a summarised axis */
+  int64_t linewidth;    /* characters a line, at most (long elements excepted) */
+  bool suppress;        /* no scientific notation for small values */
+} LangPrintOptions;
+
 /* Calling a Mist value from C: installed by ir/eval.c, used by builtins
  * such as map() and sorted(key=). */
 typedef bool (*LangCallFn)(MistVM *vm, Value fn, int argc, const Value *argv,
@@ -108,6 +118,8 @@ struct MistVM {
   double deadline;        /* seconds since the epoch, 0 = none */
   double time_limit;      /* seconds each mist_eval / mist_run_file may run, 0 = none */
   bool sandbox;           /* no file system access */
+
+  LangPrintOptions print_options;
 
   /* tensors (lang/tensor.c): made on first use, so start-up stays fast */
   struct DevPool *pool;           /* the one thread pool */

@@ -151,6 +151,36 @@ BUILTIN(bi_tensor) {
   return true;
 }
 
+/* set_printoptions(precision=None, threshold=None, edgeitems=None,
+ * linewidth=None, suppress=None): NumPy's options of those names, for
+ * every tensor this VM prints from now on; those not given keep their
+ * values.  Returns None. */
+BUILTIN(bi_set_printoptions) {
+  static const char *const names[] = {"precision", "threshold", "edgeitems", "linewidth", "suppress"};
+  Value a[5];
+  if (!std_tensor_parse(vm, "set_printoptions", argc, argv, kw, names, 5, 5, 0, a)) return false;
+  LangPrintOptions o = vm->print_options;
+  int64_t *ints[] = {&o.precision, &o.threshold, &o.edgeitems, &o.linewidth};
+  for (int i = 0; i < 4; i++) {
+    if (a[i].tag == V_UNBOUND || a[i].tag == V_NONE) continue;
+    if (i == 1 && a[i].tag == V_FLOAT) {
+      /* threshold=inf: never summarise (NumPy users write sys.maxsize) */
+      if (isnan(a[i].f)) return lang_raise(vm, "ValueError", "threshold must be non-NAN, try inf for untruncated representation");
+      *ints[i] = a[i].f >= (double)INT64_MAX ? INT64_MAX : (int64_t)a[i].f;
+    } else if (a[i].tag == V_INT || a[i].tag == V_BOOL) {
+      *ints[i] = a[i].tag == V_INT ? a[i].i : a[i].b;
+    } else {
+      return lang_raise(vm, "TypeError", "%s must be an integer", names[i]);
+    }
+    if (*ints[i] < 0) return lang_raise(vm, "ValueError", "%s must be >= 0", names[i]);
+  }
+  if (o.precision > 40) return lang_raise(vm, "ValueError", "precision must be at most 40");
+  if (a[4].tag != V_UNBOUND && a[4].tag != V_NONE && !lang_truthy(vm, a[4], &o.suppress)) return false;
+  vm->print_options = o;
+  *out = v_none();
+  return true;
+}
+
 static bool filled(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw,
                    Value fillv, Value *out) {
   static const char *const names[] = {"shape", "dtype"};
@@ -920,19 +950,26 @@ void std_register_tensor(MistVM *vm) {
     BuiltinFn fn;
     unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
   } table[] = {
-    {"tensor", bi_tensor, 0},             {"zeros", bi_zeros, 0},               {"ones", bi_ones, 0},
-    {"full", bi_full, 0},                 {"zeros_like", bi_zeros_like, 0},     {"ones_like", bi_ones_like, 0},
-    {"arange", bi_arange, 0},             {"linspace", bi_linspace, 0},         {"eye", bi_eye, 0},
-    {"key", bi_key, 0},                   {"split", bi_split, 0},               {"rand", bi_rand, 0},
-    {"randn", bi_randn, 0},               {"reshape", bi_reshape, M},           {"transpose", bi_transpose, M},
-    {"broadcast_to", bi_broadcast_to, M}, {"flatten", bi_flatten, M},           {"squeeze", bi_squeeze, M},
-    {"expand_dims", bi_expand_dims, M},   {"astype", bi_astype, M},             {"item", bi_item, M},
-    {"tolist", bi_tolist, M},             {"mean", bi_mean, M},                 {"prod", bi_prod, M},
-    {"argmax", bi_argmax, M},             {"argmin", bi_argmin, M},             {"exp", bi_exp, M},
-    {"log", bi_log, M},                   {"sqrt", bi_sqrt, M},                 {"sin", bi_sin, M},
-    {"cos", bi_cos, M},                   {"tanh", bi_tanh, M},                 {"sigmoid", bi_sigmoid, M},
-    {"relu", bi_relu, M},                 {"maximum", bi_maximum, M},           {"minimum", bi_minimum, M},
-    {"where", bi_where, 0},               {"clip", bi_clip, M},
+    {"tensor", bi_tensor, 0},                     {"zeros", bi_zeros, 0},
+    {"ones", bi_ones, 0},                         {"full", bi_full, 0},
+    {"zeros_like", bi_zeros_like, 0},             {"ones_like", bi_ones_like, 0},
+    {"arange", bi_arange, 0},                     {"linspace", bi_linspace, 0},
+    {"eye", bi_eye, 0},                           {"key", bi_key, 0},
+    {"split", bi_split, 0},                       {"rand", bi_rand, 0},
+    {"randn", bi_randn, 0},                       {"reshape", bi_reshape, M},
+    {"transpose", bi_transpose, M},               {"broadcast_to", bi_broadcast_to, M},
+    {"flatten", bi_flatten, M},                   {"squeeze", bi_squeeze, M},
+    {"expand_dims", bi_expand_dims, M},           {"astype", bi_astype, M},
+    {"item", bi_item, M},                         {"tolist", bi_tolist, M},
+    {"mean", bi_mean, M},                         {"prod", bi_prod, M},
+    {"argmax", bi_argmax, M},                     {"argmin", bi_argmin, M},
+    {"exp", bi_exp, M},                           {"log", bi_log, M},
+    {"sqrt", bi_sqrt, M},                         {"sin", bi_sin, M},
+    {"cos", bi_cos, M},                           {"tanh", bi_tanh, M},
+    {"sigmoid", bi_sigmoid, M},                   {"relu", bi_relu, M},
+    {"maximum", bi_maximum, M},                   {"minimum", bi_minimum, M},
+    {"where", bi_where, 0},                       {"set_printoptions", bi_set_printoptions, 0},
+    {"clip", bi_clip, M},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
