@@ -863,6 +863,33 @@ static bool math1(MistVM *vm, const char *fname, TensorUnop op, int argc, const 
   case TU_TANH: r = tanh(x); break;
   case TU_SIGMOID: r = sigmoid(x); break;
   case TU_RELU: r = x > 0 || isnan(x) ? x : 0.0; break;
+  case TU_TAN:
+    if (isinf(x)) return lang_raise(vm, "ValueError", "math domain error");
+    r = tan(x);
+    break;
+  case TU_ASIN:
+  case TU_ACOS:
+    if (fabs(x) > 1) return lang_raise(vm, "ValueError", "math domain error");
+    r = op == TU_ASIN ? asin(x) : acos(x);
+    break;
+  case TU_ATAN: r = atan(x); break;
+  case TU_LOG2:
+  case TU_LOG10:
+    if (!(x > 0) && !isnan(x)) return lang_raise(vm, "ValueError", "math domain error");
+    r = op == TU_LOG2 ? log2(x) : log10(x);
+    break;
+  case TU_LGAMMA: {
+    /* poles at 0, -1, -2... */
+    if (x <= 0 && x == floor(x)) return lang_raise(vm, "ValueError", "math domain error");
+    r = lang_lgamma(x);
+    break;
+  }
+  case TU_ERF: r = erf(x); break;
+  case TU_FLOOR:
+  case TU_CEIL:
+    /* Python's math.floor and math.ceil give ints */
+    if (v.tag != V_FLOAT) return lang_to_int(vm, v, out);
+    return lang_to_int(vm, v_float(op == TU_FLOOR ? floor(x) : ceil(x)), out);
   default: break;
   }
   if (isinf(r) && isfinite(x)) return lang_raise(vm, "OverflowError", "math range error");
@@ -880,6 +907,106 @@ MATH1(cos, TU_COS)
 MATH1(tanh, TU_TANH)
 MATH1(sigmoid, TU_SIGMOID)
 MATH1(relu, TU_RELU)
+MATH1(tan, TU_TAN)
+MATH1(asin, TU_ASIN)
+MATH1(acos, TU_ACOS)
+MATH1(atan, TU_ATAN)
+MATH1(log2, TU_LOG2)
+MATH1(log10, TU_LOG10)
+MATH1(lgamma, TU_LGAMMA)
+MATH1(erf, TU_ERF)
+MATH1(floor, TU_FLOOR)
+MATH1(ceil, TU_CEIL)
+
+/* atan2(y, x): Python's math.atan2 on numbers, NumPy's arctan2 on
+ * tensors (floats out, broadcast). */
+BUILTIN(bi_atan2) {
+  static const char *const names[] = {"y", "x"};
+  Value a[2];
+  if (!std_tensor_parse(vm, "atan2", argc, argv, kw, names, 2, 2, 2, a)) return false;
+  if (v_is_tensor(a[0]) || v_is_tensor(a[1]) || is_seq(a[0]) || is_seq(a[1]))
+    return lang_tensor_binary(vm, TB_ATAN2, a[0], a[1], out);
+  double y, x;
+  if (!num_arg(vm, "atan2", "y", a[0], &y) || !num_arg(vm, "atan2", "x", a[1], &x)) return false;
+  *out = v_float(atan2(y, x));
+  return true;
+}
+
+/* The polygamma function psi^(n)(x) for n >= 0 (n = 0: the digamma
+ * function), which lgamma's derivatives are: d lgamma = psi^(0),
+ * d psi^(n) = psi^(n+1).  Recurrence up to x >= 10, then the
+ * asymptotic series; reflection for negative x when n = 0. */
+static double polygamma(int n, double x) {
+  if (isnan(x)) return x;
+  if (x <= 0 && x == floor(x)) return NAN;   /* a pole */
+  if (n == 0 && x < 0) {
+    /* psi(1 - x) - psi(x) = pi cot(pi x) */
+    return polygamma(0, 1 - x) - M_PI / tan(M_PI * x);
+  }
+  double acc = 0, fact = 1;   /* n! */
+  for (int k = 2; k <= n; k++) fact *= k;
+  double sign = n % 2 == 1 ? 1 : -1;   /* (-1)^(n+1) */
+  while (x < 10 + n) {
+    /* psi^(n)(x) = psi^(n)(x + 1) - (-1)^n n! / x^(n+1) */
+    acc += n == 0 ? -1 / x : sign * fact / pow(x, n + 1);
+    x += 1;
+  }
+  /* Bernoulli numbers B_2k for the asymptotic series */
+  static const double b2k[] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6,
+                               -3617.0 / 510, 43867.0 / 798, -174611.0 / 330};
+  double s;
+  if (n == 0) {
+    s = log(x) - 0.5 / x;
+    double x2k = 1;
+    for (int k = 1; k <= 10; k++) {
+      x2k *= x * x;
+      s -= b2k[k - 1] / (2 * k * x2k);
+    }
+  } else {
+    /* (-1)^(n+1) [ (n-1)!/x^n + n!/(2 x^(n+1)) + sum B_2k (2k+n-1)!/((2k)! x^(2k+n)) ] */
+    double t = fact / n / pow(x, n) + fact / (2 * pow(x, n + 1));
+    double num = fact, den = 1;   /* (2k+n-1)! / (2k)! built up */
+    for (int k = 1; k <= 10; k++) {
+      /* from k-1 to k: multiply by (2k+n-2)(2k+n-1) / ((2k-1)(2k)) */
+      num *= (2.0 * k + n - 2) * (2.0 * k + n - 1);
+      den *= (2.0 * k - 1) * (2.0 * k);
+      t += b2k[k - 1] * num / den / pow(x, 2 * k + n);
+    }
+    s = sign * t;
+  }
+  return s + acc;
+}
+
+/* _polygamma(n, x): polygamma(n, x) on a float or elementwise on a float
+ * tensor; the derivative rules of lgamma use it (stdlib/ad_rules.ms). */
+BUILTIN(bi_polygamma) {
+  static const char *const names[] = {"n", "x"};
+  Value a[2];
+  if (!std_tensor_parse(vm, "_polygamma", argc, argv, kw, names, 2, 2, 2, a)) return false;
+  int64_t n;
+  if (!int_arg(vm, "_polygamma", "n", a[0], &n)) return false;
+  if (n < 0 || n > 20) return lang_raise(vm, "ValueError", "_polygamma: n must be in 0..20, not %lld", (long long)n);
+  if (!v_is_tensor(a[1]) && !is_seq(a[1])) {
+    double x;
+    if (!num_arg(vm, "_polygamma", "x", a[1], &x)) return false;
+    *out = v_float(polygamma((int)n, x));
+    return true;
+  }
+  ObjTensor *t, *d;
+  if (!std_tensor_arg(vm, "_polygamma", a[1], &t)) return false;
+  DType dt = lang_dtype_is_float(t->dtype) ? t->dtype : DT_F32;
+  if (!lang_tensor_astype(vm, t, DT_F64, &d)) return false;
+  d = lang_tensor_contiguous(vm, d);
+  ObjTensor *r = lang_tensor_new(vm, DT_F64, d->ndim, d->shape, false);
+  if (!r) return false;
+  const double *src = (const double *)lang_tensor_ptr(d);
+  double *dst = (double *)lang_tensor_ptr(r);
+  for (int64_t i = 0; i < d->size; i++) dst[i] = polygamma((int)n, src[i]);
+  LANG_KEEP(d);
+  if (!lang_tensor_astype(vm, r, dt, &r)) return false;
+  *out = v_obj(r);
+  return true;
+}
 
 /* maximum(a, b), minimum(a, b): NaN wins; elementwise on tensors */
 static bool extremum(MistVM *vm, const char *fname, bool mx, int argc, const Value *argv,
@@ -969,7 +1096,13 @@ void std_register_tensor(MistVM *vm) {
     {"sigmoid", bi_sigmoid, M},                   {"relu", bi_relu, M},
     {"maximum", bi_maximum, M},                   {"minimum", bi_minimum, M},
     {"where", bi_where, 0},                       {"set_printoptions", bi_set_printoptions, 0},
-    {"clip", bi_clip, M},
+    {"clip", bi_clip, M},                         {"tan", bi_tan, M},
+    {"asin", bi_asin, M},                         {"acos", bi_acos, M},
+    {"atan", bi_atan, M},                         {"atan2", bi_atan2, 0},
+    {"log2", bi_log2, M},                         {"log10", bi_log10, M},
+    {"lgamma", bi_lgamma, M},                     {"erf", bi_erf, M},
+    {"floor", bi_floor, M},                       {"ceil", bi_ceil, M},
+    {"_polygamma", bi_polygamma, 0},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
@@ -982,6 +1115,13 @@ void std_register_tensor(MistVM *vm) {
   };
   for (size_t i = 0; i < sizeof props / sizeof props[0]; i++)
     lang_def_property(vm, props[i].name, props[i].fn);
+  /* math's constants, as builtins (and as math.pi... in stdlib/math.ms) */
+  static const struct {
+    const char *name;
+    double value;
+  } consts[] = {{"pi", M_PI}, {"e", M_E}, {"inf", INFINITY}, {"nan", NAN}};
+  for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++)
+    lang_dict_put(vm->builtins, lang_intern(vm, consts[i].name, strlen(consts[i].name)), v_float(consts[i].value));
   std_register_tensor_nn(vm);
   std_register_tensor_grad(vm);
 }
