@@ -10,10 +10,10 @@
  *
  * Strings are UTF-8: searching works on bytes (a match of valid UTF-8
  * in valid UTF-8 always falls on character boundaries) and indices
- * given or returned are counted in characters.  Case mapping and the
- * isalpha/isdigit family are ASCII-only: other characters are left
- * unchanged and count as neither letters nor digits (isspace knows all
- * of Python's whitespace).  Messages are Python 3.11's. */
+ * given or returned are counted in characters.  Case mapping is
+ * Unicode's, as Python's (unicase.c); the isalpha/isdigit family is
+ * ASCII-only: other characters count as neither letters nor digits
+ * (isspace knows all of Python's whitespace).  Messages are Python 3.11's. */
 #define _GNU_SOURCE   /* memmem */
 #include "stdlib/builtins.h"
 
@@ -23,6 +23,7 @@
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "lang/strbuf.h"
+#include "stdlib/unicase.h"
 
 /* The longest string a method will build: beyond it, MemoryError rather
  * than a failed allocation, which would stop the process.  The same
@@ -138,6 +139,32 @@ static void adjust(int64_t *start, int64_t *end, int64_t len)
 
 typedef enum { CASE_UPPER, CASE_LOWER, CASE_TITLE, CASE_CAPITALIZE, CASE_SWAP } CaseOp;
 
+/* Python's final-sigma rule: capital sigma at i lowercases to the final
+ * form when a cased letter precedes it and none follows it (skipping
+ * case-ignorable marks both ways). */
+static bool final_sigma(const ObjStr *s, size_t i, size_t next)
+{
+  size_t j = i;
+  bool before = false;
+  while (j > 0) {
+    j = char_before(s->data, j);
+    size_t k = j;
+    uint32_t c = std_utf8_decode(s->data, s->len, &k);
+    if (std_is_case_ignorable(c))
+      continue;
+    before = std_is_cased(c);
+    break;
+  }
+  if (!before)
+    return false;
+  for (size_t k = next; k < s->len;) {
+    uint32_t c = std_utf8_decode(s->data, s->len, &k);
+    if (!std_is_case_ignorable(c))
+      return !std_is_cased(c);
+  }
+  return true;
+}
+
 static bool recase(MistVM *vm, const char *name, BuiltinFn self_fn, CaseOp op, int argc,
                    const Value *argv, const KwArgs *kw, Value *out)
 {
@@ -148,23 +175,61 @@ static bool recase(MistVM *vm, const char *name, BuiltinFn self_fn, CaseOp op, i
   if (!std_no_args(vm, qual, argc - 1, kw))
     return false;
   ObjStr *s = AS_STR(argv[0]);
-  char *t = lang_alloc_atomic(s->len + 1);
+  if (s->ascii) {
+    char *t = lang_alloc_atomic(s->len + 1);
+    bool prev_cased = false;
+    for (size_t i = 0; i < s->len; i++) {
+      char c = s->data[i];
+      switch (op) {
+      case CASE_UPPER: c = ascii_upper(c); break;
+      case CASE_LOWER: c = ascii_lower(c); break;
+      case CASE_SWAP: c = c >= 'a' && c <= 'z' ? ascii_upper(c) : ascii_lower(c); break;
+      case CASE_CAPITALIZE: c = i == 0 ? ascii_upper(c) : ascii_lower(c); break;
+      case CASE_TITLE:
+        c = prev_cased ? ascii_lower(c) : ascii_upper(c);
+        prev_cased = is_alpha(c);
+        break;
+      }
+      t[i] = c;
+    }
+    *out = str_val(t, s->len);
+    return true;
+  }
+  /* Unicode: a character may map to up to three (unicase.c) */
+  if (s->len > STR_MAX / 3)
+    return too_long(vm);
+  char *t = lang_alloc_atomic(3 * s->len + 1);
+  size_t n = 0;
   bool prev_cased = false;
-  for (size_t i = 0; i < s->len; i++) {
-    char c = s->data[i];
+  for (size_t i = 0, first = 1; i < s->len; first = 0) {
+    size_t at = i;
+    uint32_t c = std_utf8_decode(s->data, s->len, &i);
+    StdCase to = STD_LOWER;
+    bool keep = false;
     switch (op) {
-    case CASE_UPPER: c = ascii_upper(c); break;
-    case CASE_LOWER: c = ascii_lower(c); break;
-    case CASE_SWAP: c = c >= 'a' && c <= 'z' ? ascii_upper(c) : ascii_lower(c); break;
-    case CASE_CAPITALIZE: c = i == 0 ? ascii_upper(c) : ascii_lower(c); break;
+    case CASE_UPPER: to = STD_UPPER; break;
+    case CASE_LOWER: to = STD_LOWER; break;
+    case CASE_SWAP:
+      if (std_is_upper(c)) to = STD_LOWER;
+      else if (std_is_lower(c)) to = STD_UPPER;
+      else keep = true;
+      break;
+    case CASE_CAPITALIZE: to = first ? STD_TITLE : STD_LOWER; break;
     case CASE_TITLE:
-      c = prev_cased ? ascii_lower(c) : ascii_upper(c);
-      prev_cased = is_alpha(c);
+      to = prev_cased ? STD_LOWER : STD_TITLE;
+      prev_cased = std_is_cased(c);
       break;
     }
-    t[i] = c;
+    if (keep) {
+      memcpy(t + n, s->data + at, i - at);
+      n += i - at;
+    } else if (c == 0x3A3 && to == STD_LOWER) {
+      n += lang_utf8_encode(final_sigma(s, at, i) ? 0x3C2 : 0x3C3, t + n);
+    } else {
+      n += std_case_map(c, to, t + n);
+    }
   }
-  *out = str_val(t, s->len);
+  *out = str_val(t, n);
   return true;
 }
 
