@@ -962,6 +962,93 @@ static bool bi_map(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
 }
 
 /* zip(*xs, strict=False) -> [(x0, y0, ...) ...], as long as the shortest */
+/* filter(function, iterable): the items for which function(item) is
+ * truthy (all truthy items when function is None), as a list, as map
+ * returns a list. */
+static bool bi_filter(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_no_kw(vm, "filter", kw))
+    return false;
+  if (argc != 2)
+    return lang_raise(vm, "TypeError", "filter expected 2 argument%s, got %d", "s", argc);
+  StdIter it;
+  if (!std_iter_init(vm, argv[1], &it))
+    return false;
+  if (it.len > MAX_ITEMS)
+    return lang_raise(vm, "MemoryError", "result too large (%zu items)", it.len);
+  Value *kept = lang_alloc((it.len ? it.len : 1) * sizeof *kept);
+  size_t n = 0;
+  Value item;
+  for (size_t step = 0; std_iter_next(&it, &item); step++) {
+    if (!poll(vm, step))
+      return false;
+    Value test = item;
+    if (argv[0].tag != V_NONE && !std_call(vm, argv[0], 1, &item, &test))
+      return false;
+    bool keep;
+    if (!truthy(vm, test, &keep))
+      return false;
+    if (keep)
+      kept[n++] = item;
+  }
+  *out = v_obj(list_of(kept, n));
+  return true;
+}
+
+/* The type name a class-like builtin stands for in isinstance: int,
+ * float, str... (Mist's types are their names, as type() returns). */
+static const char *type_named_by(Value t)
+{
+  static const char *const types[] = {"int", "float", "str", "bool", "list", "tuple", "dict", "range", "tensor"};
+  const char *name = v_is_obj(t, O_BUILTIN) ? AS_BUILTIN(t)->name : v_is_obj(t, O_STR) ? AS_STR(t)->data : NULL;
+  if (!name)
+    return NULL;
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (strcmp(name, types[i]) == 0)
+      return types[i];
+  if (v_is_obj(t, O_STR))
+    return name;   /* "function", "NoneType"...: what type() gives */
+  return NULL;
+}
+
+/* isinstance(x, T): T is int, float, str, bool, list, tuple, dict,
+ * range or tensor (the builtins), a type name as type() returns it
+ * ("function", "NoneType"), or a tuple of those.  A bool is an int, as
+ * in Python. */
+static bool bi_isinstance(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_no_kw(vm, "isinstance", kw))
+    return false;
+  if (argc != 2)
+    return lang_raise(vm, "TypeError", "isinstance expected 2 arguments, got %d", argc);
+  const Value *ts = &argv[1];
+  size_t nt = 1;
+  if (v_is_obj(argv[1], O_TUPLE)) {
+    ts = AS_SEQ(argv[1])->items;
+    nt = AS_SEQ(argv[1])->len;
+  }
+  const char *have = lang_type_name(argv[0]);
+  bool yes = false;
+  for (size_t i = 0; i < nt; i++) {
+    const char *want = type_named_by(ts[i]);
+    if (!want)
+      return lang_raise(vm, "TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union");
+    yes = yes || strcmp(have, want) == 0 || (argv[0].tag == V_BOOL && strcmp(want, "int") == 0);
+  }
+  *out = v_bool(yes);
+  return true;
+}
+
+/* callable(x): functions, lambdas, builtins and bound methods. */
+static bool bi_callable(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_one_arg(vm, "callable", argc, kw))
+    return false;
+  Value x = argv[0];
+  *out = v_bool(v_is_obj(x, O_FUNC) || v_is_obj(x, O_BUILTIN) || v_is_obj(x, O_BOUND));
+  return true;
+}
+
 static bool bi_zip(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   static const char *const names[] = {"strict"};
@@ -1391,6 +1478,7 @@ void std_register_builtins(MistVM *vm)
     {"ord", bi_ord, 0},             {"chr", bi_chr, 0},             {"hex", bi_hex, 0},
     {"oct", bi_oct, 0},             {"bin", bi_bin, 0},             {"divmod", bi_divmod, 0},
     {"pow", bi_pow, 0},             {"args", bi_args, 0},           {"time", bi_time, 0},
+    {"filter", bi_filter, 0},       {"isinstance", bi_isinstance, 0}, {"callable", bi_callable, 0},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;

@@ -22,6 +22,7 @@
 
 #include "lang/gc.h"
 #include "lang/ops.h"
+#include "ir/eval.h"
 #include "lang/strbuf.h"
 #include "stdlib/unicase.h"
 
@@ -862,6 +863,287 @@ METHOD(zfill)
   return true;
 }
 
+/* ---- str.format ---- */
+
+/* The state of one s.format(...) call: its arguments and how fields are
+ * numbered (CPython forbids mixing "{}" with "{0}"). */
+typedef struct Formatter {
+  MistVM *vm;
+  const Value *args;
+  int nargs;
+  const KwArgs *kw;
+  int next;           /* the next automatic field number */
+  int mode;           /* 0 none yet, 1 automatic, 2 manual */
+} Formatter;
+
+static bool fmt_error(MistVM *vm, const char *msg) { return lang_raise(vm, "ValueError", "%s", msg); }
+
+static bool is_digits(const char *s, size_t n)
+{
+  if (n == 0)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!is_digit(s[i]))
+      return false;
+  return true;
+}
+
+static bool digits_value(MistVM *vm, const char *s, size_t n, int64_t *out)
+{
+  int64_t v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (v > (INT64_MAX - 9) / 10)
+      return lang_raise(vm, "ValueError", "Too many decimal digits in format string");
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+/* The value a field name such as "0", "", "name", "0[1].shape" names. */
+static bool field_value(Formatter *f, const char *s, size_t n, Value *out)
+{
+  MistVM *vm = f->vm;
+  size_t i = 0;
+  while (i < n && s[i] != '.' && s[i] != '[')
+    i++;
+  if (i == 0 || is_digits(s, i)) {
+    int64_t idx = 0;
+    if (i == 0) {
+      if (f->mode == 2)
+        return fmt_error(vm, "cannot switch from manual field specification to automatic field numbering");
+      f->mode = 1;
+      idx = f->next++;
+    } else {
+      if (f->mode == 1)
+        return fmt_error(vm, "cannot switch from automatic field numbering to manual field specification");
+      f->mode = 2;
+      if (!digits_value(vm, s, i, &idx))
+        return false;
+    }
+    if (idx >= f->nargs)
+      return lang_raise(vm, "IndexError", "Replacement index %lld out of range for positional args tuple",
+                        (long long)idx);
+    *out = f->args[idx];
+  } else {
+    int k = 0, nkw = f->kw ? f->kw->n : 0;
+    while (k < nkw && !(f->kw->names[k]->len == i && memcmp(f->kw->names[k]->data, s, i) == 0))
+      k++;
+    if (k == nkw) {
+      StrBuf sb;
+      sb_init(&sb);
+      lang_str_repr(lang_str_new(s, i), &sb);
+      return lang_raise(vm, "KeyError", "%s", sb.data);
+    }
+    *out = f->kw->values[k];
+  }
+  /* .attribute and [key] accessors */
+  while (i < n) {
+    if (s[i] == '.') {
+      size_t j = ++i;
+      while (i < n && s[i] != '.' && s[i] != '[')
+        i++;
+      if (i == j)
+        return fmt_error(vm, "Empty attribute in format string");
+      Value v;
+      bool bound;
+      if (!ev_lookup_attr(vm, *out, lang_str_new(s + j, i - j), &v, &bound))
+        return false;
+      if (bound) {
+        ObjBound *b = lang_alloc(sizeof *b);
+        b->obj.kind = O_BOUND;
+        b->self = *out;
+        b->fn = v;
+        v = v_obj(b);
+      }
+      *out = v;
+    } else if (s[i] == '[') {
+      size_t j = ++i;
+      while (i < n && s[i] != ']')
+        i++;
+      if (i == n)
+        return fmt_error(vm, "Missing ']' in format string");
+      if (i == j)
+        return fmt_error(vm, "Empty attribute in format string");
+      Value key;
+      if (is_digits(s + j, i - j)) {
+        int64_t k = 0;
+        if (!digits_value(vm, s + j, i - j, &k))
+          return false;
+        key = v_int(k);
+      } else {
+        key = str_val(s + j, i - j);
+      }
+      if (!lang_getitem(vm, *out, key, out))
+        return false;
+      i++;
+      if (i < n && s[i] != '.' && s[i] != '[')
+        return fmt_error(vm, "Only '.' or '[' may follow ']' in format field specifier");
+    } else {
+      return fmt_error(vm, "Only '.' or '[' may follow ']' in format field specifier");
+    }
+  }
+  return true;
+}
+
+/* repr(v) with every non-ASCII character escaped, as ascii() does. */
+static bool ascii_repr(MistVM *vm, Value v, StrBuf *out)
+{
+  StrBuf r;
+  sb_init(&r);
+  if (!lang_repr(vm, v, &r))
+    return false;
+  for (size_t i = 0; i < r.len;) {
+    if ((unsigned char)r.data[i] < 0x80) {
+      sb_addc(out, r.data[i++]);
+      continue;
+    }
+    uint32_t c = std_utf8_decode(r.data, r.len, &i);
+    if (c <= 0xFF)
+      sb_printf(out, "\\x%02x", c);
+    else if (c <= 0xFFFF)
+      sb_printf(out, "\\u%04x", c);
+    else
+      sb_printf(out, "\\U%08x", c);
+  }
+  return true;
+}
+
+static bool format_into(Formatter *f, const char *s, size_t n, int depth, StrBuf *out);
+
+/* One replacement field, the text between its braces. */
+static bool format_field(Formatter *f, const char *s, size_t n, int depth, StrBuf *out)
+{
+  MistVM *vm = f->vm;
+  size_t i = 0, bracket = 0;
+  while (i < n && (bracket || (s[i] != '!' && s[i] != ':'))) {
+    if (s[i] == '[')
+      bracket = 1;
+    else if (s[i] == ']')
+      bracket = 0;
+    i++;
+  }
+  size_t name_len = i;
+  char conv = 0;
+  if (i < n && s[i] == '!') {
+    if (i + 1 >= n)
+      return fmt_error(vm, "end of string while looking for conversion specifier");
+    conv = s[i + 1];
+    i += 2;
+    if (i < n && s[i] != ':')
+      return fmt_error(vm, "expected ':' after conversion specifier");
+  }
+  const char *spec = "";
+  size_t spec_len = 0;
+  if (i < n) {   /* s[i] == ':' */
+    spec = s + i + 1;
+    spec_len = n - i - 1;
+  }
+  Value v;
+  if (!field_value(f, s, name_len, &v))
+    return false;
+  if (conv) {
+    StrBuf c;
+    sb_init(&c);
+    switch (conv) {
+    case 'r': if (!lang_repr(vm, v, &c)) return false; break;
+    case 's': if (!lang_tostr(vm, v, &c)) return false; break;
+    case 'a': if (!ascii_repr(vm, v, &c)) return false; break;
+    default:
+      if ((unsigned char)conv < 0x80)
+        return lang_raise(vm, "ValueError", "Unknown conversion specifier %c", conv);
+      return lang_raise(vm, "ValueError", "Unknown conversion specifier \\x%02x", (unsigned char)conv);
+    }
+    v = v_obj(sb_to_str(&c));
+  }
+  if (memchr(spec, '{', spec_len)) {
+    /* nested fields in the spec: {x:{width}.{prec}f} */
+    StrBuf expanded;
+    sb_init(&expanded);
+    if (!format_into(f, spec, spec_len, depth + 1, &expanded))
+      return false;
+    return lang_format(vm, v, expanded.data ? expanded.data : "", expanded.len, out);
+  }
+  return lang_format(vm, v, spec, spec_len, out);
+}
+
+static bool format_into(Formatter *f, const char *s, size_t n, int depth, StrBuf *out)
+{
+  MistVM *vm = f->vm;
+  if (depth > 1)
+    return fmt_error(vm, "Max string recursion exceeded");
+  for (size_t i = 0; i < n;) {
+    char c = s[i];
+    if (c == '}') {
+      if (i + 1 < n && s[i + 1] == '}') {
+        sb_addc(out, '}');
+        i += 2;
+        continue;
+      }
+      return fmt_error(vm, "Single '}' encountered in format string");
+    }
+    if (c != '{') {
+      size_t j = i;
+      while (j < n && s[j] != '{' && s[j] != '}')
+        j++;
+      sb_add(out, s + i, j - i);
+      i = j;
+      continue;
+    }
+    if (i + 1 < n && s[i + 1] == '{') {
+      sb_addc(out, '{');
+      i += 2;
+      continue;
+    }
+    if (i + 1 == n)
+      return fmt_error(vm, "Single '{' encountered in format string");
+    /* the field runs to the brace that closes it; in the name, a brace
+     * inside [...] is part of a key */
+    size_t j = i + 1, level = 1;
+    bool in_name = true, bracket = false;
+    while (j < n) {
+      char d = s[j];
+      if (in_name && bracket) {
+        bracket = d != ']';
+      } else if (in_name && d == '[') {
+        bracket = true;
+      } else {
+        if (d == ':' || d == '!')
+          in_name = false;
+        if (d == '{')
+          level++;
+        else if (d == '}' && --level == 0)
+          break;
+      }
+      j++;
+    }
+    if (j == n)
+      return fmt_error(vm, "expected '}' before end of string");
+    if (!format_field(f, s + i + 1, j - i - 1, depth, out))
+      return false;
+    i = j + 1;
+  }
+  return true;
+}
+
+/* s.format(*args, **kwargs), Python's format-string syntax: {} and {0}
+ * fields (not mixed), {name} from keyword arguments, .attribute and
+ * [index] after the name, !r !s !a conversions, and a format spec after
+ * ':' that may hold fields of its own. */
+METHOD(format)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "format", m_format, argc, argv, kw, out);
+  Formatter f = {vm, argv + 1, argc - 1, kw, 0, 0};
+  ObjStr *s = AS_STR(argv[0]);
+  StrBuf sb;
+  sb_init(&sb);
+  if (!format_into(&f, s->data, s->len, 0, &sb))
+    return false;
+  *out = v_obj(sb_to_str(&sb));
+  return true;
+}
+
 /* ---- dict ---- */
 
 static bool dict_listing(MistVM *vm, const char *name, BuiltinFn self_fn, int what, int argc,
@@ -966,7 +1248,7 @@ void std_register_methods(MistVM *vm)
     {"index", m_index, S | L | T}, {"rindex", m_rindex, S}, {"count", m_count, S | L | T},
     {"startswith", m_startswith, S}, {"endswith", m_endswith, S},
     {"ljust", m_ljust, S},     {"rjust", m_rjust, S},       {"center", m_center, S},
-    {"zfill", m_zfill, S},
+    {"zfill", m_zfill, S},     {"format", m_format, S},
     {"keys", m_keys, D},       {"values", m_values, D},     {"items", m_items, D},
     {"get", m_get, D},         {"copy", m_copy, L | D},
     {"append", m_append, L},   {"extend", m_extend, L},     {"insert", m_insert, L},
