@@ -238,8 +238,118 @@ MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo
     if (!lang_repr(vm, job.result, &sb)) return MIST_ERROR;
     sb_addc(&sb, '\n');
     lang_write(vm, sb.data, sb.len);
+    /* as Python's interactive mode: _ is the last value shown */
+    ev_set_global(vm->main, lang_intern(vm, "_", 1), job.result);
   }
   return MIST_OK;
+}
+
+int mist_exit_code(MistVM *vm) {
+  return vm->err.set && vm->err.kind && strcmp(vm->err.kind, "SystemExit") == 0 ? vm->err.exit_code : -1;
+}
+
+/* ---- completion ---- */
+
+static const char *const keywords[] = {
+#define TOK(e, s)
+#define PUNCT(e, s)
+#define KW(e, s) s,
+#define RESERVED(e, s)
+#include "parser/token.def"
+};
+
+typedef struct Words {
+  char **items;
+  size_t n, cap;
+} Words;
+
+static void word_add(Words *w, const char *prefix, size_t plen, const char *name, size_t nlen) {
+  for (size_t i = 0; i < w->n; i++)
+    if (strlen(w->items[i]) == plen + nlen && memcmp(w->items[i] + plen, name, nlen) == 0) return;
+  if (w->n + 1 >= w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 32;
+    char **items = realloc(w->items, cap * sizeof *items);
+    if (!items) return;
+    w->items = items;
+    w->cap = cap;
+  }
+  char *s = malloc(plen + nlen + 1);
+  if (!s) return;
+  memcpy(s, prefix, plen);
+  memcpy(s + plen, name, nlen);
+  s[plen + nlen] = '\0';
+  w->items[w->n++] = s;
+}
+
+static bool word_starts(const char *name, size_t nlen, const char *stem, size_t slen) {
+  /* names private to the runtime only when asked for */
+  if (nlen > 0 && name[0] == '_' && (slen == 0 || stem[0] != '_')) return false;
+  return nlen >= slen && memcmp(name, stem, slen) == 0;
+}
+
+static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The value text names: a global or builtin, then attributes; false
+ * when some part is not there (no error is left behind). */
+static bool value_of_path(MistVM *vm, const char *text, size_t len, Value *out) {
+  size_t i = 0;
+  while (i < len && text[i] != '.') i++;
+  ObjStr *name = lang_str_new(text, i);
+  Value slot;
+  ObjModule *m = vm->main;
+  if (m->names && lang_dict_get(m->names, name, &slot) && m->slots[slot.i].tag != V_UNBOUND) *out = m->slots[slot.i];
+  else if (!vm->builtins || !lang_dict_get(vm->builtins, name, out)) return false;
+  while (i < len) {
+    size_t j = ++i;
+    while (i < len && text[i] != '.') i++;
+    bool bound;
+    if (!ev_lookup_attr(vm, *out, lang_str_new(text + j, i - j), out, &bound) || bound) {
+      lang_error_clear(vm);
+      return false;
+    }
+  }
+  return true;
+}
+
+char **mist_complete(MistVM *vm, const char *text) {
+  lang_gc_enter_thread();
+  Words w = {0};
+  const char *dot = strrchr(text, '.');
+  if (dot) {
+    /* x.y.pre: the attributes of x.y that start with pre */
+    Value x;
+    size_t plen = (size_t)(dot - text) + 1;
+    const char *stem = dot + 1;
+    size_t slen = strlen(stem);
+    if (!value_of_path(vm, text, plen - 1, &x)) return NULL;
+    ObjSeq *names = lang_attr_names(vm, x);
+    for (size_t i = 0; i < names->len; i++) {
+      ObjStr *n = AS_STR(names->items[i]);
+      if (word_starts(n->data, n->len, stem, slen)) word_add(&w, text, plen, n->data, n->len);
+    }
+  } else {
+    size_t slen = strlen(text);
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+      if (word_starts(keywords[i], strlen(keywords[i]), text, slen)) word_add(&w, "", 0, keywords[i], strlen(keywords[i]));
+    ObjModule *m = vm->main;
+    for (size_t i = 0; m->names && i < m->names->len; i++) {
+      DictEntry *e = &m->names->entries[i];
+      if (e->key && e->value.tag == V_INT && m->slots[e->value.i].tag != V_UNBOUND &&
+          word_starts(e->key->data, e->key->len, text, slen))
+        word_add(&w, "", 0, e->key->data, e->key->len);
+    }
+    for (size_t i = 0; vm->builtins && i < vm->builtins->len; i++) {
+      DictEntry *e = &vm->builtins->entries[i];
+      if (e->key && word_starts(e->key->data, e->key->len, text, slen)) word_add(&w, "", 0, e->key->data, e->key->len);
+    }
+  }
+  if (w.n == 0) {
+    free(w.items);
+    return NULL;
+  }
+  qsort(w.items, w.n, sizeof *w.items, by_text);
+  w.items[w.n] = NULL;
+  return w.items;
 }
 
 const char *mist_error(MistVM *vm) {

@@ -395,6 +395,11 @@ static int module_slot(ObjModule *m, ObjStr *name) {
   return k;
 }
 
+void ev_set_global(ObjModule *m, ObjStr *name, Value v) {
+  int k = module_slot(m, name);   /* may move m->slots */
+  m->slots[k] = v;
+}
+
 static const Op fast_ops[IR_NPRIMS] = {
   [IR_P_ADD] = I_ADD, [IR_P_SUB] = I_SUB, [IR_P_MUL] = I_MUL, [IR_P_LT] = I_LT,
   [IR_P_LE] = I_LE, [IR_P_GT] = I_GT, [IR_P_GE] = I_GE, [IR_P_EQ] = I_EQ, [IR_P_NE] = I_NE,

@@ -171,6 +171,8 @@ ObjStr *lang_error_render(MistVM *vm) {
    * by itself ("error: 'b'"): it is shown with its class, as Python's
    * last traceback line shows it.  Other messages say what went wrong. */
   const char *cls = e->kind && strcmp(e->kind, "KeyError") == 0 ? "KeyError: " : "";
+  /* exit("message") is not an error: its message alone, or nothing */
+  if (e->kind && strcmp(e->kind, "SystemExit") == 0) return lang_str(msg);
   Span sp = e->span;
   if (sp.file < 0) {
     sb_printf(&sb, "error: %s%s\n", cls, msg);

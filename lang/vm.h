@@ -49,6 +49,7 @@ typedef struct MistError {
   ObjStr *message;
   Span span;          /* span_none() until someone knows where */
   bool incomplete;    /* a syntax error at end of input: the REPL asks for more */
+  int exit_code;      /* kind "SystemExit" (exit(), quit()): the status asked for */
   int ntrace, captrace;
   TraceEntry *trace;  /* innermost first (pushed while unwinding) */
 } MistError;

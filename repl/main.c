@@ -92,7 +92,14 @@ static MistVM *vm_or_die(int argc, char **argv) {
 /* The end of every non-interactive mode: report an error, flush, free. */
 static int finish(MistVM *vm, MistStatus status, const char *name, bool interrupted) {
   int code = 0;
-  if (status != MIST_OK) {
+  int exit_code = mist_exit_code(vm);
+  if (exit_code >= 0) {
+    /* exit() or quit(): its status, after its message if it gave one */
+    const char *msg = mist_error(vm);
+    fflush(stdout);
+    if (*msg) fprintf(stderr, "%s\n", msg);
+    code = exit_code;
+  } else if (status != MIST_OK) {
     repl_report(vm, status, name);
     code = 1;
     if (interrupted)

@@ -1049,6 +1049,43 @@ static bool bi_callable(MistVM *vm, int argc, const Value *argv, const KwArgs *k
   return true;
 }
 
+/* exit(code=None), quit(code=None): stop the program, as Python's
+ * SystemExit does: with status 0 for None, the int given, or 1 after
+ * printing a str (as the error's message).  It travels up as an error
+ * of kind SystemExit that hosts recognise (mist_exit_code). */
+static bool exit_fn(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw)
+{
+  static const char *const names[] = {"code"};
+  Value a[1];
+  if (!std_parse_args(vm, fname, ARGS_TAKES, argc, argv, kw, names, 1, 1, 0, true, a))
+    return false;
+  int code = 0;
+  const char *msg = "";
+  if (a[0].tag == V_INT || a[0].tag == V_BOOL) {
+    code = (int)(a[0].tag == V_INT ? a[0].i : a[0].b);
+  } else if (given_not_none(a[0])) {
+    StrBuf sb;
+    sb_init(&sb);
+    if (!lang_tostr(vm, a[0], &sb))
+      return false;
+    msg = sb.data ? sb.data : "";
+    code = 1;
+  }
+  lang_raise(vm, "SystemExit", "%s", msg);
+  vm->err.exit_code = code;
+  return false;
+}
+
+static bool bi_exit(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  return exit_fn(vm, "exit", argc, argv, kw);
+}
+
+static bool bi_quit(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  return exit_fn(vm, "quit", argc, argv, kw);
+}
+
 static bool bi_zip(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   static const char *const names[] = {"strict"};
@@ -1479,10 +1516,12 @@ void std_register_builtins(MistVM *vm)
     {"oct", bi_oct, 0},             {"bin", bi_bin, 0},             {"divmod", bi_divmod, 0},
     {"pow", bi_pow, 0},             {"args", bi_args, 0},           {"time", bi_time, 0},
     {"filter", bi_filter, 0},       {"isinstance", bi_isinstance, 0}, {"callable", bi_callable, 0},
+    {"exit", bi_exit, 0},           {"quit", bi_quit, 0},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
   std_register_methods(vm);
+  std_register_help(vm);
   std_register_show(vm);
   std_register_tensor(vm);
 }
