@@ -10,6 +10,7 @@
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "lang/tensor.h"
+#include "lang/textfile.h"
 #include "ir/prims_sens.h"
 
 #define PRIM_FN(name) static bool name(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
@@ -160,6 +161,12 @@ PRIM_FN(p_iter_seq) {
   if (x.tag == V_OBJ && (x.o->kind == O_TUPLE || x.o->kind == O_LIST || x.o->kind == O_STR ||
                          x.o->kind == O_RANGE)) {
     *out = x;
+    return true;
+  }
+  if (v_is_obj(x, O_FILE)) {   /* its lines, read now */
+    ObjSeq *lines;
+    if (!lang_textfile_lines(vm, (ObjFile *)x.o, &lines)) return false;
+    *out = v_obj(lines);
     return true;
   }
   if (v_is_obj(x, O_TENSOR)) {   /* indexed along its first axis */

@@ -125,6 +125,7 @@ unsigned lang_self_kind(Value x) {
   if (v_is_obj(x, O_TUPLE)) return SELF_TUPLE;
   if (v_is_obj(x, O_DICT)) return SELF_DICT;
   if (v_is_tensor(x)) return SELF_TENSOR;
+  if (v_is_obj(x, O_FILE)) return SELF_FILE_KIND;
   return 0;
 }
 

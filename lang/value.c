@@ -397,6 +397,7 @@ const char *lang_type_name(Value v) {
   case O_BOUND: return "builtin_function_or_method";
   case O_ENV: return "env";
   case O_TENSOR: return "tensor";
+  case O_FILE: return "file";
   }
   return "object";
 }

@@ -55,6 +55,7 @@ typedef enum {
   O_BOUND,     /* a builtin with its first argument bound: x.f for non-modules */
   O_ENV,       /* sensitivities of a closure's free variables (autodiff) */
   O_TENSOR,    /* an n-d array (lang/tensor.h) */
+  O_FILE,      /* a text file named by open(path, mode) (lang/textfile.c) */
 } OKind;
 
 typedef struct Obj {
@@ -155,6 +156,15 @@ typedef struct ObjBuiltin {
   unsigned self_kinds;  /* the kinds of value it is a method of (SELF_STR...,
                            lang/vm.h): what `x.` suggests and completes */
 } ObjBuiltin;
+
+/* open(path, mode): a text file, by name.  It holds no open descriptor:
+ * each read or write opens the file, does its work and closes it
+ * (lang/textfile.c). */
+typedef struct ObjFile {
+  Obj obj;
+  ObjStr *path;
+  char mode;        /* 'r', 'w', 'a' or 'x' */
+} ObjFile;
 
 /* x.f where x is not a module: f called with x first. */
 typedef struct ObjBound {

@@ -174,7 +174,7 @@ ObjBuiltin *lang_def_property(MistVM *vm, const char *name, BuiltinFn fn);
 /* ---- names (suggest.c) ---- */
 
 /* The kinds of value a builtin is a method of (ObjBuiltin.self_kinds). */
-enum { SELF_STR = 1, SELF_LIST = 2, SELF_TUPLE = 4, SELF_DICT = 8, SELF_TENSOR = 16 };
+enum { SELF_STR = 1, SELF_LIST = 2, SELF_TUPLE = 4, SELF_DICT = 8, SELF_TENSOR = 16, SELF_FILE_KIND = 32 };
 /* x's bit among them, 0 for a value of another kind. */
 unsigned lang_self_kind(Value x);
 /* The sorted names `x.` may be followed by: a module's bound names, or

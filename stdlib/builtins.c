@@ -26,6 +26,7 @@
 #include "lang/ops.h"
 #include "lang/strbuf.h"
 #include "lang/tensor.h"
+#include "lang/textfile.h"
 #include "stdlib/show.h"
 #include "stdlib/tensor.h"
 
@@ -227,6 +228,15 @@ bool std_iter_init(MistVM *vm, Value v, StdIter *it)
     case O_LIST: it->len = AS_SEQ(v)->len; return true;
     case O_DICT: it->len = AS_DICT(v)->len; return true;
     case O_RANGE: it->len = (size_t)lang_range_count(AS_RANGE(v)); return true;
+    case O_FILE: {
+      /* its lines, read now, walked as a list */
+      ObjSeq *lines;
+      if (!lang_textfile_lines(vm, (ObjFile *)v.o, &lines))
+        return false;
+      it->src = v_obj(lines);
+      it->len = lines->len;
+      return true;
+    }
     case O_FUNC: case O_BUILTIN: case O_MODULE: case O_GRAPH: case O_SLICE: case O_BOUND:
       break;
     default: {
@@ -1522,6 +1532,7 @@ void std_register_builtins(MistVM *vm)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
   std_register_methods(vm);
   std_register_help(vm);
+  std_register_files(vm);
   std_register_show(vm);
   std_register_tensor(vm);
 }
