@@ -268,6 +268,7 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
   case O_GRAPH: sb_printf(out, "<graph %s>", graph_name(AS_GRAPH(v)->graph)); return true;
   case O_ENV: sb_printf(out, "<env of %zu sensitivities>", ((ObjEnv *)v.o)->len); return true;
   case O_TENSOR: lang_tensor_repr(vm, AS_TENSOR(v), out); return true;
+  case O_ELLIPSIS: sb_adds(out, "Ellipsis"); return true;
   case O_FILE: {
     ObjFile *f = (ObjFile *)v.o;
     sb_adds(out, "<_io.TextIOWrapper name=");

@@ -183,6 +183,11 @@ void lang_func_share_defaults(ObjFunc *to, const ObjFunc *from) {
 }
 ObjSeq *lang_list_new(size_t len) { return seq_new(O_LIST, len); }
 
+Value lang_ellipsis(void) {
+  static Obj ellipsis = {O_ELLIPSIS};
+  return v_obj(&ellipsis);
+}
+
 Value lang_tuple_of(int n, ...) {
   ObjSeq *t = lang_tuple_new(n > 0 ? (size_t)n : 0);
   va_list ap;
@@ -398,6 +403,7 @@ const char *lang_type_name(Value v) {
   case O_ENV: return "env";
   case O_TENSOR: return "tensor";
   case O_FILE: return "file";
+  case O_ELLIPSIS: return "ellipsis";
   }
   return "object";
 }

@@ -56,6 +56,7 @@ typedef enum {
   O_ENV,       /* sensitivities of a closure's free variables (autodiff) */
   O_TENSOR,    /* an n-d array (lang/tensor.h) */
   O_FILE,      /* a text file named by open(path, mode) (lang/textfile.c) */
+  O_ELLIPSIS,  /* ..., the one Ellipsis (lang_ellipsis), for tensor indices */
 } OKind;
 
 typedef struct Obj {
@@ -261,6 +262,8 @@ static inline Value *lang_func_defaults(const ObjFunc *f) { return f->x ? f->x->
 /* Tuples and lists: made with room for len items, to be filled in. */
 ObjSeq *lang_tuple_new(size_t len);
 ObjSeq *lang_list_new(size_t len);
+/* Python's Ellipsis, `...`: one object, outside the GC heap. */
+Value lang_ellipsis(void);
 Value lang_tuple_of(int n, ...);            /* n Values */
 
 /* Dicts (string keys).  lang_dict_set returns a new dict and leaves d as

@@ -627,6 +627,7 @@ static IrNode *lower_expr(Lower *L, Ast *e) {
   case AST_STR: return kstr(L, e->str, e->span);
   case AST_NONE: return knone(L, e->span);
   case AST_TRUE: return konst(L, v_bool(true), e->span);
+  case AST_ELLIPSIS: return konst(L, lang_ellipsis(), e->span);
   case AST_FALSE: return konst(L, v_bool(false), e->span);
   case AST_FSTRING: return lower_fstring(L, e->fstr.parts, e->fstr.nparts, e->span);
   case AST_FORMATTED: return lower_formatted(L, e);

@@ -215,7 +215,7 @@ static Ast *comprehension(Parser *P, AstKind kind, Span start, Ast *key, Ast *el
 static bool starts_expr(TokKind k) {
   switch (k) {
   case TK_NAME: case TK_INT: case TK_FLOAT: case TK_STR: case TK_FSTR: case TK_LPAREN: case TK_LBRACKET:
-  case TK_LBRACE: case TK_MINUS: case TK_PLUS: case TK_TILDE: case TK_NOT: case TK_LAMBDA: case TK_NONE:
+  case TK_LBRACE: case TK_MINUS: case TK_PLUS: case TK_TILDE: case TK_NOT: case TK_LAMBDA: case TK_NONE: case TK_ELLIPSIS:
   case TK_TRUE: case TK_FALSE: case TK_STAR: case TK_DSTAR:
     return true;
   default: return false;
@@ -962,6 +962,7 @@ static Ast *atom(Parser *P) {
   case TK_STR: case TK_FSTR: return strings(P);
   case TK_NONE: a = mk(P, AST_NONE, t.span); advance(P); return a;
   case TK_TRUE: a = mk(P, AST_TRUE, t.span); advance(P); return a;
+  case TK_ELLIPSIS: a = mk(P, AST_ELLIPSIS, t.span); advance(P); return a;
   case TK_FALSE: a = mk(P, AST_FALSE, t.span); advance(P); return a;
   case TK_LPAREN: {
     advance(P);
@@ -1033,6 +1034,7 @@ static const char *target_kind(const Ast *t) {
   case AST_FSTRING: return "f-string expression";
   case AST_NONE: return "None";
   case AST_TRUE: return "True";
+  case AST_ELLIPSIS: return "ellipsis";
   case AST_FALSE: return "False";
   case AST_CALL: return "function call";
   case AST_COMPARE: return "comparison";

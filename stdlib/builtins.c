@@ -1530,6 +1530,7 @@ void std_register_builtins(MistVM *vm)
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
+  lang_dict_put(vm->builtins, lang_intern(vm, "Ellipsis", 8), lang_ellipsis());
   std_register_methods(vm);
   std_register_help(vm);
   std_register_files(vm);

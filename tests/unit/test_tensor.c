@@ -395,8 +395,11 @@ START_TEST(test_indexing)
   CHECK_ERR("zeros(3)[[True, False]]",
             "boolean index did not match indexed tensor along axis 0; size of axis is 3 but size of "
             "corresponding boolean axis is 2");
-  CHECK_ERR("zeros(3)[1.5]", "tensor indices must be ints, slices, None, or int or bool tensors, not float");
+  CHECK_ERR("zeros(3)[1.5]", "tensor indices must be ints, slices, None, ..., or int or bool tensors, not float");
   CHECK_ERR("zeros(3)[tensor([0.])]", "tensors used as indices must hold ints or bools, not f32");
+  CHECK_ERR("zeros((2, 3))[..., 0, ...]", "an index can only have a single ellipsis ('...')");
+  CHECK_ERR("zeros((2, 3))[[0, 1], [0, 1, 2]]",
+            "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,) ");
   CHECK_ERR("for v in tensor(1.0):\n  pass", "iteration over a 0-d tensor");
 }
 END_TEST
