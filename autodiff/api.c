@@ -1,4 +1,4 @@
-/* api.c: the differentiation builtins of LANGUAGE.md section 6 and J of
+/* api.c: the differentiation builtins of docs/reference.md section 7 and J of
  * values.
  *
  * grad(f) and value_and_grad(f) return ordinary Mist functions: a small

@@ -3,7 +3,7 @@
  * This file owns the command's interface: it reads the arguments, picks
  * one mode (run a script, run -e SOURCE, run the program on standard
  * input, print a function's IR or source, or start the REPL), and turns the
- * outcome into the exit status of LANGUAGE.md section 1: 0 on success,
+ * outcome into the exit status of docs/reference.md section 1: 0 on success,
  * 1 on an error in the Mist program, 2 on bad usage.  It is a plain host
  * of the public API (include/mist.h), which does all the work; the
  * shared host plumbing is in host.c and the interactive loop in repl.c.

@@ -1,4 +1,4 @@
-/* tensor.c: the tensor builtins of LANGUAGE.md section 5 that make,
+/* tensor.c: the tensor builtins of docs/reference.md section 5 that make,
  * reshape, convert and reduce tensors, the random functions, the
  * properties (t.shape, t.dtype, t.T, t.ndim, t.size, t.device), and
  * the math functions that work on floats and tensors alike (exp, log,
