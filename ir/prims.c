@@ -163,6 +163,13 @@ PRIM_FN(p_iter_seq) {
     *out = x;
     return true;
   }
+  if (v_is_obj(x, O_ITER)) {   /* its items from its position on */
+    ObjIter *it = (ObjIter *)x.o;
+    ObjSeq *rest = lang_list_new(it->items->len - it->pos);
+    for (size_t i = it->pos; i < it->items->len; i++) rest->items[i - it->pos] = it->items->items[i];
+    *out = v_obj(rest);
+    return true;
+  }
   if (v_is_obj(x, O_FILE)) {   /* its lines, read now */
     ObjSeq *lines;
     if (!lang_textfile_lines(vm, (ObjFile *)x.o, &lines)) return false;

@@ -269,6 +269,7 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
   case O_ENV: sb_printf(out, "<env of %zu sensitivities>", ((ObjEnv *)v.o)->len); return true;
   case O_TENSOR: lang_tensor_repr(vm, AS_TENSOR(v), out); return true;
   case O_ELLIPSIS: sb_adds(out, "Ellipsis"); return true;
+  case O_ITER: sb_adds(out, "<iterator>"); return true;
   case O_FILE: {
     ObjFile *f = (ObjFile *)v.o;
     sb_adds(out, "<_io.TextIOWrapper name=");

@@ -404,6 +404,7 @@ const char *lang_type_name(Value v) {
   case O_TENSOR: return "tensor";
   case O_FILE: return "file";
   case O_ELLIPSIS: return "ellipsis";
+  case O_ITER: return "iterator";
   }
   return "object";
 }

@@ -57,6 +57,7 @@ typedef enum {
   O_TENSOR,    /* an n-d array (lang/tensor.h) */
   O_FILE,      /* a text file named by open(path, mode) (lang/textfile.c) */
   O_ELLIPSIS,  /* ..., the one Ellipsis (lang_ellipsis), for tensor indices */
+  O_ITER,      /* iter(x): the items of x from a position on (ObjIter) */
 } OKind;
 
 typedef struct Obj {
@@ -166,6 +167,15 @@ typedef struct ObjFile {
   ObjStr *path;
   char mode;        /* 'r', 'w', 'a' or 'x' */
 } ObjFile;
+
+/* iter(x): an immutable position in a list of items.  next(it) gives
+ * the item there, and `x = next(it)` also rebinds `it` to the iterator
+ * one step on (parser/lower.c). */
+typedef struct ObjIter {
+  Obj obj;
+  struct ObjSeq *items;
+  size_t pos;
+} ObjIter;
 
 /* x.f where x is not a module: f called with x first. */
 typedef struct ObjBound {

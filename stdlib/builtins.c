@@ -228,6 +228,13 @@ bool std_iter_init(MistVM *vm, Value v, StdIter *it)
     case O_LIST: it->len = AS_SEQ(v)->len; return true;
     case O_DICT: it->len = AS_DICT(v)->len; return true;
     case O_RANGE: it->len = (size_t)lang_range_count(AS_RANGE(v)); return true;
+    case O_ITER: {
+      /* its items from its position on, as a list of their own */
+      ObjIter *iter = (ObjIter *)v.o;
+      it->len = iter->items->len - iter->pos;
+      it->src = v_obj(list_of(iter->items->items + iter->pos, it->len));
+      return true;
+    }
     case O_FILE: {
       /* its lines, read now, walked as a list */
       ObjSeq *lines;
@@ -1096,6 +1103,79 @@ static bool bi_quit(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   return exit_fn(vm, "quit", argc, argv, kw);
 }
 
+/* iter(x): an iterator over the items of x (an iterator: itself). */
+static bool bi_iter(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_no_kw(vm, "iter", kw))
+    return false;
+  if (argc != 1)
+    return lang_raise(vm, "TypeError", "iter expected 1 argument, got %d", argc);
+  if (v_is_obj(argv[0], O_ITER)) {
+    *out = argv[0];
+    return true;
+  }
+  Value *items;
+  size_t n;
+  if (!std_iter_items(vm, argv[0], &items, &n))
+    return false;
+  ObjIter *it = lang_alloc(sizeof *it);
+  it->obj.kind = O_ITER;
+  it->items = list_of(items, n);
+  it->pos = 0;
+  *out = v_obj(it);
+  return true;
+}
+
+/* The item an iterator is at, or the default, or StopIteration. */
+static bool next_item(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw,
+                      ObjIter **it, Value *out)
+{
+  if (!std_no_kw(vm, fname, kw))
+    return false;
+  if (argc < 1 || argc > 2)
+    return lang_raise(vm, "TypeError", "next expected at least 1 argument, got %d", argc);
+  Value x = argv[0];
+  if (!v_is_obj(x, O_ITER))
+    return lang_raise(vm, "TypeError", "'%s' object is not an iterator", lang_type_name(x));
+  *it = (ObjIter *)x.o;
+  if ((*it)->pos < (*it)->items->len) {
+    *out = (*it)->items->items[(*it)->pos];
+    return true;
+  }
+  if (argc == 2) {
+    *out = argv[1];
+    return true;
+  }
+  return lang_raise(vm, "StopIteration", "StopIteration: the iterator has no more items");
+}
+
+/* next(it, default): the item it is at (it is an expression here, so
+ * nothing else can see it move; `x = next(it)` is lowered to
+ * _next_step, which moves it). */
+static bool bi_next(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  ObjIter *it;
+  return next_item(vm, "next", argc, argv, kw, &it, out);
+}
+
+/* _next_step(it, default): (next(it, default), it one step on). */
+static bool bi_next_step(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  ObjIter *it;
+  Value item;
+  if (!next_item(vm, "next", argc, argv, kw, &it, &item))
+    return false;
+  ObjIter *on = lang_alloc(sizeof *on);
+  *on = *it;
+  if (on->pos < on->items->len)
+    on->pos++;
+  ObjSeq *pair = lang_tuple_new(2);
+  pair->items[0] = item;
+  pair->items[1] = v_obj(on);
+  *out = v_obj(pair);
+  return true;
+}
+
 static bool bi_zip(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   static const char *const names[] = {"strict"};
@@ -1526,7 +1606,8 @@ void std_register_builtins(MistVM *vm)
     {"oct", bi_oct, 0},             {"bin", bi_bin, 0},             {"divmod", bi_divmod, 0},
     {"pow", bi_pow, 0},             {"args", bi_args, 0},           {"time", bi_time, 0},
     {"filter", bi_filter, 0},       {"isinstance", bi_isinstance, 0}, {"callable", bi_callable, 0},
-    {"exit", bi_exit, 0},           {"quit", bi_quit, 0},
+    {"exit", bi_exit, 0},           {"quit", bi_quit, 0},           {"iter", bi_iter, 0},
+    {"next", bi_next, 0},           {"_next_step", bi_next_step, 0},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;

@@ -61,6 +61,8 @@ static const BuiltinDoc docs[] = {
   {"time", "time()", "Seconds since the epoch, as a float."},
   {"exit", "exit(code=None)", "Stop the program with status 0, code, or 1 after printing a str code."},
   {"quit", "quit(code=None)", "The same as exit."},
+  {"iter", "iter(iterable)", "An iterator over the items; next(it) gives the next one and moves the name it on."},
+  {"next", "next(iterator, default=None)", "The iterator's next item (default, or StopIteration, at the end); `x = next(it)` also moves it on."},
   {"help", "help(object)", "Show the signature and documentation of a function, or what a value offers."},
   {"open", "open(file, mode='r')", "A text file: .read() its contents, .readlines() its lines, .write(text) to replace them ('w') or add to them ('a')."},
   {"tensor", "tensor(data, dtype=None)", "An n-d tensor from nested lists of numbers (f32 for floats, i64 for ints, unless dtype says)."},
