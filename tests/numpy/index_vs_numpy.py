@@ -14,12 +14,11 @@ NumPy will refuse and Mist refuses already).
 Exit status 0 when all agree, 1 on a difference, 77 (skipped) when NumPy
 is not installed.
 """
-import os
 import random
-import subprocess
 import sys
-import tempfile
 import warnings
+
+import _mistrun
 
 try:
     import numpy as np
@@ -104,29 +103,8 @@ def main():
         program.append("print(list(g.shape), g.tolist())")
         program.append("print(y.tolist())")
         program.append('print("----")')
-    with tempfile.NamedTemporaryFile("w", suffix=".ms", delete=False) as f:
-        f.write("\n".join(program) + "\n")
-        path = f.name
-    try:
-        run = subprocess.run([mist, path], capture_output=True, text=True, timeout=600)
-    finally:
-        os.unlink(path)
-    if run.returncode != 0:
-        print("mist failed:", run.stderr[:3000])
-        return 1
-    got = run.stdout.split("----\n")[:-1]
-    bad = 0
-    lines = [l for l in program if l.startswith("g = x")]
-    for i, (w, g) in enumerate(zip(want, got)):
-        if g != w:
-            bad += 1
-            if bad <= 5:
-                print("case %d differs: %s\n--- numpy:\n%s--- mist:\n%s" % (i, lines[i], w, g))
-    if len(got) != len(want):
-        print("expected %d results, got %d" % (len(want), len(got)))
-        return 1
-    print("%d of %d subscripts agree with NumPy" % (len(want) - bad, len(want)))
-    return 1 if bad else 0
+    labels = [l for l in program if l.startswith("g = x")]
+    return _mistrun.compare(mist, program, want, labels, "subscripts agree with NumPy")
 
 
 if __name__ == "__main__":

@@ -15,11 +15,10 @@ last line if it fits within the line width, else on a line of its own.
 Exit status 0 when all agree, 1 on a difference (the first few are
 shown), 77 (skipped) when NumPy is not installed.
 """
-import os
 import random
-import subprocess
 import sys
-import tempfile
+
+import _mistrun
 
 try:
     import numpy as np
@@ -139,28 +138,8 @@ def main():
                           opts["suppress"]))
         program.append('print(tensor(%s, dtype="%s").reshape(%r))' % (data, name, shape))
         program.append('print("----")')
-    with tempfile.NamedTemporaryFile("w", suffix=".ms", delete=False) as f:
-        f.write("\n".join(program) + "\n")
-        path = f.name
-    try:
-        run = subprocess.run([mist, path], capture_output=True, text=True, timeout=600)
-    finally:
-        os.unlink(path)
-    if run.returncode != 0:
-        print("mist failed:", run.stderr[:2000])
-        return 1
-    got = run.stdout.split("----\n")[:-1]
-    bad = 0
-    for i, (w, g) in enumerate(zip(want, got)):
-        if g != w + "\n":
-            bad += 1
-            if bad <= 5:
-                print("case %d differs\n--- numpy:\n%s\n--- mist:\n%s" % (i, w, g))
-    if len(got) != len(want):
-        print("expected %d printouts, got %d" % (len(want), len(got)))
-        return 1
-    print("%d of %d tensors print as NumPy does" % (len(want) - bad, len(want)))
-    return 1 if bad else 0
+    labels = ["tensor %d" % i for i in range(len(want))]
+    return _mistrun.compare(mist, program, [w + "\n" for w in want], labels, "tensors print as NumPy does")
 
 
 if __name__ == "__main__":

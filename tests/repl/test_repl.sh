@@ -186,35 +186,29 @@ enter '_ + 1'
 wait_for "_ + 1" '^43$'
 wait_prompt "prompt after _ + 1"
 
+# complete TYPED SHOWN REST RESULT: type TYPED, press Tab, expect the
+# line to read SHOWN (a pattern), type REST and Enter, expect RESULT.
+complete() {
+    tm send-keys -t repl -l -- "$1"
+    tm send-keys -t repl Tab
+    wait_for "$1 completed" "^>>> $2\$"
+    tm send-keys -t repl -l -- "$3"
+    tm send-keys -t repl Enter
+    wait_for "the completed $1" "$4"
+    wait_prompt "prompt after completing $1"
+}
+
 # Tab completes a builtin, a method after '.', and a module member.
 fresh
-tm send-keys -t repl -l -- 'isinst'
-tm send-keys -t repl Tab
-wait_for "isinst completed" '^>>> isinstance$'
-tm send-keys -t repl -l -- '(1, int)'
-tm send-keys -t repl Enter
-wait_for "isinstance(1, int)" '^True$'
-wait_prompt "prompt after isinstance"
+complete 'isinst' 'isinstance' '(1, int)' '^True$'
 fresh
 enter 'word = "abc"'
 wait_prompt "prompt after word ="
-tm send-keys -t repl -l -- 'word.upp'
-tm send-keys -t repl Tab
-wait_for "word.upp completed" '^>>> word\.upper$'
-tm send-keys -t repl -l -- '()'
-tm send-keys -t repl Enter
-wait_for "word.upper()" "^'ABC'$"
-wait_prompt "prompt after word.upper()"
+complete 'word.upp' 'word\.upper' '()' "^'ABC'$"
 fresh
 enter 'import math'
 wait_prompt "prompt after import math"
-tm send-keys -t repl -l -- 'math.flo'
-tm send-keys -t repl Tab
-wait_for "math.flo completed" '^>>> math\.floor$'
-tm send-keys -t repl -l -- '(2.5)'
-tm send-keys -t repl Enter
-wait_for "math.floor(2.5)" '^2$'
-wait_prompt "prompt after math.floor"
+complete 'math.flo' 'math\.floor' '(2.5)' '^2$'
 
 # Tab on an empty continuation line indents by four spaces.
 fresh
