@@ -8,8 +8,10 @@
  * are read from the source file the function came from.  A builtin
  * shows the signature and one paragraph from the table below, which is
  * the reference of the builtins users reach for (docs/language.md has
- * the rest of the story).  A module lists its names; any other value
- * names its type and the methods `x.` may be followed by. */
+ * the rest of the story).  The layout is pydoc's ("Help on function f
+ * in module __main__:", the signature, the text indented by four).  A
+ * module lists its names; any other value names its type and the
+ * methods `x.` may be followed by. */
 #include <string.h>
 
 #include "ir/ir.h"
@@ -143,13 +145,14 @@ static const BuiltinDoc *doc_of(const char *name) {
   return NULL;
 }
 
-/* The lines of text from vm's file, each indented by four spaces. */
+/* The lines of text, each indented by four spaces (blank ones too, as
+ * pydoc prints them). */
 static void add_indented(StrBuf *sb, const char *text, size_t len) {
   size_t i = 0;
   while (i < len) {
     size_t j = i;
     while (j < len && text[j] != '\n') j++;
-    if (j > i) sb_adds(sb, "    ");
+    sb_adds(sb, "    ");
     sb_add(sb, text + i, j - i);
     sb_addc(sb, '\n');
     i = j + 1;
@@ -217,7 +220,8 @@ static bool source_doc(MistVM *vm, int file, int line, StrBuf *doc) {
       return true;
     }
   }
-  /* comment lines just above the def, in order */
+  /* comment lines just above the def, in order, '#' kept (as
+   * inspect.getcomments gives them) */
   int first = line;
   while (first > 1) {
     const char *above = lang_file_line(vm, file, first - 1, &len);
@@ -228,8 +232,8 @@ static bool source_doc(MistVM *vm, int file, int line, StrBuf *doc) {
   if (first == line) return false;
   for (int l = first; l < line; l++) {
     text = lang_file_line(vm, file, l, &len);
-    size_t k = indent_of(text, len) + 1;
-    if (k < len && text[k] == ' ') k++;
+    size_t k = indent_of(text, len);
+    while (len > k && (text[len - 1] == ' ' || text[len - 1] == '\r')) len--;
     if (l > first) sb_addc(doc, '\n');
     sb_add(doc, text + k, len - k);
   }
@@ -239,7 +243,8 @@ static bool source_doc(MistVM *vm, int file, int line, StrBuf *doc) {
 static bool help_function(MistVM *vm, ObjFunc *f, StrBuf *sb) {
   IrGraph *g = f->graph;
   const char *name = g->display ? g->display->data : g->name->data;
-  sb_printf(sb, "Help on function %s:\n\n%s(", name, name);
+  const char *module = g->module && g->module->name ? g->module->name->data : "__main__";
+  sb_printf(sb, "Help on function %s in module %s:\n\n%s(", name, module, name);
   int nd = f->x ? f->x->ndefaults : 0;
   for (int i = 0; i < g->nparams; i++) {
     if (i) sb_adds(sb, ", ");
@@ -269,7 +274,7 @@ static bool bi_help(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   } else if (v_is_obj(x, O_BUILTIN)) {
     const char *name = AS_BUILTIN(x)->name;
     const BuiltinDoc *d = doc_of(name);
-    sb_printf(&sb, "Help on built-in function %s:\n\n", name);
+    sb_printf(&sb, "Help on built-in function %s in module builtins:\n\n", name);
     if (d) {
       sb_printf(&sb, "%s\n", d->signature);
       add_indented(&sb, d->doc, strlen(d->doc));
