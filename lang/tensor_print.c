@@ -191,7 +191,7 @@ typedef struct Format {
 typedef void (*ElemFn)(const ObjTensor *t, const char *p, Format *f);
 
 static bool shown(const Format *f, int64_t len) {
-  return f->summarise && len > 2 * (int64_t)f->opt.edgeitems;
+  return f->summarise && len - f->opt.edgeitems > f->opt.edgeitems;   /* len > 2 edgeitems, without overflow */
 }
 
 /* Call fn on every element shown, in order. */

@@ -175,6 +175,9 @@ BUILTIN(bi_set_printoptions) {
     if (*ints[i] < 0) return lang_raise(vm, "ValueError", "%s must be >= 0", names[i]);
   }
   if (o.precision > 40) return lang_raise(vm, "ValueError", "precision must be at most 40");
+  /* widths past any screen, kept where int arithmetic cannot overflow */
+  if (o.linewidth > (1 << 30)) o.linewidth = 1 << 30;
+  if (o.edgeitems > (1 << 30)) o.edgeitems = 1 << 30;
   if (a[4].tag != V_UNBOUND && a[4].tag != V_NONE && !lang_truthy(vm, a[4], &o.suppress)) return false;
   vm->print_options = o;
   *out = v_none();
