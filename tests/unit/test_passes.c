@@ -786,7 +786,11 @@ END_TEST
 static Suite *passes_suite(void) {
   Suite *s = suite_create("passes");
   TCase *tc = tcase_create("programs");
+#ifdef MIST_ASAN
+  tcase_set_timeout(tc, 600);   /* every script three ways: ~10 s, past 120 s under sanitizers */
+#else
   tcase_set_timeout(tc, 120);
+#endif
   tcase_add_loop_test(tc, t_program, 0, NPROGS);
   tcase_add_test(tc, t_scripts);
   suite_add_tcase(s, tc);
