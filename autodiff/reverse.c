@@ -64,6 +64,7 @@ typedef enum {
   BK_METHOD,    /* call_method(x, name, args): r[1] for x, r[1 + j] for argument j */
   BK_KW,        /* call_kw(f, names, args): r[0] for f, r[order[j]] for argument j */
   BK_KW_METHOD, /* the same for x.name(...): r[order[0]] for x */
+  BK_PACKED,    /* a rule taking (f, (x1..xn)): r[1] for f, r[2][j] for argument j */
 } BackKind;
 
 typedef struct Fill {
@@ -165,8 +166,8 @@ static IrNode *fwd(Fill *f, IrNode *x, IrGraph *jg) {
       IrGraph *j = jgraph(ad, h);
       return j ? ir_const_graph(ad->u, j, x->span) : knone(ad);
     }
-    if (v_is_obj(x->value, O_BUILTIN) || v_is_obj(x->value, O_FUNC))
-      return prim_in(ad, jg, IR_P_J, x->span, 1, x);   /* a function value: J of it */
+    if (lang_holds_function(x->value))
+      return prim_in(ad, jg, IR_P_J, x->span, 1, x);   /* a function value (or a container of some): J of it */
     return x;
   }
   IrNode *y = map_get(&ad->fwd, x);
@@ -289,13 +290,24 @@ static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
   Ad *ad = f->ad;
   IrNode *callee = y->in[1], *names = y->in[2];
   int nargs = y->nin - 3;
+  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) && !ad_builtin_has_signature(ad->vm, callee->value)) {
+    /* a builtin without a rule (print(x, end="")): computed; a
+     * sensitivity reaching it is an error */
+    IrNode **a = lang_alloc((nargs + 3) * sizeof *a);
+    a[0] = callee;
+    a[1] = names;
+    for (int j = 0; j < nargs; j++) a[2 + j] = fwd(f, y->in[3 + j], f->jh);
+    if (!ad_nondiff_builtin(AS_BUILTIN(callee->value)->name)) f->kind[i] = BK_NODIFF;
+    return ir_prim_applyv(ad->u, f->jh, IR_P_CALL_KW, y->span, nargs + 2, a);
+  }
   bool method = ir_node_prim(callee) == IR_P_GETATTR && callee->graph == f->h;
   IrNode **a = lang_alloc((nargs + 4) * sizeof *a);
   IrNode *fn;
   if (method) {
     IrNode *x = fwd(f, callee->in[1], f->jh);
-    fn = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_method_rule")), 2,
-                 (IrNode *[]){x, fwd(f, callee->in[2], f->jh)}, y->span);
+    fn = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_method_rule")), 4,
+                 (IrNode *[]){x, fwd(f, callee->in[2], f->jh), kint(ad, nargs - (int)AS_SEQ(names->value)->len), names},
+                 y->span);
     a[2] = x;
   } else {
     fn = fwd(f, callee, f->jh);
@@ -347,7 +359,8 @@ static void forward(Fill *f, int i) {
     case IR_P_SETITEM: case IR_P_UNPACK: case IR_P_ITER_SEQ: case IR_P_SWITCH: case IR_P_GADD:
     case IR_P_ENV_GET: case IR_P_ENV_SET: case IR_P_MAKE_ENV: case IR_P_SENS_ITEM: case IR_P_SENS_AT:
     case IR_P_SENS_WITHOUT: case IR_P_SENS_LIKE: case IR_P_CHECK_BOUND: case IR_P_CHECK_DIFF:
-    case IR_P_FLOAT_ARG: case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS: case IR_P_JINV_ENV: case IR_P_JENV:
+    case IR_P_FLOAT_ARG: case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS: case IR_P_CONS_TAN: case IR_P_JINV_ENV:
+    case IR_P_JENV:
       mapped_args(f, y, 1, args);
       v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
       f->kind[i] = BK_INLINE;
@@ -434,14 +447,31 @@ static void forward(Fill *f, int i) {
   } else if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(ad, b->name);
+    const char *twin = ad_mist_twin(callee->value);
     mapped_args(f, y, 1, args);
-    if (ad_has_J_form(callee->value)) {
-      /* differentiating a derivative: the J form of the builtin (api.c)
-       * makes the transform of grad(f) and sends sensitivity back to f */
+    if (twin) {
+      /* jvp, jacobian, hessian: their Mist definitions (stdlib/ad.ms),
+       * transformed like any function */
+      ObjModule *m = ad_stdlib_module(ad->vm, "ad");
+      Value def = m ? ad_module_global(m, "", twin) : v_unbound(), jdef;
+      if (def.tag == V_UNBOUND || !ad_J_value(ad->vm, def, &jdef)) {
+        if (def.tag == V_UNBOUND && m) lang_raise(ad->vm, "NameError", "%s is missing from stdlib/ad.ms", twin);
+        ad->failed = true;
+        return;
+      }
       IrNode **a2 = lang_alloc((nargs + 1) * sizeof *a2);
       a2[0] = kconst(ad, ad->vm->ad_kid);
       memcpy(a2 + 1, args, nargs * sizeof *args);
-      v = forward_pair(f, y, fwd(f, callee, f->jh), nargs + 1, a2, i);
+      v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, a2, i);
+    } else if (rule.tag != V_UNBOUND && ad_is_packed(callee->value)) {
+      /* vjp(f, x1..xn): the rule takes (f, (x1..xn)) */
+      if (nargs < 1) {
+        ad_error(ad, y->span, "%s() takes a function and its arguments", b->name);
+        return;
+      }
+      IrNode *xs = ir_prim_applyv(ad->u, f->jh, IR_P_MAKE_TUPLE, y->span, nargs - 1, args + 1);
+      v = forward_pair(f, y, kconst(ad, rule), 2, (IrNode *[]){args[0], xs}, i);
+      f->kind[i] = BK_PACKED;
     } else if (rule.tag != V_UNBOUND) {
       v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
     } else if (ad_lowering_builtin(callee->value) == AD_BIND_ORDER) {
@@ -452,8 +482,7 @@ static void forward(Fill *f, int i) {
       v = call_in(ad, f->jh, callee, nargs, args, y->span);
     } else {
       /* without a rule: computed, and a sensitivity reaching it is an
-       * error (a keyword or method call's rule from calls.c, in a second
-       * derivative, among them) */
+       * error */
       v = call_in(ad, f->jh, callee, nargs, args, y->span);
       if (!ad_nondiff_builtin(b->name)) f->kind[i] = BK_NODIFF;
       /* a rule found for a method call is a function of this world */
@@ -599,9 +628,14 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
   case IR_P_JENV:
     contribute(f, in[2], prim_in(ad, b, IR_P_JINV_ENV, sp, 2, bfwd(f, in[1]), d));
     break;
+  case IR_P_CONS_TAN:
+    /* linear in the chain: its transpose is cons_sens */
+    contribute(f, in[1], prim_in(ad, b, IR_P_CONS_SENS, sp, 3, d, bfwd(f, in[2]), bfwd(f, in[3])));
+    break;
   case IR_P_CONS_SENS:
-    /* linear in d: its transpose is cons_list of the chain */
-    contribute(f, in[1], prim_in(ad, b, IR_P_CONS_LIST, sp, 2, d, kint(ad, 0)));
+    /* linear in d: its transpose turns a chain back into a list (or
+     * dict) as long as acc, the chain's Nones standing for zeros */
+    contribute(f, in[1], prim_in(ad, b, IR_P_CONS_TAN, sp, 3, d, bfwd(f, in[2]), bfwd(f, in[3])));
     break;
   default: break;
   }
@@ -653,9 +687,9 @@ static void backward(Fill *f, int last) {
       if (p < 0 && ad_is_call_rule(y->in[0]->value))
         sb_printf(&sb, "a keyword or method call twice (line %d): higher derivatives through them are not supported yet",
                   y->span.line);
-      else if (p < 0)
+      else if (p < 0 || (p == IR_P_CALL_KW && v_is_obj(y->in[1]->value, O_BUILTIN)))
         sb_printf(&sb, "through %s() (line %d): it has no derivative rule yet",
-                  AS_BUILTIN(y->in[0]->value)->name, y->span.line);
+                  AS_BUILTIN(y->in[p < 0 ? 0 : 1]->value)->name, y->span.line);
       else
         sb_printf(&sb, "through %s (line %d)", ir_prims[p].name, y->span.line);
       prim_in(ad, b, IR_P_NO_DERIVATIVE, y->span, 2, d, kconst(ad, v_obj(lang_str(sb.data))));
@@ -702,6 +736,14 @@ static void backward(Fill *f, int last) {
         IrNode *at = prim_in(ad, b, IR_P_GETITEM, y->span, 2, o, kint(ad, 1 + j));
         contribute(f, y->in[3 + j], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, at));
       }
+      break;
+    }
+    case BK_PACKED: {
+      IrNode *r = prim_in(ad, b, IR_P_BP_CALL, y->span, 3, f->bp[i], d, kint(ad, 3));
+      contribute(f, y->in[1], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 1)));
+      IrNode *dxs = prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 2));
+      for (int j = 2; j < y->nin; j++)
+        contribute(f, y->in[j], prim_in(ad, b, IR_P_SENS_ITEM, y->span, 2, dxs, kint(ad, j - 2)));
       break;
     }
     case BK_BP:
@@ -1038,11 +1080,12 @@ static void closure_graphs(IrUnit *u, Map *out) {
   }
 }
 
-/* Does each transform that may become a closure still capture every free
- * variable of the graph it transforms (jorig), so that the primal closure
+/* Does each transform that may become a closure capture exactly the free
+ * variables of the graph it transforms (jorig), so that the primal closure
  * can be rebuilt and sensitivities re-keyed?  The optimiser may drop a
- * captured value the transform no longer needs, or replace it by an equal
- * one (cse). */
+ * captured value the transform no longer needs, replace it by an equal
+ * one (cse), or read what it captured through a value of the enclosing
+ * function instead (c[0] folded to w). */
 static bool captures_sources(Ad *ad) {
   Map closures = {0};
   closure_graphs(ad->u, &closures);
@@ -1055,6 +1098,15 @@ static bool captures_sources(Ad *ad) {
       while (k < jh->nfv && jh->jorig[k] != h->fv[i]) k++;
       if (k == jh->nfv) return false;
     }
+    /* and nothing its source does not: a sensitivity for a value the
+     * optimiser folded in (c[0] read as w) would be keyed by a node the
+     * source's closure does not have, and lost */
+    for (int k = 0; k < jh->nfv; k++) {
+      if (!jh->jorig[k]) continue;
+      int i = 0;
+      while (i < h->nfv && h->fv[i] != jh->jorig[k]) i++;
+      if (i == h->nfv) return false;
+    }
   }
   return true;
 }
@@ -1064,6 +1116,8 @@ static bool captures_sources(Ad *ad) {
  * and taken apart at once go, ...): what reads best and runs fastest.
  * Should the simplified transform lose what a closure of it captures, the
  * transform is made again without. */
+enum { AD_OPTIMIZE_MAX = 10000 };   /* nodes of a transform's unit */
+
 static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool optimize) {
   Ad ad = {0};
   ad.vm = vm;
@@ -1131,7 +1185,14 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
    * the others) */
   for (int w = 0; w < ad.nwork; w++) ((IrGraph *)map_get(&ad.jg, ad.work[w]))->jsource = ad.work[w];
   prune_backward(&ad);
-  if (optimize) {
+  /* The optimiser's passes cost more than linear time in the size of
+   * a unit, and a transform of a transform of library code (a hessian
+   * inside a derivative taken three times) runs to 10^5 nodes: those are
+   * left as the transform made them, which changes their speed, never
+   * what they compute. */
+  int size = 0;
+  for (int k = 0; k < ad.u->ngraphs; k++) size += ad.u->graphs[k]->nnodes;
+  if (optimize && size <= AD_OPTIMIZE_MAX) {
     if (!ir_optimize(vm, ad.u, jg)) return NULL;
     /* again, for what inlining exposed in the backward passes and their
      * copies: a sensitivity computed for a constant argument, say */
@@ -1144,9 +1205,16 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
     if (ad.fwd.keys[i]) map_put(&inv, ad.fwd.vals[i], (void *)ad.fwd.keys[i]);
   for (int w = 0; w < ad.nwork; w++) {
     IrGraph *h = ad.work[w], *jh = map_get(&ad.jg, h);
+    ir_free_vars(h);
     ir_free_vars(jh);
     jh->jorig = lang_alloc((jh->nfv ? jh->nfv : 1) * sizeof *jh->jorig);
-    for (int k = 0; k < jh->nfv; k++) jh->jorig[k] = map_get(&inv, jh->fv[k]);
+    for (int k = 0; k < jh->nfv; k++) {
+      /* (h's own free variables first: several nodes may share a value) */
+      jh->jorig[k] = NULL;
+      for (int j = 0; j < h->nfv && !jh->jorig[k]; j++)
+        if (map_get(&ad.fwd, h->fv[j]) == jh->fv[k]) jh->jorig[k] = h->fv[j];
+      if (!jh->jorig[k]) jh->jorig[k] = map_get(&inv, jh->fv[k]);
+    }
   }
   if (optimize && !captures_sources(&ad)) return reverse(vm, g, mask, floats, false);
 #ifndef NDEBUG

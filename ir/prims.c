@@ -4,6 +4,7 @@
  * agree with them), and they are the values of primitives used as
  * functions.  Value semantics come from lang/ops.c.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ir/eval.h"
@@ -630,12 +631,22 @@ PRIM_FN(p_seed) {
   }
   if (y.tag == V_OBJ && y.o->kind != O_STR && y.o->kind != O_TUPLE && y.o->kind != O_LIST &&
       y.o->kind != O_DICT && y.o->kind != O_FUNC) {
-    /* a tensor: one element, whose sensitivity is 1 */
+    /* a tensor: one element, whose sensitivity is 1 (made, not y * 0 + 1,
+     * which is nan where y is inf) */
     int64_t n;
-    Value zero;
     if (lang_len(vm, y, &n) && n != 1)
       return lang_raise(vm, "TypeError", "%s: the function must return a float or a one-element tensor; it returned a tensor of %lld elements", who, (long long)n);
     lang_error_clear(vm);
+    if (v_is_tensor(y)) {
+      ObjTensor *t = AS_TENSOR(y), *one;
+      DType dt = lang_dtype_is_float(t->dtype) ? t->dtype : DT_F32;
+      if (!lang_tensor_scalar(vm, dt, v_float(1.0), &one) ||
+          !lang_tensor_broadcast_to(vm, who, one, t->ndim, t->shape, &one))
+        return false;
+      *out = v_obj(one);
+      return true;
+    }
+    Value zero;
     if (!lang_arith(vm, OP_MUL, y, v_float(0.0), &zero)) return false;
     return lang_arith(vm, OP_ADD, zero, v_float(1.0), out);
   }
@@ -690,14 +701,52 @@ static bool zeros_like(MistVM *vm, Value x, Value *out) {
 PRIM_FN(p_zeros_like) { return zeros_like(vm, argv[0], out); }
 PRIM_FN(p_stop_gradient) { *out = argv[0]; return true; }
 
+/* Is every leaf of x differentiable (a float, a float tensor; None and
+ * functions are let through)?  If not, an error naming the argument and
+ * the path to the leaf, so that a forgotten decimal point (an int, an
+ * integer tensor) never makes a gradient silently zero. */
+static bool check_diff(MistVM *vm, Value x, const char *name, StrBuf *path) {
+  const char *what = NULL;
+  char dt[64];
+  if (x.tag == V_INT || x.tag == V_BOOL || v_is_obj(x, O_STR)) {
+    what = x.tag == V_INT ? "an int" : x.tag == V_BOOL ? "a bool" : "a str";
+  } else if (v_is_tensor(x) && !lang_dtype_is_float(AS_TENSOR(x)->dtype)) {
+    snprintf(dt, sizeof dt, "%s %s tensor", AS_TENSOR(x)->dtype == DT_I32 || AS_TENSOR(x)->dtype == DT_I64 ? "an" : "a",
+             dev_dtype_name(AS_TENSOR(x)->dtype));
+    what = dt;
+  } else if (v_is_obj(x, O_TUPLE) || v_is_obj(x, O_LIST)) {
+    ObjSeq *xs = AS_SEQ(x);
+    for (size_t i = 0; i < xs->len; i++) {
+      size_t at = path->len;
+      sb_printf(path, "[%zu]", i);
+      if (!check_diff(vm, xs->items[i], name, path)) return false;
+      path->len = at;
+      path->data[at] = 0;
+    }
+  } else if (v_is_obj(x, O_DICT)) {
+    ObjDict *d = AS_DICT(x);
+    for (size_t i = 0; i < d->len; i++) {
+      size_t at = path->len;
+      sb_printf(path, "['%s']", d->entries[i].key->data);
+      if (!check_diff(vm, d->entries[i].value, name, path)) return false;
+      path->len = at;
+      path->data[at] = 0;
+    }
+  }
+  if (!what) return true;
+  const char *tail = v_is_tensor(x) ? "only float tensors (f32, f64) have derivatives" : "not a float, tensor or tree of them";
+  if (path->len)
+    return lang_raise(vm, "TypeError", "cannot differentiate with respect to argument '%s': %s%s is %s%s %s", name, name,
+                      path->data, what, v_is_tensor(x) ? ";" : ",", tail);
+  return lang_raise(vm, "TypeError", "cannot differentiate with respect to argument '%s': it is %s%s %s", name, what,
+                    v_is_tensor(x) ? ";" : ",", tail);
+}
+
 PRIM_FN(p_check_diff) {
-  Value x = argv[0];
-  const char *name = v_is_obj(argv[1], O_STR) ? AS_STR(argv[1])->data : "?";
-  if (x.tag == V_INT || x.tag == V_BOOL || v_is_obj(x, O_STR))
-    return lang_raise(vm, "TypeError",
-                      "cannot differentiate with respect to argument '%s': it is %s %s, not a float, tensor or tree of them",
-                      name, x.tag == V_INT ? "an" : "a", lang_type_name(x));
-  *out = x;
+  StrBuf path;
+  sb_init(&path);
+  if (!check_diff(vm, argv[0], v_is_obj(argv[1], O_STR) ? AS_STR(argv[1])->data : "?", &path)) return false;
+  *out = argv[0];
   return true;
 }
 
@@ -764,6 +813,13 @@ static Value captured(ObjFunc *f, IrGraph *g, int i) {
     /* what fg's free variable k stands for, down the chain to g */
     IrGraph *x = fg;
     IrNode *z = fg->fv[k];
+    if (x != g && x->jsource && x->forig) {
+      /* a forward transform (the outermost one): its values stand for
+       * its source's, its tangents for nothing here */
+      if (x->ftan[k]) continue;
+      z = x->forig[k];
+      x = x->jsource;
+    }
     while (x != g && z && x->jsource && x->jorig) {
       ir_free_vars(x);
       int m = 0;
@@ -785,6 +841,30 @@ static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out);
  * an env itself, is re-keyed the same way, since J transformed it too. */
 static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
   *out = v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) ? v_none() : e;
+  if (lang_holds_function(f) && !v_is_obj(f, O_FUNC) && !v_is_obj(f, O_BUILTIN) && !v_is_obj(f, O_BOUND)) {
+    /* a container: J transformed the functions in it, so the
+     * sensitivities of those items are re-keyed one by one */
+    if (v_is_obj(f, O_DICT) && v_is_obj(e, O_DICT)) {
+      ObjDict *fd = AS_DICT(f), *ed = AS_DICT(e), *r = lang_dict_new();
+      for (size_t i = 0; i < ed->len; i++) {
+        Value fi = v_none(), ri;
+        lang_dict_get(fd, ed->entries[i].key, &fi);
+        if (!rekey_env(vm, fi, ed->entries[i].value, to_f, &ri)) return false;
+        lang_dict_put(r, ed->entries[i].key, ri);
+      }
+      *out = v_obj(r);
+      return true;
+    }
+    if ((v_is_obj(f, O_TUPLE) || v_is_obj(f, O_LIST)) && (v_is_obj(e, O_TUPLE) || v_is_obj(e, O_LIST))) {
+      ObjSeq *fs = AS_SEQ(f), *es = AS_SEQ(e);
+      ObjSeq *r = v_is_obj(e, O_TUPLE) ? lang_tuple_new(es->len) : lang_list_new(es->len);
+      for (size_t i = 0; i < es->len; i++)
+        if (!rekey_env(vm, i < fs->len ? fs->items[i] : v_none(), es->items[i], to_f, &r->items[i])) return false;
+      *out = v_obj(r);
+      return true;
+    }
+    return true;
+  }
   if (!v_is_obj(f, O_FUNC) || !v_is_obj(e, O_ENV)) return true;
   ObjFunc *fn = AS_FUNC(f);
   ObjEnv *d = AS_ENV(e);
@@ -794,7 +874,11 @@ static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
    * chain, f's own by the nodes of x's source they stand for.  Which x
    * is the level of the derivative this runs in, and d's keys say it
    * (nodes are unique). */
-  for (IrGraph *x = fn->graph; d->len && x->jsource && x->jorig; x = x->jsource) {
+  /* (an env is keyed alike in a forward world: the forward transform of
+   * a J world keeps its keys, so f's forward transform counts as its
+   * source) */
+  IrGraph *top = fn->graph->forig && fn->graph->jsource ? fn->graph->jsource : fn->graph;
+  for (IrGraph *x = top; d->len && x->jsource && x->jorig; x = x->jsource) {
     ir_free_vars(x);
     int k0 = 0;
     while (k0 < x->nfv && (int64_t)(intptr_t)(to_f ? (void *)x->fv[k0] : (void *)x->jorig[k0]) != d->items[0].key) k0++;
@@ -954,7 +1038,21 @@ PRIM_FN(p_cons_tan) {
     *out = t;
     return true;
   }
-  if (argv[2].tag == V_INT && argv[2].i == 0) return p_cons_list(vm, 2, (Value[]){t, v_int(0)}, NULL, out);
+  if (argv[2].tag == V_INT && argv[2].i == 0) {
+    /* as long as the chain acc: a sensitivity or tangent chain may stop
+     * early (None for the rest, all zero) */
+    size_t n = 0;
+    for (Value c = acc; v_is_obj(c, O_TUPLE) && AS_SEQ(c)->len == 2; c = AS_SEQ(c)->items[1]) n++;
+    ObjSeq *items = lang_list_new(n);
+    size_t k = n;
+    for (Value c = t; k > 0; k--) {
+      bool link = v_is_obj(c, O_TUPLE) && AS_SEQ(c)->len == 2;
+      items->items[k - 1] = link ? AS_SEQ(c)->items[0] : v_none();
+      c = link ? AS_SEQ(c)->items[1] : v_none();
+    }
+    *out = v_obj(items);
+    return true;
+  }
   ObjDict *d = lang_dict_new();
   ObjSeq *keys = NULL;
   Value l;

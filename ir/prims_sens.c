@@ -13,7 +13,9 @@
  * tuples, which concatenate and repeat, mixed kinds) goes to the Mist
  * definition of the same name in stdlib/ad_sens.ms through vm->ad_sens,
  * so that logic lives in one place.  Those definitions are also what the
- * transforms differentiate for second derivatives.
+ * transforms differentiate for second derivatives.  Divisions and powers
+ * are IEEE arithmetic, as _fdiv and _fpow are there: at a singular point
+ * (sqrt at 0, 0 ** -0.5) a derivative is inf or nan, never an error.
  */
 #include <math.h>
 
@@ -65,24 +67,19 @@ static bool binary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out
   case IR_P_ADD_SENS: r = d; break;
   case IR_P_SUB_SENS: r = i ? -d : d; break;
   case IR_P_MUL_SENS: r = i ? a * d : d * b; break;
-  case IR_P_TRUEDIV_SENS:
-    if (b == 0.0) return general(vm, p, argc, argv, out);   /* the error, as Mist says it */
-    r = i ? -d * a / (b * b) : d / b;
-    break;
+  case IR_P_TRUEDIV_SENS: r = i ? -d * a / (b * b) : d / b; break;
   case IR_P_POW_SENS: {
     /* x ** y and x ** (y - 1) as Mist computes them (lang_arith) */
-    Value py, pw;
+    Value py;
     if (i == 0) {
       if (y.tag == V_INT && y.i == 0) {
         *out = v_none();
         return true;
       }
-      Value ym1 = y.tag == V_INT ? v_int(y.i - 1) : v_float(b - 1.0);
+      /* d y x^(y-1) with IEEE's pow (_fpow), 0 where y is 0 */
       if (y.tag == V_INT && y.i == INT64_MIN) return general(vm, p, argc, argv, out);
-      if (!lang_arith(vm, OP_POW, x, ym1, &pw)) return false;
-      double dy = d * b, w;
-      if (!num(pw, &w)) return general(vm, p, argc, argv, out);
-      r = dy * w;
+      double ym1 = y.tag == V_INT ? (double)(y.i - 1) : b - 1.0;
+      r = b == 0.0 ? d * 0.0 : d * b * pow(a, ym1);
     } else {
       if (!(a > 0)) {
         r = 0.0 * d;
@@ -139,10 +136,7 @@ static bool unary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out)
   case IR_P_POS_SENS: r = d; break;
   case IR_P_EXP_SENS: r = d * y; break;
   case IR_P_LOG_SENS: r = d / x; break;
-  case IR_P_SQRT_SENS:
-    if (y == 0.0) return general(vm, p, argc, argv, out);
-    r = d / (2.0 * y);
-    break;
+  case IR_P_SQRT_SENS: r = d / (2.0 * y); break;
   case IR_P_SIN_SENS: r = d * cos(x); break;
   case IR_P_COS_SENS: r = -d * sin(x); break;
   case IR_P_TANH_SENS: r = d * (1.0 - y * y); break;

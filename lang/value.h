@@ -60,8 +60,12 @@ typedef enum {
   O_ITER,      /* iter(x): the items of x from a position on (ObjIter) */
 } OKind;
 
+/* flags: facts about an immutable object computed once (lang_holds_function) */
+enum { OBJ_FN_KNOWN = 1, OBJ_FN_HELD = 2 };
+
 typedef struct Obj {
-  OKind kind;
+  OKind kind : 8;
+  unsigned flags : 8;
 } Obj;
 
 /* UTF-8 text.  len counts bytes, nchars code points (== len for ASCII,
@@ -294,6 +298,12 @@ ObjBuiltin *lang_builtin_new(const char *name, BuiltinFn fn, int min_args, int m
 
 /* A graph's name, for printing functions; defined by ir/. */
 const char *ir_graph_name(struct IrGraph *g);
+
+/* Does v hold a function (a closure, builtin or bound method), itself or
+ * as an item of its tuples, lists and dicts, at any depth?  Known once per
+ * object (values are immutable), so asking again costs nothing: autodiff
+ * transforms the functions inside a container and leaves the others. */
+bool lang_holds_function(Value v);
 
 /* The name Python's type() gives: "int", "str", "function"... */
 const char *lang_type_name(Value v);
