@@ -883,7 +883,7 @@ static bool math1(MistVM *vm, const char *fname, TensorUnop op, int argc, const 
     break;
   case TU_LGAMMA: {
     /* poles at 0, -1, -2... */
-    if (x <= 0 && x == floor(x)) return lang_raise(vm, "ValueError", "math domain error");
+    if (isfinite(x) && x <= 0 && x == floor(x)) return lang_raise(vm, "ValueError", "math domain error");
     r = lang_lgamma(x);
     break;
   }
