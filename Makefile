@@ -7,9 +7,10 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TYPE ?= RelWithDebInfo
 FUZZ_SECONDS ?= 300
 
-# Packages the build and the tests need (python3: benchmark baseline only).
+# Packages the build and the tests need (python3: benchmark baseline;
+# python3-numpy: tests that compare Mist's output with NumPy's).
 DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
-        zlib1g-dev libffi-dev clang tmux python3 libopenblas-dev
+        zlib1g-dev libffi-dev clang tmux python3 python3-numpy libopenblas-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 
 .PHONY: all build run test test-asan bench bench-grad fuzz deps fuzz-deps clean

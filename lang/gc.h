@@ -54,14 +54,11 @@ void lang_gc_collect(void);
 void lang_gc_external_alloc(size_t bytes);
 void lang_gc_external_free(size_t bytes);
 size_t lang_gc_external_bytes(void);
-/* Threads other than the first: call lang_gc_allow_threads once (from
- * the main thread) before starting any, then lang_gc_register_thread
- * at the start of each new thread and lang_gc_unregister_thread before
- * it exits.  Threads started through pthread_create are not seen by
- * the collector otherwise. */
-void lang_gc_allow_threads(void);
-bool lang_gc_register_thread(void);
-void lang_gc_unregister_thread(void);
+/* Make the calling thread known to the collector, if it is not yet
+ * (a host thread calling the API); it is forgotten again when the
+ * thread exits.  Every public entry point that may allocate calls it.
+ * Threads made with lang_run_on_stack are known already. */
+void lang_gc_enter_thread(void);
 /* Run fn(arg) on a thread with a stack of stack_size bytes and wait for
  * it; false if the thread could not be made. */
 bool lang_run_on_stack(size_t stack_size, void *(*fn)(void *), void *arg);

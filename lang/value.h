@@ -56,6 +56,9 @@ typedef enum {
   O_ENV,       /* sensitivities of a closure's free variables (autodiff) */
   O_TENSOR,    /* an n-d array (lang/tensor.h) */
   O_SPARSE,    /* a sensitivity made of parts of a value's (autodiff) */
+  O_FILE,      /* a text file named by open(path, mode) (lang/textfile.c) */
+  O_ELLIPSIS,  /* ..., the one Ellipsis (lang_ellipsis), for tensor indices */
+  O_ITER,      /* iter(x): the items of x from a position on (ObjIter) */
 } OKind;
 
 /* flags: facts about an immutable object computed once (lang_holds_function) */
@@ -157,7 +160,27 @@ typedef struct ObjBuiltin {
   int min_args;     /* positional arguments accepted, -1 = unchecked */
   int max_args;
   void *data;       /* for builtins registered by a host: its pointer */
+  unsigned self_kinds;  /* the kinds of value it is a method of (SELF_STR...,
+                           lang/vm.h): what `x.` suggests and completes */
 } ObjBuiltin;
+
+/* open(path, mode): a text file, by name.  It holds no open descriptor:
+ * each read or write opens the file, does its work and closes it
+ * (lang/textfile.c). */
+typedef struct ObjFile {
+  Obj obj;
+  ObjStr *path;
+  char mode;        /* 'r', 'w', 'a' or 'x' */
+} ObjFile;
+
+/* iter(x): an immutable position in a list of items.  next(it) gives
+ * the item there, and `x = next(it)` also rebinds `it` to the iterator
+ * one step on (parser/lower.c). */
+typedef struct ObjIter {
+  Obj obj;
+  struct ObjSeq *items;
+  size_t pos;
+} ObjIter;
 
 /* x.f where x is not a module: f called with x first. */
 typedef struct ObjBound {
@@ -250,6 +273,8 @@ ObjStr *lang_intern(MistVM *vm, const char *s, size_t len);   /* one object per 
 uint32_t lang_str_hash(ObjStr *s);
 bool lang_str_eq(const ObjStr *a, const ObjStr *b);
 bool lang_utf8_valid(const char *s, size_t len);
+/* The byte offset of the first malformed sequence in s, or len if none. */
+size_t lang_utf8_check(const char *s, size_t len);
 /* Decode one code point from s (len > 0 bytes); returns the bytes used
  * (1 with U+FFFD for a malformed sequence).  Encode writes 1-4 bytes. */
 size_t lang_utf8_decode(const char *s, size_t len, uint32_t *cp);
@@ -267,6 +292,8 @@ static inline Value *lang_func_defaults(const ObjFunc *f) { return f->x ? f->x->
 /* Tuples and lists: made with room for len items, to be filled in. */
 ObjSeq *lang_tuple_new(size_t len);
 ObjSeq *lang_list_new(size_t len);
+/* Python's Ellipsis, `...`: one object, outside the GC heap. */
+Value lang_ellipsis(void);
 Value lang_tuple_of(int n, ...);            /* n Values */
 
 /* Dicts (string keys).  lang_dict_set returns a new dict and leaves d as

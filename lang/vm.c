@@ -27,6 +27,7 @@ MistVM *lang_vm_new(void) {
   memset(vm, 0, sizeof *vm);
   vm->err.span = span_none();
   vm->max_depth = LANG_DEFAULT_MAX_DEPTH;
+  vm->print_options = lang_print_defaults();
   return vm;
 }
 
@@ -143,18 +144,43 @@ static void add_caret(StrBuf *sb, const char *line, size_t len, int col, int wid
   sb_addc(sb, '\n');
 }
 
+/* A source line as valid UTF-8: each byte of a malformed sequence (the
+ * error that reports it points there) shown as U+FFFD, one column. */
+static const char *valid_line(const char *line, size_t *len) {
+  size_t bad = lang_utf8_check(line, *len);
+  if (bad == *len) return line;
+  StrBuf sb;
+  sb_init(&sb);
+  sb_add(&sb, line, bad);
+  for (size_t i = bad; i < *len;) {
+    size_t ok = lang_utf8_check(line + i, *len - i);
+    sb_add(&sb, line + i, ok);
+    i += ok;
+    if (i < *len) sb_adds(&sb, "\xef\xbf\xbd"), i++;
+  }
+  *len = sb.len;
+  return sb.data;
+}
+
 ObjStr *lang_error_render(MistVM *vm) {
   MistError *e = &vm->err;
   StrBuf sb;
   sb_init(&sb);
   const char *msg = e->message ? e->message->data : "";
+  /* A KeyError's message is the key's repr alone, which says nothing
+   * by itself ("error: 'b'"): it is shown with its class, as Python's
+   * last traceback line shows it.  Other messages say what went wrong. */
+  const char *cls = e->kind && strcmp(e->kind, "KeyError") == 0 ? "KeyError: " : "";
+  /* exit("message") is not an error: its message alone, or nothing */
+  if (e->kind && strcmp(e->kind, "SystemExit") == 0) return lang_str(msg);
   Span sp = e->span;
   if (sp.file < 0) {
-    sb_printf(&sb, "error: %s\n", msg);
+    sb_printf(&sb, "error: %s%s\n", cls, msg);
   } else {
-    sb_printf(&sb, "%s:%d:%d: error: %s\n", file_path(vm, sp.file), sp.line, sp.col, msg);
+    sb_printf(&sb, "%s:%d:%d: error: %s%s\n", file_path(vm, sp.file), sp.line, sp.col, cls, msg);
     size_t len;
     const char *line = lang_file_line(vm, sp.file, sp.line, &len);
+    if (line) line = valid_line(line, &len);
     if (line) {
       sb_adds(&sb, "    ");
       sb_add(&sb, line, len);
@@ -236,23 +262,24 @@ void lang_write(MistVM *vm, const char *text, size_t len) {
 
 /* ---- builtin tables ---- */
 
-static void def_in(MistVM *vm, ObjDict **table, const char *name, BuiltinFn fn,
-                   int min_args, int max_args) {
+static ObjBuiltin *def_in(MistVM *vm, ObjDict **table, const char *name, BuiltinFn fn,
+                          int min_args, int max_args) {
   if (!*table) *table = lang_dict_new();
   ObjBuiltin *b = lang_builtin_new(name, fn, min_args, max_args);
   lang_dict_put(*table, lang_intern(vm, name, strlen(name)), v_obj(b));
+  return b;
 }
 
-void lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
-  def_in(vm, &vm->builtins, name, fn, min_args, max_args);
+ObjBuiltin *lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
+  return def_in(vm, &vm->builtins, name, fn, min_args, max_args);
 }
 
-void lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
-  def_in(vm, &vm->methods, name, fn, min_args, max_args);
+ObjBuiltin *lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
+  return def_in(vm, &vm->methods, name, fn, min_args, max_args);
 }
 
-void lang_def_property(MistVM *vm, const char *name, BuiltinFn fn) {
-  def_in(vm, &vm->properties, name, fn, 1, 1);
+ObjBuiltin *lang_def_property(MistVM *vm, const char *name, BuiltinFn fn) {
+  return def_in(vm, &vm->properties, name, fn, 1, 1);
 }
 
 /* ---- recursion guard ---- */

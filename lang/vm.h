@@ -49,11 +49,22 @@ typedef struct MistError {
   ObjStr *message;
   Span span;          /* span_none() until someone knows where */
   bool incomplete;    /* a syntax error at end of input: the REPL asks for more */
+  int exit_code;      /* kind "SystemExit" (exit(), quit()): the status asked for */
   int ntrace, captrace;
   TraceEntry *trace;  /* innermost first (pushed while unwinding) */
 } MistError;
 
 typedef void (*MistWriteFn)(void *user, const char *text, size_t len);
+
+/* How tensors print (lang/tensor_print.c): NumPy's print options of the
+ * same names, set by set_printoptions. */
+typedef struct LangPrintOptions {
+  int64_t precision;    /* digits after the point, at most */
+  int64_t threshold;    /* more elements than this: summarised */
+  int64_t edgeitems;    /* entries shown at each end of a summarised axis */
+  int64_t linewidth;    /* characters a line, at most (long elements excepted) */
+  bool suppress;        /* no scientific notation for small values */
+} LangPrintOptions;
 
 /* Calling a Mist value from C: installed by ir/eval.c, used by builtins
  * such as map() and sorted(key=). */
@@ -110,6 +121,8 @@ struct MistVM {
   double time_limit;      /* seconds each mist_eval / mist_run_file may run, 0 = none */
   bool sandbox;           /* no file system access */
 
+  LangPrintOptions print_options;
+
   /* tensors (lang/tensor.c): made on first use, so start-up stays fast */
   struct DevPool *pool;           /* the one thread pool */
   struct TensorHeap *tensor_heap; /* the caching allocator of tensor buffers */
@@ -152,11 +165,37 @@ const char *lang_file_line(MistVM *vm, int file, int line, size_t *len);
 
 void lang_write(MistVM *vm, const char *text, size_t len);
 
-/* Register a C function under a global builtin name, or as a method. */
-void lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
-void lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
+/* Register a C function under a global builtin name, or as a method.
+ * Each returns the new builtin, whose self_kinds the caller may set. */
+ObjBuiltin *lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
+ObjBuiltin *lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
 /* A property: x.name calls fn(x) and is its result, not a bound method. */
-void lang_def_property(MistVM *vm, const char *name, BuiltinFn fn);
+ObjBuiltin *lang_def_property(MistVM *vm, const char *name, BuiltinFn fn);
+
+/* ---- names (suggest.c) ---- */
+
+/* The kinds of value a builtin is a method of (ObjBuiltin.self_kinds). */
+enum { SELF_STR = 1, SELF_LIST = 2, SELF_TUPLE = 4, SELF_DICT = 8, SELF_TENSOR = 16, SELF_FILE_KIND = 32 };
+/* x's bit among them, 0 for a value of another kind. */
+unsigned lang_self_kind(Value x);
+/* The sorted names `x.` may be followed by: a module's bound names, or
+ * the methods registered for x's kind (and a tensor's properties). */
+ObjSeq *lang_attr_names(MistVM *vm, Value x);
+
+/* "Did you mean": offer candidates one by one, then ask for the hint.
+ * The rule is CPython's (suggest.c), and so is the hint's form:
+ * ". Did you mean: 'print'?", or "" when no candidate is close. */
+typedef struct LangSuggest {
+  const char *name;   /* the misspelt name */
+  size_t len;
+  const char *best;   /* the closest candidate so far, or NULL */
+  size_t dist;
+} LangSuggest;
+void lang_suggest_start(LangSuggest *s, const char *name);
+void lang_suggest_offer(LangSuggest *s, const char *candidate);
+void lang_suggest_dict(LangSuggest *s, const ObjDict *d);          /* each key */
+void lang_suggest_module(LangSuggest *s, const ObjModule *m);      /* each bound name */
+const char *lang_suggest_hint(const LangSuggest *s);
 
 /* Guard against runaway recursion: false (with an error raised) when the
  * C stack or the Mist call depth is nearly exhausted. */

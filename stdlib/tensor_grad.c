@@ -80,8 +80,8 @@ static bool sens_to_seq(MistVM *vm, Value d, Value x, Value *out) {
     /* already a sensitivity of the list's kind */
     ObjSeq *ds = AS_SEQ(d);
     if (ds->len != xs->len)
-      return lang_raise(vm, "ValueError", "a sensitivity of %zu items for a sequence of %zu", ds->len,
-                        xs->len);
+      return lang_raise(vm, "ValueError", "a sensitivity of %zu item%s for a sequence of %zu", ds->len,
+                        ds->len == 1 ? "" : "s", xs->len);
     for (size_t i = 0; i < xs->len; i++)
       if (!sens_to(vm, ds->items[i], xs->items[i], &r->items[i])) return false;
     *out = v_obj(r);
@@ -93,8 +93,8 @@ static bool sens_to_seq(MistVM *vm, Value d, Value x, Value *out) {
     return false;
   ObjTensor *st = AS_TENSOR(s);
   if (st->ndim == 0 || st->shape[0] != (int64_t)xs->len)
-    return lang_raise(vm, "ValueError", "a sensitivity of shape %s for a sequence of %zu items",
-                      std_shape_str(st), xs->len);
+    return lang_raise(vm, "ValueError", "a sensitivity of shape %s for a sequence of %zu item%s",
+                      std_shape_str(st), xs->len, xs->len == 1 ? "" : "s");
   for (size_t i = 0; i < xs->len; i++) {
     Value di;
     if (!lang_tensor_getitem(vm, st, v_int((int64_t)i), &di) || !sens_to(vm, di, xs->items[i], &r->items[i]))
