@@ -162,6 +162,7 @@ PRIM_FN(p_iter_seq) {
     *out = x;
     return true;
   }
+  if (v_is_obj(x, O_NATIVE) && AS_NATIVE(x)->cls->iter) return AS_NATIVE(x)->cls->iter(vm, x, out);
   if (v_is_obj(x, O_TENSOR)) {   /* indexed along its first axis */
     if (((ObjTensor *)x.o)->ndim == 0) return lang_raise(vm, "TypeError", "iteration over a 0-d tensor");
     *out = x;

@@ -268,6 +268,12 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
   case O_GRAPH: sb_printf(out, "<graph %s>", graph_name(AS_GRAPH(v)->graph)); return true;
   case O_ENV: sb_printf(out, "<env of %zu sensitivities>", ((ObjEnv *)v.o)->len); return true;
   case O_TENSOR: lang_tensor_repr(AS_TENSOR(v), out); return true;
+  case O_NATIVE: {
+    const NativeClass *c = AS_NATIVE(v)->cls;
+    if (c->repr) c->repr(vm, v, out);
+    else sb_printf(out, "<%s object>", c->name);
+    return true;
+  }
   }
   sb_adds(out, "<object>");
   return true;

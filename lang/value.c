@@ -395,6 +395,7 @@ const char *lang_type_name(Value v) {
   case O_BOUND: return "builtin_function_or_method";
   case O_ENV: return "env";
   case O_TENSOR: return "tensor";
+  case O_NATIVE: return AS_NATIVE(v)->cls->name;
   }
   return "object";
 }
