@@ -1408,4 +1408,5 @@ void std_register_builtins(MistVM *vm)
   std_register_io(vm);
   std_register_data(vm);
   std_register_progress(vm);
+  std_register_optim(vm);
 }

@@ -427,7 +427,8 @@ struct It {
   uint64_t run;       /* which run of this stage (repeat makes several): shuffle's stream */
   int64_t pos;        /* TREE: next index; TAKE: taken; REPEAT: repetitions done */
   bool in_done;
-  Value *buf;         /* SHUFFLE: the buffer */
+  Value *buf;         /* SHUFFLE: the buffer of examples */
+  int64_t *ibuf;      /* SHUFFLE over an indexable input: the buffer of indices */
   int64_t nbuf;
   uint64_t draws;
   Prefetcher *pf;     /* PREFETCH */
@@ -507,6 +508,109 @@ static bool put_error(Worker *w, const MistError *e) {
   return false;
 }
 
+/* ---- indices ----
+ *
+ * The i-th example of a source, of a zip of sources or of the first n of
+ * one can be made directly.  Such datasets are indexable, and shuffle
+ * and batch over them work on indices: shuffle keeps indices in its
+ * buffer (no examples, nothing for the collector to scan), and batch
+ * copies the rows of a batch straight from the source's tensors into
+ * the batch's, making no example at all.  The result is the same as
+ * shuffling and stacking the examples. */
+
+static bool indexable(const Dataset *d) {
+  if (d->kind == DS_TREE) return true;
+  if (d->kind == DS_TAKE) return indexable(d->in[0]);
+  if (d->kind != DS_ZIP) return false;
+  for (int i = 0; i < d->nin; i++)
+    if (!indexable(d->in[i])) return false;
+  return true;
+}
+
+/* Iterators over these hand out indices into index_src(d). */
+static bool yields_index(const Dataset *d) {
+  if (indexable(d)) return true;
+  if (d->kind == DS_SHUFFLE) return indexable(d->in[0]);
+  if (d->kind == DS_TAKE || d->kind == DS_REPEAT) return yields_index(d->in[0]);
+  return false;
+}
+
+static const Dataset *index_src(const Dataset *d) {
+  if (indexable(d)) return d;
+  if (d->kind == DS_SHUFFLE) return d->in[0];
+  return index_src(d->in[0]);
+}
+
+static bool tree_at(MistVM *hvm, Value v, int64_t i, Value *out);
+
+/* Example i of an indexable dataset. */
+static bool example_at(MistVM *hvm, const Dataset *d, int64_t i, Value *out) {
+  if (d->kind == DS_TREE) return tree_at(hvm, d->tree, i, out);
+  if (d->kind == DS_TAKE) return example_at(hvm, d->in[0], i, out);
+  ObjSeq *t = lang_tuple_new((size_t)d->nin);
+  for (int k = 0; k < d->nin; k++)
+    if (!example_at(hvm, d->in[k], i, &t->items[k])) return false;
+  *out = v_obj(t);
+  return true;
+}
+
+/* The examples idx[0..k) of a source tree, stacked: each leaf's rows
+ * copied into a new tensor. */
+static bool gather_tree(MistVM *hvm, Value v, const int64_t *idx, int64_t k, Value *out) {
+  if (v_is_tensor(v)) {
+    ObjTensor *t = AS_TENSOR(v);
+    if (t->ndim + 1 > LANG_TENSOR_MAX_DIMS)
+      return lang_raise(hvm, "ValueError", "batch: examples of %d dimensions cannot be stacked", t->ndim - 1);
+    int64_t shape[LANG_TENSOR_MAX_DIMS];
+    shape[0] = k;
+    memcpy(shape + 1, t->shape + 1, (size_t)(t->ndim - 1) * sizeof *shape);
+    ObjTensor *r = lang_tensor_new(hvm, t->dtype, t->ndim, shape, false);
+    if (!r) return false;
+    size_t row = (size_t)(t->shape[0] ? t->size / t->shape[0] : 0) * dev_dtype_size(t->dtype);
+    char *dst = lang_tensor_ptr(r);
+    if (lang_tensor_is_contiguous(t)) {
+      const char *src = lang_tensor_ptr(t);
+      for (int64_t i = 0; i < k; i++) memcpy(dst + (size_t)i * row, src + (size_t)idx[i] * row, row);
+    } else {
+      for (int64_t i = 0; i < k; i++) {
+        Value rv, sv;
+        if (!lang_tensor_getitem(hvm, r, v_int(i), &rv) || !lang_tensor_getitem(hvm, t, v_int(idx[i]), &sv) ||
+            !lang_tensor_copy_into(hvm, "batch", AS_TENSOR(rv), AS_TENSOR(sv)))
+          return false;
+      }
+    }
+    LANG_KEEP(t);
+    *out = v_obj(r);
+    return true;
+  }
+  if (v_is_obj(v, O_DICT)) {
+    ObjDict *d = AS_DICT(v), *r = lang_dict_new();
+    for (size_t j = 0; j < d->len; j++) {
+      Value x;
+      if (!gather_tree(hvm, d->entries[j].value, idx, k, &x)) return false;
+      lang_dict_put(r, d->entries[j].key, x);
+    }
+    *out = v_obj(r);
+    return true;
+  }
+  ObjSeq *q = AS_SEQ(v);
+  ObjSeq *r = v_is_obj(v, O_LIST) ? lang_list_new(q->len) : lang_tuple_new(q->len);
+  for (size_t j = 0; j < q->len; j++)
+    if (!gather_tree(hvm, q->items[j], idx, k, &r->items[j])) return false;
+  *out = v_obj(r);
+  return true;
+}
+
+static bool gather(MistVM *hvm, const Dataset *d, const int64_t *idx, int64_t k, Value *out) {
+  if (d->kind == DS_TREE) return gather_tree(hvm, d->tree, idx, k, out);
+  if (d->kind == DS_TAKE) return gather(hvm, d->in[0], idx, k, out);
+  ObjSeq *t = lang_tuple_new((size_t)d->nin);
+  for (int i = 0; i < d->nin; i++)
+    if (!gather(hvm, d->in[i], idx, k, &t->items[i])) return false;
+  *out = v_obj(t);
+  return true;
+}
+
 /* ---- making iterators ---- */
 
 static It *it_new(Worker *w, Dataset *ds, uint64_t run);
@@ -525,8 +629,9 @@ static It *it_new(Worker *w, Dataset *ds, uint64_t run) {
   it->ds = ds;
   it->run = run;
   if (ds->nin) it->in = lang_alloc((size_t)ds->nin * sizeof *it->in);
-  /* repeat makes its input afresh for each repetition */
-  if (ds->kind != DS_REPEAT)
+  /* repeat makes its input afresh for each repetition; an indexable
+   * dataset, or a shuffle of one, counts indices and needs none */
+  if (ds->kind != DS_REPEAT && !indexable(ds) && !(ds->kind == DS_SHUFFLE && yields_index(ds)))
     for (int i = 0; i < ds->nin; i++)
       if (!(it->in[i] = it_new(w, ds->in[i], run))) return NULL;
   if (ds->kind == DS_PREFETCH && ds->n > 0) {
@@ -651,6 +756,43 @@ static ItStatus shuffle_next(Worker *w, It *it, Value *out) {
   return IT_OK;
 }
 
+static ItStatus it_next_index(Worker *w, It *it, int64_t *out);
+
+/* shuffle_next over the indices 0..n-1 of an indexable input */
+static ItStatus shuffle_next_index(Worker *w, It *it, int64_t *out) {
+  int64_t cap = it->ds->n, n = it->ds->in[0]->len;
+  if (!it->ibuf) {
+    int64_t fill = n < cap ? n : cap;
+    it->ibuf = lang_alloc_atomic((size_t)(fill ? fill : 1) * sizeof *it->ibuf);
+    for (it->nbuf = 0; it->nbuf < fill; it->nbuf++) it->ibuf[it->nbuf] = it->nbuf;
+    it->pos = fill;
+  }
+  if (it->nbuf == 0) return IT_END;
+  uint64_t j = draw(it, (uint64_t)it->nbuf);
+  *out = it->ibuf[j];
+  if (it->pos < n) it->ibuf[j] = it->pos++;
+  else it->ibuf[j] = it->ibuf[--it->nbuf];
+  return IT_OK;
+}
+
+static ItStatus repeat_next_index(Worker *w, It *it, int64_t *out);
+
+/* The next index of an iterator whose dataset yields_index. */
+static ItStatus it_next_index(Worker *w, It *it, int64_t *out) {
+  Dataset *ds = it->ds;
+  if (indexable(ds)) {
+    if (it->pos >= ds->len) return IT_END;
+    *out = it->pos++;
+    return IT_OK;
+  }
+  if (ds->kind == DS_SHUFFLE) return shuffle_next_index(w, it, out);
+  if (ds->kind == DS_REPEAT) return repeat_next_index(w, it, out);
+  /* DS_TAKE */
+  if (ds->n >= 0 && it->pos >= ds->n) return IT_END;
+  it->pos++;
+  return it_next_index(w, it->in[0], out);
+}
+
 /* ---- batch: k examples of one structure, each leaf stacked ---- */
 
 static bool stack_leaves(Worker *w, Value *xs, int64_t k, const char *path, Value *out);
@@ -755,6 +897,20 @@ static bool stack_leaves(Worker *w, Value *xs, int64_t k, const char *path, Valu
 static ItStatus batch_next(Worker *w, It *it, Value *out) {
   int64_t n = it->ds->n, k = 0;
   if (it->in_done) return IT_END;
+  if (yields_index(it->ds->in[0])) {
+    int64_t *idx = lang_alloc_atomic((size_t)n * sizeof *idx);
+    while (k < n) {
+      ItStatus s = it_next_index(w, it->in[0], &idx[k]);
+      if (s == IT_ERR) return s;
+      if (s == IT_END) {
+        it->in_done = true;
+        break;
+      }
+      k++;
+    }
+    if (k == 0 || (k < n && it->ds->drop_remainder)) return IT_END;
+    return gather(w->hvm, index_src(it->ds->in[0]), idx, k, out) ? IT_OK : IT_ERR;
+  }
   Value *xs = lang_alloc((size_t)n * sizeof *xs);
   while (k < n) {
     ItStatus s = it_next(w, it->in[0], &xs[k]);
@@ -767,6 +923,22 @@ static ItStatus batch_next(Worker *w, It *it, Value *out) {
   }
   if (k == 0 || (k < n && it->ds->drop_remainder)) return IT_END;
   return stack_leaves(w, xs, k, "", out) ? IT_OK : IT_ERR;
+}
+
+static ItStatus repeat_next_index(Worker *w, It *it, int64_t *out) {
+  for (;;) {
+    if (it->ds->n != INFINITE && it->pos >= it->ds->n) return IT_END;
+    if (!it->in[0]) {
+      it->in[0] = it_new(w, it->ds->in[0], it->run * 1000003u + (uint64_t)it->pos + 1);
+      if (!it->in[0]) return IT_ERR;
+    }
+    ItStatus s = it_next_index(w, it->in[0], out);
+    if (s != IT_END) return s;
+    it->in[0] = NULL;
+    it->pos++;
+    if (it->ds->in[0]->len == 0) return IT_END;
+    if (stopped(w->pipe)) return IT_END;
+  }
 }
 
 static ItStatus repeat_next(Worker *w, It *it, Value *out) {
@@ -1014,10 +1186,14 @@ static ItStatus it_next(Worker *w, It *it, Value *out) {
     return IT_ERR;
   }
   Dataset *ds = it->ds;
+  if (yields_index(ds)) {
+    int64_t i;
+    ItStatus s = it_next_index(w, it, &i);
+    if (s != IT_OK) return s;
+    return example_at(w->hvm, index_src(ds), i, out) ? IT_OK : IT_ERR;
+  }
   switch (ds->kind) {
-  case DS_TREE:
-    if (it->pos >= ds->len) return IT_END;
-    return tree_at(w->hvm, ds->tree, it->pos++, out) ? IT_OK : IT_ERR;
+  case DS_TREE: return IT_END;   /* indexable: handled above */
   case DS_ZIP: return zip_next(w, it, out);
   case DS_MAP: return map_next(w, it, out);
   case DS_SHUFFLE: return shuffle_next(w, it, out);

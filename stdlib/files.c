@@ -207,3 +207,19 @@ void std_def_hidden(MistVM *vm, const char *global, const char *name, BuiltinFn 
   ObjBuiltin *b = lang_builtin_new(name, fn, -1, -1);
   lang_dict_put(vm->builtins, lang_intern(vm, global, strlen(global)), v_obj(b));
 }
+
+bool std_makedirs(MistVM *vm, const char *path) {
+  if (vm->sandbox) return sandboxed(vm, "makedirs");
+  char *p = lang_strdup(path);
+  size_t n = strlen(p);
+  for (size_t i = 1; i <= n; i++) {
+    if (p[i] != '/' && p[i] != 0) continue;
+    char c = p[i];
+    p[i] = 0;
+    struct stat st;
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) return os_error(vm, errno, p);
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) return os_error(vm, ENOTDIR, p);
+    p[i] = c;
+  }
+  return true;
+}

@@ -53,6 +53,11 @@ void std_def_hidden(MistVM *vm, const char *global, const char *name, BuiltinFn 
 void std_register_io(MistVM *vm);
 void std_register_data(MistVM *vm);
 void std_register_progress(MistVM *vm);
+void std_register_optim(MistVM *vm);   /* optim.c: fused update kernels */
+
+/* mkdir -p: path and its missing parents; OSError naming the part that
+ * could not be made. */
+bool std_makedirs(MistVM *vm, const char *path);
 
 /* ---- readers (readers.c) ---- */
 

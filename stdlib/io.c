@@ -648,7 +648,21 @@ static bool bi_write_text(MistVM *vm, int argc, const Value *argv, const KwArgs 
   return true;
 }
 
+/* makedirs(path): path and its missing parents made as folders, as
+ * Python's os.makedirs(path, exist_ok=True). */
+static bool bi_makedirs(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  static const char *const names[] = {"path"};
+  Value a[1];
+  const char *path = NULL;
+  if (!std_parse_args(vm, "makedirs", ARGS_CLINIC, argc, argv, kw, names, 1, 1, 1, true, a) ||
+      !path_arg(vm, "io.makedirs", a[0], &path) || !std_makedirs(vm, path))
+    return false;
+  *out = v_none();
+  return true;
+}
+
 void std_register_io(MistVM *vm) {
+  std_def_hidden(vm, "_io_makedirs", "makedirs", bi_makedirs);
   std_def_hidden(vm, "_io_save", "save", bi_save);
   std_def_hidden(vm, "_io_load", "load", bi_load);
   std_def_hidden(vm, "_io_save_npy", "save_npy", bi_save_npy);
