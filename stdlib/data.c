@@ -108,6 +108,13 @@ static const NativeClass dataset_class = {"dataset", ds_repr, ds_len, ds_iter, N
 
 /* ---- sources ---- */
 
+/* Cut a path being built back to its first mark bytes. */
+static void cut(StrBuf *path, size_t mark) {
+  path->len = mark;
+  if (path->cap) path->data[mark] = 0;   /* an empty StrBuf shares a constant "" */
+}
+
+
 /* The leaves of a source tree: tensors with a first axis, all of one
  * length (into *n; -1 before the first). */
 static bool check_leaves(MistVM *vm, Value v, StrBuf *path, int64_t *n) {
@@ -128,21 +135,21 @@ static bool check_leaves(MistVM *vm, Value v, StrBuf *path, int64_t *n) {
   if (v_is_obj(v, O_DICT)) {
     ObjDict *d = AS_DICT(v);
     for (size_t i = 0; i < d->len; i++) {
-      path->len = mark;
+      cut(path, mark);
       sb_printf(path, "%s%s", mark ? "." : "", d->entries[i].key->data);
       if (!check_leaves(vm, d->entries[i].value, path, n)) return false;
     }
-    path->len = mark;
+    cut(path, mark);
     return true;
   }
   if (v_is_obj(v, O_LIST) || v_is_obj(v, O_TUPLE)) {
     ObjSeq *q = AS_SEQ(v);
     for (size_t i = 0; i < q->len; i++) {
-      path->len = mark;
+      cut(path, mark);
       sb_printf(path, "%s%zu", mark ? "." : "", i);
       if (!check_leaves(vm, q->items[i], path, n)) return false;
     }
-    path->len = mark;
+    cut(path, mark);
     return true;
   }
   return lang_raise(vm, "TypeError", "data.from_tensors: the leaf at '%s' is a '%s'; "
@@ -444,10 +451,13 @@ struct Pipe {
   int refs;
   MistVM *vm;
   Prefetcher *top;
+  struct Registry *reg;                 /* the VM's, which outlives it */
   struct Pipe *next_live, *prev_live;   /* the VM's list of live pipelines */
 };
 
-/* The VM's registry of pipelines (vm->threads), for lang_vm_free. */
+/* The VM's registry of pipelines (vm->threads), for lang_vm_free.  It is
+ * never freed (a few dozen bytes per VM that ran a pipeline): a stream
+ * may be finalised after its VM is gone, and must still find it. */
 typedef struct Registry {
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -455,7 +465,6 @@ typedef struct Registry {
   int nthreads;
 } Registry;
 
-static Registry *registry(MistVM *vm);
 
 static void pipe_release(Pipe *p) {
   /* called with p->mu held */
@@ -464,10 +473,10 @@ static void pipe_release(Pipe *p) {
     return;
   }
   pthread_mutex_unlock(&p->mu);
-  Registry *r = p->vm->threads;
+  Registry *r = p->reg;
   pthread_mutex_lock(&r->mu);
   if (p->prev_live) p->prev_live->next_live = p->next_live;
-  else r->live = p->next_live;
+  else if (r->live == p) r->live = p->next_live;
   if (p->next_live) p->next_live->prev_live = p->prev_live;
   pthread_mutex_unlock(&r->mu);
   pthread_mutex_destroy(&p->mu);
@@ -1004,7 +1013,7 @@ static char *stack_low_of_thread(void) {
 }
 
 static void thread_exit(Pipe *p) {
-  Registry *r = p->vm->threads;
+  Registry *r = p->reg;
   pthread_mutex_lock(&p->mu);
   pipe_release(p);   /* unlocks */
   pthread_mutex_lock(&r->mu);
@@ -1051,7 +1060,7 @@ static void *prefetch_main(void *arg) {
 /* Start a thread of the pipeline: counted in the pipe and the VM. */
 static bool start_thread(Worker *w, void *(*fn)(void *), ThreadStart *ts) {
   Pipe *p = w->pipe;
-  Registry *r = registry(p->vm);
+  Registry *r = p->reg;
   ts->hvm = lang_vm_for_thread(p->vm);
   pthread_mutex_lock(&p->mu);
   p->refs++;
@@ -1270,8 +1279,6 @@ static void stream_finalize(void *obj, void *data) {
   pipe_release(p);   /* unlocks */
 }
 
-static Registry *registry(MistVM *vm) { return vm->threads; }
-
 /* lang_vm_free: stop every pipeline and wait for its threads. */
 static void stop_all(MistVM *vm) {
   Registry *r = vm->threads;
@@ -1291,6 +1298,8 @@ static void stop_all(MistVM *vm) {
   pthread_mutex_lock(&r->mu);
   while (r->nthreads > 0) pthread_cond_wait(&r->cv, &r->mu);
   pthread_mutex_unlock(&r->mu);
+  vm->threads = NULL;
+  vm->stop_threads = NULL;
 }
 
 static bool ds_iter(MistVM *vm, Value self, Value *out) {
@@ -1311,6 +1320,7 @@ static bool ds_iter(MistVM *vm, Value self, Value *out) {
   atomic_init(&p->stop, false);
   p->refs = 1;   /* the stream's */
   p->vm = vm;
+  p->reg = r;
   pthread_mutex_lock(&r->mu);
   p->next_live = r->live;
   if (r->live) r->live->prev_live = p;

@@ -49,6 +49,13 @@ static bool path_arg(MistVM *vm, const char *fname, Value v, const char **out) {
 
 /* ---- save ---- */
 
+/* Cut a path being built back to its first mark bytes. */
+static void cut(StrBuf *path, size_t mark) {
+  path->len = mark;
+  if (path->cap) path->data[mark] = 0;   /* an empty StrBuf shares a constant "" */
+}
+
+
 static const char *st_dtype(DType dt) {
   switch (dt) {
   case DT_F32: return "F32";
@@ -115,7 +122,7 @@ static bool walk(Saver *s, Value v, StrBuf *path, json_t **out) {
     ObjDict *d = AS_DICT(v);
     json_t *items = json_array();
     for (size_t i = 0; i < d->len; i++) {
-      path->len = mark;
+      cut(path, mark);
       if (mark) sb_addc(path, '.');
       sb_add(path, d->entries[i].key->data, d->entries[i].key->len);
       json_t *sub;
@@ -125,8 +132,7 @@ static bool walk(Saver *s, Value v, StrBuf *path, json_t **out) {
       json_array_append_new(pair, sub);
       json_array_append_new(items, pair);
     }
-    path->len = mark;
-    path->data[mark] = 0;
+    cut(path, mark);
     *out = json_pack("{so}", "dict", items);
     return true;
   }
@@ -134,14 +140,13 @@ static bool walk(Saver *s, Value v, StrBuf *path, json_t **out) {
     ObjSeq *q = AS_SEQ(v);
     json_t *items = json_array();
     for (size_t i = 0; i < q->len; i++) {
-      path->len = mark;
+      cut(path, mark);
       sb_printf(path, "%s%zu", mark ? "." : "", i);
       json_t *sub;
       if (!walk(s, q->items[i], path, &sub)) return false;
       json_array_append_new(items, sub);
     }
-    path->len = mark;
-    path->data[mark] = 0;
+    cut(path, mark);
     *out = json_pack("{so}", v_is_obj(v, O_LIST) ? "list" : "tuple", items);
     return true;
   }
@@ -181,7 +186,7 @@ static bool bi_save(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
         total += (size_t)s.leaves[i].t->size * dev_dtype_size(s.leaves[i].t->dtype);
       }
   json_t *head = json_object();
-  char *skel_text = json_dumps(skel, JSON_COMPACT | JSON_ENSURE_ASCII);
+  char *skel_text = json_dumps(skel, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
   json_decref(skel);
   json_object_set_new(head, "__metadata__",
                       json_pack("{ssss}", "format", "mist", "mist.tree", skel_text ? skel_text : ""));
@@ -380,7 +385,7 @@ static bool rebuild(Loader *L, json_t *sk, StrBuf *path, Value *out) {
       json_t *key = json_array_get(pair, 0);
       if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_string(key))
         return corrupt(L, "the tree is malformed");
-      path->len = mark;
+      cut(path, mark);
       if (mark) sb_addc(path, '.');
       sb_add(path, json_string_value(key), json_string_length(key));
       if (!lang_utf8_valid(json_string_value(key), json_string_length(key)))
@@ -393,7 +398,7 @@ static bool rebuild(Loader *L, json_t *sk, StrBuf *path, Value *out) {
   } else if (!strcmp(kind, "list") || !strcmp(kind, "tuple")) {
     ObjSeq *q = kind[0] == 'l' ? lang_list_new(n) : lang_tuple_new(n);
     for (size_t i = 0; i < n; i++) {
-      path->len = mark;
+      cut(path, mark);
       sb_printf(path, "%s%zu", mark ? "." : "", i);
       if (!rebuild(L, json_array_get(items, i), path, &q->items[i])) return false;
     }
@@ -401,8 +406,7 @@ static bool rebuild(Loader *L, json_t *sk, StrBuf *path, Value *out) {
   } else {
     return corrupt(L, "the tree names an unknown kind of container");
   }
-  path->len = mark;
-  path->data[mark] = 0;
+  cut(path, mark);
   return true;
 }
 
@@ -499,7 +503,13 @@ static bool read_safetensors(MistVM *vm, const char *path, const unsigned char *
     json_t *b = json_array_get(offs, 0), *en = json_array_get(offs, 1);
     json_int_t bi = json_is_integer(b) ? json_integer_value(b) : -1;
     json_int_t ei = json_is_integer(en) ? json_integer_value(en) : -1;
-    if (bi < 0 || ei < bi || (uint64_t)ei > dlen) {
+    if (bi >= 0 && ei >= bi && (uint64_t)ei > dlen) {
+      ok = lang_raise(vm, "ValueError",
+                      "'%s' is truncated: tensor '%.200s' ends at byte %lld of the data, the file has %llu",
+                      path, name, (long long)ei, (unsigned long long)dlen);
+      goto done;
+    }
+    if (bi < 0 || ei < bi) {
       snprintf(msg, sizeof msg, "tensor '%.200s' has data offsets [%lld, %lld] outside the %llu bytes of data",
                name, (long long)bi, (long long)ei, (unsigned long long)dlen);
       err = msg;
@@ -542,7 +552,7 @@ static bool read_safetensors(MistVM *vm, const char *path, const unsigned char *
     L.values[i] = v_obj(t);
   }
   if (tree) {
-    json_t *sk = json_loads(json_string_value(tree), JSON_REJECT_DUPLICATES, &jerr);
+    json_t *sk = json_loads(json_string_value(tree), JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!sk) {
       err = "its tree (__metadata__ 'mist.tree') is not valid JSON";
       goto done;
