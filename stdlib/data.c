@@ -1084,8 +1084,8 @@ static bool prefetcher_start(Worker *w, Prefetcher *pf) {
   ThreadStart *ts = lang_alloc(sizeof *ts);
   ts->pipe = w->pipe;
   ts->pf = pf;
-  /* ts is reachable from the thread's argument only until it reads it:
-   * keep it in the prefetcher too */
+  /* the collector keeps ts alive: GC_pthread_create holds the argument
+   * in its own (scanned) memory until the thread has it on its stack */
   return start_thread(w, prefetch_main, ts);
 }
 

@@ -446,6 +446,35 @@ static bool pool_args(MistVM *vm, const char *fname, Value xv, Value kv, Value s
   return true;
 }
 
+/* dx[plane][argmax] += d[plane][cell] for planes [p0, p1) */
+typedef struct PoolScatter {
+  const PoolG *g;
+  const int64_t *am;
+  const void *d;
+  void *dx;
+  DType dt;
+} PoolScatter;
+
+static void pool_scatter(void *ctx, int64_t p0, int64_t p1) {
+  const PoolScatter *ps = ctx;
+  const PoolG *g = ps->g;
+  int64_t cells = g->ho * g->wo, plane = g->h * g->w;
+  for (int64_t p = p0; p < p1; p++) {
+    const int64_t *am = ps->am + p * cells;
+    if (ps->dt == DT_F32) {
+      const float *d = (const float *)ps->d + p * cells;
+      float *x = (float *)ps->dx + p * plane;
+      for (int64_t i = 0; i < cells; i++)
+        if (am[i] >= 0) x[am[i]] += d[i];
+    } else {
+      const double *d = (const double *)ps->d + p * cells;
+      double *x = (double *)ps->dx + p * plane;
+      for (int64_t i = 0; i < cells; i++)
+        if (am[i] >= 0) x[am[i]] += d[i];
+    }
+  }
+}
+
 /* _max_pool2d_backward(d, x, kernel, stride=None, padding=0): each
  * window's sensitivity goes to the element that won it */
 BUILTIN(bi_max_pool2d_backward) {
@@ -459,20 +488,20 @@ BUILTIN(bi_max_pool2d_backward) {
       !pool_args(vm, "_max_pool2d_backward", a[1], a[2], a[3], a[4], &x, &g, &am) ||
       !float_tensor(vm, "_max_pool2d_backward", a[0], &d))
     return false;
-  if (d->ndim != x0->ndim || !as_nchw(vm, "_max_pool2d_backward", "sensitivity", d, DT_F64, &d) ||
+  /* windows that do not overlap send each element at most one value, so
+   * f32 gives what f64 would; overlapping ones add in f64 */
+  bool disjoint = g.sh >= g.kh && g.sw >= g.kw;
+  DType dt = disjoint && d->dtype == DT_F32 && x->dtype == DT_F32 ? DT_F32 : DT_F64;
+  if (d->ndim != x0->ndim || !as_nchw(vm, "_max_pool2d_backward", "sensitivity", d, dt, &d) ||
       d->shape[0] != g.n || d->shape[1] != g.c || d->shape[2] != g.ho || d->shape[3] != g.wo)
     return lang_raise(vm, "ValueError", "_max_pool2d_backward: a sensitivity of shape %s does not match the pooling of shape %s",
                       std_shape_str(AS_TENSOR(a[0])), std_shape_str(x0));
-  ObjTensor *dx = lang_tensor_new(vm, DT_F64, 4, x->shape, true);
+  ObjTensor *dx = lang_tensor_new(vm, dt, 4, x->shape, true);
   if (!dx) return false;
-  const double *dp = (const double *)lang_tensor_ptr(d);
-  double *xp = (double *)lang_tensor_ptr(dx);
-  int64_t planes = g.n * g.c, cells = g.ho * g.wo;
-  for (int64_t p = 0; p < planes; p++)
-    for (int64_t i = 0; i < cells; i++) {
-      int64_t k = am[p * cells + i];
-      if (k >= 0) xp[p * g.h * g.w + k] += dp[p * cells + i];
-    }
+  PoolScatter ps = {&g, am, lang_tensor_ptr(d), lang_tensor_ptr(dx), dt};
+  int64_t cells = g.ho * g.wo;
+  dev_parallel_for(lang_tensor_pool(vm), g.n * g.c, ((int64_t)1 << 14) / (cells ? cells : 1) + 1,
+                   pool_scatter, &ps);
   LANG_KEEP(d);
   return fit(vm, dx, x0, out);
 }
