@@ -329,15 +329,24 @@ static bool m_batch(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   return true;
 }
 
-static bool m_repeat(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+/* ds.NAME(n): what repeat, prefetch and take share: the arguments
+ * parsed, n checked against lo (None allowed when none_ok: dflt) */
+static bool n_method(MistVM *vm, const char *name, DsKind kind, int argc, const Value *argv,
+                     const KwArgs *kw, int64_t lo, bool none_ok, int64_t dflt, Dataset **out) {
   static const char *const names[] = {"", "n"};
   Dataset *in;
   Value a[2];
-  if (!self_dataset(vm, "repeat", argc, argv, &in) ||
-      !std_parse_args(vm, "repeat", ARGS_CLINIC, argc, argv, kw, names, 2, 2, 1, true, a))
+  if (!self_dataset(vm, name, argc, argv, &in) ||
+      !std_parse_args(vm, name, ARGS_CLINIC, argc, argv, kw, names, 2, 2, none_ok ? 1 : 2, true, a))
     return false;
-  Dataset *d = derive(DS_REPEAT, in);
-  if (!int_arg(vm, "repeat", "n", a[1], -1, true, INFINITE, &d->n)) return false;
+  *out = derive(kind, in);
+  return int_arg(vm, name, "n", a[1], lo, none_ok, dflt, &(*out)->n);
+}
+
+static bool m_repeat(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Dataset *d;
+  if (!n_method(vm, "repeat", DS_REPEAT, argc, argv, kw, -1, true, INFINITE, &d)) return false;
+  Dataset *in = d->in[0];
   if (in->len == 0 || d->n == 0) d->len = 0;
   else if (d->n == INFINITE || in->len == INFINITE) d->len = INFINITE;
   else if (__builtin_mul_overflow(in->len, d->n, &d->len))
@@ -348,30 +357,18 @@ static bool m_repeat(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, 
 }
 
 static bool m_prefetch(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  static const char *const names[] = {"", "n"};
-  Dataset *in;
-  Value a[2];
-  if (!self_dataset(vm, "prefetch", argc, argv, &in) ||
-      !std_parse_args(vm, "prefetch", ARGS_CLINIC, argc, argv, kw, names, 2, 2, 2, true, a))
-    return false;
-  Dataset *d = derive(DS_PREFETCH, in);
-  /* -1 is tf.data's AUTOTUNE: a small buffer */
-  if (!int_arg(vm, "prefetch", "n", a[1], -1, false, 0, &d->n)) return false;
-  if (d->n == -1) d->n = STREAM_AHEAD;
+  Dataset *d;
+  if (!n_method(vm, "prefetch", DS_PREFETCH, argc, argv, kw, -1, false, 0, &d)) return false;
+  if (d->n == -1) d->n = STREAM_AHEAD;   /* tf.data's AUTOTUNE: a small buffer */
   if (d->n > 1 << 20) return lang_raise(vm, "ValueError", "prefetch: n is too large");
   *out = v_obj(d);
   return true;
 }
 
 static bool m_take(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  static const char *const names[] = {"", "n"};
-  Dataset *in;
-  Value a[2];
-  if (!self_dataset(vm, "take", argc, argv, &in) ||
-      !std_parse_args(vm, "take", ARGS_CLINIC, argc, argv, kw, names, 2, 2, 2, true, a))
-    return false;
-  Dataset *d = derive(DS_TAKE, in);
-  if (!int_arg(vm, "take", "n", a[1], -1, false, 0, &d->n)) return false;
+  Dataset *d;
+  if (!n_method(vm, "take", DS_TAKE, argc, argv, kw, -1, false, 0, &d)) return false;
+  Dataset *in = d->in[0];
   if (d->n >= 0 && (in->len == INFINITE || d->n < in->len)) d->len = d->n;
   *out = v_obj(d);
   return true;

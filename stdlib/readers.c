@@ -344,33 +344,39 @@ static bool csv_line(MistVM *vm, const char *what, size_t lineno, const char *p,
   return true;
 }
 
-bool std_read_csv(MistVM *vm, const char *what, const char *text, size_t len, bool header,
-                  ObjTensor **out) {
-  const char *p = text, *end = text + len;
-  if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) p += 3;   /* a UTF-8 byte-order mark */
-  /* first pass: lines with content, and the width of the first */
-  size_t rows = 0, width = 0, lineno = 0, first_line = 0;
-  bool skipped_header = !header;
-  for (const char *q = p; q < end;) {
-    const char *e = memchr(q, '\n', (size_t)(end - q));
+/* The next line of [*q, end) with something besides spaces on it
+ * (*start, *stop), counting lines in *lineno; false at the end. */
+static bool next_row(const char **q, const char *end, size_t *lineno, const char **start,
+                     const char **stop) {
+  while (*q < end) {
+    const char *e = memchr(*q, '\n', (size_t)(end - *q));
     if (!e) e = end;
-    lineno++;
-    const char *c = q;
+    const char *line = *q, *c = line;
+    *q = e + 1;
+    ++*lineno;
     while (c < e && (*c == ' ' || *c == '\t' || *c == '\r')) c++;
     if (c < e) {
-      if (!skipped_header) {
-        skipped_header = true;
-      } else {
-        if (rows == 0) {
-          size_t n;
-          if (!csv_line(vm, what, lineno, q, e, NULL, 0, &n)) return false;
-          width = n;
-          first_line = lineno;
-        }
-        rows++;
-      }
+      *start = line;
+      *stop = e;
+      return true;
     }
-    q = e + 1;
+  }
+  return false;
+}
+
+bool std_read_csv(MistVM *vm, const char *what, const char *text, size_t len, bool header,
+                  ObjTensor **out) {
+  const char *p = text, *end = text + len, *q, *line, *e;
+  if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) p += 3;   /* a UTF-8 byte-order mark */
+  /* first pass: the rows, and the width of the first */
+  size_t rows = 0, width = 0, lineno = 0, first_line = 0;
+  q = p;
+  if (header) next_row(&q, end, &lineno, &line, &e);
+  for (; next_row(&q, end, &lineno, &line, &e); rows++) {
+    if (rows == 0) {
+      if (!csv_line(vm, what, lineno, line, e, NULL, 0, &width)) return false;
+      first_line = lineno;
+    }
   }
   if (rows == 0) return bad(vm, what, "has no rows of data");
   int64_t shape[2] = {(int64_t)rows, (int64_t)width};
@@ -378,29 +384,17 @@ bool std_read_csv(MistVM *vm, const char *what, const char *text, size_t len, bo
   ObjTensor *t = lang_tensor_new(vm, DT_F32, 2, shape, false);
   if (!t) return false;
   float *dst = (float *)lang_tensor_ptr(t);
-  size_t row = 0;
+  /* second pass: every row as wide as the first, and its numbers */
   lineno = 0;
-  skipped_header = !header;
-  for (const char *q = p; q < end;) {
-    const char *e = memchr(q, '\n', (size_t)(end - q));
-    if (!e) e = end;
-    lineno++;
-    const char *c = q;
-    while (c < e && (*c == ' ' || *c == '\t' || *c == '\r')) c++;
-    if (c < e) {
-      if (!skipped_header) {
-        skipped_header = true;
-      } else {
-        size_t n;
-        if (!csv_line(vm, what, lineno, q, e, NULL, 0, &n)) return false;
-        if (n != width)
-          return lang_raise(vm, "ValueError", "'%s', line %zu: %zu fields, but line %zu has %zu",
-                            what, lineno, n, first_line, width);
-        if (!csv_line(vm, what, lineno, q, e, dst + row * width, width, &n)) return false;
-        row++;
-      }
-    }
-    q = e + 1;
+  q = p;
+  if (header) next_row(&q, end, &lineno, &line, &e);
+  for (size_t row = 0; next_row(&q, end, &lineno, &line, &e); row++) {
+    size_t n;
+    if (!csv_line(vm, what, lineno, line, e, NULL, 0, &n)) return false;
+    if (n != width)
+      return lang_raise(vm, "ValueError", "'%s', line %zu: %zu fields, but line %zu has %zu", what,
+                        lineno, n, first_line, width);
+    if (!csv_line(vm, what, lineno, line, e, dst + row * width, width, &n)) return false;
   }
   *out = t;
   return true;
