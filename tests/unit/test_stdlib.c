@@ -135,8 +135,10 @@ START_TEST(test_pipeline_threads_end) {
          "print(s)\n");
   ck_assert_str_eq(out.data, "9900\n");
   run_ok("for i in range(20):\n    it = [x for x in data.from_tensors(arange(5)).repeat().take(3)]\n");
-  mist_eval(vm, "<test>", "import gc_does_not_exist", false);   /* any allocation-heavy turn */
-  run_ok("junk = [zeros((1000,)) for i in range(2000)]\n");
+  /* the streams of the loops that broke are garbage now: collecting
+   * finalises them, which stops their pipelines */
+  lang_gc_collect();
+  lang_gc_collect();
   ck_assert_int_le(threads_settled(base), base);
 }
 END_TEST
@@ -286,12 +288,15 @@ START_TEST(test_safetensors_hostile) {
 }
 END_TEST
 
+static void csv_expect(const char *text, const char *want) { expect_error(3, text, strlen(text), want); }
+
 START_TEST(test_csv_hostile) {
-  expect_error(3, "a,b\n", 4, "has no rows of data");
-  expect_error(3, "a\n1,,2\n", 7, "line 2, field 2: '' is not a number");
-  expect_error(3, "a\n1\n2,3\n", 8, "line 3: 2 fields, but line 2 has 1");
-  expect_error(3, "a\n1e999999999999999999999999999999999999999999999999999999999999999\n", 70, "is not a number");
-  expect_error(3, "a\n1x\n", 5, "'1x' is not a number");
+  csv_expect("a,b\n", "has no rows of data");
+  csv_expect("a\n1,,2\n", "line 2, field 2: '' is not a number");
+  csv_expect("a\n1\n2,3\n", "line 3: 2 fields, but line 2 has 1");
+  csv_expect("a\n1e999999999999999999999999999999999999999999999999999999999999999\n", "is not a number");
+  csv_expect("a\n1x\n", "'1x' is not a number");
+  csv_expect("only a header", "has no rows");
 }
 END_TEST
 
