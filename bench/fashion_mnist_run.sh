@@ -9,7 +9,7 @@
 # For each model it prints, from bench/fashion_mnist/train.ms and
 # train.py (best epoch of EPOCHS, after a 20-step warm-up):
 #
-#   mist memory     the training steps alone, on batches made beforehand
+#   mist memory     the training steps alone, on one batch made beforehand
 #   mist pipeline   batches from data's background pipeline (shuffle +
 #                   batch over the IDX files), as the flagship trains;
 #                   the ratio pipeline / memory is what loading and
