@@ -278,14 +278,24 @@ static Dataset *derive(DsKind kind, Dataset *in) {
   return d;
 }
 
+/* The arguments of ds.NAME(...) (names[0] is self's ""), and the new
+ * dataset of that kind over ds; what every method shares. */
+static bool method_args(MistVM *vm, const char *name, DsKind kind, const char *const *names,
+                        int nnames, int nreq, int argc, const Value *argv, const KwArgs *kw,
+                        Value *a, Dataset **out) {
+  Dataset *in = NULL;
+  if (!self_dataset(vm, name, argc, argv, &in) ||
+      !std_parse_args(vm, name, ARGS_CLINIC, argc, argv, kw, names, nnames, nnames, nreq, true, a))
+    return false;
+  *out = derive(kind, in);
+  return true;
+}
+
 static bool m_map(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   static const char *const names[] = {"", "f", "workers"};
-  Dataset *in;
   Value a[3];
-  if (!self_dataset(vm, "map", argc, argv, &in) ||
-      !std_parse_args(vm, "map", ARGS_CLINIC, argc, argv, kw, names, 3, 3, 2, true, a))
-    return false;
-  Dataset *d = derive(DS_MAP, in);
+  Dataset *d;
+  if (!method_args(vm, "map", DS_MAP, names, 3, 2, argc, argv, kw, a, &d)) return false;
   if (!(v_is_obj(a[1], O_FUNC) || v_is_obj(a[1], O_BUILTIN) || v_is_obj(a[1], O_BOUND)))
     return lang_raise(vm, "TypeError", "map: f must be a function, not '%s'", lang_type_name(a[1]));
   d->fn = a[1];
@@ -297,14 +307,11 @@ static bool m_map(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
 
 static bool m_shuffle(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   static const char *const names[] = {"", "buffer", "seed"};
-  Dataset *in;
   Value a[3];
+  Dataset *d;
   int64_t seed;
-  if (!self_dataset(vm, "shuffle", argc, argv, &in) ||
-      !std_parse_args(vm, "shuffle", ARGS_CLINIC, argc, argv, kw, names, 3, 3, 2, true, a))
-    return false;
-  Dataset *d = derive(DS_SHUFFLE, in);
-  if (!int_arg(vm, "shuffle", "buffer", a[1], 1, false, 1, &d->n) ||
+  if (!method_args(vm, "shuffle", DS_SHUFFLE, names, 3, 2, argc, argv, kw, a, &d) ||
+      !int_arg(vm, "shuffle", "buffer", a[1], 1, false, 1, &d->n) ||
       !int_arg(vm, "shuffle", "seed", a[2], INT64_MIN, false, 0, &seed))
     return false;
   if (d->n > ((int64_t)1 << 32)) return lang_raise(vm, "ValueError", "shuffle: buffer is too large");
@@ -315,16 +322,14 @@ static bool m_shuffle(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
 
 static bool m_batch(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   static const char *const names[] = {"", "n", "drop_remainder"};
-  Dataset *in;
   Value a[3];
-  if (!self_dataset(vm, "batch", argc, argv, &in) ||
-      !std_parse_args(vm, "batch", ARGS_CLINIC, argc, argv, kw, names, 3, 3, 2, true, a))
-    return false;
-  Dataset *d = derive(DS_BATCH, in);
-  if (!int_arg(vm, "batch", "n", a[1], 1, false, 1, &d->n) ||
+  Dataset *d;
+  if (!method_args(vm, "batch", DS_BATCH, names, 3, 2, argc, argv, kw, a, &d) ||
+      !int_arg(vm, "batch", "n", a[1], 1, false, 1, &d->n) ||
       !std_bool_arg(vm, a[2], false, &d->drop_remainder))
     return false;
-  if (in->len != INFINITE) d->len = d->drop_remainder ? in->len / d->n : (in->len + d->n - 1) / d->n;
+  int64_t in = d->in[0]->len;
+  if (in != INFINITE) d->len = d->drop_remainder ? in / d->n : (in + d->n - 1) / d->n;
   *out = v_obj(d);
   return true;
 }
@@ -334,13 +339,9 @@ static bool m_batch(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 static bool n_method(MistVM *vm, const char *name, DsKind kind, int argc, const Value *argv,
                      const KwArgs *kw, int64_t lo, bool none_ok, int64_t dflt, Dataset **out) {
   static const char *const names[] = {"", "n"};
-  Dataset *in;
   Value a[2];
-  if (!self_dataset(vm, name, argc, argv, &in) ||
-      !std_parse_args(vm, name, ARGS_CLINIC, argc, argv, kw, names, 2, 2, none_ok ? 1 : 2, true, a))
-    return false;
-  *out = derive(kind, in);
-  return int_arg(vm, name, "n", a[1], lo, none_ok, dflt, &(*out)->n);
+  return method_args(vm, name, kind, names, 2, none_ok ? 1 : 2, argc, argv, kw, a, out) &&
+         int_arg(vm, name, "n", a[1], lo, none_ok, dflt, &(*out)->n);
 }
 
 static bool m_repeat(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {

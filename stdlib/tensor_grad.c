@@ -266,15 +266,19 @@ typedef struct ConvG {
     T *out;                                                                    \
     bool failed;                                                               \
   } Task_##SUF;                                                                \
+  /* a task's columns buffer; NULL (and the task failed) without memory */  \
+  static T *task_cols_##SUF(Task_##SUF *t) {                                  \
+    const ConvG *g = t->g;                                                     \
+    T *cols = malloc((size_t)(g->cin * g->kh * g->kw * g->ho * g->wo) * sizeof(T)); \
+    if (!cols) t->failed = true;                                               \
+    return cols;                                                               \
+  }                                                                            \
   static void input_images_##SUF(void *ctx, int64_t b0, int64_t b1) {         \
     Task_##SUF *t = ctx;                                                       \
     const ConvG *g = t->g;                                                     \
     int64_t k = g->cin * g->kh * g->kw, hw = g->ho * g->wo;                    \
-    T *cols = malloc((size_t)(k * hw) * sizeof(T));                            \
-    if (!cols) {                                                               \
-      t->failed = true;                                                        \
-      return;                                                                  \
-    }                                                                          \
+    T *cols = task_cols_##SUF(t);                                              \
+    if (!cols) return;                                                         \
     for (int64_t b = b0; b < b1; b++) {                                        \
       dev_gemm_##SUF(NULL, true, false, k, hw, g->cout, 1, t->w, k,             \
                      t->d + b * g->cout * hw, hw, 0, cols, hw);                \
@@ -296,11 +300,8 @@ typedef struct ConvG {
     Task_##SUF *t = ctx;                                                       \
     const ConvG *g = t->g;                                                     \
     int64_t k = g->cin * g->kh * g->kw, hw = g->ho * g->wo;                    \
-    T *cols = malloc((size_t)(k * hw) * sizeof(T));                            \
-    if (!cols) {                                                               \
-      t->failed = true;                                                        \
-      return;                                                                  \
-    }                                                                          \
+    T *cols = task_cols_##SUF(t);                                              \
+    if (!cols) return;                                                         \
     for (int64_t q = q0; q < q1; q++) {                                        \
       int64_t b1 = (q + 1) * CONV_GROUP < g->n ? (q + 1) * CONV_GROUP : g->n;  \
       for (int64_t b = q * CONV_GROUP; b < b1; b++) {                          \
