@@ -77,6 +77,13 @@ void mist_set_write(MistVM *vm, void (*write)(void *, const char *, size_t), voi
   vm->write_user = user;
 }
 
+void mist_set_write_err(MistVM *vm, void (*write)(void *, const char *, size_t), void *user,
+                        bool is_terminal) {
+  vm->write_err = write;
+  vm->write_err_user = user;
+  vm->err_is_tty = is_terminal;
+}
+
 void mist_interrupt(MistVM *vm) { vm->interrupt = 1; }
 
 void mist_set_time_limit(MistVM *vm, double seconds) { vm->time_limit = seconds > 0 ? seconds : 0; }

@@ -43,6 +43,13 @@ void mist_free(MistVM *vm);
 void mist_set_write(MistVM *vm, void (*write)(void *user, const char *text, size_t len),
                     void *user);
 
+/* Send what a program draws for people (progress bars) to write(user,
+ * text, len) instead of stderr; is_terminal says whether it ends at a
+ * terminal, where a bar is redrawn in place (else it prints a line now
+ * and then). */
+void mist_set_write_err(MistVM *vm, void (*write)(void *user, const char *text, size_t len),
+                        void *user, bool is_terminal);
+
 /* Run the file at path as the main module.  MIST_ERROR when the file
  * cannot be read or the program fails. */
 MistStatus mist_run_file(MistVM *vm, const char *path);

@@ -164,6 +164,7 @@ PRIM_FN(p_iter_seq) {
     *out = x;
     return true;
   }
+  if (v_is_obj(x, O_NATIVE) && AS_NATIVE(x)->cls->iter) return AS_NATIVE(x)->cls->iter(vm, x, out);
   if (v_is_obj(x, O_ITER)) {   /* its items from its position on */
     ObjIter *it = (ObjIter *)x.o;
     ObjSeq *rest = lang_list_new(it->items->len - it->pos);

@@ -160,6 +160,21 @@ bool lang_run_on_stack(size_t stack_size, void *(*fn)(void *), void *arg) {
   return ok;
 }
 
+/* A background thread (stdlib/data.c's pipelines), detached, known to
+ * the collector from its first instruction: GC_pthread_create registers
+ * it, so its stack is scanned and it may allocate.  stack_size 0 takes
+ * the default.  False if it could not be made. */
+bool lang_gc_thread_start(size_t stack_size, void *(*fn)(void *), void *arg) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return false;
+  pthread_t t;
+  bool ok = (stack_size == 0 || pthread_attr_setstacksize(&attr, stack_size) == 0) &&
+            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+            GC_pthread_create(&t, &attr, fn, arg) == 0;
+  pthread_attr_destroy(&attr);
+  return ok;
+}
+
 /* ---- finalisers and memory the collector cannot see ---- */
 
 void lang_gc_finalize(void *obj, void (*fn)(void *obj, void *data), void *data) {

@@ -59,6 +59,10 @@ size_t lang_gc_external_bytes(void);
  * thread exits.  Every public entry point that may allocate calls it.
  * Threads made with lang_run_on_stack are known already. */
 void lang_gc_enter_thread(void);
+/* Start fn(arg) on a detached background thread whose stack is
+ * stack_size bytes (0: the default), registered with the collector for
+ * its whole life; false if it could not be made. */
+bool lang_gc_thread_start(size_t stack_size, void *(*fn)(void *), void *arg);
 /* Run fn(arg) on a thread with a stack of stack_size bytes and wait for
  * it; false if the thread could not be made. */
 bool lang_run_on_stack(size_t stack_size, void *(*fn)(void *), void *arg);

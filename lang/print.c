@@ -278,6 +278,12 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
     sb_printf(out, " mode='%c' encoding='UTF-8'>", f->mode);
     return true;
   }
+  case O_NATIVE: {
+    const NativeClass *c = AS_NATIVE(v)->cls;
+    if (c->repr) c->repr(vm, v, out);
+    else sb_printf(out, "<%s object>", c->name);
+    return true;
+  }
   }
   sb_adds(out, "<object>");
   return true;

@@ -1,6 +1,6 @@
 /* textfile.h: text files as values (ObjFile, lang/value.h): reading one
  * whole, as text or as lines.  open() and the file methods are
- * stdlib/files.c; `for line in f` reads the lines through here. */
+ * stdlib/textfiles.c; `for line in f` reads the lines through here. */
 #ifndef MIST_LANG_TEXTFILE_H
 #define MIST_LANG_TEXTFILE_H
 

@@ -427,6 +427,7 @@ const char *lang_type_name(Value v) {
   case O_FILE: return "file";
   case O_ELLIPSIS: return "ellipsis";
   case O_ITER: return "iterator";
+  case O_NATIVE: return AS_NATIVE(v)->cls->name;
   }
   return "object";
 }

@@ -59,6 +59,7 @@ typedef enum {
   O_FILE,      /* a text file named by open(path, mode) (lang/textfile.c) */
   O_ELLIPSIS,  /* ..., the one Ellipsis (lang_ellipsis), for tensor indices */
   O_ITER,      /* iter(x): the items of x from a position on (ObjIter) */
+  O_NATIVE,    /* a value of a type defined above lang/ (stdlib's datasets): see NativeClass */
 } OKind;
 
 /* flags: facts about an immutable object computed once (lang_holds_function) */
@@ -230,6 +231,29 @@ typedef struct ObjSparse {
   Value dense;
 } ObjSparse;
 #define AS_SPARSE(v) ((ObjSparse *)(v).o)
+
+/* A value whose type is defined outside lang/ by a table of C functions
+ * (stdlib/data.c's datasets and the streams that iterate them), so that
+ * len(), indexing and `for x in v` reach it without lang/ knowing it.
+ * Any hook may be NULL: the operation is then a TypeError, as for a
+ * Python object without that method.  A type embeds ObjNative first. */
+struct StrBuf;
+typedef struct NativeClass {
+  const char *name;                                        /* what type() says */
+  void (*repr)(MistVM *vm, Value self, struct StrBuf *out);  /* NULL: <name object> */
+  bool (*len)(MistVM *vm, Value self, int64_t *out);
+  /* what `for x in self` indexes from 0 to its len (ir/prims.c's
+   * iter_seq): a sequence, or a native whose getitem hands out items in
+   * order (a dataset's stream) */
+  bool (*iter)(MistVM *vm, Value self, Value *out);
+  bool (*getitem)(MistVM *vm, Value self, Value index, Value *out);
+} NativeClass;
+
+typedef struct ObjNative {
+  Obj obj;
+  const NativeClass *cls;
+} ObjNative;
+#define AS_NATIVE(v) ((ObjNative *)(v).o)
 
 typedef struct ObjGraph {
   Obj obj;

@@ -10,9 +10,12 @@
  * per Mist frame (innermost pushed first, so entries are prepended and
  * the array stays outermost first).
  */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "lang/gc.h"
 #include "lang/strbuf.h"
@@ -20,6 +23,15 @@
 #include "lang/vm.h"
 
 /* ---- the VM handle ---- */
+
+/* The interpreter lock (vm.h): a flag under a mutex rather than a held
+ * mutex, since the thread that gives it back need not be the one that
+ * took it (each mist_eval runs on a thread of its own). */
+struct LangLock {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool held;
+};
 
 MistVM *lang_vm_new(void) {
   lang_gc_init();
@@ -32,7 +44,13 @@ MistVM *lang_vm_new(void) {
 }
 
 void lang_vm_free(MistVM *vm) {
+  if (vm->stop_threads) vm->stop_threads(vm);
   lang_tensor_vm_free(vm);
+  if (vm->lock) {
+    pthread_mutex_destroy(&vm->lock->mu);
+    pthread_cond_destroy(&vm->lock->cv);
+    free(vm->lock);
+  }
   lang_free(vm);
 }
 
@@ -260,6 +278,20 @@ void lang_write(MistVM *vm, const char *text, size_t len) {
   }
 }
 
+void lang_write_err(MistVM *vm, const char *text, size_t len) {
+  if (vm->write_err) {
+    vm->write_err(vm->write_err_user, text, len);
+  } else {
+    fflush(stdout);
+    fwrite(text, 1, len, stderr);
+    fflush(stderr);
+  }
+}
+
+bool lang_err_is_tty(MistVM *vm) {
+  return vm->write_err ? vm->err_is_tty : isatty(STDERR_FILENO);
+}
+
 /* ---- builtin tables ---- */
 
 static ObjBuiltin *def_in(MistVM *vm, ObjDict **table, const char *name, BuiltinFn fn,
@@ -289,4 +321,68 @@ bool lang_check_stack(MistVM *vm) {
   if ((vm->stack_limit && here < vm->stack_limit) || vm->depth > vm->max_depth)
     return lang_raise(vm, "RecursionError", "maximum recursion depth exceeded");
   return true;
+}
+
+/* ---- threads ---- */
+
+bool lang_lock_init(MistVM *vm) {
+  if (vm->lock) return true;
+  struct LangLock *l = malloc(sizeof *l);
+  if (!l) return false;
+  pthread_mutex_init(&l->mu, NULL);
+  pthread_cond_init(&l->cv, NULL);
+  l->held = true;
+  vm->lock = l;
+  return true;
+}
+
+void lang_unlock(MistVM *vm, LangThreadState *save) {
+  save->stack_limit = vm->stack_limit;
+  save->depth = vm->depth;
+  save->err = vm->err;
+  save->callee = vm->callee;
+  struct LangLock *l = vm->lock;
+  if (!l) return;
+  pthread_mutex_lock(&l->mu);
+  l->held = false;
+  pthread_cond_signal(&l->cv);
+  pthread_mutex_unlock(&l->mu);
+}
+
+void lang_lock(MistVM *vm, const LangThreadState *state) {
+  struct LangLock *l = vm->lock;
+  if (l) {
+    pthread_mutex_lock(&l->mu);
+    while (l->held) pthread_cond_wait(&l->cv, &l->mu);
+    l->held = true;
+    pthread_mutex_unlock(&l->mu);
+  }
+  vm->stack_limit = state->stack_limit;
+  vm->depth = state->depth;
+  vm->err = state->err;
+  vm->callee = state->callee;
+}
+
+void lang_thread_state_init(LangThreadState *st, char *stack_low) {
+  memset(st, 0, sizeof *st);
+  st->err.span = span_none();
+  /* the same margin as the evaluation thread's: C code between two checks */
+  st->stack_limit = stack_low ? stack_low + (256u << 10) : NULL;
+}
+
+static bool no_mist_here(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw,
+                         Value *out) {
+  return lang_raise(vm, "RuntimeError", "Mist code cannot run on this thread");
+}
+
+MistVM *lang_vm_for_thread(MistVM *vm) {
+  lang_tensor_pool(vm);
+  lang_tensor_allocator(vm);
+  MistVM *t = lang_alloc(sizeof *t);
+  t->err.span = span_none();
+  t->max_depth = vm->max_depth;
+  t->call = no_mist_here;
+  t->pool = vm->pool;
+  t->tensor_heap = vm->tensor_heap;
+  return t;
 }

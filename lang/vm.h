@@ -77,6 +77,11 @@ struct MistVM {
   /* output: the host's callback; the CLI writes to stdout */
   MistWriteFn write;
   void *write_user;
+  /* diagnostics a program draws (progress bars): the host's callback and
+   * whether it ends at a terminal; without one, stderr */
+  MistWriteFn write_err;
+  void *write_err_user;
+  bool err_is_tty;
 
   SourceFile *files;
   int nfiles, capfiles;
@@ -126,6 +131,14 @@ struct MistVM {
   /* tensors (lang/tensor.c): made on first use, so start-up stays fast */
   struct DevPool *pool;           /* the one thread pool */
   struct TensorHeap *tensor_heap; /* the caching allocator of tensor buffers */
+
+  /* background threads that run Mist code (stdlib/data.c's map
+   * workers): the interpreter lock they take, made by the first of them
+   * (NULL until then: one thread, nothing to lock); and the hook that
+   * stops them all and waits for them, called by lang_vm_free */
+  struct LangLock *lock;
+  void (*stop_threads)(MistVM *vm);
+  void *threads;          /* the owner of stop_threads' private state */
 };
 
 /* A fresh VM, zeroed, in memory the collector scans but never frees
@@ -164,6 +177,11 @@ int lang_file_add(MistVM *vm, const char *path, const char *text, size_t len);
 const char *lang_file_line(MistVM *vm, int file, int line, size_t *len);
 
 void lang_write(MistVM *vm, const char *text, size_t len);
+/* Diagnostics (progress bars) through vm->write_err, else to stderr
+ * after flushing stdout; lang_err_is_tty says whether they reach a
+ * terminal (redrawn in place) or not (a log). */
+void lang_write_err(MistVM *vm, const char *text, size_t len);
+bool lang_err_is_tty(MistVM *vm);
 
 /* Register a C function under a global builtin name, or as a method.
  * Each returns the new builtin, whose self_kinds the caller may set. */
@@ -200,5 +218,38 @@ const char *lang_suggest_hint(const LangSuggest *s);
 /* Guard against runaway recursion: false (with an error raised) when the
  * C stack or the Mist call depth is nearly exhausted. */
 bool lang_check_stack(MistVM *vm);
+
+/* ---- threads ----
+ *
+ * One thread at a time runs Mist code on a VM, as in CPython: the one
+ * that holds the interpreter lock.  The thread that made the VM holds it
+ * from the start and gives it up only while it waits (for a dataset's
+ * next example); background threads take it to call Mist functions.
+ * What belongs to the running thread (its C stack bound, call depth,
+ * error and current builtin) is kept in the VM while it holds the lock
+ * and in its LangThreadState while it does not. */
+typedef struct LangThreadState {
+  char *stack_limit;
+  int depth;
+  MistError err;
+  ObjBuiltin *callee;
+} LangThreadState;
+
+/* Make vm->lock, held by the caller, if there is none yet.  False when
+ * out of memory. */
+bool lang_lock_init(MistVM *vm);
+/* Give up the lock, keeping this thread's state in *save. */
+void lang_unlock(MistVM *vm, LangThreadState *save);
+/* Wait for the lock and run with the state in *state. */
+void lang_lock(MistVM *vm, const LangThreadState *state);
+/* A state for a new thread whose stack ends below stack_low: no error,
+ * depth 0, C stack bounded a margin above stack_low. */
+void lang_thread_state_init(LangThreadState *st, char *stack_low);
+
+/* A VM for C code on a background thread: it shares vm's tensor
+ * allocator and thread pool (both made here if need be, and both safe
+ * to use from several threads) and has its own error record; it runs no
+ * Mist code and has no tables.  A GC object: it lives while referenced. */
+MistVM *lang_vm_for_thread(MistVM *vm);
 
 #endif

@@ -27,6 +27,7 @@
 #include "lang/strbuf.h"
 #include "lang/tensor.h"
 #include "lang/textfile.h"
+#include "stdlib/files.h"
 #include "stdlib/show.h"
 #include "stdlib/tensor.h"
 
@@ -246,6 +247,15 @@ bool std_iter_init(MistVM *vm, Value v, StdIter *it)
     }
     case O_FUNC: case O_BUILTIN: case O_MODULE: case O_GRAPH: case O_SLICE: case O_BOUND:
       break;
+    case O_NATIVE: {
+      /* a dataset: what a for loop walks, gathered into a list */
+      ObjSeq *l;
+      if (!AS_NATIVE(v)->cls->iter) break;
+      if (!lang_iter_items(vm, v, &l)) return false;
+      it->src = v_obj(l);
+      it->len = l->len;
+      return true;
+    }
     default: {
       /* a kind added later (a tensor): walk its first axis by indexing */
       int64_t n = 0;
@@ -1617,4 +1627,8 @@ void std_register_builtins(MistVM *vm)
   std_register_files(vm);
   std_register_show(vm);
   std_register_tensor(vm);
+  std_register_io(vm);
+  std_register_data(vm);
+  std_register_progress(vm);
+  std_register_optim(vm);
 }

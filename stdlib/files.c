@@ -1,181 +1,225 @@
-/* files.c: text files, in the spelling Python programs use without
- * `with`:
+/* files.c: files as the standard library reads and writes them: a whole
+ * file into memory, gzip'd data inflated through zlib, and atomic writes
+ * (files.h).
  *
- *     text = open("data.txt").read()
- *     lines = open("data.txt").readlines()
- *     for line in open("data.txt"): ...
- *     open("out.txt", "w").write("hello\n")
- *     open("log.txt", "a").write("one more line\n")
- *
- * open(path, mode) makes a file value (lang/textfile.c): a name and a
- * mode, immutable like every Mist value.  The effects happen when Python
- * would have them: open checks that a file to read exists, and "w"
- * empties the file (creating it), "x" creates it (failing if it
- * exists), "a" creates it if missing, all at open; each write appends
- * its text at once and closes the file again, so consecutive writes on
- * one file value add up as they do in Python and nothing is left
- * unflushed.  Reading reads the whole file each time: a file value has
- * no position, so read(size) and readline(), which would need one, are
- * errors that say what to write instead.  close() does nothing.  Text
- * is UTF-8; binary modes are not supported. */
+ * Files are read whole: the formats Mist reads (IDX, NPY, CSV,
+ * safetensors) are parsed from memory, which keeps every check a
+ * comparison with one length.  An atomic write goes to a temporary file
+ * made next to its destination (so the rename cannot cross file
+ * systems), which is fsync'd, renamed over the destination and whose
+ * folder is fsync'd: a crash leaves the old file or the new one, never
+ * half of one. */
+#define _GNU_SOURCE
+#include "stdlib/files.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
-#include "lang/strbuf.h"
-#include "lang/textfile.h"
-#include "stdlib/builtins.h"
+#include "lang/gc.h"
 
-static bool bi_open(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  static const char *const names[] = {"file", "mode", "buffering", "encoding"};
-  Value a[4];
-  if (!std_parse_args(vm, "open", ARGS_CLINIC, argc, argv, kw, names, 4, 4, 1, true, a)) return false;
-  if (!v_is_obj(a[0], O_STR))
-    return lang_raise(vm, "TypeError", "expected str, bytes or os.PathLike object, not %s", lang_type_name(a[0]));
-  if (vm->sandbox) return lang_raise(vm, "PermissionError", "files are not available in the sandbox");
-  char mode = 'r';
-  if (a[1].tag != V_UNBOUND) {
-    if (!v_is_obj(a[1], O_STR))
-      return lang_raise(vm, "TypeError", "open() argument 'mode' must be str, not %s", lang_type_name(a[1]));
-    const ObjStr *m = AS_STR(a[1]);
-    int kinds = 0;
-    for (size_t i = 0; i < m->len; i++) {
-      char c = m->data[i];
-      if (c == 'r' || c == 'w' || c == 'a' || c == 'x') {
-        mode = c;
-        kinds++;
-      } else if (c == 'b') {
-        return lang_raise(vm, "ValueError", "binary mode is not supported in Mist: files are text");
-      } else if (c == '+') {
-        return lang_raise(vm, "ValueError", "mode '+' is not supported in Mist: open the file once to read and once to write");
-      } else if (c != 't') {
-        return lang_raise(vm, "ValueError", "invalid mode: '%s'", m->data);
-      }
-    }
-    if (kinds != 1)
-      return lang_raise(vm, "ValueError", "must have exactly one of create/read/write/append mode");
-  }
-  if (a[3].tag != V_UNBOUND && a[3].tag != V_NONE) {
-    const char *enc = v_is_obj(a[3], O_STR) ? AS_STR(a[3])->data : "";
-    if (strcasecmp(enc, "utf-8") != 0 && strcasecmp(enc, "utf8") != 0)
-      return lang_raise(vm, "ValueError", "encoding %s is not supported: files are UTF-8", enc);
-  }
-  ObjStr *path = AS_STR(a[0]);
+/* Python's OSError text: "[Errno 2] No such file or directory: 'x'". */
+static bool os_error(MistVM *vm, int err, const char *path) {
+  const char *kind = err == ENOENT ? "FileNotFoundError"
+                     : err == EACCES || err == EPERM ? "PermissionError"
+                     : err == EISDIR ? "IsADirectoryError"
+                     : "OSError";
+  return lang_raise(vm, kind, "[Errno %d] %s: '%s'", err, strerror(err), path);
+}
+
+static bool sandboxed(MistVM *vm, const char *fname) {
+  return lang_raise(vm, "PermissionError", "%s: the file system is not available in the sandbox",
+                    fname);
+}
+
+bool std_read_file(MistVM *vm, const char *fname, const char *path, unsigned char **data,
+                   size_t *len) {
+  if (vm->sandbox) return sandboxed(vm, fname);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return os_error(vm, errno, path);
   struct stat st;
-  if (stat(path->data, &st) == 0 && S_ISDIR(st.st_mode)) return lang_textfile_error(vm, EISDIR, path);
-  int flags = mode == 'r' ? O_RDONLY : mode == 'w' ? O_WRONLY | O_CREAT | O_TRUNC
-            : mode == 'a' ? O_WRONLY | O_CREAT | O_APPEND : O_WRONLY | O_CREAT | O_EXCL;
-  int fd = open(path->data, flags | O_CLOEXEC, 0666);
-  if (fd < 0) return lang_textfile_error(vm, errno, path);
-  close(fd);
-  *out = v_obj(lang_textfile_new(path, mode));
-  return true;
-}
-
-#define SELF_FILE(name)                                                                       \
-  if (argc < 1 || !v_is_obj(argv[0], O_FILE))                                                 \
-    return lang_raise(vm, "AttributeError", "'%s' object has no attribute '" name "'",        \
-                      argc >= 1 ? lang_type_name(argv[0]) : "?");                             \
-  ObjFile *f = (ObjFile *)argv[0].o
-
-static bool m_read(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  SELF_FILE("read");
-  if (!std_no_kw(vm, "read", kw)) return false;
-  if (argc > 2) return lang_raise(vm, "TypeError", "read expected at most 1 argument, got %d", argc - 1);
-  if (argc == 2 && !(argv[1].tag == V_NONE || (argv[1].tag == V_INT && argv[1].i < 0)))
-    return lang_raise(vm, "ValueError", "read(size) is not supported: a file has no position in Mist; "
-                                        "read() gives the whole text (slice it: f.read()[:size])");
-  ObjStr *text;
-  if (!lang_textfile_read(vm, f, &text)) return false;
-  *out = v_obj(text);
-  return true;
-}
-
-static bool m_readlines(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  SELF_FILE("readlines");
-  if (!std_no_args(vm, "readlines", argc - 1, kw)) return false;
-  ObjSeq *lines;
-  if (!lang_textfile_lines(vm, f, &lines)) return false;
-  *out = v_obj(lines);
-  return true;
-}
-
-static bool m_readline(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  SELF_FILE("readline");
-  (void)f;
-  return lang_raise(vm, "ValueError", "readline() is not supported: a file has no position in Mist; "
-                                      "write lines = f.readlines() and take lines[i]");
-}
-
-/* Append text to the file now (open, write, close). */
-static bool append(MistVM *vm, const ObjFile *f, const ObjStr *text) {
-  if (vm->sandbox) return lang_raise(vm, "PermissionError", "files are not available in the sandbox");
-  int fd = open(f->path->data, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-  if (fd < 0) return lang_textfile_error(vm, errno, f->path);
-  size_t done = 0;
-  while (done < text->len) {
-    ssize_t n = write(fd, text->data + done, text->len - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      close(fd);
-      return lang_textfile_error(vm, err, f->path);
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    close(fd);
+    return os_error(vm, e, path);
+  }
+  size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
+  unsigned char *buf = malloc(cap);
+  if (!buf) {
+    close(fd);
+    return lang_raise(vm, "MemoryError", "%s: '%s' is too large to read", fname, path);
+  }
+  for (;;) {
+    if (n + 1 >= cap) {   /* a file that grew, or a pipe: keep reading */
+      unsigned char *b = cap < ((size_t)1 << 40) ? realloc(buf, cap * 2) : NULL;
+      if (!b) {
+        free(buf);
+        close(fd);
+        return lang_raise(vm, "MemoryError", "%s: '%s' is too large to read", fname, path);
+      }
+      buf = b;
+      cap *= 2;
     }
-    done += (size_t)n;
+    ssize_t r = read(fd, buf + n, cap - 1 - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      int e = errno;
+      free(buf);
+      close(fd);
+      return os_error(vm, e, path);
+    }
+    if (r == 0) break;
+    n += (size_t)r;
   }
-  if (close(fd) != 0) return lang_textfile_error(vm, errno, f->path);
+  close(fd);
+  buf[n] = 0;
+  *data = buf;
+  *len = n;
   return true;
 }
 
-static bool m_write(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  SELF_FILE("write");
-  if (!std_one_arg(vm, "write", argc - 1, kw)) return false;
-  if (f->mode == 'r') return lang_raise(vm, "UnsupportedOperation", "not writable");
-  if (!v_is_obj(argv[1], O_STR))
-    return lang_raise(vm, "TypeError", "write() argument must be str, not %s", lang_type_name(argv[1]));
-  if (!append(vm, f, AS_STR(argv[1]))) return false;
-  *out = v_int((int64_t)AS_STR(argv[1])->nchars);
-  return true;
-}
-
-static bool m_writelines(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  SELF_FILE("writelines");
-  if (!std_one_arg(vm, "writelines", argc - 1, kw)) return false;
-  if (f->mode == 'r') return lang_raise(vm, "UnsupportedOperation", "not writable");
-  Value *items;
-  size_t n;
-  if (!std_iter_items(vm, argv[1], &items, &n)) return false;
-  StrBuf sb;
-  sb_init(&sb);
-  for (size_t i = 0; i < n; i++) {
-    if (!v_is_obj(items[i], O_STR))
-      return lang_raise(vm, "TypeError", "write() argument must be str, not %s", lang_type_name(items[i]));
-    sb_add(&sb, AS_STR(items[i])->data, AS_STR(items[i])->len);
+bool std_gunzip(MistVM *vm, const char *what, const unsigned char *data, size_t len, size_t max,
+                unsigned char **out, size_t *outlen, bool *owned) {
+  if (len < 2 || data[0] != 0x1f || data[1] != 0x8b) {
+    *out = (unsigned char *)data;
+    *outlen = len;
+    *owned = false;
+    return true;
   }
-  if (!append(vm, f, lang_str_new(sb.data ? sb.data : "", sb.len))) return false;
-  *out = v_none();
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+    return lang_raise(vm, "MemoryError", "'%s': cannot start zlib", what);
+  size_t cap = len * 4 < max ? len * 4 + 64 : max, n = 0;
+  unsigned char *buf = malloc(cap + 1);
+  const char *why = NULL;
+  size_t in = 0;
+  while (buf && !why) {
+    /* zlib counts in uInt: feed and drain at most 1 GiB at a time */
+    size_t avail_in = len - in, room = cap - n;
+    z.next_in = (unsigned char *)data + in;
+    z.avail_in = (uInt)(avail_in < (1u << 30) ? avail_in : (1u << 30));
+    z.next_out = buf + n;
+    z.avail_out = (uInt)(room < (1u << 30) ? room : (1u << 30));
+    uInt given_in = z.avail_in, given_out = z.avail_out;
+    int r = inflate(&z, Z_NO_FLUSH);
+    in += given_in - z.avail_in;
+    n += given_out - z.avail_out;
+    if (r == Z_STREAM_END) {
+      /* gzip files may hold several members one after another */
+      if (in + 2 <= len && data[in] == 0x1f && data[in + 1] == 0x8b) {
+        inflateReset(&z);
+        continue;
+      }
+      if (in < len) why = "has bytes after the end of the gzip data";
+      break;
+    }
+    if (r == Z_NEED_DICT || r == Z_DATA_ERROR || r == Z_STREAM_ERROR) {
+      why = "is not valid gzip data (corrupt)";
+    } else if (r == Z_MEM_ERROR) {
+      why = "could not be inflated: out of memory";
+    } else if (n == cap) {   /* Z_OK or Z_BUF_ERROR with the output full: grow it */
+      if (cap >= max) {
+        why = "inflates to more bytes than Mist reads";
+        break;
+      }
+      size_t ncap = cap * 2 < max ? cap * 2 : max;
+      unsigned char *b = realloc(buf, ncap + 1);
+      if (!b) why = "could not be inflated: out of memory";
+      else buf = b, cap = ncap;
+    } else if (in == len && z.avail_in == 0 && r == Z_BUF_ERROR) {
+      why = "is truncated: the gzip data ends early";
+    }
+  }
+  inflateEnd(&z);
+  if (!buf) return lang_raise(vm, "MemoryError", "'%s' could not be inflated: out of memory", what);
+  if (why) {
+    free(buf);
+    return lang_raise(vm, "ValueError", "'%s' %s", what, why);
+  }
+  buf[n] = 0;
+  *out = buf;
+  *outlen = n;
+  *owned = true;
   return true;
 }
 
-static bool m_close(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  SELF_FILE("close");
-  if (!std_no_args(vm, "close", argc - 1, kw)) return false;
-  (void)f;
-  *out = v_none();
+static bool write_all(int fd, const void *data, size_t len) {
+  const char *p = data;
+  while (len > 0) {
+    ssize_t r = write(fd, p, len);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    len -= (size_t)r;
+  }
   return true;
 }
 
-void std_register_files(MistVM *vm) {
-  lang_def_builtin(vm, "open", bi_open, -1, -1);
-  static const struct {
-    const char *name;
-    BuiltinFn fn;
-  } methods[] = {
-    {"read", m_read}, {"readlines", m_readlines}, {"readline", m_readline},
-    {"write", m_write}, {"writelines", m_writelines}, {"close", m_close},
-  };
-  for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
-    lang_def_method(vm, methods[i].name, methods[i].fn, -1, -1)->self_kinds = SELF_FILE_KIND;
+bool std_write_atomic(MistVM *vm, const char *path, const StdBytes *parts, int nparts) {
+  if (vm->sandbox) return sandboxed(vm, "write");
+  /* the temporary file: ".NAME.XXXXXX" in the destination's folder */
+  const char *slash = strrchr(path, '/');
+  size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+  const char *base = slash ? slash + 1 : path;
+  if (!*base) return os_error(vm, EISDIR, path);
+  StrBuf tmp;
+  sb_init(&tmp);
+  sb_add(&tmp, path, dirlen);
+  sb_printf(&tmp, ".%s.XXXXXX", base);
+  char *tpath = lang_strndup(tmp.data, tmp.len);
+  int fd = mkostemp(tpath, O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    /* name the destination: the folder is what is missing or closed */
+    return os_error(vm, e, path);
+  }
+  bool ok = true;
+  for (int i = 0; i < nparts && ok; i++) ok = write_all(fd, parts[i].data, parts[i].len);
+  /* mkstemp makes 0600; a saved file should be as open as any other */
+  mode_t mask = umask(0);
+  umask(mask);
+  ok = ok && fchmod(fd, 0666 & ~mask) == 0;
+  ok = ok && fsync(fd) == 0;
+  int e = ok ? 0 : errno;
+  if (close(fd) != 0 && ok) ok = false, e = errno;
+  if (ok && rename(tpath, path) != 0) ok = false, e = errno;
+  if (!ok) {
+    unlink(tpath);
+    return os_error(vm, e ? e : EIO, path);
+  }
+  /* the rename itself must reach the disk: fsync the folder */
+  const char *dir = dirlen ? lang_strndup(path, dirlen) : ".";
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+  return true;
+}
+
+void std_def_hidden(MistVM *vm, const char *global, const char *name, BuiltinFn fn) {
+  ObjBuiltin *b = lang_builtin_new(name, fn, -1, -1);
+  lang_dict_put(vm->builtins, lang_intern(vm, global, strlen(global)), v_obj(b));
+}
+
+bool std_makedirs(MistVM *vm, const char *path) {
+  if (vm->sandbox) return sandboxed(vm, "makedirs");
+  char *p = lang_strdup(path);
+  size_t n = strlen(p);
+  for (size_t i = 1; i <= n; i++) {
+    if (p[i] != '/' && p[i] != 0) continue;
+    char c = p[i];
+    p[i] = 0;
+    struct stat st;
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) return os_error(vm, errno, p);
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) return os_error(vm, ENOTDIR, p);
+    p[i] = c;
+  }
+  return true;
 }
