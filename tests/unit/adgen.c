@@ -340,7 +340,7 @@ static void expr(Gen *g, Buf *b, int depth) {
     } else adgen_printf(b, "%s", g->vars[rnd(r, g->nvars)]);
     return;
   }
-  int k = rnd(r, 20);
+  int k = rnd(r, 21);
   switch (k) {
   case 0: case 1:
     adgen_printf(b, "("); expr(g, b, depth - 1); adgen_printf(b, " + "); expr(g, b, depth - 1); adgen_printf(b, ")");
@@ -511,6 +511,19 @@ static void expr(Gen *g, Buf *b, int depth) {
         adgen_printf(b, ")");
         return;
       }
+    }
+    break;
+  case 18:
+    if (g->o->containers) {
+      /* a math builtin, on an argument in its domain */
+      static const char *fmts[] = {"sin(%s)", "exp(-(%s) * 0.25)", "tanh(%s)", "atan(%s)", "erf(%s)",
+                                   "sqrt(1.0 + (%s) ** 2)", "log(1.0 + (%s) ** 2)", "sigmoid(%s)"};
+      Buf a = {0};
+      buf_clear(&a);
+      expr(g, &a, depth - 1);
+      adgen_printf(b, fmts[rnd(r, 8)], a.data);
+      buf_free(&a);
+      return;
     }
     break;
   case 16: case 17:
