@@ -169,6 +169,29 @@ static void nested_rule(Fw *w, IrGraph *g, IrNode *y, IrNode *op, IrNode *depth,
   pair(w, g, y, ir_const(w->u, ad_nested_rule(w->vm), y->span), 2 * n + 2, ra);
 }
 
+/* y = fdef(tangents, args...), fdef a forward-transformed function, for
+ * y's arguments from its second input */
+static void call_transformed(Fw *w, IrGraph *g, IrNode *y, Value fdef) {
+  int nargs = y->nin - 1;
+  IrNode **ca = lang_alloc((nargs + 2) * sizeof *ca);
+  call_args(w, g, y, 1, ca + 1);
+  ca[0] = ir_const(w->u, fdef, y->span);
+  IrNode *t = ir_apply(w->u, g, nargs + 2, ca, y->span);
+  set(w, y, prim(w, g, IR_P_GETITEM, y->span, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, y->span, 2, t, kint(w, 1)));
+}
+
+/* y = rule(x1, tx1, x2, tx2...), the values a of y's inputs from its
+ * second and their tangents */
+static void call_rule(Fw *w, IrGraph *g, IrNode *y, Value rule, IrNode **a) {
+  int nargs = y->nin - 1;
+  IrNode **ra = lang_alloc((2 * nargs + 1) * sizeof *ra);
+  for (int j = 0; j < nargs; j++) {
+    ra[2 * j] = a[j];
+    ra[2 * j + 1] = tangent(w, y->in[j + 1]);
+  }
+  pair(w, g, y, ir_const(w->u, rule, y->span), 2 * nargs, ra);
+}
+
 static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
   IrNode *y = h->nodes[i];
   Span sp = y->span;
@@ -314,12 +337,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
         ObjModule *sm = ad_stdlib_module(w->vm, "ad_sens");
         Value srule = sm ? ad_module_global(sm, "F_", ir_prims[p].name) : v_unbound();
         if (srule.tag != V_UNBOUND) {
-          IrNode **ra = lang_alloc((2 * nargs + 1) * sizeof *ra);
-          for (int j = 0; j < nargs; j++) {
-            ra[2 * j] = a[j];
-            ra[2 * j + 1] = tangent(w, in[j + 1]);
-          }
-          pair(w, g, y, ir_const(w->u, srule, sp), 2 * nargs, ra);
+          call_rule(w, g, y, srule, a);
           return;
         }
         Value def = ad_sens_definition(w->vm, p), fdef;
@@ -327,11 +345,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
           w->failed = true;
           return;
         }
-        IrNode **ca = lang_alloc((nargs + 2) * sizeof *ca);
-        call_args(w, g, y, 1, ca + 1);
-        ca[0] = ir_const(w->u, fdef, sp);
-        IrNode *t = ir_apply(w->u, g, nargs + 2, ca, sp);
-        set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
+        call_transformed(w, g, y, fdef);
         return;
       }
       Value rule = (ir_prims[p].flags & P_DIFF) ? rule_called(w, ir_prims[p].name) : v_unbound();
@@ -344,12 +358,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
         set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), knone(w));
         return;
       }
-      IrNode **ra = lang_alloc((2 * nargs + 1) * sizeof *ra);
-      for (int j = 0; j < nargs; j++) {
-        ra[2 * j] = a[j];
-        ra[2 * j + 1] = tangent(w, in[j + 1]);
-      }
-      pair(w, g, y, ir_const(w->u, rule, sp), 2 * nargs, ra);
+      call_rule(w, g, y, rule, a);
       return;
     }
     }
@@ -365,11 +374,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       w->failed = true;
       return;
     }
-    IrNode **ca = lang_alloc((nargs + 2) * sizeof *ca);
-    call_args(w, g, y, 1, ca + 1);
-    ca[0] = ir_const(w->u, fdef, sp);
-    IrNode *t = ir_apply(w->u, g, nargs + 2, ca, sp);
-    set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
+    call_transformed(w, g, y, fdef);
     return;
   }
   if (callee->kind == IR_CONST && ad_is_nested_rule(callee->value) && nargs >= 2 && in[2]->kind == IR_CONST &&
@@ -387,11 +392,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       w->failed = true;
       return;
     }
-    IrNode **ca = lang_alloc((nargs + 2) * sizeof *ca);
-    call_args(w, g, y, 1, ca + 1);
-    ca[0] = ir_const(w->u, fdef, sp);
-    IrNode *t = ir_apply(w->u, g, nargs + 2, ca, sp);
-    set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
+    call_transformed(w, g, y, fdef);
     return;
   }
   if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
@@ -408,12 +409,8 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
                        ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, sp, nargs - 1, ts)};
       pair(w, g, y, ir_const(w->u, rule, sp), 4, ra);
     } else if (rule.tag != V_UNBOUND) {
-      IrNode **ra = lang_alloc((2 * nargs + 1) * sizeof *ra);
-      for (int j = 0; j < nargs; j++) {
-        ra[2 * j] = val(w, in[j + 1], g);
-        ra[2 * j + 1] = tangent(w, in[j + 1]);
-      }
-      pair(w, g, y, ir_const(w->u, rule, sp), 2 * nargs, ra);
+      for (int j = 0; j < nargs; j++) a[j] = val(w, in[j + 1], g);
+      call_rule(w, g, y, rule, a);
     } else {
       for (int j = 0; j < nargs; j++) a[j] = val(w, in[j + 1], g);
       if (!ad_nondiff_builtin(b->name)) {

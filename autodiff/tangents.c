@@ -204,52 +204,41 @@ static int fast2(TanOp op, int argc, const Value *argv, Value *out) {
   return 1;
 }
 
-static bool rule2_call(MistVM *vm, TanOp op, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (!kw && fast2(op, argc, argv, out)) return true;
-  Value rule = ad_fast_F_rule_source(vm, v_obj(lang_str(rule_names[op]))), frule;
-  if (rule.tag == V_UNBOUND || !ad_F_value(vm, rule, &frule)) return false;
-  return vm->call(vm, frule, argc, argv, kw, out);
-}
-
-#define RULE2(op) \
-  static bool rule2_##op(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) { \
-    return rule2_call(vm, op, argc, argv, kw, out);                                               \
-  }
-RULE2(T_ADD)
-RULE2(T_SUB)
-RULE2(T_MUL)
-RULE2(T_NEG)
-
-static const BuiltinFn rule2_fns[T_COUNT] = {[T_ADD] = rule2_T_ADD, [T_SUB] = rule2_T_SUB, [T_MUL] = rule2_T_MUL,
-                                             [T_NEG] = rule2_T_NEG};
-
-static bool rule_call(MistVM *vm, TanOp op, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  int done = kw ? 0 : fast(vm, op, argc, argv, out);
+/* F_op(args...) at level 1, F(F_op)(tangents, args...) at level 2: in
+ * C for floats, else the Mist rule (transformed at level 2) */
+static bool rule_call(MistVM *vm, TanOp op, int level, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  int done = kw ? 0 : level == 1 ? fast(vm, op, argc, argv, out) : fast2(op, argc, argv, out);
   if (done) return done > 0;
   Value rule = ad_fast_F_rule_source(vm, v_obj(lang_str(rule_names[op])));
-  if (rule.tag == V_UNBOUND) return false;
+  if (rule.tag == V_UNBOUND || (level == 2 && !ad_F_value(vm, rule, &rule))) return false;
   return vm->call(vm, rule, argc, argv, kw, out);
 }
 
 /* one C function each: the interpreter calls a builtin constant directly */
-#define RULE(op) \
-  static bool rule_##op(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) { \
-    return rule_call(vm, op, argc, argv, kw, out);                                                 \
+#define RULE(op, level)                                                                              \
+  static bool rule##level##_##op(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) { \
+    return rule_call(vm, op, level, argc, argv, kw, out);                                            \
   }
-RULE(T_ADD)
-RULE(T_SUB)
-RULE(T_MUL)
-RULE(T_TRUEDIV)
-RULE(T_NEG)
-RULE(T_EXP)
-RULE(T_LOG)
-RULE(T_SQRT)
-RULE(T_SIN)
-RULE(T_COS)
-RULE(T_TANH)
+RULE(T_ADD, 1)
+RULE(T_SUB, 1)
+RULE(T_MUL, 1)
+RULE(T_TRUEDIV, 1)
+RULE(T_NEG, 1)
+RULE(T_EXP, 1)
+RULE(T_LOG, 1)
+RULE(T_SQRT, 1)
+RULE(T_SIN, 1)
+RULE(T_COS, 1)
+RULE(T_TANH, 1)
+RULE(T_ADD, 2)
+RULE(T_SUB, 2)
+RULE(T_MUL, 2)
+RULE(T_NEG, 2)
 
-static const BuiltinFn rule_fns[T_COUNT] = {rule_T_ADD, rule_T_SUB, rule_T_MUL, rule_T_TRUEDIV, rule_T_NEG, rule_T_EXP,
-                                            rule_T_LOG, rule_T_SQRT, rule_T_SIN, rule_T_COS, rule_T_TANH};
+static const BuiltinFn rule_fns[T_COUNT] = {rule1_T_ADD, rule1_T_SUB, rule1_T_MUL, rule1_T_TRUEDIV, rule1_T_NEG, rule1_T_EXP,
+                                            rule1_T_LOG, rule1_T_SQRT, rule1_T_SIN, rule1_T_COS, rule1_T_TANH};
+static const BuiltinFn rule2_fns[T_COUNT] = {[T_ADD] = rule2_T_ADD, [T_SUB] = rule2_T_SUB, [T_MUL] = rule2_T_MUL,
+                                             [T_NEG] = rule2_T_NEG};
 
 /* the operation of a rule here, and at which level (1: F_op's place,
  * 2: F(F_op)'s) */

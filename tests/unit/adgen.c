@@ -200,6 +200,18 @@ static void index3(Gen *g, Buf *b) {
 
 static void inner_call1(Gen *g, Buf *b, int depth);
 
+/* fmt into b, each @ an expression of the given depth, made in order */
+static void form(Gen *g, Buf *b, int depth, const char *fmt) {
+  for (const char *c = fmt; *c; c++) {
+    const char *at = strchr(c, '@');
+    size_t n = at ? (size_t)(at - c) : strlen(c);
+    buf_add(b, c, n);
+    if (!at) break;
+    expr(g, b, depth);
+    c = at;
+  }
+}
+
 /* a derivative call inside f: a float computed by grad, jvp, vjp... of a
  * function of the values in scope; with check, the same call written
  * four times (the generator's state rewound for each): the call and its
@@ -251,9 +263,7 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
       push_var(g, t);
       expr(g, b, depth - 1);
       g->nvars = saved;
-      adgen_printf(b, ")(");
-      expr(g, b, depth - 1);
-      adgen_printf(b, ")");
+      form(g, b, depth - 1, ")(@)");
       break;
     }
     /* fall through */
@@ -263,18 +273,14 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
     push_var(g, t);
     expr(g, b, depth);
     g->nvars = saved;
-    adgen_printf(b, ")(");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ")");
+    form(g, b, depth - 1, ")(@)");
     break;
   case 2:
     /* grad of a function value */
     adgen_printf(b, "%s(", dname(g, "grad"));
     if (first) adgen_printf(b, "%s", first);
     else fn_value(g, b);
-    adgen_printf(b, ")(");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ")");
+    form(g, b, depth - 1, ")(@)");
     break;
   case 3:
     adgen_printf(b, "%s(lambda %s: ", dname(g, "value_and_grad"), t);
@@ -292,62 +298,42 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
     push_var(g, s);
     expr(g, b, depth);
     g->nvars = saved;
-    adgen_printf(b, ", argnums=1)(");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ", ");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ")");
+    form(g, b, depth - 1, ", argnums=1)(@, @)");
     break;
   case 5:
     adgen_printf(b, "%s(lambda %s: ", dname(g, "jvp"), t);
     push_var(g, t);
     expr(g, b, depth);
     g->nvars = saved;
-    adgen_printf(b, ", (");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ",), (");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ",))[1]");
+    form(g, b, depth - 1, ", (@,), (@,))[1]");
     break;
   case 6:
     adgen_printf(b, "%s(lambda %s: ", dname(g, "vjp"), t);
     push_var(g, t);
     expr(g, b, depth);
     g->nvars = saved;
-    adgen_printf(b, ", ");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ")[1](");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ")[0]");
+    form(g, b, depth - 1, ", @)[1](@)[0]");
     break;
   case 7:
     adgen_printf(b, "%s(lambda %s: ", dname(g, "hessian"), t);
     push_var(g, t);
     expr(g, b, depth);
     g->nvars = saved;
-    adgen_printf(b, ")(");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ")");
+    form(g, b, depth - 1, ")(@)");
     break;
   case 11:
     /* vjp of a function value */
     adgen_printf(b, "%s(", dname(g, "vjp"));
     if (first) adgen_printf(b, "%s", first);
     else fn_value(g, b);
-    adgen_printf(b, ", ");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ")[1](");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ")[0]");
+    form(g, b, depth - 1, ", @)[1](@)[0]");
     break;
   default:
     /* jvp of a function value */
     adgen_printf(b, "%s(", dname(g, "jvp"));
     if (first) adgen_printf(b, "%s", first);
     else fn_value(g, b);
-    adgen_printf(b, ", (");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ",), (0.5,))[1]");
+    form(g, b, depth - 1, ", (@,), (0.5,))[1]");
     break;
   }
   g->inner_left++;
@@ -422,15 +408,10 @@ static void expr(Gen *g, Buf *b, int depth) {
     break;
   case 11:
     /* a conditional expression on a comparison of values */
-    adgen_printf(b, "(");
-    expr(g, b, depth - 1);
-    adgen_printf(b, " if ");
-    expr(g, b, depth - 1);
+    form(g, b, depth - 1, "(@ if @");
     adgen_printf(b, "%s", rnd(r, 2) ? " < " : " >= ");
     expr(g, b, depth - 1);
-    adgen_printf(b, " else ");
-    expr(g, b, depth - 1);
-    adgen_printf(b, ")");
+    form(g, b, depth - 1, " else @)");
     return;
   case 12:
     if (g->o->containers && g->nfconts) {
@@ -481,16 +462,10 @@ static void expr(Gen *g, Buf *b, int depth) {
     if (g->o->modules) {
       switch (rnd(r, 4)) {
       case 0:
-        adgen_printf(b, "L.sq(");
-        expr(g, b, depth - 1);
-        adgen_printf(b, ")");
+        form(g, b, depth - 1, "L.sq(@)");
         return;
       case 1:
-        adgen_printf(b, "L.mix(");
-        expr(g, b, depth - 1);
-        adgen_printf(b, ", ");
-        expr(g, b, depth - 1);
-        adgen_printf(b, ")");
+        form(g, b, depth - 1, "L.mix(@, @)");
         return;
       case 2:
         adgen_printf(b, "ap(%s, ", rnd(r, 2) ? "L.sq" : "L.smooth");
@@ -499,15 +474,9 @@ static void expr(Gen *g, Buf *b, int depth) {
         return;
       default:
         if (g->o->methods) {
-          adgen_printf(b, "L.scale(");
-          expr(g, b, depth - 1);
-          adgen_printf(b, ", k=");
-          expr(g, b, depth - 1);
-          adgen_printf(b, ")");
+          form(g, b, depth - 1, "L.scale(@, k=@)");
         } else {
-          adgen_printf(b, "L.scale(");
-          expr(g, b, depth - 1);
-          adgen_printf(b, ")");
+          form(g, b, depth - 1, "L.scale(@)");
         }
         return;
       }
@@ -518,25 +487,14 @@ static void expr(Gen *g, Buf *b, int depth) {
       switch (rnd(r, 3)) {
       case 0:
         /* tensors in f64, so the checks keep their precision */
-        adgen_printf(b, "tensor([");
-        expr(g, b, depth - 1);
-        adgen_printf(b, ", ");
-        expr(g, b, depth - 1);
-        adgen_printf(b, "], dtype=\"f64\").sum().item()");
+        form(g, b, depth - 1, "tensor([@, @], dtype=\"f64\").sum().item()");
         return;
       case 1:
-        adgen_printf(b, "{\"a\": ");
-        expr(g, b, depth - 1);
-        adgen_printf(b, ", \"b\": ");
-        expr(g, b, depth - 1);
+        form(g, b, depth - 1, "{\"a\": @, \"b\": @");
         adgen_printf(b, "}.get(\"%c\")", 'a' + rnd(r, 2));
         return;
       default:
-        adgen_printf(b, "half(");
-        expr(g, b, depth - 1);
-        adgen_printf(b, ", s=");
-        expr(g, b, depth - 1);
-        adgen_printf(b, ")");
+        form(g, b, depth - 1, "half(@, s=@)");
         return;
       }
     }
