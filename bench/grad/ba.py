@@ -61,13 +61,6 @@ def w_err(w):
     return 1.0 - w * w
 
 
-def status_mb(key):
-    for line in open("/proc/self/status"):
-        if line.startswith(key + ":"):
-            return float(line.split()[1]) / 1024.0
-    return 0.0
-
-
 def run_f():
     with torch.no_grad():
         e = reproj_err(cams[obs[:, 0]], X[obs[:, 1]], w, feats)
@@ -89,12 +82,14 @@ def run_jac():
     return (torch.stack(rows, 1).sum() + dwerr.sum()).item()
 
 
+def half_sq(cams, X, w):
+    e = reproj_err(cams[obs[:, 0]], X[obs[:, 1]], w, feats)
+    we = w_err(w)
+    return 0.5 * ((e * e).sum() + (we * we).sum())
+
+
 def run_grad_sq():
-    leaves = [t.clone().requires_grad_(True) for t in (cams, X, w)]
-    e = reproj_err(leaves[0][obs[:, 0]], leaves[1][obs[:, 1]], leaves[2], feats)
-    we = w_err(leaves[2])
-    y = 0.5 * ((e * e).sum() + (we * we).sum())
-    return sum(g.sum().item() for g in torch.autograd.grad(y, leaves))
+    return _timing.grad_sum(half_sq, (cams, X, w))
 
 
 def main():
@@ -104,9 +99,7 @@ def main():
     _timing.setup()
     parts = {"f": run_f, "grad": run_jac, "grad_sq": run_grad_sq}
     if len(sys.argv) > 2 and sys.argv[2].startswith("mem:"):
-        base = status_mb("VmRSS")
-        parts[sys.argv[2][4:]]()
-        print(f"rss_mb base {base:.1f} peak {status_mb('VmHWM'):.1f}")
+        _timing.report_rss(parts[sys.argv[2][4:]])
     else:
         n = _timing.repeats()
         ms, check = _timing.best_ms(run_f, n)

@@ -9,7 +9,7 @@ import sys
 import torch
 
 import _timing
-from ba import read_ba, reproj_err, w_err, status_mb
+from ba import read_ba, reproj_err, w_err
 
 cams, X, w, obs, feats = read_ba("../../tests/data/adbench/ba1_n49_m7776_p31843.txt")
 N = 4000
@@ -38,18 +38,11 @@ def run_f():
 
 
 def run_grad():
-    leaves = [t.clone().requires_grad_(True) for t in (cams, X, w)]
-    return sum(g.sum().item() for g in torch.autograd.grad(f(*leaves), leaves))
+    return _timing.grad_sum(f, (cams, X, w))
 
 
-_timing.setup()
 if mem:
-    base = status_mb("VmRSS")
-    {"f": run_f, "grad": run_grad}[mem]()
-    print(f"rss_mb base {base:.1f} peak {status_mb('VmHWM'):.1f}")
+    _timing.setup()
+    _timing.report_rss({"f": run_f, "grad": run_grad}[mem])
 else:
-    n = _timing.repeats()
-    ms, check = _timing.best_ms(run_f, n)
-    _timing.report_f(ms, check)
-    ms, check = _timing.best_ms(run_grad, n)
-    _timing.report_grad(ms, check)
+    _timing.time_both(run_f, run_grad)

@@ -62,16 +62,4 @@ def run_f():
         return gmm_objective(alphas, means, icf, x, gamma, m).item()
 
 
-def run_grad():
-    leaves = [t.clone().requires_grad_(True) for t in (alphas, means, icf)]
-    y = gmm_objective(*leaves, x, gamma, m)
-    g = torch.autograd.grad(y, leaves)
-    return sum(t.sum().item() for t in g)
-
-
-_timing.setup()
-n = _timing.repeats()
-ms, check = _timing.best_ms(run_f, n)
-_timing.report_f(ms, check)
-ms, check = _timing.best_ms(run_grad, n)
-_timing.report_grad(ms, check)
+_timing.time_both(run_f, lambda: _timing.grad_sum(gmm_objective, (alphas, means, icf), x, gamma, m))

@@ -60,16 +60,4 @@ def run_f():
         return lstm_objective(main, extra, state, seq).item()
 
 
-def run_grad():
-    leaves = [main.clone().requires_grad_(True), extra.clone().requires_grad_(True)]
-    y = lstm_objective(*leaves, state, seq)
-    g = torch.autograd.grad(y, leaves)
-    return sum(t.sum().item() for t in g)
-
-
-_timing.setup()
-n = _timing.repeats()
-ms, check = _timing.best_ms(run_f, n)
-_timing.report_f(ms, check)
-ms, check = _timing.best_ms(run_grad, n)
-_timing.report_grad(ms, check)
+_timing.time_both(run_f, lambda: _timing.grad_sum(lstm_objective, (main, extra), state, seq))
