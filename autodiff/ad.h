@@ -49,44 +49,54 @@ bool ad_nondiff_builtin(const char *name);
 /* Keyword and method calls under the transforms (calls.c): the builtins
  * the reverse transform lowers them with (_method_rule and _attr_rule
  * return a rule, a function that a further transform must transform
- * too; _bind_order binds a call), and forward mode's rules for them. */
+ * too; _bind_order binds a call). */
 enum { AD_RULE_OF = 1, AD_BIND_ORDER };
 int ad_lowering_builtin(Value fn);
 Value ad_call_rule(MistVM *vm, const char *name);
 Value ad_builtin_rule(MistVM *vm, const char *name);
 bool ad_is_call_rule(Value fn);
 void ad_register_calls(MistVM *vm);
-Value ad_f_call_rule(MistVM *vm, int prim);
 
 /* Builtins as Mist functions in transformed worlds (builtins.c).  A world
- * is a chain of transforms, innermost first ("J", "JJ", "JF").
- * ad_builtin_transform is J or F (kind) of a builtin, a bound method or
- * a builtin already in a world; ad_builtin_function a builtin as a
- * primal Mist function (n: its arity if it has no rule);
- * ad_close_transformed the closure of graph g transformed along chain
- * over x (and tx, its tangent in a forward world), g's one free
- * variable. */
+ * is a chain of transforms, innermost first ("J", "JJ", "JF"), at most
+ * MAX_TRANSFORMS long.  ad_builtin_transform is J or F (kind) of a
+ * builtin, a bound method or a builtin already in a world;
+ * ad_builtin_lift kind inserted before the last d (forward) transforms
+ * of a builtin's world (nest.c's lift, which lifts x too);
+ * ad_builtin_function a builtin as a primal Mist function (n: its arity
+ * if it has no rule); ad_close_chain the closure of graph g transformed
+ * along chain over what g captured, with its tangents in the forward
+ * transforms (caps[m][mask], bit j for the j-th forward transform; a
+ * NULL caps[m]: caps0[m] with zero tangents); ad_close_transformed the
+ * same for g's one free variable x, tx its tangent in the last forward
+ * transform. */
+enum { MAX_TRANSFORMS = 15 };
 bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out);
 bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out);
-bool ad_builtin_F_of_J(MistVM *vm, Value xf, Value *out);
-bool ad_builtin_F_of_F(MistVM *vm, Value xf, bool (*lift)(MistVM *, Value, Value *), Value *out);
+bool ad_builtin_lift(MistVM *vm, Value xf, int d, char kind, bool (*lift)(MistVM *, Value, int, char, Value *),
+                     Value *out);
 bool ad_is_shaped_builtin(Value v);
+int ad_chain_forwards(const char *chain);
+bool ad_close_chain(MistVM *vm, IrGraph *g, const char *chain, Value **caps, const Value *caps0, Value *out);
 /* Does b have a signature of its own (a rule, a Mist definition), or
  * does it take the shape of each call? */
 bool ad_builtin_has_signature(MistVM *vm, Value b);
 bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out);
-/* x.name in the world of chain, x being its value there and tx its
- * tangent (a forward world): a module's attribute transformed along the
- * chain, or the builtin method bound to x, a transformed graph over x */
-bool ad_attr_in(MistVM *vm, Value x, Value tx, ObjStr *name, const char *chain, Value *out);
+/* x.name in the world of chain, x's value and tangents there caps (as
+ * ad_close_chain's): a module's attribute transformed along the chain,
+ * or the builtin method bound to x, a transformed graph over x */
+bool ad_attr_caps(MistVM *vm, Value *caps, ObjStr *name, const char *chain, Value *out);
 void ad_register_builtins(MistVM *vm);
 
 /* Forward rules of arithmetic and math builtins on floats in C
  * (tangents.c): the builtin standing for ad_rules' F_name (unbound if
- * none), whether a value is one, and the Mist rule behind one. */
+ * none), whether a value is one of those (or of their forms under a
+ * second transform), the Mist rule behind one, and what stands for one
+ * under one more forward transform. */
 Value ad_fast_F_rule(MistVM *vm, const char *name);
 bool ad_is_fast_F_rule(Value fn);
 Value ad_fast_F_rule_source(MistVM *vm, Value fn);
+Value ad_fast_F_rule_under(MistVM *vm, Value fn);
 void ad_register_tangents(MistVM *vm);
 /* Graphs the derivative builtins make, once per key; an entry keeps the
  * objects named in its key (by address) alive. */
@@ -94,16 +104,12 @@ IrGraph *ad_cache_get(MistVM *vm, const char *key);
 ObjDict *ad_module_cache(MistVM *vm);
 void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2);
 
-/* Forward mode: ff(tangents, params...) called with a call's own
- * arguments, tans their tangents in the call's order. */
-bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, const KwArgs *kw, Value *out);
-
-/* Forward over reverse (forward.c): the F forms of J(x), bp_call and
- * bp_call_j; forward over forward: the F form of F(x). */
-bool ad_F_J_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
-bool ad_F_F_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
-bool ad_F_bp_call_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
-bool ad_F_bp_call_j_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+/* Forward rules of calls and transforms decided when they run, at any
+ * depth of forward transforms (nest.c): the builtin _Fn, and whether a
+ * value is it. */
+Value ad_nested_rule(MistVM *vm);
+bool ad_is_nested_rule(Value fn);
+void ad_register_nest(MistVM *vm);
 
 /* From api.c: the Mist definition a derivative builtin is differentiated
  * through in reverse mode (jvp: _jvp_by_vjp) or forward mode (forward

@@ -15,6 +15,7 @@
 #include "ir/eval.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
+#include "lang/tensor.h"
 
 /* ---- J of values ---- */
 
@@ -207,15 +208,67 @@ static bool b_env_like(MistVM *vm, int argc, const Value *argv, const KwArgs *kw
   return ev_prim_fn(IR_P_ENV_SET)(vm, 3, args, NULL, out);
 }
 
+/* _tree_dot(a, b): the sum over the leaves of a * b (a cotangent
+ * against a tangent, trees of floats and tensors alike; None is zero),
+ * in order from 0.0; _tree_scale(t, d): each leaf of t times d (None
+ * for a zero d).  What
+ * jvp by vjps (stdlib/ad.ms) computes per output scalar, in C for speed
+ * under a further transform; their rules are in ad_rules.ms. */
+static bool tree_dot(MistVM *vm, Value a, Value b, Value *out) {
+  if (a.tag == V_NONE || b.tag == V_NONE) {
+    *out = v_float(0.0);
+    return true;
+  }
+  if (v_is_obj(a, O_TUPLE) || v_is_obj(a, O_LIST)) {
+    ObjSeq *s = AS_SEQ(a);
+    Value sum = v_float(0.0), x, bi;
+    for (size_t i = 0; i < s->len; i++)
+      if (!lang_getitem(vm, b, v_int((int64_t)i), &bi) || !tree_dot(vm, s->items[i], bi, &x) ||
+          !lang_arith(vm, OP_ADD, sum, x, &sum))
+        return false;
+    *out = sum;
+    return true;
+  }
+  if (v_is_tensor(a) || v_is_tensor(b)) {
+    Value p, sum;
+    return lang_arith(vm, OP_MUL, a, b, &p) && lang_dict_get(vm->builtins, lang_str("sum"), &sum) &&
+           vm->call(vm, sum, 1, &p, NULL, out);
+  }
+  return lang_arith(vm, OP_MUL, a, b, out);
+}
+
+static bool b_tree_dot(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  return tree_dot(vm, argv[0], argv[1], out);
+}
+
+static bool tree_scale(MistVM *vm, Value t, Value d, Value *out) {
+  if (t.tag == V_NONE || d.tag == V_NONE) {
+    *out = v_none();
+    return true;
+  }
+  if (v_is_obj(t, O_TUPLE) || v_is_obj(t, O_LIST)) {
+    ObjSeq *s = AS_SEQ(t), *r = v_is_obj(t, O_TUPLE) ? lang_tuple_new(s->len) : lang_list_new(s->len);
+    for (size_t i = 0; i < s->len; i++)
+      if (!tree_scale(vm, s->items[i], d, &r->items[i])) return false;
+    *out = v_obj(r);
+    return true;
+  }
+  return lang_arith(vm, OP_MUL, t, d, out);
+}
+
+static bool b_tree_scale(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  return tree_scale(vm, argv[0], argv[1], out);
+}
+
 /* The derivative builtin whose calls in a differentiated program are
  * those of its Mist definition (stdlib/ad.ms), or NULL.  jvp's, in
  * reverse mode, is _jvp_by_vjp, which finds the tangent with vjps, so
  * that reverse mode only ever differentiates reverse mode; in forward
  * mode it is _jvp_by_F, f's own forward transform, so that a jvp of a
- * function calling jvp is forward over forward (F of F, ad_F_F_rule),
+ * function calling jvp is forward over forward (F of F, nest.c),
  * as cheap as the two jvps. */
 /* (forward over forward waits for every forward rule to nest) */
-enum { FORWARD_NESTS = 0 };
+enum { FORWARD_NESTS = 1 };
 
 const char *ad_mist_twin(Value fn, bool forward) {
   if (!v_is_obj(fn, O_BUILTIN)) return NULL;
@@ -723,8 +776,11 @@ void ad_register(MistVM *vm) {
   lang_def_builtin(vm, "_vjp_closure", b_vjp_closure, 2, 2);
   lang_def_builtin(vm, "_n_ary", b_n_ary, 4, 4);
   lang_def_builtin(vm, "_env_like", b_env_like, 2, 2);
+  lang_def_builtin(vm, "_tree_dot", b_tree_dot, 2, 2);
+  lang_def_builtin(vm, "_tree_scale", b_tree_scale, 2, 2);
   ad_register_names(vm);
   ad_register_calls(vm);
   ad_register_builtins(vm);
   ad_register_tangents(vm);
+  ad_register_nest(vm);
 }

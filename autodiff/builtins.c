@@ -32,7 +32,7 @@
 #include "ir/eval.h"
 #include "lang/gc.h"
 
-enum { MAX_CHAIN = 15 };
+enum { MAX_CHAIN = MAX_TRANSFORMS };
 
 /* autodiff's caches, hung off the VM */
 typedef struct AdState {
@@ -187,43 +187,69 @@ static IrGraph *shaped(MistVM *vm, ObjBuiltin *b, bool bound, int n, const KwArg
 
 /* ---- worlds ---- */
 
-/* g transformed by each transform of chain in turn, closed over x (its
- * one free variable, if any) in that world, and tx, x's tangent in the
- * last transform when that is a forward one.  Each level's free
- * variables are parameters of its environment graph: one per free
- * variable of the level below for J, a (value, tangent) pair for F.  So
- * each stands for x, for tx (the last F's tangent of x) or for a zero
- * (a tangent of an earlier F, or any tangent of a tangent). */
-enum { CAP_X, CAP_TX, CAP_ZERO };
+int ad_chain_forwards(const char *chain) {
+  int n = 0;
+  for (const char *c = chain; *c; c++) n += *c == 'F';
+  return n;
+}
 
-bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out) {
+/* g transformed by each transform of chain in turn, closed over what g
+ * captured as it is in that world: caps[m][mask] for g's free variable
+ * m, mask's bit j set for its tangent in the chain's j-th forward
+ * transform (2^F entries, F the chain's forward transforms; caps[m]
+ * NULL: the value caps0[m] alone, every tangent zero).  Each level's
+ * free variables are parameters of its environment graph: one per free
+ * variable of the level below for J, a (value, tangent) pair for F. */
+bool ad_close_chain(MistVM *vm, IrGraph *g, const char *chain, Value **caps, const Value *caps0, Value *out) {
   ir_free_vars(g);
-  char *what = lang_alloc_atomic(g->nfv + 1);
-  memset(what, CAP_X, g->nfv + 1);
+  int n = g->nfv ? g->nfv : 1;
+  int *from = lang_alloc_atomic(n * sizeof *from), *mask = lang_alloc_atomic(n * sizeof *mask);
+  for (int m = 0; m < g->nfv; m++) from[m] = m, mask[m] = 0;
+  int fwd = 0;
   for (const char *c = chain; *c; c++) {
     IrGraph *t = *c == 'J' ? ad_reverse(vm, g) : ad_forward(vm, g);
     if (!t) return false;
     ir_free_vars(t);
-    char *twhat = lang_alloc_atomic(t->nfv + 1);
+    int *tfrom = lang_alloc_atomic((t->nfv + 1) * sizeof *tfrom), *tmask = lang_alloc_atomic((t->nfv + 1) * sizeof *tmask);
     for (int k = 0; k < t->nfv; k++) {
       int i = t->parent ? ad_env_param(t->parent, t->fv[k]) : -1, below = *c == 'J' ? i : i / 2;
       if (i < 0 || below >= g->nfv) return lang_raise(vm, "TypeError", "internal error: a free variable of %s", t->name->data);
-      twhat[k] = *c == 'J' || i % 2 == 0 ? what[below] : !c[1] && what[below] == CAP_X ? CAP_TX : CAP_ZERO;
+      tfrom[k] = from[below];
+      tmask[k] = mask[below] | (*c == 'F' && i % 2 ? 1 << fwd : 0);
     }
+    fwd += *c == 'F';
     g = t;
-    what = twhat;
+    from = tfrom;
+    mask = tmask;
   }
   Value *env = lang_alloc((g->nfv + 1) * sizeof *env);
-  for (int k = 0; k < g->nfv; k++) env[k] = what[k] == CAP_X ? x : what[k] == CAP_TX ? tx : v_none();
+  for (int k = 0; k < g->nfv; k++)
+    env[k] = caps[from[k]] ? caps[from[k]][mask[k]] : mask[k] ? v_none() : caps0[from[k]];
   *out = v_obj(ev_closure(vm, g, env));
   return true;
+}
+
+/* The caps of one value: x, and tx as its tangent in the last forward
+ * transform of chain (if any), the other tangents zero. */
+static Value *caps_of(const char *chain, Value x, Value tx) {
+  int nf = ad_chain_forwards(chain);
+  Value *c = lang_alloc(((size_t)1 << nf) * sizeof *c);
+  for (int i = 0; i < 1 << nf; i++) c[i] = v_none();
+  c[0] = x;
+  if (nf) c[1 << (nf - 1)] = tx;
+  return c;
+}
+
+bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out) {
+  Value *caps = caps_of(chain, x, tx);
+  return ad_close_chain(vm, g, chain, &caps, &x, out);
 }
 
 /* A builtin that takes any arguments, in a world: the graph for each
  * call's shape is made and transformed when the call comes. */
 typedef struct Shaped {
   ObjBuiltin *b;
-  Value self, tself;   /* for x.b: x in this world, and its tangent */
+  Value *caps;   /* for x.b: x in this world and its tangents (ad_close_chain) */
   bool bound;
   char chain[MAX_CHAIN + 1];
 } Shaped;
@@ -234,18 +260,17 @@ static bool shaped_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
   if (n < 0) return lang_raise(vm, "TypeError", "internal error: %s() called without its continuations", s->b->name);
   IrGraph *g = shaped(vm, s->b, s->bound, n, kw);
   Value f;
-  if (!ad_close_transformed(vm, g, s->chain, s->self, s->tself, &f)) return false;
+  if (!ad_close_chain(vm, g, s->chain, &s->caps, s->caps, &f)) return false;
   return vm->call(vm, f, argc, argv, kw, out);
 }
 
 static bool is_shaped(Value v) { return v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->fn == shaped_fn; }
 
-static Value shaped_value(ObjBuiltin *b, bool bound, Value self, Value tself, const char *chain) {
+static Value shaped_value(ObjBuiltin *b, bool bound, Value *caps, const char *chain) {
   Shaped *s = lang_alloc(sizeof *s);
   s->b = b;
   s->bound = bound;
-  s->self = self;
-  s->tself = tself;
+  s->caps = caps;
   snprintf(s->chain, sizeof s->chain, "%s", chain);
   ObjBuiltin *w = lang_builtin_new(b->name, shaped_fn, -1, -1);
   w->data = s;
@@ -253,20 +278,20 @@ static Value shaped_value(ObjBuiltin *b, bool bound, Value self, Value tself, co
 }
 
 /* The value of b (a builtin, or x.b as a bound method with x's value
- * and tangent in that world) in the world of chain. */
-static bool builtin_in(MistVM *vm, ObjBuiltin *b, bool bound, Value self, Value tself, const char *chain,
-                       Value *out) {
+ * and tangents caps in that world) in the world of chain. */
+static bool builtin_in(MistVM *vm, ObjBuiltin *b, bool bound, Value *caps, const char *chain, Value *out) {
   if (strlen(chain) > MAX_CHAIN) return lang_raise(vm, "TypeError", "cannot differentiate %s() %d times", b->name, MAX_CHAIN + 1);
   IrGraph *g = wrapper(vm, b, bound);
   if (!g) {
-    *out = shaped_value(b, bound, self, tself, chain);
+    *out = shaped_value(b, bound, caps, chain);
     return true;
   }
-  return ad_close_transformed(vm, g, chain, self, tself, out);
+  return ad_close_chain(vm, g, chain, &caps, caps, out);
 }
 
 /* J or F (kind) of a builtin value v: a builtin, a bound method, or a
- * builtin already in a world (extended by one transform). */
+ * builtin already in a world (extended by one transform, outermost: x
+ * enters it with zero tangents). */
 bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out) {
   char chain[2] = {kind, 0};
   if (v_is_obj(v, O_BOUND)) {
@@ -274,52 +299,62 @@ bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out) {
     if (!v_is_obj(bm->fn, O_BUILTIN)) return lang_raise(vm, "TypeError", "cannot differentiate this bound method");
     Value self;
     if (!(kind == 'J' ? ad_J_value(vm, bm->self, &self) : ad_F_value(vm, bm->self, &self))) return false;
-    return builtin_in(vm, AS_BUILTIN(bm->fn), true, self, v_none(), chain, out);
+    return builtin_in(vm, AS_BUILTIN(bm->fn), true, caps_of(chain, self, v_none()), chain, out);
   }
   if (is_shaped(v)) {
     Shaped *s = AS_BUILTIN(v)->data;
     char longer[MAX_CHAIN + 2];
     snprintf(longer, sizeof longer, "%s%c", s->chain, kind);
     if (strlen(longer) > MAX_CHAIN) return lang_raise(vm, "TypeError", "cannot differentiate %s() %d times", s->b->name, MAX_CHAIN + 1);
+    int nf = ad_chain_forwards(s->chain), m = kind == 'F' ? 2 << nf : 1 << nf;
+    Value *caps = lang_alloc(m * sizeof *caps);
+    for (int i = 0; i < m; i++) caps[i] = i < 1 << nf ? s->caps[i] : v_none();
     /* x in the next world: the values' transform (J of x is x but for
-     * functions; F's tangent of it is zero) */
-    Value self = s->self;
-    if (s->bound && !(kind == 'J' ? ad_J_value(vm, self, &self) : ad_F_value(vm, self, &self))) return false;
-    *out = shaped_value(s->b, s->bound, self, v_none(), longer);
+     * functions) */
+    if (s->bound && !(kind == 'J' ? ad_J_value(vm, caps[0], &caps[0]) : ad_F_value(vm, caps[0], &caps[0]))) return false;
+    *out = shaped_value(s->b, s->bound, caps, longer);
     return true;
   }
-  return builtin_in(vm, AS_BUILTIN(v), false, v_none(), v_none(), chain, out);
+  return builtin_in(vm, AS_BUILTIN(v), false, caps_of("", v_none(), v_none()), chain, out);
 }
 
-/* F of J(x) for a builtin in a forward world (xf, chain ...F): the same
- * builtin with J inserted before the trailing F's. */
-bool ad_builtin_F_of_J(MistVM *vm, Value xf, Value *out) {
-  Shaped *s = AS_BUILTIN(xf)->data;
-  size_t n = strlen(s->chain), k = n;
-  while (k > 0 && s->chain[k - 1] == 'F') k--;
-  if (n + 1 > MAX_CHAIN) return lang_raise(vm, "TypeError", "cannot differentiate %s() %d times", s->b->name, MAX_CHAIN + 1);
-  char chain[MAX_CHAIN + 2];
-  memcpy(chain, s->chain, k);
-  chain[k] = 'J';
-  memcpy(chain + k + 1, s->chain + k, n - k);
-  chain[n + 1] = 0;
-  *out = shaped_value(s->b, s->bound, s->self, s->tself, chain);
-  return true;
-}
-
-/* F of F(x) for a builtin in a forward world (xf, chain ...F): the same
- * builtin with one more F, applied before the world's own last one;
- * self lifted into the inner forward world (lift: F_of_F), its
- * tangent still the outer one's. */
-bool ad_builtin_F_of_F(MistVM *vm, Value xf, bool (*lift)(MistVM *, Value, Value *), Value *out) {
+/* kind (J or F) of a builtin xf in a forward world whose last d
+ * transforms are forward ones: the same builtin with kind inserted
+ * before those d (an F there has zero tangents of x; x itself lifted by
+ * lift, which does the same to a function). */
+bool ad_builtin_lift(MistVM *vm, Value xf, int d, char kind, bool (*lift)(MistVM *, Value, int, char, Value *),
+                     Value *out) {
   Shaped *s = AS_BUILTIN(xf)->data;
   size_t n = strlen(s->chain);
   if (n + 1 > MAX_CHAIN) return lang_raise(vm, "TypeError", "cannot differentiate %s() %d times", s->b->name, MAX_CHAIN + 1);
+  if ((size_t)d > n) return lang_raise(vm, "TypeError", "internal error: %s() lifted past its world", s->b->name);
+  size_t at = n - (size_t)d;
   char chain[MAX_CHAIN + 2];
-  snprintf(chain, sizeof chain, "%sF", s->chain);
-  Value self = s->self;
-  if (s->bound && !lift(vm, self, &self)) return false;
-  *out = shaped_value(s->b, s->bound, self, s->tself, chain);
+  memcpy(chain, s->chain, at);
+  chain[at] = kind;
+  memcpy(chain + at + 1, s->chain + at, (size_t)d);
+  chain[n + 1] = 0;
+  Value *caps = s->caps;
+  if (kind == 'F') {
+    /* bit b, the new transform's, is zero; the bits above move up */
+    int nf = ad_chain_forwards(s->chain), b = nf - d, m = 2 << nf;
+    caps = lang_alloc(m * sizeof *caps);
+    for (int i = 0; i < m; i++) {
+      int low = i & ((1 << b) - 1), high = i >> (b + 1);
+      caps[i] = i >> b & 1 ? v_none() : s->caps[low | high << b];
+    }
+  }
+  if (s->bound) {
+    Value self;
+    if (!lift(vm, caps[0], d, kind, &self)) return false;
+    if (caps == s->caps) {
+      int m = 1 << ad_chain_forwards(s->chain);
+      caps = lang_alloc(m * sizeof *caps);
+      memcpy(caps, s->caps, m * sizeof *caps);
+    }
+    caps[0] = self;
+  }
+  *out = shaped_value(s->b, s->bound, caps, chain);
   return true;
 }
 
@@ -336,8 +371,10 @@ bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out) {
   return true;
 }
 
-bool ad_attr_in(MistVM *vm, Value x, Value tx, ObjStr *name, const char *chain, Value *out) {
-  Value fn;
+/* x.name in the world of chain, x's value and tangents there caps
+ * (ad_close_chain) */
+bool ad_attr_caps(MistVM *vm, Value *caps, ObjStr *name, const char *chain, Value *out) {
+  Value fn, x = caps[0];
   bool bound;
   if (!ev_lookup_attr(vm, x, name, &fn, &bound)) return false;
   if (!bound) {
@@ -348,14 +385,26 @@ bool ad_attr_in(MistVM *vm, Value x, Value tx, ObjStr *name, const char *chain, 
     return true;
   }
   if (!v_is_obj(fn, O_BUILTIN)) return lang_raise(vm, "TypeError", "cannot differentiate the method %s", name->data);
-  return builtin_in(vm, AS_BUILTIN(fn), true, x, tx, chain, out);
+  return builtin_in(vm, AS_BUILTIN(fn), true, caps, chain, out);
 }
 
-/* _attr_J(x, name, chain[, tx]): x.name in the world of chain (ad_attr_in) */
+/* _attr_J(x, name, chain[, caps]): x.name in the world of chain, caps
+ * x's tangents there (masks 1, 2...; None for zeros) */
 static bool b_attr_J(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 3 || argc > 4 || !v_is_obj(argv[1], O_STR) || !v_is_obj(argv[2], O_STR))
-    return lang_raise(vm, "TypeError", "_attr_J takes x, a name, a chain and a tangent");
-  return ad_attr_in(vm, argv[0], argc > 3 ? argv[3] : v_none(), AS_STR(argv[1]), AS_STR(argv[2])->data, out);
+  if (argc < 3 || argc > 4 || !v_is_obj(argv[1], O_STR) || !v_is_obj(argv[2], O_STR) ||
+      (argc == 4 && argv[3].tag != V_NONE && !v_is_obj(argv[3], O_TUPLE)))
+    return lang_raise(vm, "TypeError", "_attr_J takes x, a name, a chain and x's tangents");
+  const char *chain = AS_STR(argv[2])->data;
+  int m = 1 << ad_chain_forwards(chain);
+  Value *caps = lang_alloc(m * sizeof *caps);
+  for (int i = 0; i < m; i++) caps[i] = v_none();
+  caps[0] = argv[0];
+  if (argc == 4 && argv[3].tag != V_NONE) {
+    ObjSeq *t = AS_SEQ(argv[3]);
+    if ((int)t->len != m - 1) return lang_raise(vm, "TypeError", "internal error: _attr_J given %zu tangents for %d", t->len, m - 1);
+    memcpy(caps + 1, t->items, t->len * sizeof(Value));
+  }
+  return ad_attr_caps(vm, caps, AS_STR(argv[1]), chain, out);
 }
 
 /* _attr_kind(x, name): 0 for a property (x.T), 1 for a module's

@@ -10,8 +10,8 @@
  * builtin's own rule from stdlib/ad_rules.ms when it has one, else a
  * small graph made here that calls x.name as it is in the transformed
  * world (_attr_J, builtins.c) and hands its sensitivity back to x.
- * Forward mode's rules for the same three kinds of call are in C: the
- * forward transform is the outermost one, never transformed again.
+ * Forward mode decides the same three kinds of call when they run too,
+ * at any depth of forward transforms (nest.c).
  */
 #include <string.h>
 
@@ -255,82 +255,6 @@ static bool b_bind_order(MistVM *vm, int argc, const Value *argv, const KwArgs *
   return true;
 }
 
-/* ---- forward mode ----
- *
- * The same three calls in the forward transform (forward.c), which is
- * always the outermost transform.  There a function value carries its
- * captured values' tangents inside it, so x.method in the F world is the
- * forward transform of x.method's graph over x and x's tangent
- * (builtins.c); the call's tangents come as a tuple in the call's
- * argument order and are put in parameter order here. */
-
-/* ff(tangents in parameter order, params...) for the call's arguments. */
-bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  int nkw = kw ? kw->n : 0, n = argc + nkw;
-  ObjSeq *ts = v_is_obj(tans, O_TUPLE) ? AS_SEQ(tans) : NULL;
-  if (v_is_obj(ff, O_FUNC) && AS_FUNC(ff)->graph->nparams >= 1) {
-    /* a transformed closure: F(f)(tangents, params...) */
-    ObjFunc *f = AS_FUNC(ff);
-    int *where = lang_alloc_atomic((n ? n : 1) * sizeof *where);
-    Value *in = lang_alloc((argc + 1) * sizeof *in);
-    in[0] = v_none();
-    if (argc) memcpy(in + 1, argv, argc * sizeof *in);
-    Value *params = lang_alloc((f->graph->nparams + 1) * sizeof *params);
-    if (!ev_bind(vm, f, NULL, 1, argc + 1, in, kw, params, where)) return false;
-    ObjSeq *tp = lang_tuple_new(f->graph->nparams - 1);
-    for (size_t i = 0; i < tp->len; i++) tp->items[i] = v_none();
-    for (int j = 0; j < n; j++) tp->items[where[j]] = ts && (size_t)j < ts->len ? ts->items[j] : v_none();
-    params[0] = v_obj(tp);
-    return vm->call(vm, ff, f->graph->nparams, params, NULL, out);
-  }
-  /* a builtin of the F world taking each call's shape (builtins.c):
-   * (tangents, args...) */
-  Value *in = lang_alloc((argc + 2) * sizeof *in);
-  in[0] = tans;
-  if (argc) memcpy(in + 1, argv, argc * sizeof *in);
-  return vm->call(vm, ff, argc + 1, in, kw, out);
-}
-
-/* F of what x.name is: (value, tangent). */
-static bool f_attr(MistVM *vm, Value x, Value tx, ObjStr *name, Value *out) {
-  Value prop;
-  if (!v_is_obj(x, O_MODULE) && vm->properties && lang_dict_get(vm->properties, name, &prop)) {
-    Value fp;
-    return ad_F_value(vm, prop, &fp) && ad_F_call(vm, fp, lang_tuple_of(1, tx), 1, &x, NULL, out);
-  }
-  Value f;
-  if (!ad_attr_in(vm, x, tx, name, "F", &f)) return false;
-  *out = lang_tuple_of(2, f, v_none());
-  return true;
-}
-
-/* F form of call_kw: (f, names, tangents, args...) -> (value, tangent) */
-static bool frule_call_kw(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 3 || !v_is_obj(argv[1], O_TUPLE)) return lang_raise(vm, "TypeError", "internal error: bad call_kw");
-  ObjSeq *names = AS_SEQ(argv[1]);
-  int nkw = (int)names->len, npos = argc - 3 - nkw;
-  KwArgs k;
-  k.n = nkw;
-  k.names = lang_alloc((nkw ? nkw : 1) * sizeof *k.names);
-  for (int i = 0; i < nkw; i++) k.names[i] = AS_STR(names->items[i]);
-  k.values = (Value *)argv + 3 + npos;
-  return ad_F_call(vm, argv[0], argv[2], npos, argv + 3, &k, out);
-}
-
-/* (x, tx, name, tangents, args...) -> (value, tangent) */
-static bool frule_call_method(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 4 || !v_is_obj(argv[2], O_STR)) return lang_raise(vm, "TypeError", "internal error: bad call_method");
-  Value ft;
-  if (!f_attr(vm, argv[0], argv[1], AS_STR(argv[2]), &ft)) return false;
-  return ad_F_call(vm, AS_SEQ(ft)->items[0], argv[3], argc - 4, argv + 4, NULL, out);
-}
-
-/* (x, tx, name) -> (value, tangent) */
-static bool frule_getattr(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc != 3 || !v_is_obj(argv[2], O_STR)) return lang_raise(vm, "TypeError", "internal error: bad getattr");
-  return f_attr(vm, argv[0], argv[1], AS_STR(argv[2]), out);
-}
-
 static const struct {
   const char *name;
   BuiltinFn fn;
@@ -338,13 +262,6 @@ static const struct {
   {"_method_rule", b_method_rule},
   {"_attr_rule", b_attr_rule},
   {"_bind_order", b_bind_order},
-  {"_F_call_kw", frule_call_kw},
-  {"_F_call_method", frule_call_method},
-  {"_F_getattr", frule_getattr},
-  {"_F_J", ad_F_J_rule},
-  {"_F_F", ad_F_F_rule},
-  {"_F_bp_call", ad_F_bp_call_rule},
-  {"_F_bp_call_j", ad_F_bp_call_j_rule},
 };
 
 static Value rule_named(MistVM *vm, const char *name) {
@@ -360,16 +277,6 @@ int ad_lowering_builtin(Value fn) {
   BuiltinFn c = AS_BUILTIN(fn)->fn;
   return c == b_method_rule || c == b_attr_rule ? AD_RULE_OF : c == b_bind_order ? AD_BIND_ORDER : 0;
 }
-Value ad_f_call_rule(MistVM *vm, int prim) {
-  return rule_named(vm, prim == IR_P_CALL_KW       ? "_F_call_kw"
-                        : prim == IR_P_CALL_METHOD ? "_F_call_method"
-                        : prim == IR_P_J           ? "_F_J"
-                        : prim == IR_P_F           ? "_F_F"
-                        : prim == IR_P_BP_CALL     ? "_F_bp_call"
-                        : prim == IR_P_BP_CALL_J   ? "_F_bp_call_j"
-                                                   : "_F_getattr");
-}
-
 bool ad_is_call_rule(Value fn) {
   if (!v_is_obj(fn, O_BUILTIN)) return false;
   for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)

@@ -155,6 +155,20 @@ static IrNode *call_args(Fw *w, IrGraph *g, IrNode *y, int from, IrNode **args) 
   return args[0];
 }
 
+/* y = _Fn(op, depth, x1, tx1, x2, tx2...) for y's inputs from the
+ * first (nest.c), its value and tangent the result's two items */
+static void nested_rule(Fw *w, IrGraph *g, IrNode *y, IrNode *op, IrNode *depth, int first) {
+  int n = y->nin - first;
+  IrNode **ra = lang_alloc((2 * n + 2) * sizeof *ra);
+  ra[0] = op;
+  ra[1] = depth;
+  for (int j = 0; j < n; j++) {
+    ra[2 + 2 * j] = val(w, y->in[first + j], g);
+    ra[3 + 2 * j] = tangent(w, y->in[first + j]);
+  }
+  pair(w, g, y, ir_const(w->u, ad_nested_rule(w->vm), y->span), 2 * n + 2, ra);
+}
+
 static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
   IrNode *y = h->nodes[i];
   Span sp = y->span;
@@ -262,23 +276,6 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_SENS_LIKE, sp, 2, a[0], tangent(w, in[2])));
       return;
-    case IR_P_F:
-      /* forward over forward (jvp of a function that calls jvp): the
-       * F-world value of F(f) is F of F(f), built when it runs (ad_F_F_rule) */
-      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, IR_P_F), sp), 2, (IrNode *[]){a[0], tangent(w, in[1])});
-      return;
-    case IR_P_J:
-    case IR_P_JMASK:
-      /* forward over reverse (jvp of grad): the F-world value of J(f) is
-       * F of J(f), built when it runs (ad_F_J); a mask only saves work */
-      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, IR_P_J), sp), 2, (IrNode *[]){a[0], tangent(w, in[1])});
-      return;
-    case IR_P_BP_CALL: {
-      /* bp_call(bp, d, n): the call bp(d) (None for a zero d or bp) */
-      IrNode *ra[4] = {a[0], a[1], tangent(w, in[2]), a[2]};
-      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, IR_P_BP_CALL), sp), 4, ra);
-      return;
-    }
     case IR_P_CALL_KW:
       if (in[1]->kind == IR_CONST && v_is_obj(in[1]->value, O_BUILTIN) &&
           !ad_builtin_has_signature(w->vm, in[1]->value)) {
@@ -299,44 +296,32 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       }
       /* fall through */
     case IR_P_CALL_METHOD:
-    case IR_P_GETATTR: {
-      /* bound when the call runs (calls.c): call_kw(f, names, tans, args...);
-       * the others (x, tx, name, [tans, args...]) */
-      IrNode **ra = lang_alloc((nargs + 3) * sizeof *ra);
-      int m = 0;
-      ra[m++] = a[0];
-      if (p != IR_P_CALL_KW) ra[m++] = tangent(w, in[1]);
-      ra[m++] = a[1];
-      if (p != IR_P_GETATTR) {
-        IrNode **ts = lang_alloc((nargs ? nargs : 1) * sizeof *ts);
-        for (int j = 2; j < nargs; j++) ts[j - 2] = tangent(w, in[j + 1]);
-        ra[m++] = ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, sp, nargs - 2, ts);
-        for (int j = 2; j < nargs; j++) ra[m++] = a[j];
-      }
-      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, p), sp), m, ra);
+    case IR_P_GETATTR:
+    case IR_P_F:
+    case IR_P_J:
+    case IR_P_JMASK:
+    case IR_P_BP_CALL:
+    case IR_P_BP_CALL_J:
+      /* a call or a transform, decided when it runs (nest.c): each
+       * input with its tangent */
+      nested_rule(w, g, y, kint(w, p), kint(w, 1), 1);
       return;
-    }
-    case IR_P_BP_CALL_J: {
-      /* bp_call_j(bp, d, n, k1..km): the call bp(k1..km, d), with the
-       * tangents of d and of the continuations:
-       * _F_bp_call_j(bp, d, td, n, k1, tk1, ..., km, tkm) */
-      int m = nargs - 3;
-      IrNode **ra = lang_alloc((2 * m + 5) * sizeof *ra);
-      ra[0] = a[0];
-      ra[1] = a[1];
-      ra[2] = tangent(w, in[2]);
-      ra[3] = a[2];
-      for (int j = 0; j < m; j++) {
-        ra[4 + 2 * j] = a[3 + j];
-        ra[5 + 2 * j] = tangent(w, in[4 + j]);
-      }
-      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, IR_P_BP_CALL_J), sp), 4 + 2 * m, ra);
-      return;
-    }
     default: {
       if (p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS) {
-        /* a sensitivity primitive of a derivative (jvp of grad): a call
-         * of its Mist definition, transformed */
+        /* a sensitivity primitive of a derivative (jvp of grad): its
+         * rule (ad_sens.ms), or a call of its Mist definition,
+         * transformed */
+        ObjModule *sm = ad_stdlib_module(w->vm, "ad_sens");
+        Value srule = sm ? ad_module_global(sm, "F_", ir_prims[p].name) : v_unbound();
+        if (srule.tag != V_UNBOUND) {
+          IrNode **ra = lang_alloc((2 * nargs + 1) * sizeof *ra);
+          for (int j = 0; j < nargs; j++) {
+            ra[2 * j] = a[j];
+            ra[2 * j + 1] = tangent(w, in[j + 1]);
+          }
+          pair(w, g, y, ir_const(w->u, srule, sp), 2 * nargs, ra);
+          return;
+        }
         Value def = ad_sens_definition(w->vm, p), fdef;
         if (def.tag == V_UNBOUND || !ad_F_value(w->vm, def, &fdef)) {
           w->failed = true;
@@ -387,11 +372,18 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
     return;
   }
+  if (callee->kind == IR_CONST && ad_is_nested_rule(callee->value) && nargs >= 2 && in[2]->kind == IR_CONST &&
+      in[2]->value.tag == V_INT) {
+    /* a call or a transform under one more forward transform */
+    nested_rule(w, g, y, in[1], kint(w, in[2]->value.i + 1), 3);
+    return;
+  }
   if (callee->kind == IR_CONST && ad_is_fast_F_rule(callee->value)) {
     /* a forward rule's fast path, in a transform of a forward transform
-     * (jvp inside jvp): the transform of the Mist rule it stands for */
-    Value def = ad_fast_F_rule_source(w->vm, callee->value), fdef;
-    if (def.tag == V_UNBOUND || !ad_F_value(w->vm, def, &fdef)) {
+     * (jvp inside jvp): the transform of the Mist rule it stands for,
+     * itself with a fast path at the second level */
+    Value fdef = ad_fast_F_rule_under(w->vm, callee->value);
+    if (fdef.tag == V_UNBOUND) {
       w->failed = true;
       return;
     }
@@ -511,8 +503,8 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
       fh->defaults[d] = m ? m : x;
     }
   }
-  /* remember what each transform's free variables stand for, so F(J(f))
-   * can be built from an F closure (F_of_J): the free variable of the
+  /* remember what each transform's free variables stand for, so J(f)
+   * or F(f) can be built from an F closure (nest.c): the free variable of the
    * source whose value or tangent it is.  Several nodes can share one
    * value or tangent (check_bound(v) has v's), so the source's own free
    * variables are looked for first; the inverse maps settle the rest. */
@@ -546,130 +538,6 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
   return fg;
 }
 
-static bool F_of_J(MistVM *vm, Value xf, Value tx, Value *vout, Value *tout);
-
-/* F_of_J of a value that is not a function: J of the functions inside
- * a container, the tangents of the others kept */
-static bool F_of_J_item(MistVM *vm, Value xf, Value *out) {
-  Value t;
-  return F_of_J(vm, xf, v_none(), out, &t);
-}
-
-static bool F_of_J(MistVM *vm, Value xf, Value tx, Value *vout, Value *tout) {
-  *tout = tx;
-  if (v_is_obj(xf, O_TUPLE) || v_is_obj(xf, O_LIST) || v_is_obj(xf, O_DICT))
-    return ad_map_functions(vm, xf, F_of_J_item, vout);
-  if (!v_is_obj(xf, O_FUNC)) {
-    /* a builtin in a forward world takes the graph for each call's shape
-     * (builtins.c); one of no world is its own J */
-    if (ad_is_shaped_builtin(xf)) return ad_builtin_F_of_J(vm, xf, vout);
-    if (v_is_obj(xf, O_BUILTIN)) return ad_J_value(vm, xf, vout);
-    *vout = xf;
-    return true;
-  }
-  ObjFunc *ff = AS_FUNC(xf);
-  IrGraph *fg = ff->graph, *h = fg->jsource;
-  if (!h || !fg->forig)
-    return lang_raise(vm, "TypeError", "cannot take jvp of a derivative of this function yet");
-  /* the captured values of h and their tangents, from the F closure */
-  ir_free_vars(h);
-  ir_free_vars(fg);
-  if (!fg->forig) return lang_raise(vm, "TypeError", "cannot take jvp of a derivative of this function yet");
-  Value *hv = lang_alloc((2 * h->nfv + 1) * sizeof *hv);
-  for (int i = 0; i < 2 * h->nfv; i++) hv[i] = v_none();
-  for (int k = 0; k < fg->nfv && k < ff->nenv; k++)
-    for (int i = 0; i < h->nfv; i++)
-      if (fg->forig[k] == h->fv[i]) hv[2 * i + fg->ftan[k]] = ff->env[k];
-  IrGraph *jg = ad_reverse(vm, h);
-  if (!jg) return false;
-  IrGraph *fjg = ad_forward(vm, jg);
-  if (!fjg) return false;
-  IrGraph *jenv = jg->parent, *fjenv = fjg->parent;
-  ir_free_vars(jg);
-  ir_free_vars(fjg);
-  Value *env = lang_alloc((fjg->nfv ? fjg->nfv : 1) * sizeof *env);
-  for (int k = 0; k < fjg->nfv; k++) {
-    int i = ad_env_param(fjenv, fjg->fv[k]);
-    env[k] = v_none();
-    if (i < 0 || i / 2 >= jg->nfv) continue;
-    /* J(h)'s free variable i/2 is parameter m of its env graph: h's m-th */
-    int m = ad_env_param(jenv, jg->fv[i / 2]);
-    if (m < 0 || m >= h->nfv) continue;
-    Value jv, jt;
-    if (!F_of_J(vm, hv[2 * m], hv[2 * m + 1], &jv, &jt)) return false;
-    env[k] = i % 2 == 0 ? jv : jt;
-  }
-  *vout = v_obj(ev_closure(vm, fjg, env));
-  *tout = v_none();
-  return true;
-}
-
-static bool F_of_F(MistVM *vm, Value xf, Value *out);
-
-static bool F_of_F_item(MistVM *vm, Value xf, Value *out) { return F_of_F(vm, xf, out); }
-
-/* F of F(x) in a forward world: x's value there is xf, a closure of F(h)
- * capturing, for each free variable of h, its value and its tangent in
- * that (outer) world.  F(x) there is a closure of the inner transform,
- * whose own tangents of what it captured are zero; its value in the
- * outer world is a closure of F(F(h)), the outer transform outermost:
- * called as (outer tangents, inner tangents, args...), it returns
- * ((y, inner ty), (outer Ty, its inner tangent)).  Its environment: for
- * each free variable of F(h) (a value v or an inner tangent t of h's),
- * the value and the outer tangent: v's value lifted the same way, v's
- * outer tangent from xf, and zeros for t. */
-static bool F_of_F(MistVM *vm, Value xf, Value *out) {
-  if (v_is_obj(xf, O_TUPLE) || v_is_obj(xf, O_LIST) || v_is_obj(xf, O_DICT))
-    return ad_map_functions(vm, xf, F_of_F_item, out);
-  if (ad_is_shaped_builtin(xf)) return ad_builtin_F_of_F(vm, xf, F_of_F, out);
-  if (v_is_obj(xf, O_BUILTIN)) return ad_F_value(vm, xf, out);
-  if (!v_is_obj(xf, O_FUNC)) {
-    *out = xf;
-    return true;
-  }
-  ObjFunc *ff = AS_FUNC(xf);
-  IrGraph *fg = ff->graph, *h = fg->jsource;
-  if (!h || !fg->forig) return lang_raise(vm, "TypeError", "cannot take jvp inside jvp of this function yet");
-  ir_free_vars(h);
-  ir_free_vars(fg);
-  /* h's captured values and their outer tangents, from the closure */
-  Value *hv = lang_alloc((2 * h->nfv + 1) * sizeof *hv);
-  for (int i = 0; i < 2 * h->nfv; i++) hv[i] = v_none();
-  for (int k = 0; k < fg->nfv && k < ff->nenv; k++)
-    for (int i = 0; i < h->nfv; i++)
-      if (fg->forig[k] == h->fv[i]) hv[2 * i + fg->ftan[k]] = ff->env[k];
-  IrGraph *f1 = ad_forward(vm, h);
-  IrGraph *f2 = f1 ? ad_forward(vm, f1) : NULL;
-  if (!f2) return false;
-  ir_free_vars(f1);
-  ir_free_vars(f2);
-  Value *env = lang_alloc((f2->nfv ? f2->nfv : 1) * sizeof *env);
-  for (int k = 0; k < f2->nfv; k++) {
-    env[k] = v_none();
-    /* f2's free variable k: F(h)'s free variable j, or its outer tangent */
-    int i2 = ad_env_param(f2->parent, f2->fv[k]), j = i2 / 2;
-    if (i2 < 0 || j >= f1->nfv) return lang_raise(vm, "TypeError", "internal error: a free variable of F(F(%s))", h->name->data);
-    /* which is h's free variable m, or its inner tangent (zero) */
-    int i1 = ad_env_param(f1->parent, f1->fv[j]), m = i1 / 2;
-    if (i1 < 0 || m >= h->nfv) return lang_raise(vm, "TypeError", "internal error: a free variable of F(%s)", h->name->data);
-    if (i1 % 2) continue;
-    if (i2 % 2) env[k] = hv[2 * m + 1];
-    else if (!F_of_F(vm, hv[2 * m], &env[k])) return false;
-  }
-  *out = v_obj(ev_closure(vm, f2, env));
-  return true;
-}
-
-/* _F_F(xf, tx) -> (F-world value of F(x), tangent): a function's
- * tangent travels inside it */
-bool ad_F_F_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  Value v;
-  if (argc != 2) return lang_raise(vm, "TypeError", "bad _F_F");
-  if (!F_of_F(vm, argv[0], &v)) return false;
-  *out = lang_tuple_of(2, v, v_none());
-  return true;
-}
-
 /* The ordinary value behind a forward-transformed one: for a closure of
  * F(h), the closure of h over the (ordinary) values it captured, their
  * tangents dropped.  jvp hands back a function output this way. */
@@ -689,54 +557,6 @@ Value ad_F_primal(MistVM *vm, Value v) {
   ObjFunc *f = ev_closure(vm, h, env);
   lang_func_share_defaults(f, ff);
   return v_obj(f);
-}
-
-/* _F_J(xf, tx) -> (F-world value of J(x), tangent) */
-bool ad_F_J_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  Value v, t;
-  if (argc != 2 || !F_of_J(vm, argv[0], argv[1], &v, &t)) return argc == 2 ? false : lang_raise(vm, "TypeError", "bad _F_J");
-  *out = lang_tuple_of(2, v, t);
-  return true;
-}
-
-/* _F_bp_call(bp, d, td, n) -> (bp(d), its tangent): bp is an F-world function */
-bool ad_F_bp_call_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc != 4) return lang_raise(vm, "TypeError", "bad _F_bp_call");
-  if (argv[0].tag == V_NONE || argv[1].tag == V_NONE) {
-    Value r, a[3] = {argv[0], argv[1], argv[3]};
-    if (!ev_prim_fn(IR_P_BP_CALL)(vm, 3, a, NULL, &r)) return false;
-    *out = lang_tuple_of(2, r, v_none());
-    return true;
-  }
-  Value in[2] = {lang_tuple_of(1, argv[2]), argv[1]};
-  return vm->call(vm, argv[0], 2, in, NULL, out);
-}
-
-/* _F_bp_call_j(bp, d, td, n, k1, tk1, ..., km, tkm) -> (bp(k1..km, d),
- * its tangent): bp_call_j under jvp, bp an F-world function */
-bool ad_F_bp_call_j_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 4 || argc % 2) return lang_raise(vm, "TypeError", "bad _F_bp_call_j");
-  int m = (argc - 4) / 2;
-  if (argv[0].tag == V_NONE || argv[1].tag == V_NONE) {
-    Value *a = lang_alloc((m + 3) * sizeof *a), r;
-    a[0] = argv[0];
-    a[1] = argv[1];
-    a[2] = argv[3];
-    for (int j = 0; j < m; j++) a[3 + j] = argv[4 + 2 * j];
-    if (!ev_prim_fn(IR_P_BP_CALL_J)(vm, m + 3, a, NULL, &r)) return false;
-    *out = lang_tuple_of(2, r, v_none());
-    return true;
-  }
-  ObjSeq *tans = lang_tuple_new(m + 1);
-  Value *in = lang_alloc((m + 2) * sizeof *in);
-  for (int j = 0; j < m; j++) {
-    in[1 + j] = argv[4 + 2 * j];
-    tans->items[j] = argv[5 + 2 * j];
-  }
-  in[1 + m] = argv[1];
-  tans->items[m] = argv[2];
-  in[0] = v_obj(tans);
-  return vm->call(vm, argv[0], m + 2, in, NULL, out);
 }
 
 /* F of a value: closures become closures of their forward transforms,

@@ -430,8 +430,16 @@ static void forward(Fill *f, int i) {
         break;
       }
       if (is_sens_prim(p)) {
-        /* in a derivative being differentiated: a call of its Mist
-         * definition, whose transform gives the higher derivative */
+        /* in a derivative being differentiated: its rule (ad_sens.ms),
+         * or a call of its Mist definition, whose transform gives the
+         * higher derivative */
+        ObjModule *sm = ad_stdlib_module(ad->vm, "ad_sens");
+        Value srule = sm ? ad_module_global(sm, "J_", ir_prims[p].name) : v_unbound();
+        if (srule.tag != V_UNBOUND) {
+          mapped_args(f, y, 1, args);
+          v = forward_pair(f, y, kconst(ad, srule), nargs, args, i);
+          break;
+        }
         Value def = ad_sens_definition(ad->vm, p), jdef;
         if (def.tag == V_UNBOUND || !ad_J_value(ad->vm, def, &jdef)) {
           ad->failed = true;

@@ -17,6 +17,7 @@
 
 #include "autodiff/ad.h"
 #include "ir/eval.h"
+#include "lang/ops.h"
 
 typedef enum { T_ADD, T_SUB, T_MUL, T_TRUEDIV, T_NEG, T_EXP, T_LOG, T_SQRT, T_SIN, T_COS, T_TANH, T_COUNT } TanOp;
 
@@ -50,10 +51,19 @@ static Value tan_sum(double v, double ta, bool za, double a, double tb, bool zb,
   return pair(v, ta * a + tb * b, false);
 }
 
-/* the pair for floats, or false when the Mist rule must decide */
-static bool fast(TanOp op, int argc, const Value *argv, Value *out) {
+/* 1 with the pair for floats (or for no tangent at all), 0 when the
+ * Mist rule must decide, -1 after an error the operation raised */
+static int fast(MistVM *vm, TanOp op, int argc, const Value *argv, Value *out) {
   double x, tx = 0, y, ty = 0;
   bool zx, zy;
+  if (op <= T_NEG && argc == (op == T_NEG ? 2 : 4) && argv[1].tag == V_NONE && (op == T_NEG || argv[3].tag == V_NONE)) {
+    /* no tangent: the value alone, whatever it is (ints, lists...) */
+    static const ArithOp arith[] = {OP_ADD, OP_SUB, OP_MUL, OP_TRUEDIV};
+    Value v;
+    if (!(op == T_NEG ? lang_neg(vm, argv[0], &v) : lang_arith(vm, arith[op], argv[0], argv[2], &v))) return -1;
+    *out = lang_tuple_of(2, v, v_none());
+    return 1;
+  }
   if (argc < 2 || !num(argv[0], &x) || !tan_of(argv[1], &tx, &zx)) return false;
   if (op <= T_TRUEDIV) {
     if (argc != 4 || !num(argv[2], &y) || !tan_of(argv[3], &ty, &zy)) return false;
@@ -104,8 +114,118 @@ static bool fast(TanOp op, int argc, const Value *argv, Value *out) {
   }
 }
 
+/* ---- the same rules under one more forward transform ----
+ *
+ * A jvp inside a jvp transforms F_mul once more: F(F_mul)(tans, x, tx,
+ * y, ty), tans the outer tangents of x, tx, y and ty, returns ((x * y,
+ * its inner tangent), (their outer tangents)).  For floats that is
+ * computed here too, following F(F_mul) step by step: tscale, tadd and
+ * _tfit under the transform, None for zero throughout. */
+
+typedef struct Maybe {
+  bool zero;
+  double v;
+} Maybe;
+
+typedef struct Dual {
+  Maybe v, t;   /* a float or None, and its outer tangent */
+} Dual;
+
+static Maybe m_scale(Maybe t, double s) { return t.zero ? t : (Maybe){false, t.v * s}; }
+static Maybe m_add(Maybe a, Maybe b) { return a.zero ? b : b.zero ? a : (Maybe){false, a.v + b.v}; }
+static Value m_value(Maybe m) { return m.zero ? v_none() : v_float(m.v); }
+
+/* tscale(t, s) under the transform, s a float with outer tangent ts */
+static Dual d_scale(Dual t, double s, Maybe ts) {
+  if (t.v.zero) return t;
+  return (Dual){{false, t.v.v * s}, m_add(m_scale(t.t, s), m_scale(ts, t.v.v))};
+}
+
+/* tadd(a, b) under the transform */
+static Dual d_add(Dual a, Dual b) {
+  if (a.v.zero) return b;
+  if (b.v.zero) return a;
+  return (Dual){{false, a.v.v + b.v.v}, m_add(a.t, b.t)};
+}
+
+static bool maybe(Value v, Maybe *m) {
+  m->zero = v.tag == V_NONE;
+  m->v = v.tag == V_FLOAT ? v.f : 0;
+  return v.tag == V_NONE || v.tag == V_FLOAT;
+}
+
+/* 1 with ((r, t), (tr, tt)) for floats, 0 when F of the Mist rule must
+ * decide */
+static int fast2(TanOp op, int argc, const Value *argv, Value *out) {
+  int np = op == T_NEG ? 2 : 4;
+  if (argc != np + 1 || !(argv[0].tag == V_NONE || v_is_obj(argv[0], O_TUPLE))) return 0;
+  Maybe T[4] = {{true, 0}, {true, 0}, {true, 0}, {true, 0}};   /* outer tangents of x, tx, y, ty */
+  if (argv[0].tag != V_NONE) {
+    ObjSeq *t = AS_SEQ(argv[0]);
+    if ((int)t->len > np) return 0;
+    for (size_t i = 0; i < t->len; i++)
+      if (!maybe(t->items[i], &T[i])) return 0;
+  }
+  const Value *a = argv + 1;
+  double x, y = 0;
+  Maybe tx, ty = {true, 0};
+  if (!num(a[0], &x) || !maybe(a[1], &tx)) return 0;
+  if (np == 4 && (!num(a[2], &y) || !maybe(a[3], &ty) || (a[0].tag != V_FLOAT && a[2].tag != V_FLOAT))) return 0;
+  if (np == 2 && a[0].tag != V_FLOAT) return 0;
+  Dual dx = {tx, T[1]}, dy = {ty, T[3]};
+  double r;
+  Maybe tr;
+  Dual t;
+  switch (op) {
+  case T_ADD:
+    r = x + y;
+    tr = m_add(T[0], T[2]);
+    t = d_add(dx, dy);
+    break;
+  case T_SUB:
+    r = x - y;
+    tr = m_add(T[0], m_scale(T[2], -1.0));
+    t = d_add(dx, d_scale(dy, -1.0, (Maybe){true, 0}));
+    break;
+  case T_MUL:
+    r = x * y;
+    tr = m_add(m_scale(T[0], y), m_scale(T[2], x));
+    t = d_add(d_scale(dx, y, T[2]), d_scale(dy, x, T[0]));
+    break;
+  case T_NEG:
+    r = -x;
+    tr = m_scale(T[0], -1.0);
+    t = d_scale(dx, -1.0, (Maybe){true, 0});
+    break;
+  default: return 0;
+  }
+  *out = lang_tuple_of(2, lang_tuple_of(2, v_float(r), m_value(t.v)),
+                       lang_tuple_of(2, m_value(tr), t.v.zero ? v_none() : m_value(t.t)));
+  return 1;
+}
+
+static bool rule2_call(MistVM *vm, TanOp op, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (!kw && fast2(op, argc, argv, out)) return true;
+  Value rule = ad_fast_F_rule_source(vm, v_obj(lang_str(rule_names[op]))), frule;
+  if (rule.tag == V_UNBOUND || !ad_F_value(vm, rule, &frule)) return false;
+  return vm->call(vm, frule, argc, argv, kw, out);
+}
+
+#define RULE2(op) \
+  static bool rule2_##op(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) { \
+    return rule2_call(vm, op, argc, argv, kw, out);                                               \
+  }
+RULE2(T_ADD)
+RULE2(T_SUB)
+RULE2(T_MUL)
+RULE2(T_NEG)
+
+static const BuiltinFn rule2_fns[T_COUNT] = {[T_ADD] = rule2_T_ADD, [T_SUB] = rule2_T_SUB, [T_MUL] = rule2_T_MUL,
+                                             [T_NEG] = rule2_T_NEG};
+
 static bool rule_call(MistVM *vm, TanOp op, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (!kw && fast(op, argc, argv, out)) return true;
+  int done = kw ? 0 : fast(vm, op, argc, argv, out);
+  if (done) return done > 0;
   Value rule = ad_fast_F_rule_source(vm, v_obj(lang_str(rule_names[op])));
   if (rule.tag == V_UNBOUND) return false;
   return vm->call(vm, rule, argc, argv, kw, out);
@@ -131,10 +251,14 @@ RULE(T_TANH)
 static const BuiltinFn rule_fns[T_COUNT] = {rule_T_ADD, rule_T_SUB, rule_T_MUL, rule_T_TRUEDIV, rule_T_NEG, rule_T_EXP,
                                             rule_T_LOG, rule_T_SQRT, rule_T_SIN, rule_T_COS, rule_T_TANH};
 
-static int op_of(Value fn) {
+/* the operation of a rule here, and at which level (1: F_op's place,
+ * 2: F(F_op)'s) */
+static int op_of(Value fn, int *level) {
   if (!v_is_obj(fn, O_BUILTIN)) return -1;
-  for (int op = 0; op < T_COUNT; op++)
-    if (AS_BUILTIN(fn)->fn == rule_fns[op]) return op;
+  for (int op = 0; op < T_COUNT; op++) {
+    *level = AS_BUILTIN(fn)->fn == rule_fns[op] ? 1 : rule2_fns[op] && AS_BUILTIN(fn)->fn == rule2_fns[op] ? 2 : 0;
+    if (*level) return op;
+  }
   return -1;
 }
 
@@ -146,21 +270,44 @@ Value ad_fast_F_rule(MistVM *vm, const char *name) {
   return v;
 }
 
-bool ad_is_fast_F_rule(Value fn) { return op_of(fn) >= 0; }
+bool ad_is_fast_F_rule(Value fn) {
+  int level;
+  return op_of(fn, &level) >= 0;
+}
 
-/* The Mist rule F_name behind one of these builtins, or for a name given
- * as a string; unbound after an error. */
+/* The Mist rule F_name behind a rule here (at level 2, its forward
+ * transform), or for a name given as a string; unbound after an error. */
 Value ad_fast_F_rule_source(MistVM *vm, Value fn) {
-  int op = op_of(fn);
+  int level = 1, op = op_of(fn, &level);
   const char *name = op >= 0 ? rule_names[op] : AS_STR(fn)->data;
   ObjModule *m = ad_stdlib_module(vm, "ad_rules");
   if (!m) return v_unbound();
   Value rule = ad_module_global(m, "F_", name);
   if (rule.tag == V_UNBOUND) lang_raise(vm, "NameError", "F_%s is missing from stdlib/ad_rules.ms", name);
+  if (level == 2 && rule.tag != V_UNBOUND && !ad_F_value(vm, rule, &rule)) return v_unbound();
   return rule;
 }
 
-/* Registered as _F_name, after the Mist rules they stand for. */
+/* A rule here, once more forward-transformed: the level-2 rule for a
+ * level-1 one that has it, else the transform of the Mist rule behind it
+ * (called (tangents, args...) as any transformed function). */
+Value ad_fast_F_rule_under(MistVM *vm, Value fn) {
+  int level, op = op_of(fn, &level);
+  if (level == 1 && rule2_fns[op]) {
+    Value v = v_unbound();
+    lang_dict_get(vm->builtins, lang_str_fmt("_FF_%s", rule_names[op]), &v);
+    if (v.tag != V_UNBOUND) return v;
+  }
+  Value def = ad_fast_F_rule_source(vm, fn), fdef;
+  if (def.tag == V_UNBOUND || !ad_F_value(vm, def, &fdef)) return v_unbound();
+  return fdef;
+}
+
+/* Registered as _F_name and _FF_name, after the Mist rules they stand
+ * for. */
 void ad_register_tangents(MistVM *vm) {
-  for (int op = 0; op < T_COUNT; op++) lang_def_builtin(vm, lang_str_fmt("_F_%s", rule_names[op])->data, rule_fns[op], -1, -1);
+  for (int op = 0; op < T_COUNT; op++) {
+    lang_def_builtin(vm, lang_str_fmt("_F_%s", rule_names[op])->data, rule_fns[op], -1, -1);
+    if (rule2_fns[op]) lang_def_builtin(vm, lang_str_fmt("_FF_%s", rule_names[op])->data, rule2_fns[op], -1, -1);
+  }
 }

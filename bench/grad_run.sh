@@ -192,8 +192,8 @@ for case_ in "${names[@]}"; do
   # the table too), each against the same function
   for key in $(awk '$1 ~ /^grad_.*_ms$/ { print $1 }' "$mist_out"); do
     g2=$(awk -v k="$key" '$1 == k { print $2; exit }' "$mist_out")
-    t2=$(awk -v k="$key" '$1 == k { print $2; exit }' "$tmp/out" 2>/dev/null)
-    [ -n "$python" ] || t2=""
+    t2=""
+    [ -n "$tf" ] && t2=$(awk -v k="$key" '$1 == k { print $2; exit }' "$tmp/out" 2>/dev/null)
     v=${key#grad_}; v=${v%_ms}
     printf "$fmt" "$case_/$v" "$(ms "$f")" "$(ms "$g2")" "$(ratio "$g2" "$f")"
     [ -n "$python" ] && printf "$tfmt" "$(ms "$tf")" "$(ms "$t2")" "$(ratio "$t2" "$tf")"
