@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # bench/grad_run.sh: the cost of a gradient relative to the function it
-# differentiates (the design's target: at most 3x), for three cases in
+# differentiates (the design's target: at most 3x), for the cases in
 # bench/grad/: a scalar polynomial called at many points (poly), a
-# function with a 10^5-iteration scalar loop (loop), and one training
-# step of a 784-256-10 MLP on a batch of 64 (mlp).  Each NAME.ms times
-# the function and its gradient in the same process (best of REPEAT runs
-# after a warm-up; mlp runs 10x as many; a figure stops after 3 runs once
-# its runs have taken 10 s, for PyTorch's scalar loops) and the script
-# prints the ratio grad/f.  When PyTorch is installed (python3-torch,
-# optional) the twin NAME.py is timed the same way and its ratio is
-# printed beside Mist's, with torch's threads set to Mist's pool size.
+# function with a 10^5-iteration scalar loop (loop), one training step
+# of a 784-256-10 MLP on a batch of 64 (mlp; mlp2 is 784-256-256-10 with
+# an SGD update), a loop reading the rows of a table (rows:N), and
+# Microsoft ADBench's objectives on ADBench's inputs (gmm: Gaussian
+# mixture d=10 K=5 n=1000; lstm: 2 layers, 1024 characters; ba: bundle
+# adjustment's Jacobian over 31843 observations, all at once; ba_loop:
+# the same residuals' gradient as a loop over the first N observations).
+# Each NAME.ms times the function and its gradient in the same process
+# (best of REPEAT runs after a warm-up; mlp runs 10x as many; a figure
+# stops after 3 runs once its runs have taken 10 s, for PyTorch's scalar
+# loops) and the script prints the ratio grad/f.  When PyTorch is
+# installed (python3-torch, optional) the twin NAME.py is timed the same
+# way and its ratio is printed beside Mist's, with torch's threads set
+# to Mist's pool size.  A case that prints "rss_parts PART..." (ba,
+# ba_loop) is also run once per part, each in a process of its own, for
+# its peak resident memory.
 # Usage:
 #
-#   bench/grad_run.sh [NAME[:ARG]...]  default: poly loop mlp rows:1024 rows:4096
+#   bench/grad_run.sh [NAME[:ARG]...]  default: poly loop mlp rows:1024 rows:4096 gmm lstm ba ba_loop
 #   REPEAT=10 MIST=path/to/mist PYTHON=python3 TORCH=0 bench/grad_run.sh
 #
 # A case whose gradient fails prints "NAME: gradient failed: <error>"
@@ -51,18 +59,19 @@ else
   torch_note="PyTorch: $torch_version ($("$python" --version 2>&1))"
 fi
 
-if [ $# -gt 0 ]; then names=("$@"); else names=(poly loop mlp rows:1024 rows:4096); fi
+if [ $# -gt 0 ]; then names=("$@"); else names=(poly loop mlp rows:1024 rows:4096 gmm lstm ba ba_loop); fi
 
 threads=${MIST_NUM_THREADS:-$(nproc 2>/dev/null || echo 1)}
 export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ left in bench/grad
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run_case PROG FILE [ARG]: run PROG FILE REPEAT [ARG] in bench/grad,
+# run_case PROG FILE [ARG [N]]: run PROG FILE N [ARG] in bench/grad (N
+# defaults to REPEAT),
 # stdout to $tmp/out, stderr to $tmp/err; its status is returned.
 run_case() {
-  local prog=$1 file=$2 arg=${3:-}
-  (cd "$dir" && timeout "$limit" "$prog" "$file" "$repeat" $arg > "$tmp/out" 2> "$tmp/err")
+  local prog=$1 file=$2 arg=${3:-} n=${4:-$repeat}
+  (cd "$dir" && timeout "$limit" "$prog" "$file" "$n" $arg > "$tmp/out" 2> "$tmp/err")
 }
 
 # field KEY: the number after KEY on the line of $tmp/out starting with
@@ -95,6 +104,27 @@ ms() { if [ -z "$1" ]; then echo "-"; else awk -v t="$1" 'BEGIN { printf "%.3f",
 # same A B: whether two check values agree to 1e-3 (relative).
 same() {
   awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a; n = b < 0 ? -b : b; if (n > m) m = n; exit !(d <= 1e-3 * m + 1e-9) }'
+}
+
+# rss_line PROG FILE ARG PART...: "f 23.3 MB, grad 93.7 MB (4.02x f), ..."
+# from one run of PROG FILE 1 [ARG] mem:PART per part (the first part is
+# the function).
+rss_line() {
+  local prog=$1 file=$2 arg=$3 part out rc first="" line=""
+  shift 3
+  for part in "$@"; do
+    run_case "$prog" "$file" "$arg mem:$part" 1
+    rc=$?
+    out=""
+    [ "$rc" = 0 ] && out=$(awk '$1 == "rss_mb" { printf "%.1f", $5 - $3; exit }' "$tmp/out")
+    if [ -z "$out" ]; then
+      line+="${line:+, }$part failed ($(why "$rc"))"
+      continue
+    fi
+    line+="${line:+, }$part $out MB"
+    if [ -z "$first" ]; then first=$out; else line+=" ($(ratio "$out" "$first") $1)"; fi
+  done
+  echo "$line"
 }
 
 echo "mist: $mist ($("$mist" --version 2>/dev/null || echo '?')), $threads threads"
@@ -169,6 +199,18 @@ for case_ in "${names[@]}"; do
     [ -n "$python" ] && printf "$tfmt" "$(ms "$tf")" "$(ms "$t2")" "$(ratio "$t2" "$tf")"
     echo
   done
+  # peak memory: a case that prints "rss_parts PART..." is run again once
+  # per part with the argument mem:PART, in a process of its own, and
+  # prints "rss_mb base MB peak MB"; what each part adds to the process
+  # (the peak less the resident size with the data loaded) is noted
+  # under the table, and each gradient's as a multiple of the function's
+  parts=$(awk '$1 == "rss_parts" { $1 = ""; print; exit }' "$mist_out")
+  if [ -n "$parts" ]; then
+    notes+=("$case_: peak RSS above the data loaded: $(rss_line "$mist" "$name.ms" "$arg" $parts)")
+    if [ -n "$python" ] && [ -f "$dir/$name.py" ]; then
+      notes+=("$case_: torch's peak RSS above the data loaded: $(rss_line "$python" "$name.py" "$arg" $parts)")
+    fi
+  fi
 done
 
 if [ ${#notes[@]} -gt 0 ]; then

@@ -57,3 +57,38 @@ def report_f(ms, check):
 
 def report_grad(ms, check):
     print(f"grad_ms {ms:.4f} check {check:.6e}", flush=True)
+
+
+def time_both(run_f, run_grad):
+    """The usual run: threads set, then the function's and the
+    gradient's best times and checks, REPEAT runs each."""
+    setup()
+    n = repeats()
+    ms, check = best_ms(run_f, n)
+    report_f(ms, check)
+    ms, check = best_ms(run_grad, n)
+    report_grad(ms, check)
+
+
+def grad_sum(f, params, *rest):
+    """The sum of every entry of the gradient of f(*params, *rest) with
+    respect to params (copies of them, so each run builds its own
+    graph): a gradient run's check value."""
+    leaves = [t.clone().requires_grad_(True) for t in params]
+    return sum(g.sum().item() for g in torch.autograd.grad(f(*leaves, *rest), leaves))
+
+
+def status_mb(key):
+    """A size from /proc/self/status (VmRSS, VmHWM), in MB."""
+    for line in open("/proc/self/status"):
+        if line.startswith(key + ":"):
+            return float(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def report_rss(run):
+    """run() once and print the resident size before it and the
+    process's peak after it (the line bench/grad_run.sh reads)."""
+    base = status_mb("VmRSS")
+    run()
+    print(f"rss_mb base {base:.1f} peak {status_mb('VmHWM'):.1f}", flush=True)
