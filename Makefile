@@ -7,12 +7,13 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TYPE ?= RelWithDebInfo
 FUZZ_SECONDS ?= 300
 
-# Packages the build and the tests need (python3: benchmark baseline only).
+# Packages the build and the tests need (python3, python3-numpy: benchmark
+# baselines only).
 DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
-        zlib1g-dev libffi-dev clang tmux python3 libopenblas-dev
+        zlib1g-dev libffi-dev clang tmux python3 python3-numpy libopenblas-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 
-.PHONY: all build run test test-asan bench bench-grad fuzz deps fuzz-deps clean
+.PHONY: all build run test test-asan bench bench-update bench-grad fuzz deps fuzz-deps clean
 
 all: build
 
@@ -65,7 +66,11 @@ test-asan: deps
 	$(SAN_ENV) ctest --test-dir build-asan --output-on-failure -j$(JOBS)
 
 bench: build
-	bash bench/run.sh; s=$$?; bash bench/grad_run.sh || s=1; exit $$s
+	bash bench/run.sh; s=$$?; bash bench/update_run.sh || s=1; bash bench/grad_run.sh || s=1; exit $$s
+
+# Updates of lists, dicts and tensors against CPython and NumPy (bench/update/).
+bench-update: build
+	bash bench/update_run.sh
 
 # The cost of a gradient relative to its function (bench/grad/), beside
 # PyTorch's when python3-torch is installed (optional, not in DEPS).
