@@ -25,8 +25,12 @@ bool ad_F_value(MistVM *vm, Value v, Value *out);
 int ad_env_param(const IrGraph *envg, const IrNode *fv);
 
 /* J of a value: closures become closures of their transformed graphs
- * (over J of their captured values); other values are themselves. */
+ * (over J of their captured values), containers hold J of their items;
+ * other values are themselves. */
 bool ad_J_value(MistVM *vm, Value v, Value *out);
+/* v with each function in it (at any depth of tuples, lists and dicts)
+ * mapped by fn; v itself when it holds none. */
+bool ad_map_functions(MistVM *vm, Value v, bool (*fn)(MistVM *, Value, Value *), Value *out);
 
 /* A standard-library module written in Mist, loaded once (NULL with an
  * error raised), and its global prefix+name (Unbound if absent): the
@@ -42,58 +46,64 @@ Value ad_sens_definition(MistVM *vm, int prim);
 /* Is this builtin one whose results carry no derivative? */
 bool ad_nondiff_builtin(const char *name);
 
-/* Keyword and method calls under reverse mode (calls.c).  ad_J_call
- * calls the J-value fj with a call's own arguments (argc positional,
- * then kw) and gives the value and a backpropagator whose result is
- * (d fj, d arg 1, ..., d arg argc+nkw), in the call's order.
- * ad_J_finish hands (v, bp) to continuation k as a transformed call
- * does (n: how many items bp's result has).  ad_jbound is J of
- * x.method: called (k, args...) as transforms are, its sensitivity is
- * x's.  The three rules are what the transform
- * calls for call_kw, call_method and getattr nodes. */
-bool ad_J_call(MistVM *vm, Value fj, int argc, const Value *argv, const KwArgs *kw, Value *v, Value *bp);
-bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, int n, Value *out);
-Value ad_jbound(Value self, Value fj);
-Value ad_call_rule(MistVM *vm, const char *name);
-/* The builtins the transform lowers keyword and method calls with
- * (calls.c): _method_rule and _attr_rule return a rule, a function that
- * a further transform must transform too; _bind_order binds a call. */
+/* Keyword and method calls under the transforms (calls.c): the builtins
+ * the reverse transform lowers them with (_method_rule and _attr_rule
+ * return a rule, a function that a further transform must transform
+ * too; _bind_order binds a call), and forward mode's rules for them. */
 enum { AD_RULE_OF = 1, AD_BIND_ORDER };
 int ad_lowering_builtin(Value fn);
+Value ad_call_rule(MistVM *vm, const char *name);
 Value ad_builtin_rule(MistVM *vm, const char *name);
 bool ad_is_call_rule(Value fn);
 void ad_register_calls(MistVM *vm);
+Value ad_f_call_rule(MistVM *vm, int prim);
 
-/* J of J(builtin), and whether v is one (calls.c). */
-Value ad_jjwrap(Value jw);
-bool ad_is_jjwrap(Value v);
-Value ad_builtin_behind(Value v, int *depth);
+/* Builtins as Mist functions in transformed worlds (builtins.c).  A world
+ * is a chain of transforms, innermost first ("J", "JJ", "JF").
+ * ad_builtin_transform is J or F (kind) of a builtin, a bound method or
+ * a builtin already in a world; ad_builtin_function a builtin as a
+ * primal Mist function (n: its arity if it has no rule);
+ * ad_close_transformed the closure of graph g transformed along chain
+ * over x (and tx, its tangent in a forward world), g's one free
+ * variable. */
+bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out);
+bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out);
+bool ad_builtin_F_of_J(MistVM *vm, Value xf, Value *out);
+bool ad_is_shaped_builtin(Value v);
+/* Does b have a signature of its own (a rule, a Mist definition), or
+ * does it take the shape of each call? */
+bool ad_builtin_has_signature(MistVM *vm, Value b);
+bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out);
+/* x.name in the world of chain, x being its value there and tx its
+ * tangent (a forward world): a module's attribute transformed along the
+ * chain, or the builtin method bound to x, a transformed graph over x */
+bool ad_attr_in(MistVM *vm, Value x, Value tx, ObjStr *name, const char *chain, Value *out);
+void ad_register_builtins(MistVM *vm);
+/* Graphs the derivative builtins make, once per key; an entry keeps the
+ * objects named in its key (by address) alive. */
+IrGraph *ad_cache_get(MistVM *vm, const char *key);
+ObjDict *ad_module_cache(MistVM *vm);
+void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2);
 
 /* Forward mode: ff(tangents, params...) called with a call's own
- * arguments, tans their tangents in the call's order; and the rule the
- * forward transform calls for a call_kw, call_method or getattr node. */
+ * arguments, tans their tangents in the call's order. */
 bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, const KwArgs *kw, Value *out);
-Value ad_f_call_rule(MistVM *vm, int prim);
-bool ad_fbuiltin_parts(Value w, Value *fn, Value *rule);
-Value ad_fbound(Value self, Value tself, Value ff);
 
-/* Forward over reverse (forward.c): the F forms of J(x) and bp_call. */
+/* Forward over reverse (forward.c): the F forms of J(x), bp_call and
+ * bp_call_j. */
 bool ad_F_J_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 bool ad_F_bp_call_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
-bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+bool ad_F_bp_call_j_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 
-/* For calls.c, from api.c: the builtin and rule inside J(builtin) (false
- * if w is not one), grad/value_and_grad and their J form, and the
- * backpropagator of a builtin without a rule. */
-bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule);
-bool ad_is_grad_builtin(Value fn);
-bool ad_has_J_form(Value fn);
-bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out);
-bool ad_is_vjp_builtin(Value fn);
+/* From api.c: the Mist definition a derivative builtin is differentiated
+ * through (jvp: _jvp_by_vjp), or NULL; whether a builtin's rules take
+ * its arguments after the first as a tuple (vjp); vjp's graph; the
+ * ordinary value behind a forward-transformed one. */
 const char *ad_mist_twin(Value fn);
+bool ad_is_packed(Value fn);
+bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out);
 bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out);
 Value ad_F_primal(MistVM *vm, Value v);
-Value ad_no_rule_bp(Value fn);
 
 /* Install vm->ad_J and the differentiation builtins: grad,
  * value_and_grad, vjp, jacobian, hessian, stop_gradient. */

@@ -14,29 +14,29 @@
 #include "autodiff/ad.h"
 #include "ir/eval.h"
 #include "lang/gc.h"
+#include "lang/ops.h"
 
 /* ---- J of values ---- */
 
-typedef struct JBuiltin {
-  Value fn;        /* the builtin */
-  Value rule;      /* its rule J_name from ad_rules.ms, or unbound */
-} JBuiltin;
+/* A value that keeps graph g alive (for a cache entry, ad_cache_put). */
+static Value graph_value(IrGraph *g) {
+  ObjGraph *o = lang_alloc(sizeof *o);
+  o->obj.kind = O_GRAPH;
+  o->graph = g;
+  return v_obj(o);
+}
 
 static bool b_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
-static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool b_jvp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
-static bool vjp_rule(MistVM *vm, int n, const Value *argv, Value *t);
 static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
-static bool mist_twin_rule(MistVM *vm, const char *name, int n, const Value *argv, Value *t);
 
 /* The primal value behind a transformed one: for a closure of a
  * transform, the closure of the graph it transforms over the primal
  * values of what it captured. */
 static Value primal_of(MistVM *vm, Value v) {
-  if (v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->fn == jwrap_fn) return ((JBuiltin *)AS_BUILTIN(v)->data)->fn;
   if (!v_is_obj(v, O_FUNC)) return v;
   ObjFunc *jf = AS_FUNC(v);
   if (jf->x && jf->x->primal) return v_obj(jf->x->primal);
@@ -54,74 +54,14 @@ static Value primal_of(MistVM *vm, Value v) {
   return v_obj(f);
 }
 
-/* The backpropagator of make_tuple called as a function value: the
- * sensitivity of each item is the tuple sensitivity's item. */
-static bool tuple_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  int64_t n = (int64_t)(intptr_t)vm->callee->data;
-  ObjSeq *r = lang_tuple_new(n + 1);
-  r->items[0] = v_none();
-  for (int64_t i = 0; i < n; i++) {
-    Value args[2] = {argv[0], v_int(i)};
-    if (!ev_prim_fn(IR_P_SENS_ITEM)(vm, 2, args, NULL, &r->items[i + 1])) return false;
-  }
-  *out = v_obj(r);
-  return true;
-}
-
-/* The backpropagator of a builtin without a derivative rule: None for
- * one whose results carry no derivative (len, print...); otherwise one
- * that stops with an error when a sensitivity reaches it, never a
- * silent zero. */
-static bool no_rule_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argv[0].tag == V_NONE) {
-    *out = v_none();
-    return true;
-  }
-  return lang_raise(vm, "TypeError", "cannot differentiate through %s(): it has no derivative rule yet",
-                    (const char *)vm->callee->data);
-}
-
-static Value no_rule_bp(ObjBuiltin *fb) {
-  const char *name = fb->prim >= 0 ? ir_prims[fb->prim].name : fb->name;
-  if (ad_nondiff_builtin(name) || (fb->prim >= 0 && !(ir_prims[fb->prim].flags & P_DIFF))) return v_none();
-  ObjBuiltin *b = lang_builtin_new("backprop", no_rule_bp_fn, 1, 1);
-  b->data = (void *)name;
-  return v_obj(b);
-}
-
-/* A builtin called in a transformed program: (k, args...). */
-static bool jbuiltin_call(MistVM *vm, ObjBuiltin *self, int argc, const Value *argv, Value *out) {
-  JBuiltin *jb = self->data;
-  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: J builtin without continuation");
-  int n = argc - 1;
-  Value t;
-  ObjBuiltin *fb = AS_BUILTIN(jb->fn);
-  if (fb->fn == b_vjp) {
-    if (!vjp_rule(vm, n, argv + 1, &t)) return false;
-  } else if (ad_mist_twin(jb->fn)) {
-    if (!mist_twin_rule(vm, ad_mist_twin(jb->fn), n, argv + 1, &t)) return false;
-  } else if (jb->rule.tag != V_UNBOUND) {
-    if (!vm->call(vm, jb->rule, n, argv + 1, NULL, &t)) return false;
-  } else {
-    Value y, bp = v_none();
-    if (!vm->call(vm, jb->fn, n, argv + 1, NULL, &y)) return false;
-    if (fb->prim == IR_P_MAKE_TUPLE) {
-      ObjBuiltin *b = lang_builtin_new("make_tuple.backprop", tuple_bp_fn, 1, 1);
-      b->data = (void *)(intptr_t)n;
-      bp = v_obj(b);
-    } else {
-      bp = no_rule_bp(fb);
-    }
-    t = lang_tuple_of(2, y, bp);
-  }
-  return ad_J_finish(vm, argv[0], AS_SEQ(t)->items[0], AS_SEQ(t)->items[1], n + 1, out);
-}
-
-static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
-
 /* A module of the standard library written in Mist (ad_rules.ms, ad.ms),
  * loaded once; NULL with an error raised if it cannot be. */
 ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
+  /* (asked for on every rule lookup: an import would find the file
+   * again each time) */
+  Value m;
+  ObjDict *cache = ad_module_cache(vm);
+  if (lang_dict_get(cache, lang_str(name), &m)) return AS_MODULE(m);
   if (!vm->import) {
     lang_raise(vm, "ImportError", "the standard library is not available here");
     return NULL;
@@ -129,9 +69,10 @@ ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
   ObjModule from = {0};
   from.obj.kind = O_MODULE;
   from.path = lang_str_fmt("%s/%s.ms", MIST_STDLIB_DIR, name);
-  Value m;
   if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
-  return v_is_obj(m, O_MODULE) ? AS_MODULE(m) : NULL;
+  if (!v_is_obj(m, O_MODULE)) return NULL;
+  lang_dict_put(cache, lang_str(name), m);
+  return AS_MODULE(m);
 }
 
 /* The global prefix+name of module m (a rule such as J_add), or Unbound. */
@@ -203,7 +144,34 @@ static bool J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out)
   return true;
 }
 
+/* A container with the functions in it mapped by fn (J or F of a value):
+ * the same kind of container, keys and order; v itself when it holds no
+ * function, so that J of a container of floats costs nothing. */
+bool ad_map_functions(MistVM *vm, Value v, bool (*fn)(MistVM *, Value, Value *), Value *out) {
+  *out = v;
+  if (!lang_holds_function(v)) return true;
+  if (v_is_obj(v, O_DICT)) {
+    ObjDict *d = AS_DICT(v), *r = lang_dict_new();
+    for (size_t i = 0; i < d->len; i++) {
+      Value x;
+      if (!fn(vm, d->entries[i].value, &x)) return false;
+      lang_dict_put(r, d->entries[i].key, x);
+    }
+    *out = v_obj(r);
+    return true;
+  }
+  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST)) {
+    ObjSeq *s = AS_SEQ(v), *r = v_is_obj(v, O_TUPLE) ? lang_tuple_new(s->len) : lang_list_new(s->len);
+    for (size_t i = 0; i < s->len; i++)
+      if (!fn(vm, s->items[i], &r->items[i])) return false;
+    *out = v_obj(r);
+    return true;
+  }
+  return fn(vm, v, out);
+}
+
 bool ad_J_value(MistVM *vm, Value v, Value *out) {
+  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST) || v_is_obj(v, O_DICT)) return ad_map_functions(vm, v, ad_J_value, out);
   if (v_is_obj(v, O_FUNC)) {
     ObjFunc *f = AS_FUNC(v);
     /* a closure's captured values never change: its J is made once
@@ -216,49 +184,8 @@ bool ad_J_value(MistVM *vm, Value v, Value *out) {
     lang_func_extra(f)->jform = AS_FUNC(*out);
     return true;
   }
-  if (v_is_obj(v, O_BUILTIN)) {
-    ObjBuiltin *b = AS_BUILTIN(v);
-    if (b->fn == jwrap_fn) {   /* J of J(builtin): the transform of its rule */
-      *out = ad_jjwrap(v);
-      return true;
-    }
-    if (ad_is_jjwrap(v))
-      return lang_raise(vm, "TypeError", "cannot differentiate %s() three times here yet", b->name);
-    JBuiltin *jb = lang_alloc(sizeof *jb);
-    jb->fn = v;
-    jb->rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
-    ObjBuiltin *w = lang_builtin_new(b->name, jwrap_fn, -1, -1);
-    w->data = jb;
-    *out = v_obj(w);
-    return true;
-  }
-  if (v_is_obj(v, O_BOUND)) {
-    Value self, fn;
-    if (!ad_J_value(vm, AS_BOUND(v)->self, &self) || !ad_J_value(vm, AS_BOUND(v)->fn, &fn)) return false;
-    *out = ad_jbound(self, fn);
-    return true;
-  }
+  if (v_is_obj(v, O_BUILTIN) || v_is_obj(v, O_BOUND)) return ad_builtin_transform(vm, v, 'J', out);
   *out = v;
-  return true;
-}
-
-/* The wrapper's C function: vm->callee is the wrapper being called. */
-static bool jwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  ObjBuiltin *self = vm->callee;
-  if (kw && kw->n) {
-    if (argc < 1) return lang_raise(vm, "TypeError", "internal error: J builtin without continuation");
-    Value v, bp;
-    if (!ad_J_call(vm, v_obj(self), argc - 1, argv + 1, kw, &v, &bp)) return false;
-    return ad_J_finish(vm, argv[0], v, bp, argc + kw->n, out);
-  }
-  return jbuiltin_call(vm, self, argc, argv, out);
-}
-
-bool ad_jbuiltin_parts(Value w, Value *fn, Value *rule) {
-  if (!v_is_obj(w, O_BUILTIN) || AS_BUILTIN(w)->fn != jwrap_fn) return false;
-  JBuiltin *jb = AS_BUILTIN(w)->data;
-  *fn = jb->fn;
-  *rule = jb->rule;
   return true;
 }
 
@@ -280,30 +207,19 @@ static bool b_env_like(MistVM *vm, int argc, const Value *argv, const KwArgs *kw
   return ev_prim_fn(IR_P_ENV_SET)(vm, 3, args, NULL, out);
 }
 
-/* The derivative builtins, whose calls inside a function being
- * differentiated take their J form (jbuiltin_call). */
-bool ad_has_J_form(Value fn) {
-  if (!v_is_obj(fn, O_BUILTIN)) return false;
-  BuiltinFn c = AS_BUILTIN(fn)->fn;
-  return c == b_grad || c == b_value_and_grad || c == b_vjp || c == b_jvp || c == b_jacobian || c == b_hessian;
-}
-
-bool ad_is_vjp_builtin(Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->fn == b_vjp; }
-
-/* The Mist definition (stdlib/ad.ms) that a derivative builtin is
- * differentiated through, or NULL: jvp's is _jvp_by_vjp. */
+/* The derivative builtin whose calls in a differentiated program are
+ * those of its Mist definition (stdlib/ad.ms), or NULL: jvp's is
+ * _jvp_by_vjp, which finds the tangent with vjps, so that reverse mode
+ * only ever differentiates reverse mode. */
 const char *ad_mist_twin(Value fn) {
   if (!v_is_obj(fn, O_BUILTIN)) return NULL;
   BuiltinFn c = AS_BUILTIN(fn)->fn;
   return c == b_jvp ? "_jvp_by_vjp" : c == b_jacobian ? "jacobian" : c == b_hessian ? "hessian" : NULL;
 }
 
-bool ad_is_grad_builtin(Value fn) {
-  return v_is_obj(fn, O_BUILTIN) && (AS_BUILTIN(fn)->fn == b_grad || AS_BUILTIN(fn)->fn == b_value_and_grad);
-}
-
-
-Value ad_no_rule_bp(Value fn) { return no_rule_bp(AS_BUILTIN(fn)); }
+/* A builtin whose rules take its arguments after the first packed in a
+ * tuple: vjp(f, *xs) has J_vjp(f, xs) and F_vjp(f, tf, xs, txs). */
+bool ad_is_packed(Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->fn == b_vjp; }
 
 static bool p_J_hook(MistVM *vm, Value v, Value *out) { return ad_J_value(vm, v, out); }
 
@@ -321,7 +237,7 @@ bool ad_nondiff_builtin(const char *name) {
     "format", "zfill", "set_mode", "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha",
     "isalnum", "isspace", "isupper", "islower", "split", "rsplit", "rfind", "rindex", "ljust", "rjust",
     "center", "shape", "dtype", "ndim", "size", "device", "zeros_like", "ones_like", "argmin",
-    "_method_rule", "_attr_rule", "_bind_order", NULL,
+    "_method_rule", "_attr_rule", "_bind_order", "_attr_kind", "_property", NULL,
   };
   for (int i = 0; names[i]; i++)
     if (strcmp(names[i], name) == 0) return true;
@@ -370,22 +286,6 @@ static int func_params(Value f, IrGraph **g) {
   return 1;
 }
 
-/* A builtin b as the Mist function lambda x1..xn: b(x1..xn), so that
- * grad(sin) is the transform of a graph like any other, differentiated
- * again to any order (grad(grad(grad(sin)))) by the rules of the call
- * inside. */
-static Value builtin_as_function(MistVM *vm, Value b, int n) {
-  IrUnit *u = ir_unit_new();
-  Span sp = span_none();
-  IrGraph *g = ir_graph_new(u, AS_BUILTIN(b)->name, NULL, IRG_FUNCTION, sp);
-  g->display = lang_str(AS_BUILTIN(b)->name);
-  IrNode **in = lang_alloc((n + 1) * sizeof *in);
-  in[0] = ir_const(u, b, sp);
-  for (int i = 0; i < n; i++) in[1 + i] = ir_param(u, g, n == 1 ? lang_str("x") : lang_str_fmt("x%d", i + 1), sp);
-  g->ret = ir_apply(u, g, n + 1, in, sp);
-  return v_obj(ev_closure(vm, g, NULL));
-}
-
 /* Build the graph of grad(f) / value_and_grad(f). */
 static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Value *argv, const KwArgs *kw,
                       Value *out) {
@@ -407,14 +307,35 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
         Value a = AS_SEQ(argnums)->items[i];
         if (a.tag == V_INT && a.i >= np) np = (int)a.i + 1;
       }
-    if (v_is_obj(f, O_BUILTIN) && !ad_jbuiltin_parts(f, &(Value){0}, &(Value){0}) && !ad_is_jjwrap(f)) {
-      f = builtin_as_function(vm, f, np);
+    if (v_is_obj(f, O_BUILTIN) && !ad_is_shaped_builtin(f)) {
+      /* grad(sin) is the derivative of a graph like any other (builtins.c),
+       * differentiated again to any order by the rules of the call inside */
+      if (!ad_builtin_function(vm, f, np, &f)) return false;
       func_params(f, &fg);
     }
   }
   int *nums = NULL, nn = 0;
   bool tuple;
   if (!parse_argnums(vm, who, argnums, np, &nums, &nn, &tuple)) return false;
+
+  /* the graph depends on f's graph, argnums and f's default values: made
+   * once for them (a derivative differentiated again transforms it once) */
+  StrBuf key;
+  sb_init(&key);
+  sb_printf(&key, "%s/%p/", who, (void *)fg);
+  if (!lang_repr(vm, argnums, &key)) return false;
+  int nd = fg ? lang_func_ndefaults(AS_FUNC(f)) : 0;
+  ObjSeq *defaults = lang_tuple_new(nd);
+  for (int i = 0; i < nd; i++) {
+    Value d = AS_FUNC(f)->x->defaults[i];
+    defaults->items[i] = d;
+    sb_printf(&key, "/%d:%llx", (int)d.tag, (unsigned long long)d.i);
+  }
+  IrGraph *cached = ad_cache_get(vm, key.data);
+  if (cached) {
+    *out = v_obj(ev_closure(vm, cached, &f));
+    return true;
+  }
 
   IrUnit *u = ir_unit_new();
   /* the graph is where f is; its nodes are nowhere, so that an error in
@@ -491,6 +412,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
 #ifndef NDEBUG
   if (!ir_verify_graph(vm, g)) return false;
 #endif
+  ad_cache_put(vm, key.data, g, fg ? graph_value(fg) : v_none(), v_obj(defaults), v_none());
   *out = v_obj(ev_closure(vm, g, &f));
   return true;
 }
@@ -510,6 +432,15 @@ static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwAr
  * what f captured (a vjp inside a function being differentiated). */
 bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   IrGraph *fg = v_is_obj(f, O_FUNC) ? AS_FUNC(f)->graph : NULL;
+  /* made once per graph of f (or builtin) and n */
+  StrBuf key;
+  sb_init(&key);
+  sb_printf(&key, "vjp/%p/%d", fg ? (void *)fg : (void *)f.o, n);
+  IrGraph *cached = ad_cache_get(vm, key.data);
+  if (cached) {
+    *out = v_obj(ev_closure(vm, cached, &f));
+    return true;
+  }
   IrUnit *u = ir_unit_new();
   /* the graph is where f is; its nodes are nowhere, so that an error in
    * them (an int argument, a tuple output) is placed at the call */
@@ -551,38 +482,39 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
 #ifndef NDEBUG
   if (!ir_verify_graph(vm, g)) return false;
 #endif
+  ad_cache_put(vm, key.data, g, fg ? graph_value(fg) : f, v_none(), v_none());
   *out = v_obj(ev_closure(vm, g, &f));
   return true;
 }
 
 /* The ordinary function behind f, a value in a program transformed
- * *depth times (a closure of a transform of a transform... of its
- * graph, or J(b), J(J(b)) of a builtin b).  Only its graph's parameters
- * and defaults matter to the callers: its captured values are None. */
-static Value behind(MistVM *vm, Value f, int *depth) {
-  *depth = 0;
-  if (!v_is_obj(f, O_FUNC)) return ad_builtin_behind(f, depth);   /* sin, as J(sin) or J(J(sin)) */
-  IrGraph *h = AS_FUNC(f)->graph;
-  while (h->jsource && h->jorig) {
-    h = h->jsource;
-    (*depth)++;
+ * along chain (written there, innermost transform first: a closure of
+ * a transform of a transform... of its graph).  Only its graph's
+ * parameters and defaults matter to the callers: its captured values
+ * are None. */
+static bool behind(MistVM *vm, Value f, char *chain, Value *out) {
+  char rev[16];
+  int n = 0;
+  if (!v_is_obj(f, O_FUNC)) {
+    if (ad_is_shaped_builtin(f)) return lang_raise(vm, "TypeError", "cannot differentiate a derivative of this builtin here");
+    chain[0] = 0;
+    *out = f;
+    return true;
   }
+  IrGraph *h = AS_FUNC(f)->graph;
+  while (h->jsource && (h->jorig || h->forig)) {
+    if (n == (int)sizeof rev - 1) return lang_raise(vm, "TypeError", "cannot differentiate %s so many times", h->display->data);
+    rev[n++] = h->forig ? 'F' : 'J';
+    h = h->jsource;
+  }
+  for (int i = 0; i < n; i++) chain[i] = rev[n - 1 - i];
+  chain[n] = 0;
   ir_free_vars(h);
   Value *none = lang_alloc((h->nfv + 1) * sizeof *none);
   for (int i = 0; i < h->nfv; i++) none[i] = v_none();
   ObjFunc *pf = ev_closure(vm, h, none);
   lang_func_share_defaults(pf, AS_FUNC(f));
-  return v_obj(pf);
-}
-
-/* The closure of g's graph (a derivative builtin's graph over one free
- * variable, f) transformed depth times, over f itself, already the
- * value of f in that program. */
-static bool transformed_over(MistVM *vm, Value g, int depth, Value f, Value *out) {
-  IrGraph *G = AS_FUNC(g)->graph;
-  for (int i = 0; i < depth; i++)
-    if (!(G = ad_reverse(vm, G))) return false;
-  *out = v_obj(ev_closure(vm, G, &f));
+  *out = v_obj(pf);
   return true;
 }
 
@@ -592,21 +524,88 @@ static bool transformed_over(MistVM *vm, Value g, int depth, Value f, Value *out
  * that a grad call is differentiated again like any code. */
 static bool b_grad_closure(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   if (argv[2].tag != V_INT) return lang_raise(vm, "TypeError", "_grad_closure takes a function, argnums and a kind");
-  int depth;
-  Value a[2] = {behind(vm, argv[0], &depth), argv[1]}, g;
+  char chain[16];
+  Value a[2] = {v_none(), argv[1]}, g;
+  if (!behind(vm, argv[0], chain, &a[0])) return false;
   if (!make_grad(vm, argv[2].i ? "value_and_grad" : "grad", argv[2].i ? W_VALUE_AND_GRAD : W_GRAD, 2, a, NULL, &g))
     return false;
-  return transformed_over(vm, g, depth, argv[0], out);
+  return ad_close_transformed(vm, AS_FUNC(g)->graph, chain, argv[0], v_none(), out);
 }
 
 /* _vjp_closure(f, n): vjp's graph for f and n arguments (ad_make_vjp) in
- * a program transformed as many times as f is, for the rule J_vjp */
+ * a program transformed as many times as f is, for the rules J_vjp and
+ * F_vjp */
 static bool b_vjp_closure(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   if (argv[1].tag != V_INT || argv[1].i < 0) return lang_raise(vm, "TypeError", "_vjp_closure takes a function and a count");
-  int depth;
-  Value g;
-  if (!ad_make_vjp(vm, behind(vm, argv[0], &depth), (int)argv[1].i, &g)) return false;
-  return transformed_over(vm, g, depth, argv[0], out);
+  char chain[16];
+  Value g, pf;
+  if (!behind(vm, argv[0], chain, &pf) || !ad_make_vjp(vm, pf, (int)argv[1].i, &g)) return false;
+  return ad_close_transformed(vm, AS_FUNC(g)->graph, chain, argv[0], v_none(), out);
+}
+
+/* _n_ary(g, f, argnums, who): a function with f's parameters (names and
+ * defaults) that calls g with them as one tuple, argnums checked against
+ * them as grad checks its own: jacobian's result (stdlib/ad.ms), since
+ * Mist has no *args.  g is the graph's one free variable, so the result
+ * is differentiated like any closure, in a world transformed as often as
+ * g is (its rules J__n_ary and F__n_ary call this again). */
+static bool b_n_ary(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 4 || !v_is_obj(argv[3], O_STR)) return lang_raise(vm, "TypeError", "_n_ary takes g, f, argnums and a name");
+  const char *who = AS_STR(argv[3])->data;
+  char chain[16], fchain[16];
+  Value pg, pf;
+  if (!behind(vm, argv[0], chain, &pg) || !behind(vm, argv[1], fchain, &pf)) return false;
+  if (!(v_is_obj(pf, O_FUNC) || v_is_obj(pf, O_BUILTIN) || v_is_obj(pf, O_BOUND)))
+    return lang_raise(vm, "TypeError", "%s: expected a function, got %s", who, lang_type_name(pf));
+  IrGraph *fg;
+  int np = func_params(pf, &fg);
+  if (!fg) {
+    /* a builtin: as many parameters as argnums reaches */
+    Value a = argv[2];
+    if (a.tag == V_INT && a.i >= np) np = (int)a.i + 1;
+    for (size_t i = 0; v_is_obj(a, O_TUPLE) && i < AS_SEQ(a)->len; i++)
+      if (AS_SEQ(a)->items[i].tag == V_INT && AS_SEQ(a)->items[i].i >= np) np = (int)AS_SEQ(a)->items[i].i + 1;
+    if (!ad_builtin_function(vm, pf, np, &pf)) return false;
+    np = func_params(pf, &fg);
+  }
+  int *nums, nn;
+  bool tuple;
+  if (!parse_argnums(vm, who, argv[2], np, &nums, &nn, &tuple)) return false;
+  StrBuf key;
+  sb_init(&key);
+  sb_printf(&key, "%s/%p/", who, (void *)fg);
+  if (!lang_repr(vm, argv[2], &key)) return false;
+  int nd0 = lang_func_ndefaults(AS_FUNC(pf));
+  ObjSeq *defs = lang_tuple_new(nd0);
+  for (int i = 0; i < nd0; i++) {
+    defs->items[i] = lang_func_defaults(AS_FUNC(pf))[i];
+    sb_printf(&key, "/%d:%llx", (int)defs->items[i].tag, (unsigned long long)defs->items[i].i);
+  }
+  IrGraph *h = ad_cache_get(vm, key.data);
+  if (h) return ad_close_transformed(vm, h, chain, argv[0], v_none(), out);
+  IrUnit *u = ir_unit_new();
+  Span sp = span_none();
+  IrGraph *envg = ir_graph_new(u, "n_ary.env", NULL, 0, sp);
+  IrNode *gp = ir_param(u, envg, lang_str("g"), sp);
+  envg->ret = ir_const(u, v_none(), sp);
+  h = ir_graph_new(u, lang_str_fmt("%s.%s", who, fg->name->data)->data, envg, IRG_FUNCTION, fg->span);
+  h->display = lang_str_fmt("%s(%s)", who, fg->display->data);
+  h->module = fg->module;
+  IrNode **ps = lang_alloc((np + 1) * sizeof *ps);
+  for (int i = 0; i < np; i++) ps[i] = ir_param(u, h, fg->params[i]->name, sp);
+  int nd = lang_func_ndefaults(AS_FUNC(pf));
+  if (nd) {
+    h->ndefaults = nd;
+    h->defaults = lang_alloc(nd * sizeof *h->defaults);
+    for (int i = 0; i < nd; i++) h->defaults[i] = ir_const(u, lang_func_defaults(AS_FUNC(pf))[i], sp);
+  }
+  IrNode *args = ir_prim_applyv(u, h, IR_P_MAKE_TUPLE, sp, np, ps);
+  h->ret = ir_apply(u, h, 2, (IrNode *[]){gp, args}, sp);
+#ifndef NDEBUG
+  if (!ir_verify_unit(vm, u)) return false;
+#endif
+  ad_cache_put(vm, key.data, h, graph_value(fg), v_obj(defs), v_none());
+  return ad_close_transformed(vm, h, chain, argv[0], v_none(), out);
 }
 
 /* vjp(f, *xs) -> (y, pullback); pullback(ct) -> tuple of cotangents. */
@@ -617,46 +616,6 @@ static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
   if (!ad_make_vjp(vm, argv[0], argc - 1, &g) || !vm->call(vm, g, argc - 1, argv + 1, NULL, &r)) return false;
   /* a function returned is handed back as the ordinary function */
   *out = lang_tuple_of(2, primal_of(vm, AS_SEQ(r)->items[0]), AS_SEQ(r)->items[1]);
-  return true;
-}
-
-/* vjp(f, *xs)'s backpropagator inside a function being differentiated:
- * bp(d) = (None, df, dx1..dxn) from the transform of vjp.f, whose own
- * sensitivity (an env keyed by its free variable f) is f's. */
-typedef struct VjpBack {
-  Value bp;
-  int64_t key, n;
-} VjpBack;
-
-static bool vjp_bp_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  VjpBack *c = vm->callee->data;
-  ObjSeq *res = lang_tuple_new(c->n + 2);
-  for (int64_t i = 0; i < c->n + 2; i++) res->items[i] = v_none();
-  *out = v_obj(res);
-  Value r, call[3] = {c->bp, argv[0], v_int(c->n + 1)};
-  if (!ev_prim_fn(IR_P_BP_CALL)(vm, 3, call, NULL, &r)) return false;
-  ObjSeq *rs = AS_SEQ(r);
-  Value get[2] = {rs->items[0], v_int(c->key)};
-  if (!ev_prim_fn(IR_P_ENV_GET)(vm, 2, get, NULL, &res->items[1])) return false;
-  for (int64_t i = 1; i <= c->n && (size_t)i < rs->len; i++) res->items[i + 1] = rs->items[i];
-  return true;
-}
-
-/* vjp(f, *xs) inside a function being differentiated: the transform of
- * vjp.f (make_vjp) over the primal f, called with the xs.  argv holds
- * the transformed f and xs. */
-static bool vjp_rule(MistVM *vm, int n, const Value *argv, Value *t) {
-  if (n < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
-  Value g, jg, v, bp;
-  if (!ad_make_vjp(vm, primal_of(vm, argv[0]), n - 1, &g) || !ad_J_value(vm, g, &jg)) return false;
-  if (!ad_J_call(vm, jg, n - 1, argv + 1, NULL, &v, &bp)) return false;
-  VjpBack *c = lang_alloc(sizeof *c);
-  c->bp = bp;
-  c->key = (int64_t)(intptr_t)AS_FUNC(g)->graph->fv[0];
-  c->n = n - 1;
-  ObjBuiltin *b = lang_builtin_new("vjp.backprop", vjp_bp_fn, 1, 1);
-  b->data = c;
-  *t = lang_tuple_of(2, v, v_obj(b));
   return true;
 }
 
@@ -685,20 +644,6 @@ static bool b_jvp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
   return true;
 }
 
-/* jvp, jacobian and hessian inside a function being differentiated:
- * the transform of their Mist definitions in stdlib/ad.ms (for jvp,
- * _jvp_by_vjp, which finds the tangent with two vjps, so that reverse
- * mode only ever differentiates reverse mode). */
-static bool mist_twin_rule(MistVM *vm, const char *name, int n, const Value *argv, Value *t) {
-  ObjModule *mod = ad_stdlib_module(vm, "ad");
-  if (!mod) return false;
-  Value f = ad_module_global(mod, "", name), jf, v, bp;
-  if (f.tag == V_UNBOUND) return lang_raise(vm, "NameError", "%s is missing from the standard library", name);
-  if (!ad_J_value(vm, f, &jf) || !ad_J_call(vm, jf, n, argv, NULL, &v, &bp)) return false;
-  *t = lang_tuple_of(2, v, bp);
-  return true;
-}
-
 static bool p_F_hook(MistVM *vm, Value v, Value *out) { return ad_F_value(vm, v, out); }
 
 /* jacobian and hessian are written in Mist (stdlib/ad.ms), loaded on
@@ -712,12 +657,37 @@ static bool call_ad_module(MistVM *vm, const char *name, int argc, const Value *
   return vm->call(vm, f, argc, argv, kw, out);
 }
 
+/* jacobian(f, argnums=0) and hessian(f, argnums=0): f and argnums
+ * checked here as grad checks them, so that a mistake is reported at the
+ * call, then their Mist definitions. */
+static bool check_jacobian_args(MistVM *vm, const char *who, int argc, const Value *argv, const KwArgs *kw) {
+  if (argc < 1 || argc > 2) return lang_raise(vm, "TypeError", "%s() takes 1 or 2 arguments (%d given)", who, argc);
+  Value f = argv[0], argnums = argc > 1 ? argv[1] : v_int(0);
+  for (int i = 0; kw && i < kw->n; i++) {
+    if (strcmp(kw->names[i]->data, "argnums") == 0 && argc == 1) argnums = kw->values[i];
+    else return lang_raise(vm, "TypeError", "%s() got an unexpected keyword argument '%s'", who, kw->names[i]->data);
+  }
+  if (!(v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) || v_is_obj(f, O_BOUND)))
+    return lang_raise(vm, "TypeError", "%s: expected a function, got %s", who, lang_type_name(f));
+  IrGraph *fg;
+  int np = func_params(f, &fg), *nums, nn;
+  bool tuple;
+  if (!fg) {
+    /* a builtin: as many parameters as argnums reaches */
+    if (argnums.tag == V_INT && argnums.i >= np) np = (int)argnums.i + 1;
+    for (size_t i = 0; v_is_obj(argnums, O_TUPLE) && i < AS_SEQ(argnums)->len; i++)
+      if (AS_SEQ(argnums)->items[i].tag == V_INT && AS_SEQ(argnums)->items[i].i >= np)
+        np = (int)AS_SEQ(argnums)->items[i].i + 1;
+  }
+  return parse_argnums(vm, who, argnums, np, &nums, &nn, &tuple);
+}
+
 static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  return call_ad_module(vm, "jacobian", argc, argv, kw, out);
+  return check_jacobian_args(vm, "jacobian", argc, argv, kw) && call_ad_module(vm, "jacobian", argc, argv, kw, out);
 }
 
 static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  return call_ad_module(vm, "hessian", argc, argv, kw, out);
+  return check_jacobian_args(vm, "hessian", argc, argv, kw) && call_ad_module(vm, "hessian", argc, argv, kw, out);
 }
 
 void ad_register(MistVM *vm) {
@@ -744,7 +714,9 @@ void ad_register(MistVM *vm) {
   lang_def_builtin(vm, "_env_first", b_env_first, 1, 1);
   lang_def_builtin(vm, "_grad_closure", b_grad_closure, 3, 3);
   lang_def_builtin(vm, "_vjp_closure", b_vjp_closure, 2, 2);
+  lang_def_builtin(vm, "_n_ary", b_n_ary, 4, 4);
   lang_def_builtin(vm, "_env_like", b_env_like, 2, 2);
   ad_register_names(vm);
   ad_register_calls(vm);
+  ad_register_builtins(vm);
 }

@@ -5,13 +5,13 @@
  * Reverse mode lowers them to ordinary code (reverse.c) around three
  * builtins defined here: _method_rule and _attr_rule find the rule of
  * x.name when the call runs, and _bind_order binds a keyword call as
- * Python would and says where each argument's sensitivity is.  Only
- * what has no rule in Mist (a module's function, a builtin without a
- * rule, a bound method as a value) is differentiated by C code here,
- * with backpropagators that remap an inner one's result item by item;
- * those are first-order.  ad_J_call, J of x.method (jbound) and J of
- * J(builtin) (jjwrap) live here too, and forward mode's rules for the
- * same three kinds of call.
+ * Python would and says where each argument's sensitivity is.  A rule is
+ * always Mist code, so a further transform differentiates it again: the
+ * builtin's own rule from stdlib/ad_rules.ms when it has one, else a
+ * small graph made here that calls x.name as it is in the transformed
+ * world (_attr_J, builtins.c) and hands its sensitivity back to x.
+ * Forward mode's rules for the same three kinds of call are in C: the
+ * forward transform is the outermost one, never transformed again.
  */
 #include <string.h>
 
@@ -19,292 +19,152 @@
 #include "ir/eval.h"
 #include "lang/gc.h"
 
-/* out[i] = r[map[i]] (None where map[i] < 0), r = bp(d); an unbound bp
- * stands for the identity, r = (d,). */
-typedef struct Remap {
-  Value bp;
-  int nout;
-  int map[];
-} Remap;
-
-static bool remap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  Remap *m = vm->callee->data;
-  if (argc != 1)   /* called as a transform, with a continuation */
-    return lang_raise(vm, "TypeError", "cannot differentiate this call twice yet: its derivative is computed in C");
-  Value d = argv[0];
-  ObjSeq *res = lang_tuple_new(m->nout);
-  for (int i = 0; i < m->nout; i++) res->items[i] = v_none();
-  *out = v_obj(res);
-  if (d.tag == V_NONE || m->bp.tag == V_NONE) return true;
-  Value r;
-  if (m->bp.tag == V_UNBOUND) r = lang_tuple_of(1, d);
-  else if (!vm->call(vm, m->bp, 1, &d, NULL, &r)) return false;
-  if (!v_is_obj(r, O_TUPLE)) return lang_raise(vm, "TypeError", "internal error: a backpropagator returned %s", lang_type_name(r));
-  ObjSeq *rs = AS_SEQ(r);
-  for (int i = 0; i < m->nout; i++)
-    if (m->map[i] >= 0 && (size_t)m->map[i] < rs->len) res->items[i] = rs->items[m->map[i]];
-  return true;
-}
-
-static Remap *remap_new(Value bp, int nout) {
-  Remap *m = lang_alloc(sizeof *m + (nout ? nout : 1) * sizeof(int));
-  m->bp = bp;
-  m->nout = nout;
-  for (int i = 0; i < nout; i++) m->map[i] = -1;
-  return m;
-}
-
-static Value remap_value(Remap *m) {
-  ObjBuiltin *b = lang_builtin_new("backprop", remap_fn, 1, 1);
-  b->data = m;
-  return v_obj(b);
-}
-
-/* ---- calling a J-value with a call's own arguments ---- */
-
-/* J(x.method): self and J(method); called (k, args...). */
-typedef struct JBound {
-  Value self, fj;
-} JBound;
-
-static bool jbound_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: J method without continuation");
-  Value v, bp;
-  if (!ad_J_call(vm, v_obj(vm->callee), argc - 1, argv + 1, kw, &v, &bp)) return false;
-  return ad_J_finish(vm, argv[0], v, bp, argc + (kw ? kw->n : 0), out);
-}
-
-Value ad_jbound(Value self, Value fj) {
-  JBound *jb = lang_alloc(sizeof *jb);
-  jb->self = self;
-  jb->fj = fj;
-  ObjBuiltin *b = lang_builtin_new("method", jbound_fn, -1, -1);
-  b->data = jb;
-  return v_obj(b);
-}
-
-/* Call the closure f (skipping `skip` leading parameters, given in
- * lead) with the call's arguments bound to its parameters (named
- * `name` in errors); where[j] is the parameter argument j went to. */
-static bool call_bound(MistVM *vm, ObjFunc *f, const char *name, int skip, const Value *lead, int argc,
-                       const Value *argv, const KwArgs *kw, Value *t, int *where) {
-  Value *in = lang_alloc((skip + argc + 1) * sizeof *in);
-  if (skip) memcpy(in, lead, skip * sizeof *in);
-  if (argc) memcpy(in + skip, argv, argc * sizeof *in);
-  Value *params = lang_alloc((f->graph->nparams + 1) * sizeof *params);
-  if (!ev_bind(vm, f, name, skip, skip + argc, in, kw, params, where)) return false;
-  return vm->call(vm, v_obj(f), f->graph->nparams, params, NULL, t);
-}
-
-static bool split_pair(MistVM *vm, Value t, Value *v, Value *bp) {
-  if (!v_is_obj(t, O_TUPLE) || AS_SEQ(t)->len != 2)
-    return lang_raise(vm, "TypeError", "internal error: a derivative rule returned %s", lang_type_name(t));
-  *v = AS_SEQ(t)->items[0];
-  *bp = AS_SEQ(t)->items[1];
-  return true;
-}
-
-bool ad_J_call(MistVM *vm, Value fj, int argc, const Value *argv, const KwArgs *kw, Value *v, Value *bp) {
-  int nkw = kw ? kw->n : 0, n = argc + nkw;
-  Value fn, rule, t;
-  int *where = lang_alloc_atomic((n ? n : 1) * sizeof *where);
-  if (v_is_obj(fj, O_BUILTIN) && AS_BUILTIN(fj)->fn == jbound_fn) {
-    /* x.method(args): the method's J with x first; x's sensitivity is
-     * the bound method's own */
-    JBound *jb = AS_BUILTIN(fj)->data;
-    Value *in = lang_alloc((argc + 1) * sizeof *in);
-    in[0] = jb->self;
-    if (argc) memcpy(in + 1, argv, argc * sizeof *in);
-    Value ibp;
-    if (!ad_J_call(vm, jb->fj, argc + 1, in, kw, v, &ibp)) return false;
-    Remap *m = remap_new(ibp, n + 1);
-    for (int i = 0; i <= n; i++) m->map[i] = i + 1;
-    *bp = remap_value(m);
-    return true;
-  }
-  if (ad_jbuiltin_parts(fj, &fn, &rule)) {
-    if (v_is_obj(rule, O_FUNC)) {
-      /* the rule takes the builtin's parameters: bind to its names */
-      if (!call_bound(vm, AS_FUNC(rule), AS_BUILTIN(fn)->name, 0, NULL, argc, argv, kw, &t, where) || !split_pair(vm, t, v, bp))
-        return false;
-      Remap *m = remap_new(*bp, n + 1);
-      m->map[0] = 0;
-      for (int j = 0; j < n; j++) m->map[1 + j] = 1 + where[j];
-      *bp = remap_value(m);
-      return true;
-    }
-    /* no rule: computed, with no derivative or an error if one comes */
-    if (!vm->call(vm, fn, argc, argv, kw, v)) return false;
-    Value nb = ad_no_rule_bp(fn);
-    Remap *m = remap_new(nb, n + 1);
-    for (int i = 0; i <= n; i++) m->map[i] = i;
-    *bp = nb.tag == V_NONE ? v_none() : remap_value(m);
-    return true;
-  }
-  if (v_is_obj(fj, O_FUNC) && AS_FUNC(fj)->graph->jsource) {
-    /* a transformed closure: J(f)(kid, params...) */
-    if (AS_FUNC(fj)->graph->jsource->jsource)
-      return lang_raise(vm, "TypeError", "cannot differentiate a call with keyword arguments twice yet: "
-                        "pass the arguments by position");
-    if (!call_bound(vm, AS_FUNC(fj), NULL, 1, &vm->ad_kid, argc, argv, kw, &t, where) || !split_pair(vm, t, v, bp))
-      return false;
-    Remap *m = remap_new(*bp, n + 1);
-    m->map[0] = 0;
-    for (int j = 0; j < n; j++) m->map[1 + j] = 1 + where[j];
-    *bp = remap_value(m);
-    return true;
-  }
-  /* anything else cannot be called: the call raises its own error */
-  if (!vm->call(vm, fj, argc, argv, kw, v)) return false;
-  return lang_raise(vm, "TypeError", "internal error: calling %s in a derivative", lang_type_name(fj));
-}
-
-/* A backpropagator followed by continuation k: k(bp(d)), bp's result
- * having n items (all None for a zero d or a missing bp). */
-typedef struct Then {
-  Value bp, k;
-  int64_t n;
-} Then;
-
-static bool then_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  Then *c = vm->callee->data;
-  Value r, call[3] = {c->bp, argv[0], v_int(c->n)};
-  if (!ev_prim_fn(IR_P_BP_CALL)(vm, 3, call, NULL, &r)) return false;
-  return vm->call(vm, c->k, 1, &r, NULL, out);
-}
-
-bool ad_J_finish(MistVM *vm, Value k, Value v, Value bp, int n, Value *out) {
-  if (k.tag == V_OBJ && k.o == vm->ad_kid.o) {
-    *out = lang_tuple_of(2, v, bp);
-    return true;
-  }
-  /* a tail call: the continuation runs after this backpropagator */
-  Then *c = lang_alloc(sizeof *c);
-  c->bp = bp;
-  c->k = k;
-  c->n = n;
-  ObjBuiltin *b = lang_builtin_new("backprop", then_fn, 1, 1);
-  b->data = c;
-  *out = lang_tuple_of(2, v, v_obj(b));
-  return true;
-}
-
-/* ---- what the transform calls ----
- *
- * The transform (reverse.c) lowers a method call x.name(args) to a call
- * of the rule for what x.name is, found when it runs (_method_rule):
- * for a builtin with a rule in ad_rules.ms, that rule itself, a Mist
- * function, called (x, args...).  A call with keyword arguments stays a
- * call_kw of the transformed callee with the identity continuation
- * passed first, and _bind_order says, when it runs, which item of the
- * backpropagator's result belongs to each argument.  Everything the
- * backward pass does is then ordinary code the transform knows, so a
- * second derivative transforms it again.  What has no Mist rule (a
- * module's function, a builtin without a rule, a bound method as a
- * value) is a C rule here, first-order only: a second derivative
- * through it stops with an error. */
+/* ---- the rules made here ---- */
 
 /* How x.name was found. */
 enum { ATTR_PROPERTY, ATTR_MODULE, ATTR_METHOD };
 
-/* J of what x.name is, as a value (a property's value, a module's
- * function, a bound method) with a backpropagator from its sensitivity
- * to (None, dx): a method's sensitivity is x's (see ad_jbound). */
-static bool j_attr(MistVM *vm, Value x, ObjStr *name, Value *v, Value *bp, int *kind) {
-  Value prop;
-  if (!v_is_obj(x, O_MODULE) && vm->properties && lang_dict_get(vm->properties, name, &prop)) {
-    /* x.T: the property's rule (J_T), or none (x.shape) */
-    Value jp;
-    *kind = ATTR_PROPERTY;
-    return ad_J_value(vm, prop, &jp) && ad_J_call(vm, jp, 1, &x, NULL, v, bp);
-  }
-  Value fn;
-  bool bound;
-  if (!ev_lookup_attr(vm, x, name, &fn, &bound) || !ad_J_value(vm, fn, v)) return false;
-  if (!bound) {
-    /* a module's attribute: no sensitivity goes back to the module */
-    *kind = ATTR_MODULE;
-    *bp = v_none();
-    return true;
-  }
-  *kind = ATTR_METHOD;
-  *v = ad_jbound(x, *v);
-  Remap *m = remap_new(v_unbound(), 2);
-  m->map[1] = 0;
-  *bp = remap_value(m);
-  return true;
+typedef struct Gb {
+  IrUnit *u;
+  IrGraph *g;
+  Span sp;
+} Gb;
+
+static IrNode *kc(Gb *b, Value v) { return ir_const(b->u, v, b->sp); }
+static IrNode *kstr(Gb *b, const char *s) { return kc(b, v_obj(lang_str(s))); }
+
+static IrNode *prim(Gb *b, IrGraph *g, IrPrim p, int n, ...) {
+  IrNode *args[8];
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) args[i] = va_arg(ap, IrNode *);
+  va_end(ap);
+  return ir_prim_applyv(b->u, g, p, b->sp, n, args);
 }
 
-/* A rule made here in C: data is what it needs. */
-typedef struct CRule {
-  Value fn;        /* the J-value called, or the attribute's name */
-  bool module;     /* fn is a module's function: x gets no sensitivity */
-} CRule;
-
-/* (x, args..., kw) -> (value, bp), bp(d) = (None, dx, dargs...) */
-static bool crule_method_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  CRule *c = vm->callee->data;
-  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: a method rule without x");
-  int nkw = kw ? kw->n : 0, n = argc + nkw;
-  Value v, ibp;
-  if (c->module) {
-    /* m.f(args): f's own J, called without m */
-    if (!ad_J_call(vm, c->fn, argc - 1, argv + 1, kw, &v, &ibp)) return false;
-    Remap *m = remap_new(ibp, n + 1);
-    for (int j = 1; j < n; j++) m->map[1 + j] = j;
-    *out = lang_tuple_of(2, v, ibp.tag == V_NONE ? v_none() : remap_value(m));
-    return true;
-  }
-  if (!ad_J_call(vm, c->fn, argc, argv, kw, &v, &ibp)) return false;
-  *out = lang_tuple_of(2, v, ibp);
-  return true;
+static IrNode *call(Gb *b, IrGraph *g, Value fn, int n, IrNode **args) {
+  IrNode **in = lang_alloc((n + 1) * sizeof *in);
+  in[0] = kc(b, fn);
+  memcpy(in + 1, args, n * sizeof *args);
+  return ir_apply(b->u, g, n + 1, in, b->sp);
 }
 
-/* The rule of m.f(a1..an), m a module, as a Mist graph over f, so that
- * a further transform differentiates it again: rule(m, a1..an) =
- * (v, back) with (v, bp) = J(f)(kid, a1..an) and back(d) = (None, None,
- * bp(d)[1..n]), m getting no sensitivity. */
-static bool module_rule(MistVM *vm, Value f, int n, Value *out) {
-  IrUnit *u = ir_unit_new();
-  Span sp = span_none();
-  IrGraph *envg = ir_graph_new(u, "rule.env", NULL, 0, sp);
-  IrNode *fp = ir_param(u, envg, lang_str("f"), sp);
-  envg->ret = ir_const(u, v_none(), sp);
-  IrGraph *g = ir_graph_new(u, "J_module_call", envg, IRG_FUNCTION, sp);
-  ir_param(u, g, lang_str("m"), sp);
+static Value builtin_named(MistVM *vm, const char *name) {
+  Value v = v_none();
+  lang_dict_get(vm->builtins, lang_str(name), &v);
+  return v;
+}
+
+/* x.name's value in the J world of this rule, _attr_J(x, name, "J") */
+static IrNode *attr_J(MistVM *vm, Gb *b, IrGraph *g, IrNode *x, ObjStr *name) {
+  return call(b, g, builtin_named(vm, "_attr_J"), 3, (IrNode *[]){x, kc(b, v_obj(name)), kstr(b, "J")});
+}
+
+/* The rule of x.name(p1..pn) where x.name has no rule of its own (a
+ * module's function, a builtin method without one), as a graph:
+ *
+ *     rule(x, p1..pn) = (v, back)   where (v, bp) = x.name'(kid, p1..pn)
+ *     back(d) = (None, dx, r[1]..r[n]),  r = bp(d)
+ *
+ * x.name' being x.name in the J world, dx the sensitivity of x: that of
+ * the bound method's closure (an env of one entry, x's) for a method,
+ * None for a module.  The parameters are names[0..n) with the last
+ * ndefaults defaulting to defaults. */
+static Value call_rule(MistVM *vm, ObjStr *name, int kind, int n, ObjStr **names, int ndefaults, const Value *defaults) {
+  /* made once per signature */
+  StrBuf key;
+  sb_init(&key);
+  sb_printf(&key, "call_rule/%d/%s/%d", kind, name->data, n);
+  ObjSeq *keep = lang_tuple_new(n + ndefaults);
+  for (int i = 0; i < n; i++) {
+    sb_printf(&key, "/%s", names[i]->data);
+    keep->items[i] = v_obj(names[i]);
+  }
+  for (int i = 0; i < ndefaults; i++) {
+    sb_printf(&key, "/%d:%llx", (int)defaults[i].tag, (unsigned long long)defaults[i].i);
+    keep->items[n + i] = defaults[i];
+  }
+  IrGraph *cached = ad_cache_get(vm, key.data);
+  if (cached) return v_obj(ev_closure(vm, cached, NULL));
+  Gb b = {ir_unit_new(), NULL, span_none()};
+  IrGraph *g = ir_graph_new(b.u, lang_str_fmt("J_%s", name->data)->data, NULL, IRG_FUNCTION, b.sp);
+  b.g = g;
+  IrNode *x = ir_param(b.u, g, lang_str("x"), b.sp);
   IrNode **in = lang_alloc((n + 2) * sizeof *in);
-  in[0] = ir_prim_apply(u, g, IR_P_J, sp, 1, fp);
-  in[1] = ir_const(u, vm->ad_kid, sp);
-  for (int i = 0; i < n; i++) in[2 + i] = ir_param(u, g, lang_str_fmt("a%d", i + 1), sp);
-  IrNode *t = ir_apply(u, g, n + 2, in, sp);
-  IrNode *v = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(0), sp));
-  IrNode *bp = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(1), sp));
-  IrGraph *b = ir_graph_new(u, "J_module_call_back", g, IRG_FUNCTION, sp);
-  IrNode *d = ir_param(u, b, lang_str("d"), sp);
-  IrNode *r = ir_prim_apply(u, b, IR_P_BP_CALL, sp, 3, bp, d, ir_const(u, v_int(n + 1), sp));
+  in[0] = attr_J(vm, &b, g, x, name);
+  in[1] = kc(&b, vm->ad_kid);
+  for (int i = 0; i < n; i++) in[2 + i] = ir_param(b.u, g, names[i], b.sp);
+  if (ndefaults) {
+    g->ndefaults = ndefaults;
+    g->defaults = lang_alloc(ndefaults * sizeof *g->defaults);
+    for (int i = 0; i < ndefaults; i++) g->defaults[i] = kc(&b, defaults[i]);
+  }
+  IrNode *t = ir_apply(b.u, g, n + 2, in, b.sp);
+  IrNode *v = prim(&b, g, IR_P_GETITEM, 2, t, kc(&b, v_int(0)));
+  IrNode *bp = prim(&b, g, IR_P_GETITEM, 2, t, kc(&b, v_int(1)));
+  IrGraph *back = ir_graph_new(b.u, lang_str_fmt("J_%s_back", name->data)->data, g, IRG_FUNCTION, b.sp);
+  IrNode *d = ir_param(b.u, back, lang_str("d"), b.sp);
+  IrNode *r = prim(&b, back, IR_P_BP_CALL, 3, bp, d, kc(&b, v_int(n + 1)));
   IrNode **items = lang_alloc((n + 2) * sizeof *items);
-  items[0] = items[1] = ir_const(u, v_none(), sp);
-  for (int i = 0; i < n; i++) items[2 + i] = ir_prim_apply(u, b, IR_P_GETITEM, sp, 2, r, ir_const(u, v_int(i + 1), sp));
-  b->ret = ir_prim_applyv(u, b, IR_P_MAKE_TUPLE, sp, n + 2, items);
-  g->ret = ir_prim_apply(u, g, IR_P_MAKE_TUPLE, sp, 2, v, ir_const_graph(u, b, sp));
+  items[0] = kc(&b, v_none());
+  items[1] = kind == ATTR_METHOD ? call(&b, back, builtin_named(vm, "_env_first"), 1,
+                                        (IrNode *[]){prim(&b, back, IR_P_GETITEM, 2, r, kc(&b, v_int(0)))})
+                                 : kc(&b, v_none());
+  for (int i = 0; i < n; i++) items[2 + i] = prim(&b, back, IR_P_GETITEM, 2, r, kc(&b, v_int(i + 1)));
+  back->ret = ir_prim_applyv(b.u, back, IR_P_MAKE_TUPLE, b.sp, n + 2, items);
+  g->ret = prim(&b, g, IR_P_MAKE_TUPLE, 2, v, ir_const_graph(b.u, back, b.sp));
 #ifndef NDEBUG
-  if (!ir_verify_unit(vm, u)) return false;
+  if (!ir_verify_unit(vm, b.u)) return v_unbound();
 #endif
-  *out = v_obj(ev_closure(vm, g, &f));
-  return true;
+  ad_cache_put(vm, key.data, g, v_obj(keep), v_none(), v_none());
+  return v_obj(ev_closure(vm, g, NULL));
 }
 
-/* _method_rule(x, name[, n]): the rule of x.name(...), called (x,
- * args...); n, the number of positional arguments, when the call has
- * no keywords */
+/* The rule of x.name (an attribute, not called) where it has no rule of
+ * its own, as a graph: rule(x) = (x.name', back), back(d) = (None, dx),
+ * dx as in call_rule; for a property without a rule (x.shape), the
+ * property's value and no sensitivity. */
+static Value attr_rule(MistVM *vm, ObjStr *name, int kind, Value prop) {
+  StrBuf key;
+  sb_init(&key);
+  sb_printf(&key, "attr_rule/%d/%s", kind, name->data);
+  IrGraph *cached = ad_cache_get(vm, key.data);
+  if (cached) return v_obj(ev_closure(vm, cached, NULL));
+  Gb b = {ir_unit_new(), NULL, span_none()};
+  IrGraph *g = ir_graph_new(b.u, lang_str_fmt("J_%s", name->data)->data, NULL, IRG_FUNCTION, b.sp);
+  IrNode *x = ir_param(b.u, g, lang_str("x"), b.sp);
+  if (kind == ATTR_PROPERTY) {
+    IrNode *v = call(&b, g, prop, 1, &x);
+    g->ret = prim(&b, g, IR_P_MAKE_TUPLE, 2, v, kc(&b, v_none()));
+  } else {
+    IrNode *v = attr_J(vm, &b, g, x, name), *bp = kc(&b, v_none());
+    if (kind == ATTR_METHOD) {
+      IrGraph *back = ir_graph_new(b.u, lang_str_fmt("J_%s_back", name->data)->data, g, IRG_FUNCTION, b.sp);
+      IrNode *d = ir_param(b.u, back, lang_str("d"), b.sp);
+      back->ret = prim(&b, back, IR_P_MAKE_TUPLE, 2, kc(&b, v_none()),
+                       call(&b, back, builtin_named(vm, "_env_first"), 1, &d));
+      bp = ir_const_graph(b.u, back, b.sp);
+    }
+    g->ret = prim(&b, g, IR_P_MAKE_TUPLE, 2, v, bp);
+  }
+#ifndef NDEBUG
+  if (!ir_verify_unit(vm, b.u)) return v_unbound();
+#endif
+  ad_cache_put(vm, key.data, g, v_obj(name), prop, v_none());
+  return v_obj(ev_closure(vm, g, NULL));
+}
+
+/* _method_rule(x, name, n[, names]): the rule of x.name(...) for a call
+ * with n positional arguments and the keyword names given, called (x,
+ * args...) */
 static bool b_method_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 2 || argc > 3 || !v_is_obj(argv[1], O_STR) || (argc == 3 && argv[2].tag != V_INT))
-    return lang_raise(vm, "TypeError", "_method_rule takes x, a name and a count");
+  if (argc < 3 || argc > 4 || !v_is_obj(argv[1], O_STR) || argv[2].tag != V_INT ||
+      (argc == 4 && !v_is_obj(argv[3], O_TUPLE)))
+    return lang_raise(vm, "TypeError", "_method_rule takes x, a name, a count and keyword names");
+  ObjStr *name = AS_STR(argv[1]);
   Value fn;
   bool bound;
-  if (!ev_lookup_attr(vm, argv[0], AS_STR(argv[1]), &fn, &bound)) return false;
-  if (!bound && argc == 3 && (v_is_obj(fn, O_FUNC) || v_is_obj(fn, O_BUILTIN)))
-    return module_rule(vm, fn, (int)argv[2].i, out);
+  if (!ev_lookup_attr(vm, argv[0], name, &fn, &bound)) return false;
   if (bound && v_is_obj(fn, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(fn);
     Value rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
@@ -313,47 +173,44 @@ static bool b_method_rule(MistVM *vm, int argc, const Value *argv, const KwArgs 
       return true;
     }
   }
-  CRule *c = lang_alloc(sizeof *c);
-  c->module = !bound;
-  if (!ad_J_value(vm, fn, &c->fn)) return false;
-  /* named for the error a second derivative through it gives */
-  ObjBuiltin *r = lang_builtin_new(lang_str_fmt("x.%s", AS_STR(argv[1])->data)->data, crule_method_fn, -1, -1);
-  r->data = c;
-  *out = v_obj(r);
-  return true;
+  if (!bound && v_is_obj(fn, O_FUNC)) {
+    /* a module's function: its own parameters, so keywords bind */
+    ObjFunc *f = AS_FUNC(fn);
+    int np = f->graph->nparams;
+    ObjStr **names = lang_alloc((np + 1) * sizeof *names);
+    for (int i = 0; i < np; i++) names[i] = f->graph->params[i]->name;
+    *out = call_rule(vm, name, ATTR_MODULE, np, names, lang_func_ndefaults(f), lang_func_defaults(f));
+    return out->tag != V_UNBOUND;
+  }
+  /* anything else takes the call's shape */
+  int n = (int)argv[2].i, nkw = argc == 4 ? (int)AS_SEQ(argv[3])->len : 0;
+  ObjStr **names = lang_alloc((n + nkw + 1) * sizeof *names);
+  for (int i = 0; i < n; i++) names[i] = lang_str_fmt("a%d", i + 1);
+  for (int i = 0; i < nkw; i++) names[n + i] = AS_STR(AS_SEQ(argv[3])->items[i]);
+  *out = call_rule(vm, name, bound ? ATTR_METHOD : ATTR_MODULE, n + nkw, names, 0, NULL);
+  return out->tag != V_UNBOUND;
 }
 
-/* (x) -> (x.name, bp), bp(d) = (None, dx) */
-static bool crule_attr_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  CRule *c = vm->callee->data;
-  if (argc != 1) return lang_raise(vm, "TypeError", "internal error: an attribute rule takes x");
-  Value v, bp;
-  int kind;
-  if (!j_attr(vm, argv[0], AS_STR(c->fn), &v, &bp, &kind)) return false;
-  *out = lang_tuple_of(2, v, bp);
-  return true;
-}
-
-/* _attr_rule(x, name): the rule of x.name, called (x): a property's
- * rule in ad_rules.ms (x.T: J_T), else a C rule */
+/* _attr_rule(x, name): the rule of x.name, called (x): a property's rule
+ * in ad_rules.ms (x.T: J_T), else a graph made here */
 static bool b_attr_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   if (argc != 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "_attr_rule takes x and a name");
-  Value prop;
-  if (!v_is_obj(argv[0], O_MODULE) && vm->properties && lang_dict_get(vm->properties, AS_STR(argv[1]), &prop) &&
-      v_is_obj(prop, O_BUILTIN)) {
-    ObjBuiltin *b = AS_BUILTIN(prop);
-    Value rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
-    if (v_is_obj(rule, O_FUNC)) {
-      *out = rule;
-      return true;
+  ObjStr *name = AS_STR(argv[1]);
+  Value prop = v_none();
+  int kind = v_is_obj(argv[0], O_MODULE) ? ATTR_MODULE : ATTR_METHOD;
+  if (!v_is_obj(argv[0], O_MODULE) && vm->properties && lang_dict_get(vm->properties, name, &prop)) {
+    kind = ATTR_PROPERTY;
+    if (v_is_obj(prop, O_BUILTIN)) {
+      ObjBuiltin *b = AS_BUILTIN(prop);
+      Value rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
+      if (v_is_obj(rule, O_FUNC)) {
+        *out = rule;
+        return true;
+      }
     }
   }
-  CRule *c = lang_alloc(sizeof *c);
-  c->fn = argv[1];
-  ObjBuiltin *r = lang_builtin_new(lang_str_fmt("x.%s", AS_STR(argv[1])->data)->data, crule_attr_fn, 1, 1);
-  r->data = c;
-  *out = v_obj(r);
-  return true;
+  *out = attr_rule(vm, name, kind, prop);
+  return out->tag != V_UNBOUND;
 }
 
 /* _bind_order(f, names, nargs, offset, depth): for a call f(args...) of nargs
@@ -398,158 +255,19 @@ static bool b_bind_order(MistVM *vm, int argc, const Value *argv, const KwArgs *
   return true;
 }
 
-/* ---- J of J(builtin) ----
- *
- * A derivative differentiated again meets J(b), b a builtin, as a
- * function of the transformed world, called (k, args...).  Its own
- * transform is called (K, k, args...): with k the identity, J(b)(k,
- * args) is the rule J_b(args), so J(J(b)) is the transform of the rule,
- * a Mist function, whose backpropagator gives (env, dargs...); k, a
- * constant, gets None. */
-static bool jjwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  Value jw = *(Value *)vm->callee->data, fn, rule, t, v, bp;
-  if (argc < 2) return lang_raise(vm, "TypeError", "internal error: bad call of J(J(%s))", vm->callee->name);
-  ad_jbuiltin_parts(jw, &fn, &rule);
-  Value k = argv[1];
-  if (!(v_is_obj(k, O_FUNC) && AS_FUNC(k)->x && AS_FUNC(k)->x->primal == AS_FUNC(vm->ad_kid)))
-    return lang_raise(vm, "TypeError", "cannot differentiate %s() three times here yet", AS_BUILTIN(fn)->name);
-  int n = argc - 2;
-  if (ad_mist_twin(fn)) {
-    /* jvp, jacobian, hessian: their Mist definitions transformed twice,
-     * called as the program transformed twice calls */
-    ObjModule *mod = ad_stdlib_module(vm, "ad");
-    if (!mod) return false;
-    Value twin = ad_module_global(mod, "", ad_mist_twin(fn)), j1, j2;
-    if (twin.tag == V_UNBOUND) return lang_raise(vm, "NameError", "%s is missing from the standard library", ad_mist_twin(fn));
-    if (!ad_J_value(vm, twin, &j1) || !ad_J_value(vm, j1, &j2)) return false;
-    return vm->call(vm, j2, argc, argv, kw, out);
-  }
-  if (ad_has_J_form(fn) && !v_is_obj(rule, O_FUNC))
-    return lang_raise(vm, "TypeError", "cannot differentiate %s() inside a function differentiated twice yet",
-                      AS_BUILTIN(fn)->name);
-  if (kw && kw->n) {
-    /* with keywords: the rule's transform bound to the call, its
-     * sensitivities in the call's order after k's (None) */
-    Value jr;
-    if (!v_is_obj(rule, O_FUNC))
-      return lang_raise(vm, "TypeError", "cannot differentiate %s() twice: it has no derivative rule in Mist",
-                        AS_BUILTIN(fn)->name);
-    if (!ad_J_value(vm, rule, &jr) || !ad_J_call(vm, jr, n, argv + 2, kw, &v, &bp)) return false;
-    int nall = n + kw->n;
-    Remap *m = remap_new(bp, nall + 2);
-    for (int j = 0; j < nall; j++) m->map[2 + j] = 1 + j;
-    return ad_J_finish(vm, argv[0], v, remap_value(m), nall + 2, out);
-  }
-  if (v_is_obj(rule, O_FUNC)) {
-    Value jr, *in = lang_alloc((n + 1) * sizeof *in);
-    if (!ad_J_value(vm, rule, &jr)) return false;
-    in[0] = vm->ad_kid;
-    if (n) memcpy(in + 1, argv + 2, n * sizeof *in);
-    if (!vm->call(vm, jr, n + 1, in, NULL, &t) || !split_pair(vm, t, &v, &bp)) return false;
-    Remap *m = remap_new(bp, n + 2);
-    for (int i = 0; i < n; i++) m->map[2 + i] = 1 + i;
-    return ad_J_finish(vm, argv[0], v, remap_value(m), n + 2, out);
-  }
-  /* no rule: the inner pair (value, its backpropagator), with none */
-  if (!vm->call(vm, fn, n, argv + 2, NULL, &v)) return false;
-  Value nb = ad_no_rule_bp(fn);
-  Remap *m = remap_new(nb, n + 2);
-  return ad_J_finish(vm, argv[0], lang_tuple_of(2, v, nb), nb.tag == V_NONE ? v_none() : remap_value(m), n + 2, out);
-}
-
-Value ad_jjwrap(Value jw) {
-  Value *data = lang_alloc(sizeof *data);
-  *data = jw;
-  ObjBuiltin *b = lang_builtin_new(AS_BUILTIN(jw)->name, jjwrap_fn, -1, -1);
-  b->data = data;
-  return v_obj(b);
-}
-
-bool ad_is_jjwrap(Value v) { return v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->fn == jjwrap_fn; }
-
-/* The builtin behind J(b) or J(J(b)), and how many transforms wrap it
- * (0 for anything else, which is returned as it is). */
-Value ad_builtin_behind(Value v, int *depth) {
-  Value fn, rule;
-  *depth = 0;
-  if (ad_is_jjwrap(v)) {
-    v = *(Value *)AS_BUILTIN(v)->data;
-    *depth = 1;
-  }
-  if (ad_jbuiltin_parts(v, &fn, &rule)) {
-    (*depth)++;
-    return fn;
-  }
-  return v;
-}
-
 /* ---- forward mode ----
  *
- * The same three calls in the forward transform (forward.c).  There a
- * function value carries its captured values' tangents inside it, so
- * F(x.method) holds x's tangent; the call's tangents come as a tuple in
- * the call's argument order and are put in parameter order here. */
-
-typedef struct FBound {
-  Value self, tself, ff;
-} FBound;
-
-static bool fbound_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+ * The same three calls in the forward transform (forward.c), which is
+ * always the outermost transform.  There a function value carries its
+ * captured values' tangents inside it, so x.method in the F world is the
+ * forward transform of x.method's graph over x and x's tangent
+ * (builtins.c); the call's tangents come as a tuple in the call's
+ * argument order and are put in parameter order here. */
 
 /* ff(tangents in parameter order, params...) for the call's arguments. */
 bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   int nkw = kw ? kw->n : 0, n = argc + nkw;
   ObjSeq *ts = v_is_obj(tans, O_TUPLE) ? AS_SEQ(tans) : NULL;
-  Value fn, rule;
-  if (v_is_obj(ff, O_BUILTIN) && AS_BUILTIN(ff)->fn == fbound_fn) {
-    FBound *fb = AS_BUILTIN(ff)->data;
-    Value *in = lang_alloc((argc + 1) * sizeof *in);
-    in[0] = fb->self;
-    if (argc) memcpy(in + 1, argv, argc * sizeof *in);
-    ObjSeq *t2 = lang_tuple_new(n + 1);
-    t2->items[0] = fb->tself;
-    for (int j = 0; j < n; j++) t2->items[j + 1] = ts && (size_t)j < ts->len ? ts->items[j] : v_none();
-    return ad_F_call(vm, fb->ff, v_obj(t2), argc + 1, in, kw, out);
-  }
-  if (ad_fbuiltin_parts(ff, &fn, &rule)) {
-    if (!v_is_obj(rule, O_FUNC)) {
-      Value y;
-      if (!vm->call(vm, fn, argc, argv, kw, &y)) return false;
-      for (int j = 0; ts && j < (int)ts->len; j++)
-        if (ts->items[j].tag != V_NONE && !ad_nondiff_builtin(AS_BUILTIN(fn)->name))
-          return lang_raise(vm, "TypeError", "cannot differentiate through %s(): it has no derivative rule yet",
-                            AS_BUILTIN(fn)->name);
-      *out = lang_tuple_of(2, y, v_none());
-      return true;
-    }
-    /* F_name(x, tx, y, ty...): the builtin's parameters at even places */
-    ObjFunc *r = AS_FUNC(rule);
-    int np = r->graph->nparams / 2, nreq = r->graph->nparams - lang_func_ndefaults(r);
-    Value *ra = lang_alloc((2 * np + 1) * sizeof *ra);
-    for (int i = 0; i < 2 * np; i++) ra[i] = v_unbound();
-    const char *name = AS_BUILTIN(fn)->name;
-    if (argc > np)
-      return lang_raise(vm, "TypeError", "%s() takes at most %d arguments (%d given)", name, np, argc);
-    for (int j = 0; j < n; j++) {
-      int i = j;
-      if (j >= argc) {
-        ObjStr *kn = kw->names[j - argc];
-        for (i = 0; i < np && !lang_str_eq(r->graph->params[2 * i]->name, kn); i++) {}
-        if (i == np) return lang_raise(vm, "TypeError", "%s() got an unexpected keyword argument '%s'", name, kn->data);
-        if (ra[2 * i].tag != V_UNBOUND)
-          return lang_raise(vm, "TypeError", "%s() got multiple values for argument '%s'", name, kn->data);
-      }
-      ra[2 * i] = j < argc ? argv[j] : kw->values[j - argc];
-      ra[2 * i + 1] = ts && (size_t)j < ts->len ? ts->items[j] : v_none();
-    }
-    for (int i = 0; i < 2 * np; i++)
-      if (ra[i].tag == V_UNBOUND) {
-        if (i < nreq) return lang_raise(vm, "TypeError", "%s() missing required argument '%s'", name,
-                                        r->graph->params[i]->name->data);
-        ra[i] = r->x->defaults[i - nreq];
-      }
-    return vm->call(vm, rule, 2 * np, ra, NULL, out);
-  }
   if (v_is_obj(ff, O_FUNC) && AS_FUNC(ff)->graph->nparams >= 1) {
     /* a transformed closure: F(f)(tangents, params...) */
     ObjFunc *f = AS_FUNC(ff);
@@ -565,22 +283,12 @@ bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, co
     params[0] = v_obj(tp);
     return vm->call(vm, ff, f->graph->nparams, params, NULL, out);
   }
-  return vm->call(vm, ff, argc, argv, kw, out);
-}
-
-static bool fbound_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: F method without tangents");
-  return ad_F_call(vm, v_obj(vm->callee), argv[0], argc - 1, argv + 1, kw, out);
-}
-
-Value ad_fbound(Value self, Value tself, Value ff) {
-  FBound *fb = lang_alloc(sizeof *fb);
-  fb->self = self;
-  fb->tself = tself;
-  fb->ff = ff;
-  ObjBuiltin *b = lang_builtin_new("method", fbound_fn, -1, -1);
-  b->data = fb;
-  return v_obj(b);
+  /* a builtin of the F world taking each call's shape (builtins.c):
+   * (tangents, args...) */
+  Value *in = lang_alloc((argc + 2) * sizeof *in);
+  in[0] = tans;
+  if (argc) memcpy(in + 1, argv, argc * sizeof *in);
+  return vm->call(vm, ff, argc + 1, in, kw, out);
 }
 
 /* F of what x.name is: (value, tangent). */
@@ -590,10 +298,9 @@ static bool f_attr(MistVM *vm, Value x, Value tx, ObjStr *name, Value *out) {
     Value fp;
     return ad_F_value(vm, prop, &fp) && ad_F_call(vm, fp, lang_tuple_of(1, tx), 1, &x, NULL, out);
   }
-  Value fn, f;
-  bool bound;
-  if (!ev_lookup_attr(vm, x, name, &fn, &bound) || !ad_F_value(vm, fn, &f)) return false;
-  *out = lang_tuple_of(2, bound ? ad_fbound(x, tx, f) : f, v_none());
+  Value f;
+  if (!ad_attr_in(vm, x, tx, name, "F", &f)) return false;
+  *out = lang_tuple_of(2, f, v_none());
   return true;
 }
 
@@ -636,7 +343,7 @@ static const struct {
   {"_F_getattr", frule_getattr},
   {"_F_J", ad_F_J_rule},
   {"_F_bp_call", ad_F_bp_call_rule},
-  {"_F_grad", ad_F_grad_rule},
+  {"_F_bp_call_j", ad_F_bp_call_j_rule},
 };
 
 static Value rule_named(MistVM *vm, const char *name) {
@@ -657,7 +364,7 @@ Value ad_f_call_rule(MistVM *vm, int prim) {
                         : prim == IR_P_CALL_METHOD ? "_F_call_method"
                         : prim == IR_P_J           ? "_F_J"
                         : prim == IR_P_BP_CALL     ? "_F_bp_call"
-                        : prim < 0                 ? "_F_grad"
+                        : prim == IR_P_BP_CALL_J   ? "_F_bp_call_j"
                                                    : "_F_getattr");
 }
 

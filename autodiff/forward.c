@@ -97,7 +97,7 @@ static IrNode *val(Fw *w, IrNode *x, IrGraph *g) {
   if (x->kind == IR_CONST) {
     IrGraph *h = ir_node_graph(x);
     if (h) return ir_const_graph(w->u, fgraph(w, h), x->span);
-    if (v_is_obj(x->value, O_FUNC) || v_is_obj(x->value, O_BUILTIN)) return prim(w, g, IR_P_F, x->span, 1, x);
+    if (lang_holds_function(x->value)) return prim(w, g, IR_P_F, x->span, 1, x);
     return x;
   }
   IrNode *v = map_get(&w->val, x);
@@ -217,6 +217,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     case IR_P_SENS_WITHOUT:
     case IR_P_TAN_ITEM:
     case IR_P_TAN_TUPLE:
+    case IR_P_CONS_TAN:
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       a[0] = tangent(w, in[1]);
       set(w, y, v, ir_prim_applyv(w->u, g, p, sp, nargs, a));
@@ -267,6 +268,24 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       return;
     }
     case IR_P_CALL_KW:
+      if (in[1]->kind == IR_CONST && v_is_obj(in[1]->value, O_BUILTIN) &&
+          !ad_builtin_has_signature(w->vm, in[1]->value)) {
+        /* a builtin without a rule (print(x, end="")): computed; a
+         * tangent reaching it is an error */
+        const char *name = AS_BUILTIN(in[1]->value)->name;
+        if (!ad_nondiff_builtin(name)) {
+          StrBuf sb;
+          sb_init(&sb);
+          sb_printf(&sb, "through %s() (line %d): it has no derivative rule yet", name, sp.line);
+          for (int j = 3; j < y->nin; j++)
+            if (in[j]->kind != IR_CONST)
+              prim(w, g, IR_P_NO_DERIVATIVE, sp, 2, tangent(w, in[j]), ir_const(w->u, v_obj(lang_str(sb.data)), sp));
+        }
+        a[0] = in[1];
+        set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), knone(w));
+        return;
+      }
+      /* fall through */
     case IR_P_CALL_METHOD:
     case IR_P_GETATTR: {
       /* bound when the call runs (calls.c): call_kw(f, names, tans, args...);
@@ -286,14 +305,20 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       return;
     }
     case IR_P_BP_CALL_J: {
-      /* computed on the values; a tangent reaching them is an error */
-      StrBuf sb;
-      sb_init(&sb);
-      sb_printf(&sb, "through %s (line %d) in forward mode: not supported yet", ir_prims[p].name, sp.line);
-      for (int j = 1; j < y->nin; j++)
-        if (in[j]->kind != IR_CONST)
-          prim(w, g, IR_P_NO_DERIVATIVE, sp, 2, tangent(w, in[j]), ir_const(w->u, v_obj(lang_str(sb.data)), sp));
-      set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), knone(w));
+      /* bp_call_j(bp, d, n, k1..km): the call bp(k1..km, d), with the
+       * tangents of d and of the continuations:
+       * _F_bp_call_j(bp, d, td, n, k1, tk1, ..., km, tkm) */
+      int m = nargs - 3;
+      IrNode **ra = lang_alloc((2 * m + 5) * sizeof *ra);
+      ra[0] = a[0];
+      ra[1] = a[1];
+      ra[2] = tangent(w, in[2]);
+      ra[3] = a[2];
+      for (int j = 0; j < m; j++) {
+        ra[4 + 2 * j] = a[3 + j];
+        ra[5 + 2 * j] = tangent(w, in[4 + j]);
+      }
+      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, IR_P_BP_CALL_J), sp), 4 + 2 * m, ra);
       return;
     }
     default: {
@@ -333,18 +358,37 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     }
   }
   IrNode *callee = in[0];
-  if (callee->kind == IR_CONST && ad_is_grad_builtin(callee->value)) {
-    /* grad(f) under jvp: F of the derivative of f (ad_F_grad_rule) */
-    IrNode **ra = lang_alloc((nargs + 2) * sizeof *ra);
-    ra[0] = callee;
-    for (int j = 0; j < nargs; j++) ra[j + 1] = val(w, in[j + 1], g);
-    pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, -1), sp), nargs + 1, ra);
+  const char *twin = callee->kind == IR_CONST ? ad_mist_twin(callee->value) : NULL;
+  if (twin) {
+    /* jvp, jacobian, hessian: their Mist definitions, transformed */
+    ObjModule *m = ad_stdlib_module(w->vm, "ad");
+    Value def = m ? ad_module_global(m, "", twin) : v_unbound(), fdef;
+    if (def.tag == V_UNBOUND || !ad_F_value(w->vm, def, &fdef)) {
+      if (def.tag == V_UNBOUND && m) lang_raise(w->vm, "NameError", "%s is missing from stdlib/ad.ms", twin);
+      w->failed = true;
+      return;
+    }
+    IrNode **ca = lang_alloc((nargs + 2) * sizeof *ca);
+    call_args(w, g, y, 1, ca + 1);
+    ca[0] = ir_const(w->u, fdef, sp);
+    IrNode *t = ir_apply(w->u, g, nargs + 2, ca, sp);
+    set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
     return;
   }
-  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) && !ad_has_J_form(callee->value)) {
+  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(w, b->name);
-    if (rule.tag != V_UNBOUND) {
+    if (rule.tag != V_UNBOUND && ad_is_packed(callee->value) && nargs >= 1) {
+      /* vjp(f, x1..xn): F_vjp(f, tf, (x1..xn), (tx1..txn)) */
+      IrNode **xs = lang_alloc(nargs * sizeof *xs), **ts = lang_alloc(nargs * sizeof *ts);
+      for (int j = 1; j < nargs; j++) {
+        xs[j - 1] = val(w, in[j + 1], g);
+        ts[j - 1] = tangent(w, in[j + 1]);
+      }
+      IrNode *ra[4] = {val(w, in[1], g), tangent(w, in[1]), ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, sp, nargs - 1, xs),
+                       ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, sp, nargs - 1, ts)};
+      pair(w, g, y, ir_const(w->u, rule, sp), 4, ra);
+    } else if (rule.tag != V_UNBOUND) {
       IrNode **ra = lang_alloc((2 * nargs + 1) * sizeof *ra);
       for (int j = 0; j < nargs; j++) {
         ra[2 * j] = val(w, in[j + 1], g);
@@ -441,18 +485,28 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
     }
   }
   /* remember what each transform's free variables stand for, so F(J(f))
-   * can be built from an F closure (F_of_J) */
+   * can be built from an F closure (F_of_J): the free variable of the
+   * source whose value or tangent it is.  Several nodes can share one
+   * value or tangent (check_bound(v) has v's), so the source's own free
+   * variables are looked for first; the inverse maps settle the rest. */
   Map inv = {0}, invt = {0};
   for (size_t i = 0; i < w.val.cap; i++)
     if (w.val.keys[i]) map_put(&inv, w.val.vals[i], (void *)w.val.keys[i]);
   for (size_t i = 0; i < w.tan.cap; i++)
     if (w.tan.keys[i]) map_put(&invt, w.tan.vals[i], (void *)w.tan.keys[i]);
   for (int i = 0; i < w.nwork; i++) {
-    IrGraph *fh = map_get(&w.fg, w.work[i]);
+    IrGraph *h = w.work[i], *fh = map_get(&w.fg, h);
+    ir_free_vars(h);
     ir_free_vars(fh);
     fh->forig = lang_alloc((fh->nfv ? fh->nfv : 1) * sizeof *fh->forig);
     fh->ftan = lang_alloc_atomic((fh->nfv ? fh->nfv : 1) * sizeof *fh->ftan);
     for (int k = 0; k < fh->nfv; k++) {
+      fh->forig[k] = NULL;
+      for (int j = 0; j < h->nfv && !fh->forig[k]; j++) {
+        if (map_get(&w.val, h->fv[j]) == fh->fv[k]) fh->forig[k] = h->fv[j], fh->ftan[k] = false;
+        else if (map_get(&w.tan, h->fv[j]) == fh->fv[k]) fh->forig[k] = h->fv[j], fh->ftan[k] = true;
+      }
+      if (fh->forig[k]) continue;
       fh->forig[k] = map_get(&inv, fh->fv[k]);
       fh->ftan[k] = !fh->forig[k];
       if (!fh->forig[k]) fh->forig[k] = map_get(&invt, fh->fv[k]);
@@ -465,42 +519,24 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
   return fg;
 }
 
-/* A builtin called in a transformed program: (tans, args...): its rule
- * F_name if it has one, else its value with a zero tangent. */
-static bool F_derivative_call(MistVM *vm, Value fn, Value tans, int n, const Value *argv, Value *out);
+static bool F_of_J(MistVM *vm, Value xf, Value tx, Value *vout, Value *tout);
 
-static bool fwrap_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  ObjBuiltin *self = vm->callee;
-  Value *info = self->data;   /* {builtin, rule} */
-  if (argc < 1) return lang_raise(vm, "TypeError", "internal error: F builtin without tangents");
-  if ((ad_is_vjp_builtin(info[0]) || ad_mist_twin(info[0])) && !(kw && kw->n))
-    return F_derivative_call(vm, info[0], argv[0], argc - 1, argv + 1, out);
-  if (kw && kw->n) return ad_F_call(vm, v_obj(self), argv[0], argc - 1, argv + 1, kw, out);
-  int n = argc - 1;
-  if (info[1].tag != V_UNBOUND) {
-    Value *ra = lang_alloc((2 * n + 1) * sizeof *ra);
-    Value tans = argv[0];
-    for (int j = 0; j < n; j++) {
-      Value idx[2] = {tans, v_int(j)};
-      ra[2 * j] = argv[j + 1];
-      if (!ev_prim_fn(IR_P_TAN_ITEM)(vm, 2, idx, NULL, &ra[2 * j + 1])) return false;
-    }
-    return vm->call(vm, info[1], 2 * n, ra, NULL, out);
-  }
-  return ad_F_call(vm, v_obj(self), argv[0], n, argv + 1, NULL, out);
+/* F_of_J of a value that is not a function: J of the functions inside
+ * a container, the tangents of the others kept */
+static bool F_of_J_item(MistVM *vm, Value xf, Value *out) {
+  Value t;
+  return F_of_J(vm, xf, v_none(), out, &t);
 }
 
-/* F of J(x), given x's F-world value xf and tangent tx: for a function,
- * a closure of F(J(h)) over the J-world values of what it captured and
- * their tangents; other values are their own J. */
 static bool F_of_J(MistVM *vm, Value xf, Value tx, Value *vout, Value *tout) {
   *tout = tx;
+  if (v_is_obj(xf, O_TUPLE) || v_is_obj(xf, O_LIST) || v_is_obj(xf, O_DICT))
+    return ad_map_functions(vm, xf, F_of_J_item, vout);
   if (!v_is_obj(xf, O_FUNC)) {
-    if (v_is_obj(xf, O_BUILTIN) && !ad_fbuiltin_parts(xf, &(Value){0}, &(Value){0}))
-      return ad_J_value(vm, xf, vout);
-    if (v_is_obj(xf, O_BUILTIN))
-      return lang_raise(vm, "TypeError", "cannot take jvp of a derivative through the builtin %s passed as a value yet",
-                        AS_BUILTIN(xf)->name);
+    /* a builtin in a forward world takes the graph for each call's shape
+     * (builtins.c); one of no world is its own J */
+    if (ad_is_shaped_builtin(xf)) return ad_builtin_F_of_J(vm, xf, vout);
+    if (v_is_obj(xf, O_BUILTIN)) return ad_J_value(vm, xf, vout);
     *vout = xf;
     return true;
   }
@@ -570,76 +606,6 @@ bool ad_F_J_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Valu
   return true;
 }
 
-/* _F_grad(grad, ff, args...) -> (F-world value of grad(f, args...), None):
- * the forward transform of grad(f)'s graph over f's F-world value. */
-bool ad_F_grad_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (argc < 2) return lang_raise(vm, "TypeError", "grad() takes 1 or 2 arguments (%d given)", argc - 1);
-  Value ff = argv[1], pf = ff, g;
-  if (v_is_obj(ff, O_FUNC) && AS_FUNC(ff)->graph->forig) {
-    /* grad needs f's own parameters: a closure of the graph F(f) came from */
-    IrGraph *h = AS_FUNC(ff)->graph->jsource;
-    ir_free_vars(h);
-    Value *env = lang_alloc((h->nfv + 1) * sizeof *env);
-    for (int i = 0; i < h->nfv; i++) env[i] = v_none();
-    ObjFunc *p = ev_closure(vm, h, env);
-    lang_func_share_defaults(p, AS_FUNC(ff));
-    pf = v_obj(p);
-  } else if (v_is_obj(ff, O_BUILTIN)) {
-    Value fn, rule;
-    if (ad_fbuiltin_parts(ff, &fn, &rule)) pf = fn;
-  }
-  Value *a = lang_alloc(argc * sizeof *a);
-  memcpy(a, argv + 1, (argc - 1) * sizeof *a);
-  a[0] = pf;
-  if (!vm->call(vm, argv[0], argc - 1, a, kw, &g)) return false;
-  IrGraph *G = AS_FUNC(g)->graph, *fG = ad_forward(vm, G);
-  if (!fG) return false;
-  ir_free_vars(fG);
-  Value *env = lang_alloc((fG->nfv + 1) * sizeof *env);
-  for (int k = 0; k < fG->nfv; k++) env[k] = fG->fv[k] == fG->parent->params[0] ? ff : v_none();
-  *out = lang_tuple_of(2, v_obj(ev_closure(vm, fG, env)), v_none());
-  return true;
-}
-
-/* vjp, jvp, jacobian or hessian called under jvp, with the tangents of
- * its arguments: vjp is the forward transform of its graph (vjp.f, as
- * ad_F_grad_rule does for grad); the others are their Mist definitions
- * in stdlib/ad.ms, transformed like any code. */
-static bool F_derivative_call(MistVM *vm, Value fn, Value tans, int n, const Value *argv, Value *out) {
-  ObjSeq *ts = v_is_obj(tans, O_TUPLE) ? AS_SEQ(tans) : NULL;
-  if (ad_is_vjp_builtin(fn)) {
-    if (n < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
-    Value ff = argv[0], pf = ad_F_primal(vm, ff), g, r;
-    Value inner, rule;
-    if (ad_fbuiltin_parts(ff, &inner, &rule)) pf = inner;
-    if (!ad_make_vjp(vm, pf, n - 1, &g)) return false;
-    IrGraph *fG = ad_forward(vm, AS_FUNC(g)->graph);
-    if (!fG) return false;
-    ir_free_vars(fG);
-    /* f's F-world value carries its captured values' tangents */
-    Value *env = lang_alloc((fG->nfv + 1) * sizeof *env);
-    for (int k = 0; k < fG->nfv; k++) env[k] = fG->fv[k] == fG->parent->params[0] ? ff : v_none();
-    Value *in = lang_alloc((n + 1) * sizeof *in);
-    ObjSeq *tx = lang_tuple_new(n - 1);
-    for (int i = 1; i < n; i++) tx->items[i - 1] = ts && (size_t)i < ts->len ? ts->items[i] : v_none();
-    in[0] = v_obj(tx);
-    memcpy(in + 1, argv + 1, (n - 1) * sizeof *in);
-    if (!vm->call(vm, v_obj(ev_closure(vm, fG, env)), n, in, NULL, &r)) return false;
-    *out = r;
-    return true;
-  }
-  const char *name = ad_mist_twin(fn);
-  ObjModule *mod = ad_stdlib_module(vm, "ad");
-  if (!mod) return false;
-  Value f = ad_module_global(mod, "", name), ftwin;
-  if (f.tag == V_UNBOUND) return lang_raise(vm, "NameError", "%s is missing from the standard library", name);
-  if (!ad_F_value(vm, f, &ftwin)) return false;
-  Value *in = lang_alloc((n + 1) * sizeof *in);
-  in[0] = ts ? tans : v_obj(lang_tuple_new(0));
-  if (n) memcpy(in + 1, argv, n * sizeof *in);
-  return vm->call(vm, ftwin, n + 1, in, NULL, out);
-}
-
 /* _F_bp_call(bp, d, td, n) -> (bp(d), its tangent): bp is an F-world function */
 bool ad_F_bp_call_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   if (argc != 4) return lang_raise(vm, "TypeError", "bad _F_bp_call");
@@ -653,40 +619,38 @@ bool ad_F_bp_call_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw
   return vm->call(vm, argv[0], 2, in, NULL, out);
 }
 
-bool ad_fbuiltin_parts(Value w, Value *fn, Value *rule) {
-  if (!v_is_obj(w, O_BUILTIN) || AS_BUILTIN(w)->fn != fwrap_fn) return false;
-  Value *info = AS_BUILTIN(w)->data;
-  *fn = info[0];
-  *rule = info[1];
-  return true;
+/* _F_bp_call_j(bp, d, td, n, k1, tk1, ..., km, tkm) -> (bp(k1..km, d),
+ * its tangent): bp_call_j under jvp, bp an F-world function */
+bool ad_F_bp_call_j_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 4 || argc % 2) return lang_raise(vm, "TypeError", "bad _F_bp_call_j");
+  int m = (argc - 4) / 2;
+  if (argv[0].tag == V_NONE || argv[1].tag == V_NONE) {
+    Value *a = lang_alloc((m + 3) * sizeof *a), r;
+    a[0] = argv[0];
+    a[1] = argv[1];
+    a[2] = argv[3];
+    for (int j = 0; j < m; j++) a[3 + j] = argv[4 + 2 * j];
+    if (!ev_prim_fn(IR_P_BP_CALL_J)(vm, m + 3, a, NULL, &r)) return false;
+    *out = lang_tuple_of(2, r, v_none());
+    return true;
+  }
+  ObjSeq *tans = lang_tuple_new(m + 1);
+  Value *in = lang_alloc((m + 2) * sizeof *in);
+  for (int j = 0; j < m; j++) {
+    in[1 + j] = argv[4 + 2 * j];
+    tans->items[j] = argv[5 + 2 * j];
+  }
+  in[1 + m] = argv[1];
+  tans->items[m] = argv[2];
+  in[0] = v_obj(tans);
+  return vm->call(vm, argv[0], m + 2, in, NULL, out);
 }
 
 /* F of a value: closures become closures of their forward transforms,
  * captured values paired with zero tangents. */
 bool ad_F_value(MistVM *vm, Value v, Value *out) {
-  if (v_is_obj(v, O_BUILTIN)) {
-    ObjBuiltin *b = AS_BUILTIN(v);
-    if (b->fn == fwrap_fn) {
-      *out = v;
-      return true;
-    }
-    Fw w = {0};
-    w.vm = vm;
-    if (!(w.rules = ad_stdlib_module(vm, "ad_rules"))) return false;
-    Value *info = lang_alloc(2 * sizeof *info);
-    info[0] = v;
-    info[1] = rule_for(&w, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
-    ObjBuiltin *wb = lang_builtin_new(b->name, fwrap_fn, -1, -1);
-    wb->data = info;
-    *out = v_obj(wb);
-    return true;
-  }
-  if (v_is_obj(v, O_BOUND)) {
-    Value self, ff;
-    if (!ad_F_value(vm, AS_BOUND(v)->self, &self) || !ad_F_value(vm, AS_BOUND(v)->fn, &ff)) return false;
-    *out = ad_fbound(self, v_none(), ff);
-    return true;
-  }
+  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST) || v_is_obj(v, O_DICT)) return ad_map_functions(vm, v, ad_F_value, out);
+  if (v_is_obj(v, O_BUILTIN) || v_is_obj(v, O_BOUND)) return ad_builtin_transform(vm, v, 'F', out);
   if (v_is_obj(v, O_FUNC)) {
     ObjFunc *f = AS_FUNC(v);
     IrGraph *fg = ad_forward(vm, f->graph);

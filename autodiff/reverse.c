@@ -49,6 +49,7 @@ typedef struct Ad {
   uint64_t mask;       /* the parameters of root whose sensitivity is wanted */
   bool kid;            /* root's continuation is the identity (grad's jmask) */
   Map spread;          /* graphs whose continuation takes the sensitivities spread */
+  Map active;          /* nodes that depend on what is differentiated (activity()) */
   Map nok;             /* a call of such a branch: called with no continuation */
   bool failed;
 } Ad;
@@ -64,6 +65,7 @@ typedef enum {
   BK_METHOD,    /* call_method(x, name, args): r[1] for x, r[1 + j] for argument j */
   BK_KW,        /* call_kw(f, names, args): r[0] for f, r[order[j]] for argument j */
   BK_KW_METHOD, /* the same for x.name(...): r[order[0]] for x */
+  BK_PACKED,    /* a rule taking (f, (x1..xn)): r[1] for f, r[2][j] for argument j */
 } BackKind;
 
 typedef struct Fill {
@@ -165,8 +167,8 @@ static IrNode *fwd(Fill *f, IrNode *x, IrGraph *jg) {
       IrGraph *j = jgraph(ad, h);
       return j ? ir_const_graph(ad->u, j, x->span) : knone(ad);
     }
-    if (v_is_obj(x->value, O_BUILTIN) || v_is_obj(x->value, O_FUNC))
-      return prim_in(ad, jg, IR_P_J, x->span, 1, x);   /* a function value: J of it */
+    if (lang_holds_function(x->value))
+      return prim_in(ad, jg, IR_P_J, x->span, 1, x);   /* a function value (or a container of some): J of it */
     return x;
   }
   IrNode *y = map_get(&ad->fwd, x);
@@ -189,7 +191,7 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
   static const struct { const char *name; IrPrim sens; } math[] = {
     {"exp", IR_P_EXP_SENS}, {"log", IR_P_LOG_SENS}, {"sqrt", IR_P_SQRT_SENS}, {"sin", IR_P_SIN_SENS},
     {"cos", IR_P_COS_SENS}, {"tanh", IR_P_TANH_SENS}, {"sigmoid", IR_P_SIGMOID_SENS},
-    {"relu", IR_P_RELU_SENS},
+    {"relu", IR_P_RELU_SENS}, {"sum", IR_P_SUM_SENS},
   };
   switch (ir_node_prim(y)) {
   case IR_P_ADD: return IR_P_ADD_SENS;
@@ -200,6 +202,13 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
   case IR_P_MATMUL: return IR_P_MATMUL_SENS;
   case IR_P_NEG: return IR_P_NEG_SENS;
   case IR_P_POS: return IR_P_POS_SENS;
+  case IR_P_CALL_METHOD:
+    /* x.sum(): builtin sum's for anything but a module, whose function
+     * of no argument has no sensitivity to give (sum_sens says None) */
+    return y->nin == 3 && y->in[2]->kind == IR_CONST && v_is_obj(y->in[2]->value, O_STR) &&
+                   strcmp(AS_STR(y->in[2]->value)->data, "sum") == 0
+               ? IR_P_SUM_SENS
+               : -1;
   case -1: break;
   default: return -1;
   }
@@ -217,6 +226,7 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
 }
 
 static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }
+static bool is_unary_sens(int p) { return ir_prims[p].arity == 3; }
 
 /* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
  * Unbound with an error raised when it cannot be had. */
@@ -289,13 +299,24 @@ static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
   Ad *ad = f->ad;
   IrNode *callee = y->in[1], *names = y->in[2];
   int nargs = y->nin - 3;
+  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) && !ad_builtin_has_signature(ad->vm, callee->value)) {
+    /* a builtin without a rule (print(x, end="")): computed; a
+     * sensitivity reaching it is an error */
+    IrNode **a = lang_alloc((nargs + 3) * sizeof *a);
+    a[0] = callee;
+    a[1] = names;
+    for (int j = 0; j < nargs; j++) a[2 + j] = fwd(f, y->in[3 + j], f->jh);
+    if (!ad_nondiff_builtin(AS_BUILTIN(callee->value)->name)) f->kind[i] = BK_NODIFF;
+    return ir_prim_applyv(ad->u, f->jh, IR_P_CALL_KW, y->span, nargs + 2, a);
+  }
   bool method = ir_node_prim(callee) == IR_P_GETATTR && callee->graph == f->h;
   IrNode **a = lang_alloc((nargs + 4) * sizeof *a);
   IrNode *fn;
   if (method) {
     IrNode *x = fwd(f, callee->in[1], f->jh);
-    fn = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_method_rule")), 2,
-                 (IrNode *[]){x, fwd(f, callee->in[2], f->jh)}, y->span);
+    fn = call_in(ad, f->jh, kconst(ad, ad_call_rule(ad->vm, "_method_rule")), 4,
+                 (IrNode *[]){x, fwd(f, callee->in[2], f->jh), kint(ad, nargs - (int)AS_SEQ(names->value)->len), names},
+                 y->span);
     a[2] = x;
   } else {
     fn = fwd(f, callee, f->jh);
@@ -347,7 +368,8 @@ static void forward(Fill *f, int i) {
     case IR_P_SETITEM: case IR_P_UNPACK: case IR_P_ITER_SEQ: case IR_P_SWITCH: case IR_P_GADD:
     case IR_P_ENV_GET: case IR_P_ENV_SET: case IR_P_MAKE_ENV: case IR_P_SENS_ITEM: case IR_P_SENS_AT:
     case IR_P_SENS_WITHOUT: case IR_P_SENS_LIKE: case IR_P_CHECK_BOUND: case IR_P_CHECK_DIFF:
-    case IR_P_FLOAT_ARG: case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS: case IR_P_JINV_ENV: case IR_P_JENV:
+    case IR_P_FLOAT_ARG: case IR_P_J: case IR_P_CONS_LIST: case IR_P_CONS_SENS: case IR_P_CONS_TAN: case IR_P_JINV_ENV:
+    case IR_P_JENV:
       mapped_args(f, y, 1, args);
       v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
       f->kind[i] = BK_INLINE;
@@ -367,6 +389,13 @@ static void forward(Fill *f, int i) {
       break;
     }
     case IR_P_CALL_METHOD: {
+      if (sens_prim_of(ad->vm, y) >= 0) {
+        /* x.sum(): the value, plainly; the backward step is sum_sens */
+        mapped_args(f, y, 1, args);
+        v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
+        f->kind[i] = BK_SENS;
+        break;
+      }
       /* x.name(args): the rule of what x.name is, known when the call
        * runs (calls.c), called (x, args...); its result has no item for
        * the name */
@@ -434,14 +463,31 @@ static void forward(Fill *f, int i) {
   } else if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(ad, b->name);
+    const char *twin = ad_mist_twin(callee->value);
     mapped_args(f, y, 1, args);
-    if (ad_has_J_form(callee->value)) {
-      /* differentiating a derivative: the J form of the builtin (api.c)
-       * makes the transform of grad(f) and sends sensitivity back to f */
+    if (twin) {
+      /* jvp, jacobian, hessian: their Mist definitions (stdlib/ad.ms),
+       * transformed like any function */
+      ObjModule *m = ad_stdlib_module(ad->vm, "ad");
+      Value def = m ? ad_module_global(m, "", twin) : v_unbound(), jdef;
+      if (def.tag == V_UNBOUND || !ad_J_value(ad->vm, def, &jdef)) {
+        if (def.tag == V_UNBOUND && m) lang_raise(ad->vm, "NameError", "%s is missing from stdlib/ad.ms", twin);
+        ad->failed = true;
+        return;
+      }
       IrNode **a2 = lang_alloc((nargs + 1) * sizeof *a2);
       a2[0] = kconst(ad, ad->vm->ad_kid);
       memcpy(a2 + 1, args, nargs * sizeof *args);
-      v = forward_pair(f, y, fwd(f, callee, f->jh), nargs + 1, a2, i);
+      v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, a2, i);
+    } else if (rule.tag != V_UNBOUND && ad_is_packed(callee->value)) {
+      /* vjp(f, x1..xn): the rule takes (f, (x1..xn)) */
+      if (nargs < 1) {
+        ad_error(ad, y->span, "%s() takes a function and its arguments", b->name);
+        return;
+      }
+      IrNode *xs = ir_prim_applyv(ad->u, f->jh, IR_P_MAKE_TUPLE, y->span, nargs - 1, args + 1);
+      v = forward_pair(f, y, kconst(ad, rule), 2, (IrNode *[]){args[0], xs}, i);
+      f->kind[i] = BK_PACKED;
     } else if (rule.tag != V_UNBOUND) {
       v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
     } else if (ad_lowering_builtin(callee->value) == AD_BIND_ORDER) {
@@ -452,8 +498,7 @@ static void forward(Fill *f, int i) {
       v = call_in(ad, f->jh, callee, nargs, args, y->span);
     } else {
       /* without a rule: computed, and a sensitivity reaching it is an
-       * error (a keyword or method call's rule from calls.c, in a second
-       * derivative, among them) */
+       * error */
       v = call_in(ad, f->jh, callee, nargs, args, y->span);
       if (!ad_nondiff_builtin(b->name)) f->kind[i] = BK_NODIFF;
       /* a rule found for a method call is a function of this world */
@@ -492,7 +537,7 @@ static void contribute(Fill *f, IrNode *x, IrNode *v) {
     }
     return;
   }
-  if (!in_transform(f, x)) return;
+  if (!in_transform(f, x) || !map_get(&ad->active, x)) return;
   IrNode *old = map_get(&f->sens, x);
   if (!old && x->graph != f->h) {
     f->fvs = lang_realloc(f->fvs, (f->nfvs + 1) * sizeof *f->fvs);
@@ -599,9 +644,14 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
   case IR_P_JENV:
     contribute(f, in[2], prim_in(ad, b, IR_P_JINV_ENV, sp, 2, bfwd(f, in[1]), d));
     break;
+  case IR_P_CONS_TAN:
+    /* linear in the chain: its transpose is cons_sens */
+    contribute(f, in[1], prim_in(ad, b, IR_P_CONS_SENS, sp, 3, d, bfwd(f, in[2]), bfwd(f, in[3])));
+    break;
   case IR_P_CONS_SENS:
-    /* linear in d: its transpose is cons_list of the chain */
-    contribute(f, in[1], prim_in(ad, b, IR_P_CONS_LIST, sp, 2, d, kint(ad, 0)));
+    /* linear in d: its transpose turns a chain back into a list (or
+     * dict) as long as acc, the chain's Nones standing for zeros */
+    contribute(f, in[1], prim_in(ad, b, IR_P_CONS_TAN, sp, 3, d, bfwd(f, in[2]), bfwd(f, in[3])));
     break;
   default: break;
   }
@@ -653,9 +703,9 @@ static void backward(Fill *f, int last) {
       if (p < 0 && ad_is_call_rule(y->in[0]->value))
         sb_printf(&sb, "a keyword or method call twice (line %d): higher derivatives through them are not supported yet",
                   y->span.line);
-      else if (p < 0)
+      else if (p < 0 || (p == IR_P_CALL_KW && v_is_obj(y->in[1]->value, O_BUILTIN)))
         sb_printf(&sb, "through %s() (line %d): it has no derivative rule yet",
-                  AS_BUILTIN(y->in[0]->value)->name, y->span.line);
+                  AS_BUILTIN(y->in[p < 0 ? 0 : 1]->value)->name, y->span.line);
       else
         sb_printf(&sb, "through %s (line %d)", ir_prims[p].name, y->span.line);
       prim_in(ad, b, IR_P_NO_DERIVATIVE, y->span, 2, d, kconst(ad, v_obj(lang_str(sb.data))));
@@ -668,8 +718,8 @@ static void backward(Fill *f, int last) {
       for (int j = 1; j < y->nin; j++) {
         IrNode *x = y->in[j];
         if (x->kind == IR_CONST || !in_transform(f, x)) continue;
-        IrNode *s = y->nin == 3 ? prim_in(ad, b, sp, y->span, 4, d, bfwd(f, y->in[1]), bfwd(f, y->in[2]), kint(ad, j - 1))
-                                : prim_in(ad, b, sp, y->span, 3, d, bfwd(f, x), map_get(&ad->fwd, y));
+        IrNode *s = !is_unary_sens(sp) ? prim_in(ad, b, sp, y->span, 4, d, bfwd(f, y->in[1]), bfwd(f, y->in[2]), kint(ad, j - 1))
+                                       : prim_in(ad, b, sp, y->span, 3, d, bfwd(f, x), map_get(&ad->fwd, y));
         contribute(f, x, s);
       }
       break;
@@ -702,6 +752,14 @@ static void backward(Fill *f, int last) {
         IrNode *at = prim_in(ad, b, IR_P_GETITEM, y->span, 2, o, kint(ad, 1 + j));
         contribute(f, y->in[3 + j], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, at));
       }
+      break;
+    }
+    case BK_PACKED: {
+      IrNode *r = prim_in(ad, b, IR_P_BP_CALL, y->span, 3, f->bp[i], d, kint(ad, 3));
+      contribute(f, y->in[1], prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 1)));
+      IrNode *dxs = prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 2));
+      for (int j = 2; j < y->nin; j++)
+        contribute(f, y->in[j], prim_in(ad, b, IR_P_SENS_ITEM, y->span, 2, dxs, kint(ad, j - 2)));
       break;
     }
     case BK_BP:
@@ -991,6 +1049,108 @@ static void spreads(Ad *ad) {
   }
 }
 
+/* ---- activity ----
+ *
+ * Only a value that depends on what is differentiated needs a
+ * sensitivity: the parameters asked for (all of them, and what the
+ * function captured, for a transform that is not masked), and whatever
+ * is computed from them.  A table read row by row in a loop, a constant,
+ * an argument nobody asks about or a stop_gradient get none, so their
+ * reads cost nothing backwards (without this, every rows[t] made a
+ * sensitivity the size of the table).  A graph's parameter is active
+ * when a call passes it an active argument, or when the graph escapes
+ * as a value (its callers are unknown); a closure is active when it
+ * captures an active value.  A fixpoint over the graphs the root
+ * reaches. */
+
+typedef struct Act {
+  Ad *ad;
+  Reach r;
+  Map escaped;         /* graphs used other than as a known callee */
+  bool changed;
+} Act;
+
+static bool active_node(Act *a, IrNode *x) {
+  if (x->kind == IR_CONST) {
+    IrGraph *h = ir_node_graph(x);
+    if (!h) return false;
+    ir_free_vars(h);
+    for (int i = 0; i < h->nfv; i++)
+      if (map_get(&a->ad->active, h->fv[i])) return true;
+    return false;
+  }
+  return map_get(&a->ad->active, x) != NULL;
+}
+
+static void set_active(Act *a, IrNode *x) {
+  if (map_get(&a->ad->active, x)) return;
+  map_put(&a->ad->active, x, x);
+  a->changed = true;
+}
+
+static void all_params_active(Act *a, IrGraph *h) {
+  for (int i = 0; i < h->nparams; i++) set_active(a, h->params[i]);
+}
+
+static void activity(Ad *ad) {
+  Act a = {0};
+  a.ad = ad;
+  reach_add(&a.r, ad->root);
+  /* the graphs reached, and those that escape */
+  for (int k = 0; k < a.r.n; k++) {
+    IrGraph *p = a.r.list[k];
+    for (int i = 0; i < p->nnodes; i++) {
+      IrNode *n = p->nodes[i];
+      bool sw = ir_node_prim(n) == IR_P_SWITCH;
+      for (int j = 0; j < n->nin; j++) {
+        IrGraph *h = ir_node_graph(n->in[j]);
+        if (!h) continue;
+        reach_add(&a.r, h);
+        /* a known callee, or an if's branch (no parameters) */
+        if (!(j == 0 && n->kind == IR_APPLY) && !(sw && j >= 2)) map_put(&a.escaped, h, h);
+      }
+    }
+    if (p->ret && ir_node_graph(p->ret)) {
+      reach_add(&a.r, ir_node_graph(p->ret));
+      map_put(&a.escaped, ir_node_graph(p->ret), p);
+    }
+    for (int d = 0; d < p->ndefaults; d++)
+      if (ir_node_graph(p->defaults[d])) {
+        reach_add(&a.r, ir_node_graph(p->defaults[d]));
+        map_put(&a.escaped, ir_node_graph(p->defaults[d]), p);
+      }
+  }
+  /* the seeds */
+  IrGraph *g = ad->root;
+  bool all = ad->mask == ~(uint64_t)0;
+  for (int i = 0; i < g->nparams; i++)
+    if (all || i >= 64 || (ad->mask >> i & 1)) set_active(&a, g->params[i]);
+  if (all) {
+    ir_free_vars(g);
+    for (int i = 0; i < g->nfv; i++) set_active(&a, g->fv[i]);
+  }
+  for (int k = 0; k < a.r.n; k++)
+    if (a.r.list[k] != g && map_get(&a.escaped, a.r.list[k])) all_params_active(&a, a.r.list[k]);
+  do {
+    a.changed = false;
+    for (int k = 0; k < a.r.n; k++) {
+      IrGraph *p = a.r.list[k];
+      for (int i = 0; i < p->nnodes; i++) {
+        IrNode *n = p->nodes[i];
+        bool act = false;
+        for (int j = 0; j < n->nin && !act; j++) act = active_node(&a, n->in[j]);
+        if (act) set_active(&a, n);
+        /* a known graph called: its parameters take the arguments' activity */
+        IrGraph *h = n->kind == IR_APPLY ? ir_node_graph(n->in[0]) : NULL;
+        if (h && h != g)
+          for (int j = 1; j < n->nin && j - 1 < h->nparams; j++)
+            if (active_node(&a, n->in[j])) set_active(&a, h->params[j - 1]);
+        if (h && n->nin - 1 != h->nparams) all_params_active(&a, h);
+      }
+    }
+  } while (a.changed);
+}
+
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
   if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0, false, true);
   return g->jroot;
@@ -1038,11 +1198,12 @@ static void closure_graphs(IrUnit *u, Map *out) {
   }
 }
 
-/* Does each transform that may become a closure still capture every free
- * variable of the graph it transforms (jorig), so that the primal closure
+/* Does each transform that may become a closure capture exactly the free
+ * variables of the graph it transforms (jorig), so that the primal closure
  * can be rebuilt and sensitivities re-keyed?  The optimiser may drop a
- * captured value the transform no longer needs, or replace it by an equal
- * one (cse). */
+ * captured value the transform no longer needs, replace it by an equal
+ * one (cse), or read what it captured through a value of the enclosing
+ * function instead (c[0] folded to w). */
 static bool captures_sources(Ad *ad) {
   Map closures = {0};
   closure_graphs(ad->u, &closures);
@@ -1055,6 +1216,15 @@ static bool captures_sources(Ad *ad) {
       while (k < jh->nfv && jh->jorig[k] != h->fv[i]) k++;
       if (k == jh->nfv) return false;
     }
+    /* and nothing its source does not: a sensitivity for a value the
+     * optimiser folded in (c[0] read as w) would be keyed by a node the
+     * source's closure does not have, and lost */
+    for (int k = 0; k < jh->nfv; k++) {
+      if (!jh->jorig[k]) continue;
+      int i = 0;
+      while (i < h->nfv && h->fv[i] != jh->jorig[k]) i++;
+      if (i == h->nfv) return false;
+    }
   }
   return true;
 }
@@ -1064,6 +1234,8 @@ static bool captures_sources(Ad *ad) {
  * and taken apart at once go, ...): what reads best and runs fastest.
  * Should the simplified transform lose what a closure of it captures, the
  * transform is made again without. */
+enum { AD_OPTIMIZE_MAX = 10000 };   /* nodes of a transform's unit */
+
 static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool optimize) {
   Ad ad = {0};
   ad.vm = vm;
@@ -1094,6 +1266,7 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
     map_put(&ad.fwd, g->params[i], p);
   }
   spreads(&ad);
+  activity(&ad);
   ad.work = lang_alloc(16 * sizeof *ad.work);
   ad.capwork = 16;
   ad.work[ad.nwork++] = g;
@@ -1131,7 +1304,14 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
    * the others) */
   for (int w = 0; w < ad.nwork; w++) ((IrGraph *)map_get(&ad.jg, ad.work[w]))->jsource = ad.work[w];
   prune_backward(&ad);
-  if (optimize) {
+  /* The optimiser's passes cost more than linear time in the size of
+   * a unit, and a transform of a transform of library code (a hessian
+   * inside a derivative taken three times) runs to 10^5 nodes: those are
+   * left as the transform made them, which changes their speed, never
+   * what they compute. */
+  int size = 0;
+  for (int k = 0; k < ad.u->ngraphs; k++) size += ad.u->graphs[k]->nnodes;
+  if (optimize && size <= AD_OPTIMIZE_MAX) {
     if (!ir_optimize(vm, ad.u, jg)) return NULL;
     /* again, for what inlining exposed in the backward passes and their
      * copies: a sensitivity computed for a constant argument, say */
@@ -1144,9 +1324,16 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
     if (ad.fwd.keys[i]) map_put(&inv, ad.fwd.vals[i], (void *)ad.fwd.keys[i]);
   for (int w = 0; w < ad.nwork; w++) {
     IrGraph *h = ad.work[w], *jh = map_get(&ad.jg, h);
+    ir_free_vars(h);
     ir_free_vars(jh);
     jh->jorig = lang_alloc((jh->nfv ? jh->nfv : 1) * sizeof *jh->jorig);
-    for (int k = 0; k < jh->nfv; k++) jh->jorig[k] = map_get(&inv, jh->fv[k]);
+    for (int k = 0; k < jh->nfv; k++) {
+      /* (h's own free variables first: several nodes may share a value) */
+      jh->jorig[k] = NULL;
+      for (int j = 0; j < h->nfv && !jh->jorig[k]; j++)
+        if (map_get(&ad.fwd, h->fv[j]) == jh->fv[k]) jh->jorig[k] = h->fv[j];
+      if (!jh->jorig[k]) jh->jorig[k] = map_get(&inv, jh->fv[k]);
+    }
   }
   if (optimize && !captures_sources(&ad)) return reverse(vm, g, mask, floats, false);
 #ifndef NDEBUG

@@ -12,7 +12,7 @@
 # printed beside Mist's, with torch's threads set to Mist's pool size.
 # Usage:
 #
-#   bench/grad_run.sh [NAME...]        default: poly loop mlp
+#   bench/grad_run.sh [NAME[:ARG]...]  default: poly loop mlp rows:1024 rows:4096
 #   REPEAT=10 MIST=path/to/mist PYTHON=python3 TORCH=0 bench/grad_run.sh
 #
 # A case whose gradient fails prints "NAME: gradient failed: <error>"
@@ -51,17 +51,18 @@ else
   torch_note="PyTorch: $torch_version ($("$python" --version 2>&1))"
 fi
 
-if [ $# -gt 0 ]; then names=("$@"); else names=(poly loop mlp); fi
+if [ $# -gt 0 ]; then names=("$@"); else names=(poly loop mlp rows:1024 rows:4096); fi
 
 threads=${MIST_NUM_THREADS:-$(nproc 2>/dev/null || echo 1)}
 export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ left in bench/grad
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run_case PROG FILE...: run PROG FILE REPEAT in bench/grad, stdout to
-# $tmp/out, stderr to $tmp/err; its status is returned.
+# run_case PROG FILE [ARG]: run PROG FILE REPEAT [ARG] in bench/grad,
+# stdout to $tmp/out, stderr to $tmp/err; its status is returned.
 run_case() {
-  (cd "$dir" && timeout "$limit" "$@" "$repeat" > "$tmp/out" 2> "$tmp/err")
+  local prog=$1 file=$2 arg=${3:-}
+  (cd "$dir" && timeout "$limit" "$prog" "$file" "$repeat" $arg > "$tmp/out" 2> "$tmp/err")
 }
 
 # field KEY: the number after KEY on the line of $tmp/out starting with
@@ -113,14 +114,20 @@ echo
 
 status=0
 notes=()
-for name in "${names[@]}"; do
+for case_ in "${names[@]}"; do
+  # NAME, or NAME:ARG (rows:4096 runs rows.ms with 4096 rows)
+  name=${case_%%:*}
+  arg=""
+  [ "$case_" != "$name" ] && arg=${case_#*:}
   if [ ! -f "$dir/$name.ms" ]; then
     echo "bench: no $dir/$name.ms" >&2
     status=1
     continue
   fi
-  run_case "$mist" "$name.ms"
+  run_case "$mist" "$name.ms" "$arg"
   rc=$?
+  mist_out=$tmp/mist_out
+  cp "$tmp/out" "$mist_out"
   f=$(field f_ms); g=$(field grad_ms)
   fc=$(check_of f_ms); gc=$(check_of grad_ms)
   if [ -z "$f" ]; then
@@ -133,7 +140,7 @@ for name in "${names[@]}"; do
 
   tf=""; tg=""
   if [ -n "$python" ] && [ -f "$dir/$name.py" ]; then
-    MIST_NUM_THREADS=$threads run_case "$python" "$name.py"
+    MIST_NUM_THREADS=$threads run_case "$python" "$name.py" "$arg"
     rc=$?
     tf=$(field f_ms); tg=$(field grad_ms)
     if [ -z "$tf" ] || [ -z "$tg" ]; then
@@ -148,9 +155,20 @@ for name in "${names[@]}"; do
     fi
   fi
 
-  printf "$fmt" "$name" "$(ms "$f")" "$(ms "$g")" "$(ratio "$g" "$f")"
+  printf "$fmt" "$case_" "$(ms "$f")" "$(ms "$g")" "$(ratio "$g" "$f")"
   [ -n "$python" ] && printf "$tfmt" "$(ms "$tf")" "$(ms "$tg")" "$(ratio "$tg" "$tf")"
   echo
+  # further gradients a case times (grad_rows_ms: rows' with respect to
+  # the table too), each against the same function
+  for key in $(awk '$1 ~ /^grad_.*_ms$/ { print $1 }' "$mist_out"); do
+    g2=$(awk -v k="$key" '$1 == k { print $2; exit }' "$mist_out")
+    t2=$(awk -v k="$key" '$1 == k { print $2; exit }' "$tmp/out" 2>/dev/null)
+    [ -n "$python" ] || t2=""
+    v=${key#grad_}; v=${v%_ms}
+    printf "$fmt" "$case_/$v" "$(ms "$f")" "$(ms "$g2")" "$(ratio "$g2" "$f")"
+    [ -n "$python" ] && printf "$tfmt" "$(ms "$tf")" "$(ms "$t2")" "$(ratio "$t2" "$tf")"
+    echo
+  done
 done
 
 if [ ${#notes[@]} -gt 0 ]; then

@@ -35,4 +35,9 @@ bool ev_lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound);
 /* The meaning of primitive p as a C function (ir/prims.c). */
 BuiltinFn ev_prim_fn(IrPrim p);
 
+/* A sensitivity made whole: one made of parts (O_SPARSE, a large value's
+ * sensitivity from x[i] in a loop) summed into a value of x's shape;
+ * anything else as it is (ir/prims.c). */
+bool ir_sens_dense(MistVM *vm, Value v, Value *out);
+
 #endif

@@ -4,6 +4,7 @@
  * agree with them), and they are the values of primitives used as
  * functions.  Value semantics come from lang/ops.c.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ir/eval.h"
@@ -308,6 +309,149 @@ PRIM_FN(p_check_bound) {
 
 static bool gadd(MistVM *vm, Value a, Value b, Value *out);
 
+/* Is t the zero tensor zeros_like makes: one zero element spread over
+ * its shape by stride-0 axes? */
+static bool zero_view(const ObjTensor *t) {
+  for (int d = 0; d < t->ndim; d++)
+    if (t->strides[d] != 0) return false;
+  const char *p = lang_tensor_ptr(t);
+  switch (t->dtype) {
+  case DT_F32: return *(const float *)p == 0;
+  case DT_F64: return *(const double *)p == 0;
+  default: return false;
+  }
+}
+
+/* ---- sensitivities made of parts (ObjSparse, lang/value.h) ----
+ *
+ * x[i] read in a loop gives x the sensitivity d at i on each turn.  Made
+ * whole, each would cost the size of x, and adding them up n times the
+ * size of x.  So sens_at of a large tensor, list or tuple gives a part
+ * (a leaf), gadd of parts of the same value their sum (a node), and the
+ * whole is made once, when something needs it (ir_sens_dense): the
+ * primitives that compute with a sensitivity (bp_call, sens_item, the
+ * sensitivity primitives, _sens_whole in the Mist definitions) ask for
+ * it. */
+
+enum { SPARSE_MIN = 64 };   /* elements below which a part is made whole at once */
+
+static bool sparse_like_ok(Value x) {
+  if (v_is_tensor(x)) return lang_dtype_is_float(AS_TENSOR(x)->dtype) && AS_TENSOR(x)->size >= SPARSE_MIN;
+  return (v_is_obj(x, O_TUPLE) || v_is_obj(x, O_LIST)) && AS_SEQ(x)->len >= SPARSE_MIN;
+}
+
+static ObjSparse *sparse_new(Value like) {
+  ObjSparse *s = lang_alloc(sizeof *s);
+  s->obj.kind = O_SPARSE;
+  s->like = like;
+  s->index = v_unbound();
+  s->d = v_none();
+  s->dense = v_unbound();
+  return s;
+}
+
+/* Do a and b stand for sensitivities of values of one shape? */
+static bool same_like(Value a, Value b) {
+  if (a.tag == V_OBJ && b.tag == V_OBJ && a.o == b.o) return true;
+  if (v_is_tensor(a) && v_is_tensor(b)) {
+    ObjTensor *x = AS_TENSOR(a), *y = AS_TENSOR(b);
+    if (x->dtype != y->dtype || x->ndim != y->ndim) return false;
+    for (int i = 0; i < x->ndim; i++)
+      if (x->shape[i] != y->shape[i]) return false;
+    return true;
+  }
+  return a.tag == V_OBJ && b.tag == V_OBJ && a.o->kind == b.o->kind && (a.o->kind == O_TUPLE || a.o->kind == O_LIST) &&
+         AS_SEQ(a)->len == AS_SEQ(b)->len;
+}
+
+/* Is v a whole sensitivity for a value like `like`? */
+static bool whole_for(Value v, Value like) {
+  if (v_is_tensor(like)) return v_is_tensor(v) && same_like(v, like);
+  return (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST)) && AS_SEQ(v)->len == AS_SEQ(like)->len;
+}
+
+bool ir_sens_dense(MistVM *vm, Value v, Value *out) {
+  if (!v_is_obj(v, O_SPARSE)) {
+    *out = v;
+    return true;
+  }
+  ObjSparse *top = AS_SPARSE(v);
+  if (top->dense.tag != V_UNBOUND) {
+    *out = top->dense;
+    return true;
+  }
+  Value like = top->like, acc = v_none();
+  ObjTensor *z = NULL;
+  ObjSeq *items = NULL;
+  if (v_is_tensor(like)) {
+    ObjTensor *t = AS_TENSOR(like);
+    if (!(z = lang_tensor_new(vm, t->dtype, t->ndim, t->shape, true))) return false;
+  } else {
+    ObjSeq *xs = AS_SEQ(like);
+    items = v_is_obj(like, O_TUPLE) ? lang_tuple_new(xs->len) : lang_list_new(xs->len);
+    for (size_t k = 0; k < xs->len; k++) items->items[k] = v_none();
+  }
+  /* the leaves, left to right, with a stack (a sum of n parts made by a
+   * loop is a chain n deep) */
+  size_t cap = 64, n = 0;
+  ObjSparse **stack = lang_alloc(cap * sizeof *stack);
+  stack[n++] = top;
+  while (n) {
+    ObjSparse *s = stack[--n];
+    if (s->a) {
+      if (n + 2 > cap) stack = lang_realloc(stack, (cap *= 2) * sizeof *stack);
+      stack[n++] = s->b;
+      stack[n++] = s->a;
+      continue;
+    }
+    Value d;
+    if (!ir_sens_dense(vm, s->d, &d)) return false;
+    if (d.tag == V_NONE) continue;
+    if (s->index.tag == V_UNBOUND) {
+      /* a whole sensitivity among the parts: added at the end */
+      if (!gadd(vm, acc, d, &acc)) return false;
+    } else if (z) {
+      if (!lang_tensor_add_at(vm, z, s->index, d)) return false;
+    } else {
+      int64_t k = s->index.tag == V_BOOL ? s->index.b : s->index.i;
+      if (k < 0) k += (int64_t)items->len;
+      if (!gadd(vm, items->items[k], d, &items->items[k])) return false;
+    }
+  }
+  Value r = z ? v_obj(z) : v_obj(items);
+  if (acc.tag != V_NONE && !gadd(vm, r, acc, &r)) return false;
+  top->dense = r;
+  *out = r;
+  return true;
+}
+
+/* gadd where a or b is made of parts */
+static bool gadd_sparse(MistVM *vm, Value a, Value b, Value *out) {
+  ObjSparse *x = v_is_obj(a, O_SPARSE) ? AS_SPARSE(a) : NULL, *y = v_is_obj(b, O_SPARSE) ? AS_SPARSE(b) : NULL;
+  Value like = x ? x->like : y->like;
+  bool ok = (!x || same_like(x->like, like)) && (!y || same_like(y->like, like)) &&
+            (x || (whole_for(a, like) && !(v_is_tensor(a) && zero_view(AS_TENSOR(a))))) &&
+            (y || (whole_for(b, like) && !(v_is_tensor(b) && zero_view(AS_TENSOR(b)))));
+  if (!ok) {
+    /* (grad's zeros_like(x) + dx among them: the whole is wanted) */
+    Value da, db;
+    return ir_sens_dense(vm, a, &da) && ir_sens_dense(vm, b, &db) && gadd(vm, da, db, out);
+  }
+  if (!x) {
+    x = sparse_new(like);
+    x->d = a;
+  }
+  if (!y) {
+    y = sparse_new(like);
+    y->d = b;
+  }
+  ObjSparse *s = sparse_new(like);
+  s->a = x;
+  s->b = y;
+  *out = v_obj(s);
+  return true;
+}
+
 static bool env_merge(MistVM *vm, ObjEnv *a, ObjEnv *b, Value *out) {
   ObjEnv *e = lang_alloc(sizeof *e + (a->len + b->len) * sizeof(EnvEntry));
   e->obj.kind = O_ENV;
@@ -326,19 +470,6 @@ static bool env_merge(MistVM *vm, ObjEnv *a, ObjEnv *b, Value *out) {
   return true;
 }
 
-/* Is t the zero tensor zeros_like makes: one zero element spread over
- * its shape by stride-0 axes? */
-static bool zero_view(const ObjTensor *t) {
-  for (int d = 0; d < t->ndim; d++)
-    if (t->strides[d] != 0) return false;
-  const char *p = lang_tensor_ptr(t);
-  switch (t->dtype) {
-  case DT_F32: return *(const float *)p == 0;
-  case DT_F64: return *(const double *)p == 0;
-  default: return false;
-  }
-}
-
 static bool same_shape(const ObjTensor *a, const ObjTensor *b) {
   if (a->dtype != b->dtype || a->ndim != b->ndim) return false;
   for (int d = 0; d < a->ndim; d++)
@@ -349,6 +480,7 @@ static bool same_shape(const ObjTensor *a, const ObjTensor *b) {
 static bool gadd(MistVM *vm, Value a, Value b, Value *out) {
   if (a.tag == V_NONE) { *out = b; return true; }
   if (b.tag == V_NONE) { *out = a; return true; }
+  if (v_is_obj(a, O_SPARSE) || v_is_obj(b, O_SPARSE)) return gadd_sparse(vm, a, b, out);
   if (v_is_tensor(a) && v_is_tensor(b) && same_shape(AS_TENSOR(a), AS_TENSOR(b))) {
     /* grad's zeros_like(x) + dx: no need to add the zeros */
     if (AS_TENSOR(a)->size > 0 && zero_view(AS_TENSOR(a))) { *out = b; return true; }
@@ -480,11 +612,14 @@ PRIM_FN(p_bp_call) {
     *out = none_tuple(argv[2].i);
     return true;
   }
-  return vm->call(vm, argv[0], 1, &argv[1], NULL, out);
+  Value d;
+  if (!ir_sens_dense(vm, argv[1], &d)) return false;
+  return vm->call(vm, argv[0], 1, &d, NULL, out);
 }
 
 PRIM_FN(p_sens_item) {
-  Value d = argv[0], i = argv[1];
+  Value d, i = argv[1];
+  if (!ir_sens_dense(vm, argv[0], &d)) return false;
   *out = v_none();
   if (d.tag == V_NONE) return true;
   if (v_is_obj(d, O_DICT) && v_is_obj(i, O_STR)) {
@@ -522,9 +657,18 @@ static int64_t slice_positions(MistVM *vm, ObjSlice *s, int64_t n, int64_t *star
 }
 
 PRIM_FN(p_sens_at) {
-  Value x = argv[0], i = argv[1], d = argv[2];
+  Value x = argv[0], i = argv[1], d;
+  if (!ir_sens_dense(vm, argv[2], &d)) return false;
   if (d.tag == V_NONE || x.tag == V_NONE) {
     *out = v_none();
+    return true;
+  }
+  if (sparse_like_ok(x) && (v_is_tensor(x) || i.tag == V_INT || i.tag == V_BOOL)) {
+    /* a part of a large value: made whole when needed (see above) */
+    ObjSparse *s = sparse_new(x);
+    s->index = i;
+    s->d = d;
+    *out = v_obj(s);
     return true;
   }
   if (v_is_tensor(x)) {
@@ -584,7 +728,8 @@ static bool rows_sens(MistVM *vm, ObjTensor *x, ObjSeq *rows, Value *out) {
 }
 
 PRIM_FN(p_sens_like) {
-  Value x = argv[0], d = argv[1];
+  Value x = argv[0], d;
+  if (!ir_sens_dense(vm, argv[1], &d)) return false;
   if (v_is_tensor(x) && (v_is_obj(d, O_TUPLE) || v_is_obj(d, O_LIST)))
     return rows_sens(vm, AS_TENSOR(x), AS_SEQ(d), out);
   if (v_is_obj(x, O_LIST) && v_is_obj(d, O_TUPLE)) {
@@ -607,12 +752,22 @@ PRIM_FN(p_seed) {
   }
   if (y.tag == V_OBJ && y.o->kind != O_STR && y.o->kind != O_TUPLE && y.o->kind != O_LIST &&
       y.o->kind != O_DICT && y.o->kind != O_FUNC) {
-    /* a tensor: one element, whose sensitivity is 1 */
+    /* a tensor: one element, whose sensitivity is 1 (made, not y * 0 + 1,
+     * which is nan where y is inf) */
     int64_t n;
-    Value zero;
     if (lang_len(vm, y, &n) && n != 1)
       return lang_raise(vm, "TypeError", "%s: the function must return a float or a one-element tensor; it returned a tensor of %lld elements", who, (long long)n);
     lang_error_clear(vm);
+    if (v_is_tensor(y)) {
+      ObjTensor *t = AS_TENSOR(y), *one;
+      DType dt = lang_dtype_is_float(t->dtype) ? t->dtype : DT_F32;
+      if (!lang_tensor_scalar(vm, dt, v_float(1.0), &one) ||
+          !lang_tensor_broadcast_to(vm, who, one, t->ndim, t->shape, &one))
+        return false;
+      *out = v_obj(one);
+      return true;
+    }
+    Value zero;
     if (!lang_arith(vm, OP_MUL, y, v_float(0.0), &zero)) return false;
     return lang_arith(vm, OP_ADD, zero, v_float(1.0), out);
   }
@@ -667,19 +822,58 @@ static bool zeros_like(MistVM *vm, Value x, Value *out) {
 PRIM_FN(p_zeros_like) { return zeros_like(vm, argv[0], out); }
 PRIM_FN(p_stop_gradient) { *out = argv[0]; return true; }
 
+/* Is every leaf of x differentiable (a float, a float tensor; None and
+ * functions are let through)?  If not, an error naming the argument and
+ * the path to the leaf, so that a forgotten decimal point (an int, an
+ * integer tensor) never makes a gradient silently zero. */
+static bool check_diff(MistVM *vm, Value x, const char *name, StrBuf *path) {
+  const char *what = NULL;
+  char dt[64];
+  if (x.tag == V_INT || x.tag == V_BOOL || v_is_obj(x, O_STR)) {
+    what = x.tag == V_INT ? "an int" : x.tag == V_BOOL ? "a bool" : "a str";
+  } else if (v_is_tensor(x) && !lang_dtype_is_float(AS_TENSOR(x)->dtype)) {
+    snprintf(dt, sizeof dt, "%s %s tensor", AS_TENSOR(x)->dtype == DT_I32 || AS_TENSOR(x)->dtype == DT_I64 ? "an" : "a",
+             dev_dtype_name(AS_TENSOR(x)->dtype));
+    what = dt;
+  } else if (v_is_obj(x, O_TUPLE) || v_is_obj(x, O_LIST)) {
+    ObjSeq *xs = AS_SEQ(x);
+    for (size_t i = 0; i < xs->len; i++) {
+      size_t at = path->len;
+      sb_printf(path, "[%zu]", i);
+      if (!check_diff(vm, xs->items[i], name, path)) return false;
+      path->len = at;
+      path->data[at] = 0;
+    }
+  } else if (v_is_obj(x, O_DICT)) {
+    ObjDict *d = AS_DICT(x);
+    for (size_t i = 0; i < d->len; i++) {
+      size_t at = path->len;
+      sb_printf(path, "['%s']", d->entries[i].key->data);
+      if (!check_diff(vm, d->entries[i].value, name, path)) return false;
+      path->len = at;
+      path->data[at] = 0;
+    }
+  }
+  if (!what) return true;
+  const char *tail = v_is_tensor(x) ? "only float tensors (f32, f64) have derivatives" : "not a float, tensor or tree of them";
+  if (path->len)
+    return lang_raise(vm, "TypeError", "cannot differentiate with respect to argument '%s': %s%s is %s%s %s", name, name,
+                      path->data, what, v_is_tensor(x) ? ";" : ",", tail);
+  return lang_raise(vm, "TypeError", "cannot differentiate with respect to argument '%s': it is %s%s %s", name, what,
+                    v_is_tensor(x) ? ";" : ",", tail);
+}
+
 PRIM_FN(p_check_diff) {
-  Value x = argv[0];
-  const char *name = v_is_obj(argv[1], O_STR) ? AS_STR(argv[1])->data : "?";
-  if (x.tag == V_INT || x.tag == V_BOOL || v_is_obj(x, O_STR))
-    return lang_raise(vm, "TypeError",
-                      "cannot differentiate with respect to argument '%s': it is %s %s, not a float, tensor or tree of them",
-                      name, x.tag == V_INT ? "an" : "a", lang_type_name(x));
-  *out = x;
+  StrBuf path;
+  sb_init(&path);
+  if (!check_diff(vm, argv[0], v_is_obj(argv[1], O_STR) ? AS_STR(argv[1])->data : "?", &path)) return false;
+  *out = argv[0];
   return true;
 }
 
 PRIM_FN(p_sens_without) {
-  Value d = argv[0], i = argv[1];
+  Value d, i = argv[1];
+  if (!ir_sens_dense(vm, argv[0], &d)) return false;
   if (d.tag == V_NONE) {
     *out = d;
     return true;
@@ -725,7 +919,7 @@ PRIM_FN(p_bp_call_j) {
   }
   Value *args = lang_alloc((m + 1) * sizeof *args);
   memcpy(args, argv + 3, m * sizeof *args);
-  args[m] = argv[1];
+  if (!ir_sens_dense(vm, argv[1], &args[m])) return false;
   return vm->call(vm, argv[0], m + 1, args, NULL, out);
 }
 
@@ -741,6 +935,13 @@ static Value captured(ObjFunc *f, IrGraph *g, int i) {
     /* what fg's free variable k stands for, down the chain to g */
     IrGraph *x = fg;
     IrNode *z = fg->fv[k];
+    if (x != g && x->jsource && x->forig) {
+      /* a forward transform (the outermost one): its values stand for
+       * its source's, its tangents for nothing here */
+      if (x->ftan[k]) continue;
+      z = x->forig[k];
+      x = x->jsource;
+    }
     while (x != g && z && x->jsource && x->jorig) {
       ir_free_vars(x);
       int m = 0;
@@ -762,6 +963,30 @@ static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out);
  * an env itself, is re-keyed the same way, since J transformed it too. */
 static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
   *out = v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) ? v_none() : e;
+  if (lang_holds_function(f) && !v_is_obj(f, O_FUNC) && !v_is_obj(f, O_BUILTIN) && !v_is_obj(f, O_BOUND)) {
+    /* a container: J transformed the functions in it, so the
+     * sensitivities of those items are re-keyed one by one */
+    if (v_is_obj(f, O_DICT) && v_is_obj(e, O_DICT)) {
+      ObjDict *fd = AS_DICT(f), *ed = AS_DICT(e), *r = lang_dict_new();
+      for (size_t i = 0; i < ed->len; i++) {
+        Value fi = v_none(), ri;
+        lang_dict_get(fd, ed->entries[i].key, &fi);
+        if (!rekey_env(vm, fi, ed->entries[i].value, to_f, &ri)) return false;
+        lang_dict_put(r, ed->entries[i].key, ri);
+      }
+      *out = v_obj(r);
+      return true;
+    }
+    if ((v_is_obj(f, O_TUPLE) || v_is_obj(f, O_LIST)) && (v_is_obj(e, O_TUPLE) || v_is_obj(e, O_LIST))) {
+      ObjSeq *fs = AS_SEQ(f), *es = AS_SEQ(e);
+      ObjSeq *r = v_is_obj(e, O_TUPLE) ? lang_tuple_new(es->len) : lang_list_new(es->len);
+      for (size_t i = 0; i < es->len; i++)
+        if (!rekey_env(vm, i < fs->len ? fs->items[i] : v_none(), es->items[i], to_f, &r->items[i])) return false;
+      *out = v_obj(r);
+      return true;
+    }
+    return true;
+  }
   if (!v_is_obj(f, O_FUNC) || !v_is_obj(e, O_ENV)) return true;
   ObjFunc *fn = AS_FUNC(f);
   ObjEnv *d = AS_ENV(e);
@@ -771,7 +996,11 @@ static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
    * chain, f's own by the nodes of x's source they stand for.  Which x
    * is the level of the derivative this runs in, and d's keys say it
    * (nodes are unique). */
-  for (IrGraph *x = fn->graph; d->len && x->jsource && x->jorig; x = x->jsource) {
+  /* (an env is keyed alike in a forward world: the forward transform of
+   * a J world keeps its keys, so f's forward transform counts as its
+   * source) */
+  IrGraph *top = fn->graph->forig && fn->graph->jsource ? fn->graph->jsource : fn->graph;
+  for (IrGraph *x = top; d->len && x->jsource && x->jorig; x = x->jsource) {
     ir_free_vars(x);
     int k0 = 0;
     while (k0 < x->nfv && (int64_t)(intptr_t)(to_f ? (void *)x->fv[k0] : (void *)x->jorig[k0]) != d->items[0].key) k0++;
@@ -893,7 +1122,8 @@ PRIM_FN(p_cons_list) {
  * chain acc: (d_n, (... (d_1, None))); for a dict, pairs (None, d[key])
  * for the newest occurrence of each key, whose value the dict kept. */
 PRIM_FN(p_cons_sens) {
-  Value d = argv[0], acc = argv[1];
+  Value d, acc = argv[1];
+  if (!ir_sens_dense(vm, argv[0], &d)) return false;
   bool dict = argv[2].tag == V_INT && argv[2].i == 1;
   if (d.tag == V_NONE) {
     *out = d;
@@ -931,7 +1161,21 @@ PRIM_FN(p_cons_tan) {
     *out = t;
     return true;
   }
-  if (argv[2].tag == V_INT && argv[2].i == 0) return p_cons_list(vm, 2, (Value[]){t, v_int(0)}, NULL, out);
+  if (argv[2].tag == V_INT && argv[2].i == 0) {
+    /* as long as the chain acc: a sensitivity or tangent chain may stop
+     * early (None for the rest, all zero) */
+    size_t n = 0;
+    for (Value c = acc; v_is_obj(c, O_TUPLE) && AS_SEQ(c)->len == 2; c = AS_SEQ(c)->items[1]) n++;
+    ObjSeq *items = lang_list_new(n);
+    size_t k = n;
+    for (Value c = t; k > 0; k--) {
+      bool link = v_is_obj(c, O_TUPLE) && AS_SEQ(c)->len == 2;
+      items->items[k - 1] = link ? AS_SEQ(c)->items[0] : v_none();
+      c = link ? AS_SEQ(c)->items[1] : v_none();
+    }
+    *out = v_obj(items);
+    return true;
+  }
   ObjDict *d = lang_dict_new();
   ObjSeq *keys = NULL;
   Value l;
@@ -978,7 +1222,7 @@ static const BuiltinFn prim_fns[IR_NPRIMS] = {
   [IR_P_TRUEDIV_SENS] = p_truediv_sens, [IR_P_POW_SENS] = p_pow_sens, [IR_P_MATMUL_SENS] = p_matmul_sens, [IR_P_NEG_SENS] = p_neg_sens,
   [IR_P_POS_SENS] = p_pos_sens, [IR_P_EXP_SENS] = p_exp_sens, [IR_P_LOG_SENS] = p_log_sens,
   [IR_P_SQRT_SENS] = p_sqrt_sens, [IR_P_SIN_SENS] = p_sin_sens, [IR_P_COS_SENS] = p_cos_sens,
-  [IR_P_TANH_SENS] = p_tanh_sens, [IR_P_SIGMOID_SENS] = p_sigmoid_sens, [IR_P_RELU_SENS] = p_relu_sens,
+  [IR_P_TANH_SENS] = p_tanh_sens, [IR_P_SIGMOID_SENS] = p_sigmoid_sens, [IR_P_RELU_SENS] = p_relu_sens, [IR_P_SUM_SENS] = p_sum_sens,
 };
 
 BuiltinFn ev_prim_fn(IrPrim p) { return prim_fns[p]; }

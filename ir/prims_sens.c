@@ -13,11 +13,16 @@
  * tuples, which concatenate and repeat, mixed kinds) goes to the Mist
  * definition of the same name in stdlib/ad_sens.ms through vm->ad_sens,
  * so that logic lives in one place.  Those definitions are also what the
- * transforms differentiate for second derivatives.
+ * transforms differentiate for second derivatives.  Divisions and powers
+ * are IEEE arithmetic, as _fdiv and _fpow are there: at a singular point
+ * (sqrt at 0, 0 ** -0.5) a derivative is inf or nan, never an error.
  */
 #include <math.h>
+#include <string.h>
 
 #include "ir/prims_sens.h"
+#include "lang/gc.h"
+#include "lang/tensor.h"
 
 /* The Mist definition, for what the fast path leaves. */
 static bool general(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out) {
@@ -37,9 +42,94 @@ static bool num(Value v, double *f) {
 
 #define SENS_FN(name) bool name(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 
+/* ---- tensors ----
+ *
+ * The same operations as the Mist definitions, through the same C
+ * functions the builtins and primitives they call use (lang_arith for
+ * the operators, the builtin itself for cos and sin, _sens_to's
+ * lang_tensor_sum_to for unbroadcast), so both give the same bits: a
+ * tensor's sensitivity costs no Mist call. */
+
+static bool is_num(Value v) { return v.tag == V_FLOAT || v.tag == V_INT || v.tag == V_BOOL; }
+static bool tensor_or_num(Value v) { return v_is_tensor(v) || is_num(v); }
+
+/* unbroadcast(d, x) of ad_rules.ms: d summed to x's shape and dtype;
+ * None for an int, a bool or an integer tensor */
+static bool unbroadcast(MistVM *vm, Value d, Value x, Value *out) {
+  *out = v_none();
+  if (d.tag == V_NONE || x.tag == V_INT || x.tag == V_BOOL) return true;
+  if (x.tag == V_FLOAT && d.tag == V_FLOAT) {
+    *out = d;
+    return true;
+  }
+  if (v_is_tensor(x) && !lang_dtype_is_float(AS_TENSOR(x)->dtype)) return true;
+  return lang_tensor_sum_to(vm, d, x, out);
+}
+
+static bool builtin_call(MistVM *vm, const char *name, Value x, Value *out) {
+  Value fn;
+  if (!vm->builtins || !lang_dict_get(vm->builtins, lang_str(name), &fn))
+    return lang_raise(vm, "NameError", "name '%s' is not defined", name);
+  return vm->call(vm, fn, 1, &x, NULL, out);
+}
+
+/* argument i's sensitivity in op(x, y) for tensors and numbers */
+static bool binary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, int64_t i, Value *out) {
+  Value a, b;
+  switch (p) {
+  case IR_P_ADD_SENS: return unbroadcast(vm, d, i ? y : x, out);
+  case IR_P_SUB_SENS:
+    if (!i) return unbroadcast(vm, d, x, out);
+    return lang_neg(vm, d, &a) && unbroadcast(vm, a, y, out);
+  case IR_P_MUL_SENS:
+    return (i ? lang_arith(vm, OP_MUL, x, d, &a) : lang_arith(vm, OP_MUL, d, y, &a)) && unbroadcast(vm, a, i ? y : x, out);
+  case IR_P_TRUEDIV_SENS:
+    if (!i) return lang_arith(vm, OP_TRUEDIV, d, y, &a) && unbroadcast(vm, a, x, out);
+    return lang_neg(vm, d, &a) && lang_arith(vm, OP_MUL, a, x, &a) && lang_arith(vm, OP_MUL, y, y, &b) &&
+           lang_arith(vm, OP_TRUEDIV, a, b, &a) && unbroadcast(vm, a, y, out);
+  default: return false;
+  }
+}
+
+/* x's sensitivity in y = f(x) for a tensor x */
+static bool unary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, Value *out) {
+  Value a, b;
+  switch (p) {
+  case IR_P_NEG_SENS: return lang_neg(vm, d, out);
+  case IR_P_POS_SENS: *out = d; return true;
+  case IR_P_EXP_SENS: return lang_arith(vm, OP_MUL, d, y, out);
+  case IR_P_LOG_SENS: return lang_arith(vm, OP_TRUEDIV, d, x, out);
+  case IR_P_SQRT_SENS: return lang_arith(vm, OP_MUL, v_float(2.0), y, &a) && lang_arith(vm, OP_TRUEDIV, d, a, out);
+  case IR_P_SIN_SENS: return builtin_call(vm, "cos", x, &a) && lang_arith(vm, OP_MUL, d, a, out);
+  case IR_P_COS_SENS:
+    return lang_neg(vm, d, &a) && builtin_call(vm, "sin", x, &b) && lang_arith(vm, OP_MUL, a, b, out);
+  case IR_P_TANH_SENS:
+    return lang_arith(vm, OP_MUL, y, y, &a) && lang_arith(vm, OP_SUB, v_float(1.0), a, &a) &&
+           lang_arith(vm, OP_MUL, d, a, out);
+  case IR_P_SIGMOID_SENS:
+    return lang_arith(vm, OP_MUL, d, y, &a) && lang_arith(vm, OP_SUB, v_float(1.0), y, &b) &&
+           lang_arith(vm, OP_MUL, a, b, out);
+  case IR_P_RELU_SENS: return lang_compare(vm, CMP_GT, x, v_int(0), &a) && lang_arith(vm, OP_MUL, d, a, out);
+  case IR_P_SUM_SENS:
+    /* unbroadcast(_unreduce(d, x, None, False), x) */
+    return lang_tensor_unreduce(vm, d, AS_TENSOR(x), ~(uint64_t)0, false, &a) && unbroadcast(vm, a, x, out);
+  default: return false;
+  }
+}
+
 /* ---- binary: (d, x, y, i) ---- */
 
+/* (a sensitivity made of parts, from x[i] in a loop, is made whole
+ * first: argv[0] is d) */
+static const Value *whole_d(MistVM *vm, int argc, const Value *argv) {
+  if (!v_is_obj(argv[0], O_SPARSE)) return argv;
+  Value *a = lang_alloc(argc * sizeof *a);
+  memcpy(a, argv, argc * sizeof *a);
+  return ir_sens_dense(vm, argv[0], &a[0]) ? a : NULL;
+}
+
 static bool binary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out) {
+  if (!(argv = whole_d(vm, argc, argv))) return false;
   Value x = argv[1], y = argv[2];
   if (argv[3].tag != V_INT || (argv[3].i != 0 && argv[3].i != 1))
     return lang_raise(vm, "TypeError", "%s: the argument number must be 0 or 1", ir_prims[p].name);
@@ -57,6 +147,9 @@ static bool binary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out
     *out = v_none();
     return true;
   }
+  if (p != IR_P_POW_SENS && tensor_or_num(argv[0]) && tensor_or_num(x) && tensor_or_num(y) &&
+      (v_is_tensor(argv[0]) || v_is_tensor(x) || v_is_tensor(y)))
+    return binary_tensor(vm, p, argv[0], x, y, i, out);
   if (argv[0].tag != V_FLOAT || t.tag != V_FLOAT) return general(vm, p, argc, argv, out);
   double d = argv[0].f, a, b;
   if (!num(x, &a) || !num(y, &b)) return general(vm, p, argc, argv, out);
@@ -65,24 +158,19 @@ static bool binary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out
   case IR_P_ADD_SENS: r = d; break;
   case IR_P_SUB_SENS: r = i ? -d : d; break;
   case IR_P_MUL_SENS: r = i ? a * d : d * b; break;
-  case IR_P_TRUEDIV_SENS:
-    if (b == 0.0) return general(vm, p, argc, argv, out);   /* the error, as Mist says it */
-    r = i ? -d * a / (b * b) : d / b;
-    break;
+  case IR_P_TRUEDIV_SENS: r = i ? -d * a / (b * b) : d / b; break;
   case IR_P_POW_SENS: {
     /* x ** y and x ** (y - 1) as Mist computes them (lang_arith) */
-    Value py, pw;
+    Value py;
     if (i == 0) {
       if (y.tag == V_INT && y.i == 0) {
         *out = v_none();
         return true;
       }
-      Value ym1 = y.tag == V_INT ? v_int(y.i - 1) : v_float(b - 1.0);
+      /* d y x^(y-1) with IEEE's pow (_fpow), 0 where y is 0 */
       if (y.tag == V_INT && y.i == INT64_MIN) return general(vm, p, argc, argv, out);
-      if (!lang_arith(vm, OP_POW, x, ym1, &pw)) return false;
-      double dy = d * b, w;
-      if (!num(pw, &w)) return general(vm, p, argc, argv, out);
-      r = dy * w;
+      double ym1 = y.tag == V_INT ? (double)(y.i - 1) : b - 1.0;
+      r = b == 0.0 ? d * 0.0 : d * b * pow(a, ym1);
     } else {
       if (!(a > 0)) {
         r = 0.0 * d;
@@ -110,6 +198,7 @@ SENS_FN(p_pow_sens) { return binary(vm, IR_P_POW_SENS, argc, argv, out); }
 /* a @ b is tensors only: its Mist definition, one side at a time, so
  * that a side nobody asks about (an MLP's input batch) costs nothing */
 SENS_FN(p_matmul_sens) {
+  if (!(argv = whole_d(vm, argc, argv))) return false;
   if (argv[0].tag == V_NONE) {
     *out = v_none();
     return true;
@@ -120,10 +209,16 @@ SENS_FN(p_matmul_sens) {
 /* ---- unary: (d, x, y), y = f(x) ---- */
 
 static bool unary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out) {
+  if (!(argv = whole_d(vm, argc, argv))) return false;
   if (argv[0].tag == V_NONE || no_sens(argv[1])) {
     *out = v_none();
     return true;
   }
+  if (v_is_tensor(argv[1]) && lang_dtype_is_float(AS_TENSOR(argv[1])->dtype) && tensor_or_num(argv[0]) &&
+      (tensor_or_num(argv[2]) || p == IR_P_NEG_SENS || p == IR_P_POS_SENS || p == IR_P_LOG_SENS ||
+       p == IR_P_SIN_SENS || p == IR_P_COS_SENS || p == IR_P_RELU_SENS || p == IR_P_SUM_SENS))
+    return unary_tensor(vm, p, argv[0], argv[1], argv[2], out);
+  if (p == IR_P_SUM_SENS) return general(vm, p, argc, argv, out);   /* a list or tuple summed */
   if (argv[0].tag != V_FLOAT || argv[1].tag != V_FLOAT) return general(vm, p, argc, argv, out);
   double d = argv[0].f, x = argv[1].f, y;
   if (p != IR_P_NEG_SENS && p != IR_P_POS_SENS && p != IR_P_SIN_SENS && p != IR_P_COS_SENS &&
@@ -139,10 +234,7 @@ static bool unary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out)
   case IR_P_POS_SENS: r = d; break;
   case IR_P_EXP_SENS: r = d * y; break;
   case IR_P_LOG_SENS: r = d / x; break;
-  case IR_P_SQRT_SENS:
-    if (y == 0.0) return general(vm, p, argc, argv, out);
-    r = d / (2.0 * y);
-    break;
+  case IR_P_SQRT_SENS: r = d / (2.0 * y); break;
   case IR_P_SIN_SENS: r = d * cos(x); break;
   case IR_P_COS_SENS: r = -d * sin(x); break;
   case IR_P_TANH_SENS: r = d * (1.0 - y * y); break;
@@ -164,3 +256,4 @@ SENS_FN(p_cos_sens) { return unary(vm, IR_P_COS_SENS, argc, argv, out); }
 SENS_FN(p_tanh_sens) { return unary(vm, IR_P_TANH_SENS, argc, argv, out); }
 SENS_FN(p_sigmoid_sens) { return unary(vm, IR_P_SIGMOID_SENS, argc, argv, out); }
 SENS_FN(p_relu_sens) { return unary(vm, IR_P_RELU_SENS, argc, argv, out); }
+SENS_FN(p_sum_sens) { return unary(vm, IR_P_SUM_SENS, argc, argv, out); }

@@ -23,6 +23,7 @@ SENS_DECL(p_cos_sens)
 SENS_DECL(p_tanh_sens)
 SENS_DECL(p_sigmoid_sens)
 SENS_DECL(p_relu_sens)
+SENS_DECL(p_sum_sens)
 #undef SENS_DECL
 
 #endif

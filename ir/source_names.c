@@ -239,7 +239,9 @@ const char *src_builtin_text(Src *s, ObjBuiltin *b) {
 /* Whether module m's globals are read from outside the root's module:
  * then as attributes of m, imported under module_alias. */
 bool src_foreign(Src *s, ObjModule *m) {
-  return m && s->home && m != s->home && m->name && src_is_ident(m->name->data);
+  /* (a builtin differentiated as a graph belongs to no module: every
+   * module is foreign to it) */
+  return m && m != s->home && m->name && src_is_ident(m->name->data);
 }
 
 const char *src_module_alias(Src *s, ObjModule *m) {

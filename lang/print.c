@@ -267,6 +267,7 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
   }
   case O_GRAPH: sb_printf(out, "<graph %s>", graph_name(AS_GRAPH(v)->graph)); return true;
   case O_ENV: sb_printf(out, "<env of %zu sensitivities>", ((ObjEnv *)v.o)->len); return true;
+  case O_SPARSE: sb_printf(out, "<sensitivity of parts>"); return true;
   case O_TENSOR: lang_tensor_repr(AS_TENSOR(v), out); return true;
   }
   sb_adds(out, "<object>");

@@ -1433,7 +1433,7 @@ static void add_raw(MistVM *vm, ObjTensor *dst, const ObjTensor *src) {
 }
 
 /* fresh[index] += v, in place: fresh has not been handed to a program. */
-static bool add_at(MistVM *vm, ObjTensor *fresh, Value index, Value v) {
+bool lang_tensor_add_at(MistVM *vm, ObjTensor *fresh, Value index, Value v) {
   if (fresh->dtype == DT_BOOL)
     return lang_raise(vm, "TypeError", "index_add: cannot add into a bool tensor");
   Selection sel;
@@ -1463,7 +1463,7 @@ static bool add_at(MistVM *vm, ObjTensor *fresh, Value index, Value v) {
 
 bool lang_tensor_index_add(MistVM *vm, ObjTensor *t, Value index, Value v, Value *out) {
   ObjTensor *copy = copy_as(vm, t, t->dtype);
-  if (!copy || !add_at(vm, copy, index, v)) return false;
+  if (!copy || !lang_tensor_add_at(vm, copy, index, v)) return false;
   *out = v_obj(copy);
   return true;
 }
@@ -1471,7 +1471,7 @@ bool lang_tensor_index_add(MistVM *vm, ObjTensor *t, Value index, Value v, Value
 bool lang_tensor_scatter(MistVM *vm, DType dt, int ndim, const int64_t *shape, Value index,
                          Value v, Value *out) {
   ObjTensor *z = lang_tensor_new(vm, dt, ndim, shape, true);
-  if (!z || !add_at(vm, z, index, v)) return false;
+  if (!z || !lang_tensor_add_at(vm, z, index, v)) return false;
   *out = v_obj(z);
   return true;
 }

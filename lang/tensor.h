@@ -197,6 +197,9 @@ bool lang_tensor_setitem(MistVM *vm, ObjTensor *t, Value index, Value v, Value *
 /* A new tensor equal to t with v added at t[index]: positions that an
  * int tensor index repeats add up (NumPy's add.at). */
 bool lang_tensor_index_add(MistVM *vm, ObjTensor *t, Value index, Value v, Value *out);
+/* fresh[index] += v in place, for a tensor the caller made and no program
+ * has seen yet. */
+bool lang_tensor_add_at(MistVM *vm, ObjTensor *fresh, Value index, Value v);
 /* zeros(shape, dt) with v added at [index], as lang_tensor_index_add:
  * the sensitivity of x[index] for an x of that shape. */
 bool lang_tensor_scatter(MistVM *vm, DType dt, int ndim, const int64_t *shape, Value index,

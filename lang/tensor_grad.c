@@ -35,7 +35,7 @@ static bool sens_tensor(MistVM *vm, const char *fname, Value d, DType dt, ObjTen
     return true;
   }
   if (is_number(d)) return lang_tensor_scalar(vm, dt, d, out);
-  if (v_is_obj(d, O_LIST) || v_is_obj(d, O_TUPLE)) return lang_tensor_from_value(vm, fname, d, -1, out);
+  if (v_is_obj(d, O_LIST) || v_is_obj(d, O_TUPLE)) return lang_tensor_from_value(vm, fname, d, dt, out);
   return lang_raise(vm, "TypeError", "%s: a sensitivity must be a number or a tensor, not %s",
                     fname, lang_type_name(d));
 }

@@ -686,6 +686,20 @@ static void reduce_blocks(void *vctx, int64_t begin, int64_t end) {
   }
 }
 
+/* A sum or mean over the leading axes of a contiguous float tensor (a
+ * bias's gradient: the sum over a batch): the column sums of the matrix
+ * it is (devices' dev_sum_rows), reading it once in order, where the
+ * general path copies it transposed first. */
+static void reduce_leading(MistVM *vm, TensorReduction op, ObjTensor *x, int k, ObjTensor *r) {
+  int64_t rows = 1, cols = 1;
+  for (int d = 0; d < x->ndim; d++) *(d < k ? &rows : &cols) *= x->shape[d];
+  double scale = op == TR_MEAN ? 1.0 / (double)rows : 1.0;
+  DevPool *pool = lang_tensor_pool(vm);
+  if (x->dtype == DT_F32) dev_sum_rows_f32(pool, (const float *)lang_tensor_ptr(x), rows, cols, scale, (float *)lang_tensor_ptr(r));
+  else dev_sum_rows_f64(pool, (const double *)lang_tensor_ptr(x), rows, cols, scale, (double *)lang_tensor_ptr(r));
+  LANG_KEEP(x);
+}
+
 bool lang_tensor_reduce(MistVM *vm, TensorReduction op, ObjTensor *x, uint64_t axes,
                         bool keepdims, ObjTensor **out) {
   const char *fname = lang_tensor_reduction_name(op);
@@ -755,6 +769,13 @@ bool lang_tensor_reduce(MistVM *vm, TensorReduction op, ObjTensor *x, uint64_t a
   ObjTensor *r = lang_tensor_new(vm, rdt, ond, oshape, false);
   if (!r) return false;
   if (outer == 0) {
+    *out = r;
+    return true;
+  }
+  int lead = __builtin_ctzll(~axes);   /* the reduced axes 0..lead-1, if they are a prefix */
+  if ((op == TR_SUM || op == TR_MEAN) && lang_dtype_is_float(x->dtype) && rdt == x->dtype && lead > 0 &&
+      lead < nd && axes == (((uint64_t)1 << lead) - 1) && lang_tensor_is_contiguous(x)) {
+    reduce_leading(vm, op, x, lead, r);
     *out = r;
     return true;
   }

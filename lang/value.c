@@ -567,6 +567,27 @@ ObjBuiltin *lang_builtin_new(const char *name, BuiltinFn fn, int min_args, int m
   return b;
 }
 
+bool lang_holds_function(Value v) {
+  if (v.tag != V_OBJ) return false;
+  Obj *o = v.o;
+  switch (o->kind) {
+  case O_FUNC: case O_BUILTIN: case O_BOUND: return true;
+  case O_TUPLE: case O_LIST: case O_DICT: break;
+  default: return false;
+  }
+  if (o->flags & OBJ_FN_KNOWN) return o->flags & OBJ_FN_HELD;
+  bool held = false;
+  if (o->kind == O_DICT) {
+    ObjDict *d = (ObjDict *)o;
+    for (size_t i = 0; i < d->len && !held; i++) held = lang_holds_function(d->entries[i].value);
+  } else {
+    ObjSeq *s = (ObjSeq *)o;
+    for (size_t i = 0; i < s->len && !held; i++) held = lang_holds_function(s->items[i]);
+  }
+  o->flags |= OBJ_FN_KNOWN | (held ? OBJ_FN_HELD : 0);
+  return held;
+}
+
 const char *lang_type_name(Value v) {
   switch (v.tag) {
   case V_UNBOUND: return "unbound";
@@ -589,6 +610,7 @@ const char *lang_type_name(Value v) {
   case O_SLICE: return "slice";
   case O_BOUND: return "builtin_function_or_method";
   case O_ENV: return "env";
+  case O_SPARSE: return "sensitivity";
   case O_TENSOR: return "tensor";
   }
   return "object";

@@ -61,10 +61,15 @@ typedef enum {
   O_BOUND,     /* a builtin with its first argument bound: x.f for non-modules */
   O_ENV,       /* sensitivities of a closure's free variables (autodiff) */
   O_TENSOR,    /* an n-d array (lang/tensor.h) */
+  O_SPARSE,    /* a sensitivity made of parts of a value's (autodiff) */
 } OKind;
 
+/* flags: facts about an immutable object computed once (lang_holds_function) */
+enum { OBJ_FN_KNOWN = 1, OBJ_FN_HELD = 2 };
+
 typedef struct Obj {
-  OKind kind;
+  OKind kind : 8;
+  unsigned flags : 8;
 } Obj;
 
 /* UTF-8 text.  len counts bytes, nchars code points (== len for ASCII,
@@ -222,6 +227,21 @@ typedef struct ObjEnv {
 } ObjEnv;
 #define AS_ENV(v) ((ObjEnv *)(v).o)
 
+/* A sensitivity of `like` (a tensor, a list or a tuple) made of a few
+ * parts (autodiff, ir/prims.c): d added at like[index], a whole
+ * sensitivity (index Unbound), or the sum of two such (a and b), kept
+ * apart until something needs the whole, so that reading row t of a
+ * table in a loop costs a row backwards, not the table.  `dense` keeps
+ * the whole once made. */
+typedef struct ObjSparse {
+  Obj obj;
+  Value like;
+  Value index, d;
+  struct ObjSparse *a, *b;
+  Value dense;
+} ObjSparse;
+#define AS_SPARSE(v) ((ObjSparse *)(v).o)
+
 typedef struct ObjGraph {
   Obj obj;
   struct IrGraph *graph;
@@ -323,6 +343,12 @@ ObjBuiltin *lang_builtin_new(const char *name, BuiltinFn fn, int min_args, int m
 
 /* A graph's name, for printing functions; defined by ir/. */
 const char *ir_graph_name(struct IrGraph *g);
+
+/* Does v hold a function (a closure, builtin or bound method), itself or
+ * as an item of its tuples, lists and dicts, at any depth?  Known once per
+ * object (values are immutable), so asking again costs nothing: autodiff
+ * transforms the functions inside a container and leaves the others. */
+bool lang_holds_function(Value v);
 
 /* The name Python's type() gives: "int", "str", "function"... */
 const char *lang_type_name(Value v);

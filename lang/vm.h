@@ -95,6 +95,7 @@ struct MistVM {
    * transform, the only place such primitives come from) */
   bool (*ad_sens)(MistVM *vm, int prim, int argc, const Value *argv, Value *out);
   Value *ad_sens_fns;     /* autodiff's cache of those definitions, by primitive */
+  void *ad_state;         /* autodiff's other caches (autodiff/builtins.c) */
   /* `import name` from module `from`: set by the API, which owns the
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);

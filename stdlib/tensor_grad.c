@@ -16,6 +16,12 @@
  *   _conv2d_backward_weight(d, x, w, stride=1, padding=0)
  *   _max_pool2d_backward(d, x, kernel, stride=None, padding=0)
  *   _max_pool2d_select(x, v, kernel, stride=None, padding=0)
+ *   _sens_whole(d)                  a sensitivity made of parts, whole
+ *   _fdiv(a, b), _fpow(a, b)        a / b and a ** b as IEEE arithmetic
+ *                                   does them on floats: a derivative at a
+ *                                   singular point is inf or nan, never an
+ *                                   error (docs/autodiff.md); on tensors,
+ *                                   which already do, / and **
  *
  * The convolution's two backward products follow the forward pass's
  * im2col + gemm (devices/cpu/conv.c): for one image the columns matrix
@@ -28,10 +34,12 @@
  * tangent of max_pool2d in forward mode and the transpose of the
  * backward pass.
  */
+#include <math.h>
 #include <string.h>
 
 #include "devices/blas.h"
 #include "devices/cpu/conv.h"
+#include "ir/eval.h"
 #include "lang/gc.h"
 #include "lang/tensor_impl.h"
 #include "stdlib/builtins.h"
@@ -50,6 +58,15 @@ BUILTIN(bi_sum_to) {
   Value a[2];
   if (!std_tensor_parse(vm, "sum_to", argc, argv, kw, names, 2, 2, 2, a)) return false;
   return lang_tensor_sum_to(vm, a[0], a[1], out);
+}
+
+/* A sensitivity of a list or tuple of numbers, None items (zeros) as 0.0,
+ * to be read as a tensor. */
+static Value dense(Value d) {
+  if (!(v_is_obj(d, O_LIST) || v_is_obj(d, O_TUPLE))) return d.tag == V_NONE ? v_float(0.0) : d;
+  ObjSeq *s = AS_SEQ(d), *r = v_is_obj(d, O_TUPLE) ? lang_tuple_new(s->len) : lang_list_new(s->len);
+  for (size_t i = 0; i < s->len; i++) r->items[i] = dense(s->items[i]);
+  return v_obj(r);
 }
 
 static bool sens_to(MistVM *vm, Value d, Value x, Value *out);
@@ -72,7 +89,7 @@ static bool sens_to_seq(MistVM *vm, Value d, Value x, Value *out) {
   }
   ObjTensor *t;
   Value s;
-  if (!lang_tensor_from_value(vm, "sum_to", x, DT_F64, &t) || !lang_tensor_sum_to(vm, d, v_obj(t), &s))
+  if (!lang_tensor_from_value(vm, "sum_to", dense(x), DT_F64, &t) || !lang_tensor_sum_to(vm, d, v_obj(t), &s))
     return false;
   ObjTensor *st = AS_TENSOR(s);
   if (st->ndim == 0 || st->shape[0] != (int64_t)xs->len)
@@ -91,11 +108,11 @@ static bool sens_to(MistVM *vm, Value d, Value x, Value *out) {
   *out = v_none();
   if (d.tag == V_NONE) return true;
   switch (x.tag) {
-  case V_FLOAT: return lang_tensor_sum_to(vm, d, x, out);
+  case V_FLOAT: return lang_tensor_sum_to(vm, dense(d), x, out);
   case V_OBJ:
     if (v_is_tensor(x)) {
       if (!lang_dtype_is_float(AS_TENSOR(x)->dtype)) return true;
-      return lang_tensor_sum_to(vm, d, x, out);
+      return lang_tensor_sum_to(vm, dense(d), x, out);
     }
     if (v_is_obj(x, O_LIST) || v_is_obj(x, O_TUPLE)) return sens_to_seq(vm, d, x, out);
     if (v_is_obj(x, O_STR)) return true;
@@ -113,17 +130,37 @@ BUILTIN(bi_sens_to) {
   return sens_to(vm, a[0], a[1], out);
 }
 
+static bool broadcast_like(MistVM *vm, Value x, Value like, Value *out) {
+  if (x.tag == V_NONE || like.tag == V_NONE || (v_is_tensor(like) && !lang_dtype_is_float(AS_TENSOR(like)->dtype)) ||
+      like.tag == V_INT || like.tag == V_BOOL) {
+    /* a zero tangent, or a value that has no derivative: no tangent */
+    *out = v_none();
+    return true;
+  }
+  if (v_is_obj(like, O_LIST) || v_is_obj(like, O_TUPLE)) {
+    /* a sequence of numbers (a sensitivity of one): item by item */
+    ObjSeq *ls = AS_SEQ(like), *r = v_is_obj(like, O_TUPLE) ? lang_tuple_new(ls->len) : lang_list_new(ls->len);
+    if (v_is_obj(x, O_LIST) || v_is_obj(x, O_TUPLE)) {
+      if (AS_SEQ(x)->len != ls->len)
+        return lang_raise(vm, "ValueError", "broadcast_like: %zu items for a sequence of %zu", AS_SEQ(x)->len, ls->len);
+      for (size_t i = 0; i < ls->len; i++)
+        if (!broadcast_like(vm, AS_SEQ(x)->items[i], ls->items[i], &r->items[i])) return false;
+    } else {
+      for (size_t i = 0; i < ls->len; i++)
+        if (!broadcast_like(vm, x, ls->items[i], &r->items[i])) return false;
+    }
+    *out = v_obj(r);
+    return true;
+  }
+  return lang_tensor_broadcast_like(vm, dense(x), like, out);
+}
+
 /* _broadcast_like(x, like) */
 BUILTIN(bi_broadcast_like) {
   static const char *const names[] = {"x", "like"};
   Value a[2];
   if (!std_tensor_parse(vm, "_broadcast_like", argc, argv, kw, names, 2, 2, 2, a)) return false;
-  if (a[1].tag == V_NONE || (v_is_tensor(a[1]) && !lang_dtype_is_float(AS_TENSOR(a[1])->dtype)) ||
-      a[1].tag == V_INT || a[1].tag == V_BOOL) {
-    *out = v_none();   /* a value that has no derivative has no tangent */
-    return true;
-  }
-  return lang_tensor_broadcast_like(vm, a[0], a[1], out);
+  return broadcast_like(vm, a[0], a[1], out);
 }
 
 /* _unreduce(x, like, axis=None, keepdims=False) */
@@ -463,6 +500,46 @@ BUILTIN(bi_max_pool2d_select) {
   return true;
 }
 
+/* _sens_whole(d): a sensitivity made of parts made whole (ir_sens_dense), for
+ * the Mist definitions of the sensitivity primitives, which compute with
+ * it */
+BUILTIN(bi_sens_whole) {
+  if (argc != 1) return lang_raise(vm, "TypeError", "_sens_whole takes 1 argument (%d given)", argc);
+  return ir_sens_dense(vm, argv[0], out);
+}
+
+/* ---- IEEE arithmetic for derivatives ---- */
+
+static bool as_double(Value v, double *d) {
+  if (v.tag == V_FLOAT) *d = v.f;
+  else if (v.tag == V_INT) *d = (double)v.i;
+  else if (v.tag == V_BOOL) *d = v.b;
+  else return false;
+  return true;
+}
+
+/* _fdiv(a, b) */
+BUILTIN(bi_fdiv) {
+  double a, b;
+  if (argc != 2) return lang_raise(vm, "TypeError", "_fdiv takes 2 arguments (%d given)", argc);
+  if (as_double(argv[0], &a) && as_double(argv[1], &b)) {
+    *out = v_float(a / b);
+    return true;
+  }
+  return lang_arith(vm, OP_TRUEDIV, argv[0], argv[1], out);
+}
+
+/* _fpow(a, b): C's pow, the same bits as ** where ** gives a float */
+BUILTIN(bi_fpow) {
+  double a, b;
+  if (argc != 2) return lang_raise(vm, "TypeError", "_fpow takes 2 arguments (%d given)", argc);
+  if (as_double(argv[0], &a) && as_double(argv[1], &b)) {
+    *out = v_float(pow(a, b));
+    return true;
+  }
+  return lang_arith(vm, OP_POW, argv[0], argv[1], out);
+}
+
 void std_register_tensor_grad(MistVM *vm) {
   static const struct {
     const char *name;
@@ -476,6 +553,9 @@ void std_register_tensor_grad(MistVM *vm) {
     {"_conv2d_backward_weight", bi_conv2d_backward_weight},
     {"_max_pool2d_backward", bi_max_pool2d_backward},
     {"_max_pool2d_select", bi_max_pool2d_select},
+    {"_fdiv", bi_fdiv},
+    {"_sens_whole", bi_sens_whole},
+    {"_fpow", bi_fpow},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);

@@ -538,3 +538,74 @@ typedef struct {
 
 DEFINE_REDUCE(float, f32)
 DEFINE_REDUCE(double, f64)
+
+/* ---- column sums ---------------------------------------------------------- */
+
+enum { SUM_BAND = 256 };
+
+typedef struct RowsCtx {
+  const void *x;
+  int64_t rows, cols;
+  double scale;
+  void *out;
+  bool f64;
+} RowsCtx;
+
+/* acc += rows x[0..n) of the matrix (n <= 4 at a time: the partial sums
+ * are loaded and stored once per four rows) */
+CLONES static void add_rows_f32(double *restrict acc, const float *restrict x, int64_t cols, int64_t n, int64_t w) {
+  if (n == 4) {
+    const float *a = x, *b = x + cols, *c = x + 2 * cols, *d = x + 3 * cols;
+    for (int64_t j = 0; j < w; j++) acc[j] += ((double)a[j] + (double)b[j]) + ((double)c[j] + (double)d[j]);
+    return;
+  }
+  for (int64_t r = 0; r < n; r++)
+    for (int64_t j = 0; j < w; j++) acc[j] += x[r * cols + j];
+}
+
+CLONES static void add_rows_f64(double *restrict acc, const double *restrict x, int64_t cols, int64_t n, int64_t w) {
+  if (n == 4) {
+    const double *a = x, *b = x + cols, *c = x + 2 * cols, *d = x + 3 * cols;
+    for (int64_t j = 0; j < w; j++) acc[j] += (a[j] + b[j]) + (c[j] + d[j]);
+    return;
+  }
+  for (int64_t r = 0; r < n; r++)
+    for (int64_t j = 0; j < w; j++) acc[j] += x[r * cols + j];
+}
+
+/* columns [begin, end), a band of SUM_BAND at a time: the band's
+ * partial sums stay in L1 while the rows stream through */
+static void sum_rows_band(void *vctx, int64_t begin, int64_t end) {
+  RowsCtx *c = vctx;
+  double acc[SUM_BAND];
+  for (int64_t j0 = begin; j0 < end; j0 += SUM_BAND) {
+    int64_t w = end - j0 < SUM_BAND ? end - j0 : SUM_BAND;
+    for (int64_t j = 0; j < w; j++) acc[j] = 0;
+    for (int64_t r = 0; r < c->rows; r += 4) {
+      int64_t n = c->rows - r < 4 ? c->rows - r : 4;
+      if (c->f64) add_rows_f64(acc, (const double *)c->x + r * c->cols + j0, c->cols, n, w);
+      else add_rows_f32(acc, (const float *)c->x + r * c->cols + j0, c->cols, n, w);
+    }
+    for (int64_t j = 0; j < w; j++) {
+      if (c->f64) ((double *)c->out)[j0 + j] = acc[j] * c->scale;
+      else ((float *)c->out)[j0 + j] = (float)(acc[j] * c->scale);
+    }
+  }
+}
+
+static void sum_rows(DevPool *p, RowsCtx *c) {
+  if (p && c->rows * c->cols >= DEV_PAR_GRAIN && c->cols >= 2 * SUM_BAND)
+    dev_parallel_for(p, c->cols, SUM_BAND, sum_rows_band, c);
+  else
+    sum_rows_band(c, 0, c->cols);
+}
+
+void dev_sum_rows_f32(DevPool *p, const float *x, int64_t rows, int64_t cols, double scale, float *out) {
+  RowsCtx c = {x, rows, cols, scale, out, false};
+  sum_rows(p, &c);
+}
+
+void dev_sum_rows_f64(DevPool *p, const double *x, int64_t rows, int64_t cols, double scale, double *out) {
+  RowsCtx c = {x, rows, cols, scale, out, true};
+  sum_rows(p, &c);
+}

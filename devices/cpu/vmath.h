@@ -36,6 +36,12 @@ void dev_binary_scalar_f64(DevPool *p, VmBinary op, double *out, const double *x
 /* Pairwise summation (in double for f32).  0 for n == 0. */
 double dev_sum_f32(DevPool *p, const float *x, int64_t n);
 double dev_sum_f64(DevPool *p, const double *x, int64_t n);
+/* The column sums of a row-major rows x cols matrix, times scale (1/rows
+ * for a mean), summed in double row after row: out[j] = scale * sum_i
+ * x[i * cols + j].  A sum over a tensor's leading axes (a batch). */
+void dev_sum_rows_f32(DevPool *p, const float *x, int64_t rows, int64_t cols, double scale, float *out);
+void dev_sum_rows_f64(DevPool *p, const double *x, int64_t rows, int64_t cols, double scale, double *out);
+
 /* Max / min; NaN if any element is NaN; -inf/+inf (max/min) for n == 0. */
 float dev_max_f32(DevPool *p, const float *x, int64_t n);
 float dev_min_f32(DevPool *p, const float *x, int64_t n);

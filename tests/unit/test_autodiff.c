@@ -1,29 +1,24 @@
 /* test_autodiff.c: grad, value_and_grad and jvp on random programs,
  * through the public API (include/mist.h).
  *
- * A seeded generator writes small Mist programs: a function f of one to
- * three float parameters built from + - * / and unary minus, constants,
- * `if`/`elif`/`else` and conditional expressions on comparisons of
- * intermediate values, `for range` and `while` loops with small trip
- * counts (with `break` and `continue`), closures capturing intermediate
- * values and applied later (also through a higher-order helper), tuples
- * built and unpacked, calls of helper functions, and a recursive helper
- * with a depth argument.  Divisions are
- * by 1 + v*v and loops squash their carried value, so nothing divides by
- * zero or overflows.
- *
- * Each program is checked in Mist itself (the CHECK prelude below) at a
- * random point: value_and_grad over all parameters against f's value and
- * against central differences (step 1e-6 relative, float64; agreement
- * within rtol 1e-4, atol 1e-6), and jvp along each axis against grad.
- * Where the function is not smooth within the step (an `if` boundary
- * between x - h and x + h), differences with two step sizes disagree with
- * each other and the point is skipped; skips must stay rare.  The checker
- * prints "ok", "skip" or "FAIL ...", and the C side reads that back.
+ * The programs come from adgen.c: a function f of one to three float
+ * parameters with branches, loops, closures, tuples, helpers, recursion,
+ * containers of floats and of functions, comprehensions, a module's
+ * functions, method and keyword calls.  Each program is checked in Mist
+ * itself (the CHECK prelude below) at a random point: value_and_grad
+ * over all parameters against f's value and against central differences
+ * (step 1e-6 relative, float64; agreement within rtol 1e-4, atol 1e-6),
+ * and jvp along each axis against grad.  Where the function is not
+ * smooth within the step (an `if` boundary between x - h and x + h),
+ * differences with two step sizes disagree with each other and the point
+ * is skipped; skips must stay rare.  The checker prints "ok", "skip" or
+ * "FAIL ...", and the C side reads that back.  Derivatives of
+ * derivatives, and derivative calls inside f, are test_ad_nested.c's.
  *
  * MIST_AD_PROGRAMS (default 320) and MIST_AD_SEED (default 1) in the
  * environment run more programs or others, and MIST_AD_DUMP=1 writes each
- * program and its verdict to stderr.  A failure prints the program, so it
+ * program and its verdict to stderr; MIST_AD_SHOW=SEED prints the program
+ * of that seed with the checker, ready to run.  A failure prints the program, so it
  * can be rerun with `mist -e` after the CHECK prelude.
  */
 #define _GNU_SOURCE
@@ -35,22 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adgen.h"
 #include "lang/gc.h"
 #include "mist.h"
-
-/* ---- output capture ---- */
-
-#include "capture.h"
-
-static void buf_printf(Buf *b, const char *fmt, ...) {
-  char tmp[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  ck_assert_int_lt(n, (int)sizeof tmp);
-  buf_add(b, tmp, (size_t)n);
-}
 
 
 static MistVM *vm;
@@ -120,425 +102,14 @@ static const char *CHECK =
     "            return f'FAIL jvp {i}: {tan} but grad {g[i]}'\n"
     "    return 'ok'\n";
 
-/* ---- the generator ---- */
-
-typedef struct Rng {
-  uint64_t s;
-} Rng;
-
-/* splitmix64: deterministic on every platform */
-static uint64_t rng_next(Rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static int rnd(Rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-
-static double rnd_unit(Rng *r) { return (double)(rng_next(r) >> 11) / 9007199254740992.0; }
-
-enum { MAXV = 64, MAXC = 8, MAXT = 8, MAXH = 3 };
-
-typedef struct Gen {
-  Rng rng;
-  Buf *b;
-  int indent;
-  /* float variables in scope */
-  char vars[MAXV][16];
-  int nvars;
-  /* closures of one argument, tuples of three floats, helpers */
-  char clos[MAXC][16];
-  int nclos;
-  char tups[MAXT][16];
-  int ntups;
-  int helper_arity[MAXH];
-  int nhelpers;
-  bool has_rec;
-  const char *loopvar;   /* an int loop counter usable in expressions, or NULL */
-  int fresh;
-} Gen;
-
-static void line(Gen *g, const char *fmt, ...) {
-  char tmp[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  ck_assert_int_lt(n, (int)sizeof tmp);
-  for (int i = 0; i < g->indent; i++) buf_add(g->b, "    ", 4);
-  buf_add(g->b, tmp, (size_t)n);
-  buf_add(g->b, "\n", 1);
-}
-
-static const char *CONSTS[] = {"0.5", "1.5", "2.0", "0.25", "(-0.75)", "(-1.25)", "3.0", "0.1"};
-
-/* An expression over the variables in scope, into b.  Bounded depth. */
-static void expr(Gen *g, Buf *b, int depth) {
-  Rng *r = &g->rng;
-  if (depth <= 0 || rnd(r, 10) < 2) {
-    int k = rnd(r, 10);
-    if (k < 2 || g->nvars == 0) buf_printf(b, "%s", CONSTS[rnd(r, 8)]);
-    else if (k == 2 && g->loopvar) buf_printf(b, "(%s * 0.25)", g->loopvar);
-    else if (k == 3 && g->ntups) buf_printf(b, "%s[%d]", g->tups[rnd(r, g->ntups)], rnd(r, 3));
-    else buf_printf(b, "%s", g->vars[rnd(r, g->nvars)]);
-    return;
-  }
-  int k = rnd(r, 14);
-  switch (k) {
-  case 0: case 1:
-    buf_add(b, "(", 1); expr(g, b, depth - 1); buf_add(b, " + ", 3); expr(g, b, depth - 1); buf_add(b, ")", 1);
-    break;
-  case 2: case 3:
-    buf_add(b, "(", 1); expr(g, b, depth - 1); buf_add(b, " - ", 3); expr(g, b, depth - 1); buf_add(b, ")", 1);
-    break;
-  case 4: case 5:
-    buf_add(b, "(", 1); expr(g, b, depth - 1); buf_add(b, " * ", 3); expr(g, b, depth - 1); buf_add(b, ")", 1);
-    break;
-  case 6: {
-    /* a / (1 + v*v): never a division by zero; v is a variable so that
-     * the text is written once */
-    buf_add(b, "(", 1);
-    expr(g, b, depth - 1);
-    const char *v = g->nvars ? g->vars[rnd(r, g->nvars)] : "1.5";
-    buf_printf(b, " / (1.0 + %s * %s))", v, v);
-    break;
-  }
-  case 7:
-    buf_add(b, "(-", 2); expr(g, b, depth - 1); buf_add(b, ")", 1);
-    break;
-  case 8:
-    if (g->nhelpers) {
-      int h = rnd(r, g->nhelpers);
-      buf_printf(b, "h%d(", h);
-      expr(g, b, depth - 1);
-      if (g->helper_arity[h] == 2) {
-        buf_add(b, ", ", 2);
-        expr(g, b, depth - 1);
-      }
-      buf_add(b, ")", 1);
-      break;
-    }
-    /* fall through */
-  case 9:
-    if (g->nclos) {
-      /* a closure applied directly, or passed to the higher-order ap */
-      const char *c = g->clos[rnd(r, g->nclos)];
-      if (rnd(r, 3) == 0) buf_printf(b, "ap(%s, ", c);
-      else buf_printf(b, "%s(", c);
-      expr(g, b, depth - 1);
-      buf_add(b, ")", 1);
-      break;
-    }
-    /* fall through */
-  case 10:
-    if (g->has_rec) {
-      buf_add(b, "rec(", 4);
-      expr(g, b, depth - 1);
-      buf_printf(b, ", %d)", rnd(r, 4));
-      break;
-    }
-    /* fall through */
-  case 11:
-    /* a conditional expression on a comparison of values */
-    buf_add(b, "(", 1);
-    expr(g, b, depth - 1);
-    buf_add(b, " if ", 4);
-    expr(g, b, depth - 1);
-    buf_printf(b, "%s", rnd(r, 2) ? " < " : " >= ");
-    expr(g, b, depth - 1);
-    buf_add(b, " else ", 6);
-    expr(g, b, depth - 1);
-    buf_add(b, ")", 1);
-    break;
-  default:
-    buf_add(b, "(", 1); expr(g, b, depth - 1); buf_add(b, " * ", 3); expr(g, b, depth - 1); buf_add(b, ")", 1);
-    break;
-  }
-}
-
-/* The text of a fresh expression (valid until the next call). */
-static const char *ex(Gen *g, int depth) {
-  static Buf bufs[4];
-  static int next;
-  Buf *b = &bufs[next++ % 4];
-  buf_clear(b);
-  expr(g, b, depth);
-  return b->data;
-}
-
-static const char *new_var(Gen *g) {
-  static char name[16];
-  snprintf(name, sizeof name, "v%d", g->fresh++);
-  return name;
-}
-
-static void add_var(Gen *g, const char *name) {
-  if (g->nvars < MAXV) snprintf(g->vars[g->nvars++], 16, "%.15s", name);
-}
-
-/* v = e / (1 + e*e) by way of a temporary: bounded, smooth */
-static void squash_into(Gen *g, const char *v, const char *e) {
-  char t[16];
-  snprintf(t, sizeof t, "s%d", g->fresh++);
-  line(g, "%s = %s", t, e);
-  line(g, "%s = %s / (1.0 + %s * %s)", v, t, t, t);
-}
-
-/* "if A op B:" with two fresh expressions, made in order (a call's
- * arguments are evaluated in no fixed order) */
-static void if_line(Gen *g, const char *op) {
-  const char *a = ex(g, 1);
-  const char *b = ex(g, 1);
-  line(g, "if %s %s %s:", a, op, b);
-}
-
-static void statement(Gen *g, int depth);
-
-static void statements(Gen *g, int n, int depth) {
-  for (int i = 0; i < n; i++) statement(g, depth);
-}
-
-static void statement(Gen *g, int depth) {
-  Rng *r = &g->rng;
-  int k = rnd(r, depth > 0 ? 13 : 4);
-  char v[16];
-  switch (k) {
-  case 0: case 1:
-    snprintf(v, sizeof v, "%s", new_var(g));
-    line(g, "%s = %s", v, ex(g, 2));
-    add_var(g, v);
-    break;
-  case 2: case 3:
-    snprintf(v, sizeof v, "%s", new_var(g));
-    squash_into(g, v, ex(g, 3));
-    add_var(g, v);
-    break;
-  case 4: case 5: {
-    /* if / elif / else assigning the same new variable in each branch */
-    snprintf(v, sizeof v, "%s", new_var(g));
-    if_line(g, rnd(r, 2) ? "<" : ">");
-    g->indent++;
-    line(g, "%s = %s", v, ex(g, 2));
-    g->indent--;
-    if (rnd(r, 2)) {
-      const char *a = ex(g, 1);
-      const char *b = ex(g, 1);
-      line(g, "elif %s <= %s:", a, b);
-      g->indent++;
-      line(g, "%s = %s", v, ex(g, 2));
-      g->indent--;
-    }
-    line(g, "else:");
-    g->indent++;
-    line(g, "%s = %s", v, ex(g, 2));
-    g->indent--;
-    add_var(g, v);
-    break;
-  }
-  case 6: case 7: {
-    /* for over a range: a loop-carried value, squashed each time */
-    if (!g->nvars) break;
-    snprintf(v, sizeof v, "%s", g->vars[rnd(r, g->nvars)]);
-    char i[16];
-    snprintf(i, sizeof i, "i%d", g->fresh++);
-    line(g, "for %s in range(%d):", i, 1 + rnd(r, 3));
-    g->indent++;
-    const char *saved = g->loopvar;
-    g->loopvar = i;
-    if (rnd(r, 3) == 0) {
-      if_line(g, "<");
-      g->indent++;
-      line(g, rnd(r, 2) ? "continue" : "break");
-      g->indent--;
-    }
-    char e[1024];
-    snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
-    squash_into(g, v, e);
-    g->loopvar = saved;
-    g->indent--;
-    break;
-  }
-  case 8: {
-    /* while with a counter, maybe leaving early */
-    if (!g->nvars) break;
-    snprintf(v, sizeof v, "%s", g->vars[rnd(r, g->nvars)]);
-    char j[16];
-    snprintf(j, sizeof j, "j%d", g->fresh++);
-    line(g, "%s = 0", j);
-    line(g, "while %s < %d:", j, 1 + rnd(r, 3));
-    g->indent++;
-    const char *saved = g->loopvar;
-    g->loopvar = j;
-    char e[1024];
-    snprintf(e, sizeof e, "%s - %s * 0.25", ex(g, 2), v);
-    squash_into(g, v, e);
-    if (rnd(r, 2)) {
-      if_line(g, ">");
-      g->indent++;
-      line(g, "break");
-      g->indent--;
-    }
-    line(g, "%s += 1", j);
-    g->loopvar = saved;
-    g->indent--;
-    break;
-  }
-  case 9: case 12: {
-    /* a closure capturing intermediate values, applied later */
-    if (g->nclos >= MAXC) break;
-    char c[16];
-    snprintf(c, sizeof c, "c%d", g->fresh++);
-    if (rnd(r, 2)) {
-      const char *a = ex(g, 1);
-      const char *b = ex(g, 1);
-      line(g, "%s = lambda t: t * %s + %s", c, a, b);
-    } else {
-      line(g, "def %s(t):", c);
-      g->indent++;
-      line(g, "if t > %s:", ex(g, 1));
-      g->indent++;
-      line(g, "return t * %s", ex(g, 1));
-      g->indent--;
-      line(g, "return t / (1.0 + t * t) - %s", ex(g, 1));
-      g->indent--;
-    }
-    snprintf(g->clos[g->nclos++], 16, "%.15s", c);
-    if (rnd(r, 2)) {
-      /* applied at once as well as (maybe) later */
-      snprintf(v, sizeof v, "%s", new_var(g));
-      const char *a = ex(g, 1);
-      line(g, rnd(r, 2) ? "%s = %s(%s)" : "%s = ap(%s, %s)", v, c, a);
-      add_var(g, v);
-    }
-    break;
-  }
-  case 10: {
-    /* a tuple built, later indexed or unpacked */
-    if (g->ntups >= MAXT) break;
-    char t[16];
-    snprintf(t, sizeof t, "tp%d", g->fresh++);
-    const char *a = ex(g, 1);
-    const char *b = ex(g, 1);
-    const char *c = ex(g, 1);
-    line(g, "%s = (%s, %s, %s)", t, a, b, c);
-    snprintf(g->tups[g->ntups++], 16, "%.15s", t);
-    if (rnd(r, 2)) {
-      char u[3][16];
-      for (int q = 0; q < 3; q++) snprintf(u[q], sizeof u[q], "%s", new_var(g));
-      line(g, "%s, %s, %s = %s", u[0], u[1], u[2], t);
-      for (int q = 0; q < 3; q++) add_var(g, u[q]);
-    }
-    break;
-  }
-  default: {
-    /* a nested block: statements inside a branch, joined afterwards */
-    snprintf(v, sizeof v, "%s", new_var(g));
-    if_line(g, "<");
-    int saved = g->nvars, savedc = g->nclos, savedt = g->ntups;
-    g->indent++;
-    statements(g, 1 + rnd(r, 2), depth - 1);
-    line(g, "%s = %s", v, ex(g, 2));
-    g->indent--;
-    /* names made in one branch are not bound on the other path */
-    g->nvars = saved;
-    g->nclos = savedc;
-    g->ntups = savedt;
-    line(g, "else:");
-    g->indent++;
-    line(g, "%s = %s", v, ex(g, 2));
-    g->indent--;
-    add_var(g, v);
-    break;
-  }
-  }
-}
-
-/* A whole program: helpers, the recursive helper, then f.  Returns the
- * number of parameters of f. */
-static int program(uint64_t seed, Buf *b) {
-  Gen g = {0};
-  g.rng.s = seed * 0x2545f4914f6cdd1dULL + 12345;
-  g.b = b;
-  buf_clear(b);
-  Rng *r = &g.rng;
-
-  /* a higher-order helper that closures are passed to */
-  line(&g, "def ap(fn, v):");
-  line(&g, "    return fn(v) * 0.5 + fn(v * 0.5)");
-  line(&g, "");
-
-  /* helpers of one or two parameters, over their parameters only */
-  int nh = rnd(r, MAXH + 1);
-  for (int h = 0; h < nh; h++) {
-    int ar = 1 + rnd(r, 2);
-    g.nvars = 0;
-    add_var(&g, "a");
-    if (ar == 2) add_var(&g, "b");
-    line(&g, ar == 2 ? "def h%d(a, b):" : "def h%d(a):", h);
-    g.indent++;
-    if (rnd(r, 2)) {
-      if_line(&g, "<");
-      g.indent++;
-      line(&g, "return %s", ex(&g, 2));
-      g.indent--;
-    }
-    line(&g, "return %s", ex(&g, 2));
-    g.indent--;
-    line(&g, "");
-    g.helper_arity[g.nhelpers++] = ar;
-  }
-
-  /* the recursive helper: depth argument n, tail or not */
-  if (rnd(r, 2)) {
-    g.nvars = 0;
-    add_var(&g, "v");
-    line(&g, "def rec(v, n):");
-    g.indent++;
-    line(&g, "if n <= 0:");
-    g.indent++;
-    line(&g, "return %s", ex(&g, 1));
-    g.indent--;
-    if (rnd(r, 2))
-      line(&g, "return rec(v * 0.5 + %s / (1.0 + v * v), n - 1)", ex(&g, 1));
-    else
-      line(&g, "return %s * 0.5 + rec(v / (1.0 + v * v), n - 1) * v", ex(&g, 1));
-    g.indent--;
-    line(&g, "");
-    g.has_rec = true;
-  }
-
-  int np = 1 + rnd(r, 3);
-  g.nvars = 0;
-  static const char *params[] = {"x", "y", "z"};
-  for (int i = 0; i < np; i++) add_var(&g, params[i]);
-  line(&g, np == 1 ? "def f(x):" : np == 2 ? "def f(x, y):" : "def f(x, y, z):");
-  g.indent++;
-  statements(&g, 2 + rnd(r, 5), 1);
-  /* the result uses the newest values and one of the parameters */
-  char ret[2048];
-  int n = snprintf(ret, sizeof ret, "return %s", ex(&g, 2));
-  for (int i = 0; i < 2 && g.nvars > np; i++)
-    n += snprintf(ret + n, sizeof ret - n, " + %s", g.vars[g.nvars - 1 - i]);
-  line(&g, "%s", ret);
-  g.indent--;
-  return np;
-}
-
-/* A point in [-2, 2]^np, written so that Mist reads floats. */
-static void point(uint64_t seed, int np, Buf *b) {
-  Rng r = {seed ^ 0x5deece66dULL};
-  buf_add(b, "(", 1);
-  for (int i = 0; i < np; i++) buf_printf(b, "%.17e, ", 4.0 * rnd_unit(&r) - 2.0);
-  buf_add(b, ")", 1);
-}
-
 static long env_long(const char *name, long dflt) {
   const char *s = getenv(name);
   return s && *s ? strtol(s, NULL, 10) : dflt;
 }
 
 enum { BATCHES = 8 };
+
+static const AdGenOpts FIRST_ORDER = {.containers = true, .modules = true, .methods = true};
 
 /* One batch of programs in one interpreter: every program must print
  * "ok" or "skip", and skips stay under a tenth. */
@@ -552,20 +123,24 @@ START_TEST(t_random_programs) {
   int skips = 0, count = 0;
   for (long p = _i * per; p < (_i + 1) * per && p < total; p++) {
     uint64_t seed = (uint64_t)(seed0 * 1000003L + p);
-    int np = program(seed, &prog);
+    int np = adgen_program(seed, &FIRST_ORDER, &prog);
     run(prog.data);
     buf_clear(&call);
     buf_add(&call, "print(_check(f, ", 16);
-    point(seed, np, &call);
+    adgen_point(seed, np, &call);
     buf_add(&call, "))\n", 3);
-    const char *got = run(call.data);
+    buf_clear(&out);
+    MistStatus st = mist_eval(vm, "<t>", call.data, false);
+    ck_assert_msg(st == MIST_OK, "program %ld (MIST_AD_SHOW=%" PRIu64 "):\n%s\n%s--> error:\n%s", p, seed, prog.data,
+                  call.data, mist_error(vm));
+    const char *got = out.data;
     if (dump) fprintf(stderr, "# program %ld (seed %" PRIu64 ")\n%s%s--> %s\n", p, seed, prog.data, call.data, got);
     count++;
     if (strcmp(got, "skip\n") == 0) {
       skips++;
       continue;
     }
-    ck_assert_msg(strcmp(got, "ok\n") == 0, "program %ld (seed %" PRIu64 "):\n%s\n%s--> %s", p, seed, prog.data,
+    ck_assert_msg(strcmp(got, "ok\n") == 0, "program %ld (MIST_AD_SHOW=%" PRIu64 "):\n%s\n%s--> %s", p, seed, prog.data,
                   call.data, got);
   }
   ck_assert_msg(skips * 10 <= count, "%d of %d points skipped as non-smooth", skips, count);
@@ -580,16 +155,18 @@ START_TEST(t_generator_covers) {
   Buf b = {0}, all = {0};
   buf_clear(&all);
   for (uint64_t s = 1; s <= 200; s++) {
-    program(s, &b);
+    adgen_program(s, &FIRST_ORDER, &b);
     buf_add(&all, b.data, b.len);
   }
   static const char *want[] = {"if ", "elif ", "else:", "for ", "while ", "break", "continue", "lambda t",
-                               "def c", "tp", "rec(", "def h", " / (1.0 + ", "(-", " if ", "ap(c"};
+                               "def c", "tp", "rec(", "def h", " / (1.0 + ", "(-", " if ", "ap(c",
+                               "GF[", "fs", "](", "% 3]", "[-", "] = ", "sum([", " for q", ".values()",
+                               "L.sq", "L.mix(", "ap(L.", "k=", ".sum().item()", ".get(\"", "half(", ", s="};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(strstr(all.data, want[i]), "no generated program contains \"%s\"", want[i]);
   Buf again = {0};
-  program(77, &b);
-  program(77, &again);
+  adgen_program(77, &FIRST_ORDER, &b);
+  adgen_program(77, &FIRST_ORDER, &again);
   ck_assert_str_eq(b.data, again.data);
   free(b.data);
   free(again.data);
@@ -667,6 +244,51 @@ START_TEST(t_loop_tape_freed) {
 }
 END_TEST
 
+/* At a singular point a derivative is inf or nan, as IEEE arithmetic
+ * gives it, never an error: wherever a function of a float or an f64
+ * tensor runs, its first and second derivatives in both modes run too.
+ * Every differentiable math builtin and arithmetic primitive, at the
+ * points where derivatives divide by zero, overflow or lose their sign. */
+START_TEST(t_singular_points) {
+  static const char *fs[] = {
+      "sqrt(x)", "log(x)", "exp(x)", "sin(x)", "cos(x)", "tanh(x)", "sigmoid(x)", "relu(x)", "abs(x)",
+      "x ** 0.5", "x ** 1.5", "x ** 2", "x ** 0.0", "x ** -1.0", "x ** x", "2.0 ** x", "0.0 ** x", "pow(x, 3)",
+      "1.0 / x", "x / (x * x)", "x * x * x", "max(x, 0.0)", "min(x, 0.0)", "x % 1.5", "-x", "+x",
+  };
+  static const char *xs[] = {"0.0", "-0.0", "1.0", "-1.0", "1e-200", "5e-324", "1e300", "-1e300", "inf", "-inf", "nan"};
+  char src[1024];
+  int ran = 0;
+  run("inf = float('inf')\nnan = float('nan')\n");
+  for (size_t i = 0; i < sizeof fs / sizeof *fs; i++)
+    for (size_t j = 0; j < sizeof xs / sizeof *xs; j++)
+      for (int tensor = 0; tensor < 2; tensor++) {
+        const char *x = xs[j];
+        if (tensor && strncmp(fs[i], "m", 1) == 0) continue;   /* max(t, 0.0) reduces t */
+        if (tensor)
+          snprintf(src, sizeof src, "f = lambda x: (%s).sum()\nx0 = tensor([%s], dtype='f64')\n", fs[i], x);
+        else
+          snprintf(src, sizeof src, "f = lambda x: %s\nx0 = %s\n", fs[i], x);
+        run(src);
+        buf_clear(&out);
+        if (mist_eval(vm, "<t>", "y0 = f(x0)\n", false) != MIST_OK) continue;   /* no value: nothing to differentiate */
+        static const char *ds[] = {
+            "print(type(grad(f)(x0)))\n",
+            "print(type(jvp(f, (x0,), (x0 * 0.0 + 1.0,))[1]))\n",
+            "print(type(grad(grad(f))(x0)))\n",
+            "print(type(jvp(grad(f), (x0,), (x0 * 0.0 + 1.0,))[1]))\n",
+        };
+        for (int k = 0; k < (tensor ? 2 : 4); k++) {
+          buf_clear(&out);
+          MistStatus st = mist_eval(vm, "<t>", ds[k], false);
+          ck_assert_msg(st == MIST_OK, "f = lambda x: %s at %s%s: %s--> %s", fs[i], x, tensor ? " (a tensor)" : "", ds[k],
+                        mist_error(vm));
+          ran++;
+        }
+      }
+  ck_assert_int_gt(ran, 500);
+}
+END_TEST
+
 static Suite *autodiff_suite(void) {
   Suite *s = suite_create("autodiff");
   TCase *tc = tcase_create("fixed");
@@ -676,6 +298,7 @@ static Suite *autodiff_suite(void) {
   tcase_add_test(tc, t_errors);
   tcase_add_test(tc, t_generator_covers);
   tcase_add_test(tc, t_loop_tape_freed);
+  tcase_add_test(tc, t_singular_points);
   suite_add_tcase(s, tc);
 
   TCase *rp = tcase_create("random_programs");
@@ -687,6 +310,19 @@ static Suite *autodiff_suite(void) {
 }
 
 int main(void) {
+  /* MIST_AD_SHOW=SEED prints that seed's program and a call of the
+   * checker, to rerun a failure by hand after the CHECK prelude */
+  long show = env_long("MIST_AD_SHOW", 0);
+  if (show) {
+    Buf prog = {0};
+    int np = adgen_program((uint64_t)show, &FIRST_ORDER, &prog);
+    printf("%s%s\nprint(_check(f, ", CHECK, prog.data);
+    buf_clear(&prog);
+    adgen_point((uint64_t)show, np, &prog);
+    printf("%s))\n", prog.data);
+    buf_free(&prog);
+    return 0;
+  }
   SRunner *sr = srunner_create(autodiff_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

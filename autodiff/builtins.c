@@ -1,0 +1,365 @@
+/* builtins.c: builtins as Mist functions, for the transforms.
+ *
+ * The transforms work on graphs.  A builtin used as a value in a program
+ * being differentiated (sin passed to map, a list [tanh, sq], grad taken
+ * of sum, x.sum as a bound method) becomes, in a transformed world, the
+ * transform of a small graph that calls it:
+ *
+ *     lambda p1..pn: b(p1..pn)          (b(x, p1..pn) for x.b, over x)
+ *
+ * Its reverse transform calls b's rule J_b (stdlib/ad_rules.ms), its
+ * forward transform F_b, and a transform of a transform transforms
+ * those rules, which are Mist code: so a builtin passed as a value
+ * differentiates to any order, in either mode and any mix of them, with
+ * no C rule that works at one level only.  The parameters are those of
+ * b's rule (names and defaults, so that keyword calls bind) or of its
+ * Mist definition (jvp, jacobian, hessian in stdlib/ad.ms).  A builtin
+ * with neither (print, range, str.format...) takes the parameters of
+ * each call: a graph per count of positional arguments and keyword
+ * names, made when the call comes.
+ *
+ * A world is named by its chain of transforms, innermost first: "J" is
+ * reverse mode's, "JJ" a derivative differentiated again, "JF" forward
+ * over reverse.  ad_close_transformed closes a transformed graph over
+ * the value of its one free variable in that world; grad's and vjp's
+ * rules (_grad_closure, _vjp_closure) use it too.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "autodiff/ad.h"
+#include "autodiff/map.h"
+#include "ir/eval.h"
+#include "lang/gc.h"
+
+enum { MAX_CHAIN = 15 };
+
+/* autodiff's caches, hung off the VM */
+typedef struct AdState {
+  Map wrappers;   /* ObjBuiltin -> IrGraph: b with its rule's signature (NULL: none) */
+  Map bound;      /* ObjBuiltin -> IrGraph: x.b over x */
+  Map tried;      /* ObjBuiltin -> itself once its signature was looked for */
+  ObjDict *shaped;   /* a key -> a CacheEntry (ad_cache_get) */
+  ObjDict *modules;  /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
+} AdState;
+
+static AdState *state(MistVM *vm) {
+  if (!vm->ad_state) {
+    AdState *s = lang_alloc(sizeof *s);
+    s->shaped = lang_dict_new();
+    s->modules = lang_dict_new();
+    vm->ad_state = s;
+  }
+  return vm->ad_state;
+}
+
+/* ---- a cache of the graphs the derivative builtins make ----
+ *
+ * grad(f), vjp(f, ...), a method's rule...: each call would make a new
+ * graph, which a derivative differentiated again would transform anew
+ * on every call.  Made once per key instead; the key names the objects
+ * it depends on by address, and the entry keeps those objects alive
+ * (keep), so that no other object can take their address. */
+
+typedef struct CacheEntry {
+  Obj obj;               /* an O_GRAPH, so that a dict can hold it */
+  IrGraph *graph;
+  Value keep[3];
+} CacheEntry;
+
+ObjDict *ad_module_cache(MistVM *vm) { return state(vm)->modules; }
+
+IrGraph *ad_cache_get(MistVM *vm, const char *key) {
+  Value v;
+  if (!lang_dict_get(state(vm)->shaped, lang_str(key), &v)) return NULL;
+  return ((CacheEntry *)v.o)->graph;
+}
+
+void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2) {
+  CacheEntry *e = lang_alloc(sizeof *e);
+  e->obj.kind = O_GRAPH;
+  e->graph = g;
+  e->keep[0] = keep0;
+  e->keep[1] = keep1;
+  e->keep[2] = keep2;
+  lang_dict_put(state(vm)->shaped, lang_str(key), v_obj((Obj *)e));
+}
+
+/* ---- the graphs ---- */
+
+/* lambda [self] p1..pn: b([self,] p1..pn), the last nkw of the
+ * parameters passed by keyword; defaults for the last ndefaults. */
+static IrGraph *call_graph(ObjBuiltin *b, bool self, int n, ObjStr **names, int nkw, int ndefaults,
+                           const Value *defaults) {
+  IrUnit *u = ir_unit_new();
+  Span sp = span_none();
+  IrGraph *envg = NULL;
+  IrNode *selfp = NULL;
+  if (self) {
+    /* x is a free variable: a parameter of an enclosing graph never run */
+    envg = ir_graph_new(u, "bound.env", NULL, 0, sp);
+    selfp = ir_param(u, envg, lang_str("self"), sp);
+    envg->ret = ir_const(u, v_none(), sp);
+  }
+  IrGraph *g = ir_graph_new(u, b->name, envg, IRG_FUNCTION, sp);
+  g->display = lang_str(b->name);
+  int first = self ? 1 : 0;
+  IrNode **in = lang_alloc((n + 3) * sizeof *in);
+  int k = 0;
+  in[k++] = ir_const(u, v_obj(b), sp);
+  if (self) in[k++] = selfp;
+  for (int i = 0; i < n; i++) in[k++] = ir_param(u, g, names ? names[i] : lang_str_fmt("x%d", i + 1), sp);
+  if (ndefaults) {
+    g->ndefaults = ndefaults;
+    g->defaults = lang_alloc(ndefaults * sizeof *g->defaults);
+    for (int i = 0; i < ndefaults; i++) g->defaults[i] = ir_const(u, defaults[i], sp);
+  }
+  if (nkw) {
+    /* call_kw(b, names, args...): the last nkw arguments by keyword */
+    ObjSeq *kn = lang_tuple_new(nkw);
+    for (int i = 0; i < nkw; i++) kn->items[i] = v_obj(names[n - nkw + i]);
+    IrNode **a = lang_alloc((k + 2) * sizeof *a);
+    a[0] = in[0];
+    a[1] = ir_const(u, v_obj(kn), sp);
+    memcpy(a + 2, in + 1, (k - 1) * sizeof *a);
+    g->ret = ir_prim_applyv(u, g, IR_P_CALL_KW, sp, k + 1, a);
+  } else {
+    g->ret = ir_apply(u, g, k, in, sp);
+  }
+  (void)first;
+  return g;
+}
+
+/* The Mist function whose parameters b takes: its rule, or its Mist
+ * definition; unbound if none. */
+static Value signature_of(MistVM *vm, ObjBuiltin *b) {
+  const char *twin = ad_mist_twin(v_obj(b));
+  if (twin) {
+    ObjModule *m = ad_stdlib_module(vm, "ad");
+    if (!m) {
+      lang_error_clear(vm);
+      return v_unbound();
+    }
+    return ad_module_global(m, "", twin);
+  }
+  if (ad_is_packed(v_obj(b))) return v_unbound();   /* vjp(f, *xs): by call shape */
+  return ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
+}
+
+/* The graph of b (of x.b when bound) with its rule's signature, NULL when
+ * b has none (then each call shape has its own, see shaped()). */
+static IrGraph *wrapper(MistVM *vm, ObjBuiltin *b, bool bound) {
+  AdState *s = state(vm);
+  Map *cache = bound ? &s->bound : &s->wrappers;
+  IrGraph *g = map_get(cache, b);
+  if (g || (!bound && map_get(&s->tried, b))) return g;
+  if (!bound) map_put(&s->tried, b, b);
+  Value sig = signature_of(vm, b);
+  if (!v_is_obj(sig, O_FUNC)) return NULL;
+  ObjFunc *f = AS_FUNC(sig);
+  int np = f->graph->nparams - (bound ? 1 : 0), nd = lang_func_ndefaults(f);
+  if (np < 0) return NULL;
+  if (nd > np) nd = np;
+  ObjStr **names = lang_alloc((np + 1) * sizeof *names);
+  for (int i = 0; i < np; i++) names[i] = f->graph->params[i + (bound ? 1 : 0)]->name;
+  g = call_graph(b, bound, np, names, 0, nd, lang_func_defaults(f) + (lang_func_ndefaults(f) - nd));
+  map_put(cache, b, g);
+  return g;
+}
+
+/* The graph of b for a call with n positional arguments and the keyword
+ * names of kw (x.b over x when bound), made once per shape. */
+static IrGraph *shaped(MistVM *vm, ObjBuiltin *b, bool bound, int n, const KwArgs *kw) {
+  int nkw = kw ? kw->n : 0;
+  StrBuf key;
+  sb_init(&key);
+  sb_printf(&key, "shaped/%p/%d/%d", (void *)b, bound, n);
+  for (int i = 0; i < nkw; i++) sb_printf(&key, "/%s", kw->names[i]->data);
+  IrGraph *g = ad_cache_get(vm, key.data);
+  if (g) return g;
+  ObjStr **names = lang_alloc((n + nkw + 1) * sizeof *names);
+  for (int i = 0; i < n; i++) names[i] = n == 1 && !nkw ? lang_str("x") : lang_str_fmt("x%d", i + 1);
+  for (int i = 0; i < nkw; i++) names[n + i] = kw->names[i];
+  g = call_graph(b, bound, n + nkw, names, nkw, 0, NULL);
+  ad_cache_put(vm, key.data, g, v_obj(b), v_none(), v_none());
+  return g;
+}
+
+/* ---- worlds ---- */
+
+bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out) {
+  for (const char *c = chain; *c; c++)
+    if (!(g = *c == 'J' ? ad_reverse(vm, g) : ad_forward(vm, g))) return false;
+  ir_free_vars(g);
+  Value *env = lang_alloc((g->nfv + 1) * sizeof *env);
+  size_t len = strlen(chain);
+  bool tangents = len && chain[len - 1] == 'F';
+  for (int k = 0; k < g->nfv; k++) {
+    /* every level has one free variable, x, and a forward one its
+     * tangent too: parameters (x, tx) of its environment graph */
+    int i = g->parent ? ad_env_param(g->parent, g->fv[k]) : -1;
+    if (i < 0) return lang_raise(vm, "TypeError", "internal error: a free variable of %s", g->name->data);
+    env[k] = tangents && i % 2 ? tx : x;
+  }
+  *out = v_obj(ev_closure(vm, g, env));
+  return true;
+}
+
+/* A builtin that takes any arguments, in a world: the graph for each
+ * call's shape is made and transformed when the call comes. */
+typedef struct Shaped {
+  ObjBuiltin *b;
+  Value self, tself;   /* for x.b: x in this world, and its tangent */
+  bool bound;
+  char chain[MAX_CHAIN + 1];
+} Shaped;
+
+static bool shaped_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Shaped *s = vm->callee->data;
+  int lead = (int)strlen(s->chain), n = argc - lead;
+  if (n < 0) return lang_raise(vm, "TypeError", "internal error: %s() called without its continuations", s->b->name);
+  IrGraph *g = shaped(vm, s->b, s->bound, n, kw);
+  Value f;
+  if (!ad_close_transformed(vm, g, s->chain, s->self, s->tself, &f)) return false;
+  return vm->call(vm, f, argc, argv, kw, out);
+}
+
+static bool is_shaped(Value v) { return v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->fn == shaped_fn; }
+
+static Value shaped_value(ObjBuiltin *b, bool bound, Value self, Value tself, const char *chain) {
+  Shaped *s = lang_alloc(sizeof *s);
+  s->b = b;
+  s->bound = bound;
+  s->self = self;
+  s->tself = tself;
+  snprintf(s->chain, sizeof s->chain, "%s", chain);
+  ObjBuiltin *w = lang_builtin_new(b->name, shaped_fn, -1, -1);
+  w->data = s;
+  return v_obj(w);
+}
+
+/* The value of b (a builtin, or x.b as a bound method with x's value
+ * and tangent in that world) in the world of chain. */
+static bool builtin_in(MistVM *vm, ObjBuiltin *b, bool bound, Value self, Value tself, const char *chain,
+                       Value *out) {
+  if (strlen(chain) > MAX_CHAIN) return lang_raise(vm, "TypeError", "cannot differentiate %s() %d times", b->name, MAX_CHAIN + 1);
+  IrGraph *g = wrapper(vm, b, bound);
+  if (!g) {
+    *out = shaped_value(b, bound, self, tself, chain);
+    return true;
+  }
+  return ad_close_transformed(vm, g, chain, self, tself, out);
+}
+
+/* J or F (kind) of a builtin value v: a builtin, a bound method, or a
+ * builtin already in a world (extended by one transform). */
+bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out) {
+  char chain[2] = {kind, 0};
+  if (v_is_obj(v, O_BOUND)) {
+    ObjBound *bm = AS_BOUND(v);
+    if (!v_is_obj(bm->fn, O_BUILTIN)) return lang_raise(vm, "TypeError", "cannot differentiate this bound method");
+    Value self;
+    if (!(kind == 'J' ? ad_J_value(vm, bm->self, &self) : ad_F_value(vm, bm->self, &self))) return false;
+    return builtin_in(vm, AS_BUILTIN(bm->fn), true, self, v_none(), chain, out);
+  }
+  if (is_shaped(v)) {
+    Shaped *s = AS_BUILTIN(v)->data;
+    char longer[MAX_CHAIN + 2];
+    snprintf(longer, sizeof longer, "%s%c", s->chain, kind);
+    if (strlen(longer) > MAX_CHAIN) return lang_raise(vm, "TypeError", "cannot differentiate %s() %d times", s->b->name, MAX_CHAIN + 1);
+    /* x in the next world: the values' transform (J of x is x but for
+     * functions; F's tangent of it is zero) */
+    Value self = s->self;
+    if (s->bound && !(kind == 'J' ? ad_J_value(vm, self, &self) : ad_F_value(vm, self, &self))) return false;
+    *out = shaped_value(s->b, s->bound, self, v_none(), longer);
+    return true;
+  }
+  return builtin_in(vm, AS_BUILTIN(v), false, v_none(), v_none(), chain, out);
+}
+
+/* F of J(x) for a builtin in a forward world (xf, chain ...F): the same
+ * builtin with J inserted before the trailing F's. */
+bool ad_builtin_F_of_J(MistVM *vm, Value xf, Value *out) {
+  Shaped *s = AS_BUILTIN(xf)->data;
+  size_t n = strlen(s->chain), k = n;
+  while (k > 0 && s->chain[k - 1] == 'F') k--;
+  if (n + 1 > MAX_CHAIN) return lang_raise(vm, "TypeError", "cannot differentiate %s() %d times", s->b->name, MAX_CHAIN + 1);
+  char chain[MAX_CHAIN + 2];
+  memcpy(chain, s->chain, k);
+  chain[k] = 'J';
+  memcpy(chain + k + 1, s->chain + k, n - k);
+  chain[n + 1] = 0;
+  *out = shaped_value(s->b, s->bound, s->self, s->tself, chain);
+  return true;
+}
+
+bool ad_is_shaped_builtin(Value v) { return is_shaped(v); }
+
+bool ad_builtin_has_signature(MistVM *vm, Value b) {
+  return v_is_obj(b, O_BUILTIN) && wrapper(vm, AS_BUILTIN(b), false) != NULL;
+}
+
+/* A builtin as a primal Mist function of n parameters (grad(sin), or
+ * grad(pow, argnums=1), differentiates it). */
+bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out) {
+  *out = v_obj(ev_closure(vm, shaped(vm, AS_BUILTIN(b), false, n, NULL), NULL));
+  return true;
+}
+
+bool ad_attr_in(MistVM *vm, Value x, Value tx, ObjStr *name, const char *chain, Value *out) {
+  Value fn;
+  bool bound;
+  if (!ev_lookup_attr(vm, x, name, &fn, &bound)) return false;
+  if (!bound) {
+    /* a module's function: the primal value, transformed along the chain */
+    for (const char *c = chain; *c; c++)
+      if (!(*c == 'J' ? ad_J_value(vm, fn, &fn) : ad_F_value(vm, fn, &fn))) return false;
+    *out = fn;
+    return true;
+  }
+  if (!v_is_obj(fn, O_BUILTIN)) return lang_raise(vm, "TypeError", "cannot differentiate the method %s", name->data);
+  return builtin_in(vm, AS_BUILTIN(fn), true, x, tx, chain, out);
+}
+
+/* _attr_J(x, name, chain[, tx]): x.name in the world of chain (ad_attr_in) */
+static bool b_attr_J(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc < 3 || argc > 4 || !v_is_obj(argv[1], O_STR) || !v_is_obj(argv[2], O_STR))
+    return lang_raise(vm, "TypeError", "_attr_J takes x, a name, a chain and a tangent");
+  return ad_attr_in(vm, argv[0], argc > 3 ? argv[3] : v_none(), AS_STR(argv[1]), AS_STR(argv[2])->data, out);
+}
+
+/* _attr_kind(x, name): 0 for a property (x.T), 1 for a module's
+ * attribute, 2 for a method */
+static bool b_attr_kind(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "_attr_kind takes x and a name");
+  Value prop;
+  if (!v_is_obj(argv[0], O_MODULE) && vm->properties && lang_dict_get(vm->properties, AS_STR(argv[1]), &prop)) {
+    *out = v_int(0);
+    return true;
+  }
+  *out = v_int(v_is_obj(argv[0], O_MODULE) ? 1 : 2);
+  return true;
+}
+
+/* _property(name): the builtin behind the property x.name */
+static bool b_property(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 1 || !v_is_obj(argv[0], O_STR) || !vm->properties || !lang_dict_get(vm->properties, AS_STR(argv[0]), out))
+    return lang_raise(vm, "TypeError", "_property takes the name of a property");
+  return true;
+}
+
+/* _apply(fn, args): fn(*args), for rules and stdlib/ad.ms, which take
+ * a function's arguments as a tuple (Mist has no f(*args)) */
+static bool b_apply(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (argc != 2 || !(v_is_obj(argv[1], O_TUPLE) || v_is_obj(argv[1], O_LIST)))
+    return lang_raise(vm, "TypeError", "_apply takes a function and a tuple of arguments");
+  ObjSeq *a = AS_SEQ(argv[1]);
+  return vm->call(vm, argv[0], (int)a->len, a->items, NULL, out);
+}
+
+void ad_register_builtins(MistVM *vm) {
+  lang_def_builtin(vm, "_apply", b_apply, 2, 2);
+  lang_def_builtin(vm, "_attr_J", b_attr_J, 3, 4);
+  lang_def_builtin(vm, "_attr_kind", b_attr_kind, 2, 2);
+  lang_def_builtin(vm, "_property", b_property, 1, 1);
+}

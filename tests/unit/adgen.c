@@ -1,0 +1,913 @@
+/* adgen.c: a seeded generator of random Mist programs, for checking
+ * derivatives against an independent truth (test_autodiff.c,
+ * test_ad_nested.c).
+ *
+ * A program is a few helpers and a function f of one to three float
+ * parameters built from + - * / and unary minus, constants, `if`/`elif`/
+ * `else` and conditional expressions on comparisons of intermediate
+ * values, `for range` and `while` loops with small trip counts (with
+ * `break` and `continue`), closures capturing intermediate values and
+ * applied later (also through a higher-order helper), tuples built and
+ * unpacked, calls of helpers, and a recursive helper with a depth
+ * argument.  Divisions are by 1 + v*v and loops squash their carried
+ * value, so nothing divides by zero or overflows.
+ *
+ * Options add the cases that no earlier generator produced, each of which
+ * once hid a wrong or failing derivative:
+ *  - containers: lists and tuples of floats indexed by constant, negative
+ *    and computed indices (a loop counter), updated (xs[i] = v), iterated
+ *    and summed; lists, tuples and dicts of functions (closures, helpers,
+ *    builtins, lambdas) made in f or at the top level, indexed and called;
+ *    list and dict comprehensions;
+ *  - modules: functions of _adgen_lib.ms called, passed as values and
+ *    kept in containers;
+ *  - methods: method calls and keyword calls (tensor(..., dtype=),
+ *    .sum(), .item(), dict.get, a module's function with a keyword);
+ *  - inner: derivative calls inside f, nested up to that depth: grad of
+ *    a lambda over the values in scope, of a closure or helper,
+ *    value_and_grad, grad with argnums, jvp, vjp, hessian.  With check
+ *    set, each is written _cmp(c, c1, c2, c3) with its numeric twins (grad
+ *    written _ngrad, _mgrad and _ograd: central differences of two steps
+ *    and a one-sided one, in the checker's prelude), so that each inner
+ *    derivative is checked when f runs.
+ */
+#include "adgen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* (not ck_assert, which needs a running test: MIST_AD_SHOW prints a
+ * program outside one) */
+static void need(bool ok, const char *what) {
+  if (!ok) {
+    fprintf(stderr, "adgen: %s\n", what);
+    abort();
+  }
+}
+
+void adgen_printf(Buf *b, const char *fmt, ...) {
+  char tmp[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  need(n < (int)sizeof tmp, "a line too long");
+  buf_add(b, tmp, (size_t)n);
+}
+
+typedef struct Rng {
+  uint64_t s;
+} Rng;
+
+/* splitmix64: deterministic on every platform */
+static uint64_t rng_next(Rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static int rnd(Rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
+
+static double rnd_unit(Rng *r) { return (double)(rng_next(r) >> 11) / 9007199254740992.0; }
+
+enum { MAXV = 64, MAXC = 8, MAXT = 8, MAXH = 3, MAXF = 6, NAME = 24 };
+
+/* a container of three functions of one float: a list, a tuple or a dict
+ * with keys "a", "b", "c" */
+typedef struct FCont {
+  char name[NAME];
+  int kind;   /* 0 list, 1 tuple, 2 dict */
+} FCont;
+
+typedef struct Gen {
+  Rng rng;
+  Buf *b;
+  const AdGenOpts *o;
+  int indent;
+  /* float variables in scope */
+  char vars[MAXV][NAME];
+  int nvars;
+  /* closures of one argument, sequences of three floats, helpers */
+  char clos[MAXC][NAME];
+  int nclos;
+  char tups[MAXT][NAME];
+  bool tup_list[MAXT];
+  int ntups;
+  FCont fconts[MAXF];
+  int nfconts;
+  int helper_arity[MAXH];
+  int nhelpers;
+  bool has_rec;
+  const char *loopvar;   /* an int loop counter usable in expressions, or NULL */
+  int inner_left;        /* how many more derivative calls may nest here */
+  const char *twin;      /* the prefix of the numeric twins being written, or NULL */
+  int fresh;
+  /* strings made by ex(), freed with the program */
+  char **arena;
+  int narena, caparena;
+} Gen;
+
+static void line(Gen *g, const char *fmt, ...) {
+  char tmp[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  need(n < (int)sizeof tmp, "a line too long");
+  for (int i = 0; i < g->indent; i++) buf_add(g->b, "    ", 4);
+  buf_add(g->b, tmp, (size_t)n);
+  buf_add(g->b, "\n", 1);
+}
+
+static const char *CONSTS[] = {"0.5", "1.5", "2.0", "0.25", "(-0.75)", "(-1.25)", "3.0", "0.1"};
+
+/* the name of a derivative builtin, or of its numeric twin */
+static const char *dname(Gen *g, const char *name) {
+  if (!g->twin) return name;
+  static char twin[4][NAME];
+  static int next;
+  char *t = twin[next++ % 4];
+  snprintf(t, NAME, "%s%s", g->twin, name);
+  return t;
+}
+
+static const char *fresh_name(Gen *g, const char *prefix) {
+  static char names[4][NAME];
+  static int next;
+  char *n = names[next++ % 4];
+  snprintf(n, NAME, "%s%d", prefix, g->fresh++);
+  return n;
+}
+
+static void push_var(Gen *g, const char *name) {
+  if (g->nvars < MAXV) snprintf(g->vars[g->nvars++], NAME, "%.23s", name);
+}
+
+static void expr(Gen *g, Buf *b, int depth);
+
+/* a function of one float, as text: a closure, a helper, a module's
+ * function, a builtin, or an element of a container of functions */
+static void fn_value(Gen *g, Buf *b) {
+  Rng *r = &g->rng;
+  for (;;) {
+    switch (rnd(r, 5)) {
+    case 0:
+      if (g->nclos) {
+        adgen_printf(b, "%s", g->clos[rnd(r, g->nclos)]);
+        return;
+      }
+      break;
+    case 1:
+      for (int h = 0; h < g->nhelpers; h++)
+        if (g->helper_arity[h] == 1) {
+          adgen_printf(b, "h%d", h);
+          return;
+        }
+      break;
+    case 2:
+      if (g->o->modules) {
+        adgen_printf(b, rnd(r, 2) ? "L.sq" : "L.smooth");
+        return;
+      }
+      break;
+    case 3:
+      adgen_printf(b, rnd(r, 2) ? "tanh" : "sin");
+      return;
+    default:
+      adgen_printf(b, "half");
+      return;
+    }
+  }
+}
+
+/* an index into a sequence of three: constant, negative or computed */
+static void index3(Gen *g, Buf *b) {
+  Rng *r = &g->rng;
+  int k = rnd(r, 4);
+  if (k == 0 && g->loopvar) adgen_printf(b, "%s %% 3", g->loopvar);
+  else if (k == 1) adgen_printf(b, "%d", -1 - rnd(r, 3));
+  else adgen_printf(b, "%d", rnd(r, 3));
+}
+
+static void inner_call1(Gen *g, Buf *b, int depth);
+
+/* a derivative call inside f: a float computed by grad, jvp, vjp... of a
+ * function of the values in scope; with check, the same call written
+ * four times (the generator's state rewound for each): the call and its
+ * three numeric twins, under _cmp */
+static void inner_call(Gen *g, Buf *b, int depth) {
+  if (!g->o->check || g->twin) {
+    inner_call1(g, b, depth);
+    return;
+  }
+  Rng rng = g->rng;
+  int fresh = g->fresh;
+  adgen_printf(b, "_cmp(");
+  inner_call1(g, b, depth);
+  static const char *twins[] = {"_n", "_m", "_o"};
+  for (int i = 0; i < 3; i++) {
+    g->rng = rng;
+    g->fresh = fresh;
+    g->twin = twins[i];
+    adgen_printf(b, ", ");
+    inner_call1(g, b, depth);
+    g->twin = NULL;
+  }
+  adgen_printf(b, ")");
+}
+
+static void inner_call1(Gen *g, Buf *b, int depth) {
+  Rng *r = &g->rng;
+  g->inner_left--;
+  char t[NAME], s[NAME];
+  snprintf(t, NAME, "%s", fresh_name(g, "t"));
+  snprintf(s, NAME, "%s", fresh_name(g, "s"));
+  int saved = g->nvars;
+  switch (rnd(r, 11)) {
+  case 9: case 10:
+    if (g->ntups) {
+      /* grad of a lambda reading a sequence made in f by a constant
+       * index: the optimiser may read the item where the sequence was
+       * made, and its sensitivity must still reach it */
+      adgen_printf(b, "%s(lambda %s: %s * %s[%d] + ", dname(g, "grad"), t, t, g->tups[rnd(r, g->ntups)],
+                   rnd(r, 2) ? rnd(r, 3) : -1 - rnd(r, 3));
+      push_var(g, t);
+      expr(g, b, depth - 1);
+      g->nvars = saved;
+      adgen_printf(b, ")(");
+      expr(g, b, depth - 1);
+      adgen_printf(b, ")");
+      break;
+    }
+    /* fall through */
+  case 0: case 1:
+    /* grad of a lambda over t and what is in scope */
+    adgen_printf(b, "%s(lambda %s: ", dname(g, "grad"), t);
+    push_var(g, t);
+    expr(g, b, depth);
+    g->nvars = saved;
+    adgen_printf(b, ")(");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")");
+    break;
+  case 2:
+    /* grad of a function value */
+    adgen_printf(b, "%s(", dname(g, "grad"));
+    fn_value(g, b);
+    adgen_printf(b, ")(");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")");
+    break;
+  case 3:
+    adgen_printf(b, "%s(lambda %s: ", dname(g, "value_and_grad"), t);
+    push_var(g, t);
+    expr(g, b, depth);
+    g->nvars = saved;
+    adgen_printf(b, ")(");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")[%d]", rnd(r, 2));
+    break;
+  case 4:
+    /* with respect to the second of two */
+    adgen_printf(b, "%s(lambda %s, %s: ", dname(g, g->twin ? "grad2" : "grad"), t, s);
+    push_var(g, t);
+    push_var(g, s);
+    expr(g, b, depth);
+    g->nvars = saved;
+    adgen_printf(b, ", argnums=1)(");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ", ");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")");
+    break;
+  case 5:
+    adgen_printf(b, "%s(lambda %s: ", dname(g, "jvp"), t);
+    push_var(g, t);
+    expr(g, b, depth);
+    g->nvars = saved;
+    adgen_printf(b, ", (");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ",), (");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ",))[1]");
+    break;
+  case 6:
+    adgen_printf(b, "%s(lambda %s: ", dname(g, "vjp"), t);
+    push_var(g, t);
+    expr(g, b, depth);
+    g->nvars = saved;
+    adgen_printf(b, ", ");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")[1](");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")[0]");
+    break;
+  case 7:
+    adgen_printf(b, "%s(lambda %s: ", dname(g, "hessian"), t);
+    push_var(g, t);
+    expr(g, b, depth);
+    g->nvars = saved;
+    adgen_printf(b, ")(");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")");
+    break;
+  default:
+    /* jvp of a function value */
+    adgen_printf(b, "%s(", dname(g, "jvp"));
+    fn_value(g, b);
+    adgen_printf(b, ", (");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ",), (0.5,))[1]");
+    break;
+  }
+  g->inner_left++;
+}
+
+/* An expression over the variables in scope, into b.  Bounded depth. */
+static void expr(Gen *g, Buf *b, int depth) {
+  Rng *r = &g->rng;
+  if (depth <= 0 || rnd(r, 10) < 2) {
+    int k = rnd(r, 10);
+    if (k < 2 || g->nvars == 0) adgen_printf(b, "%s", CONSTS[rnd(r, 8)]);
+    else if (k == 2 && g->loopvar) adgen_printf(b, "(%s * 0.25)", g->loopvar);
+    else if (k == 3 && g->ntups) {
+      adgen_printf(b, "%s[", g->tups[rnd(r, g->ntups)]);
+      if (g->o->containers) index3(g, b);
+      else adgen_printf(b, "%d", rnd(r, 3));
+      adgen_printf(b, "]");
+    } else adgen_printf(b, "%s", g->vars[rnd(r, g->nvars)]);
+    return;
+  }
+  int k = rnd(r, 20);
+  switch (k) {
+  case 0: case 1:
+    adgen_printf(b, "("); expr(g, b, depth - 1); adgen_printf(b, " + "); expr(g, b, depth - 1); adgen_printf(b, ")");
+    return;
+  case 2: case 3:
+    adgen_printf(b, "("); expr(g, b, depth - 1); adgen_printf(b, " - "); expr(g, b, depth - 1); adgen_printf(b, ")");
+    return;
+  case 6: {
+    /* a / (1 + v*v): never a division by zero; v is a variable so that
+     * the text is written once */
+    adgen_printf(b, "(");
+    expr(g, b, depth - 1);
+    const char *v = g->nvars ? g->vars[rnd(r, g->nvars)] : "1.5";
+    adgen_printf(b, " / (1.0 + %s * %s))", v, v);
+    return;
+  }
+  case 7:
+    adgen_printf(b, "(-"); expr(g, b, depth - 1); adgen_printf(b, ")");
+    return;
+  case 8:
+    if (g->nhelpers) {
+      int h = rnd(r, g->nhelpers);
+      adgen_printf(b, "h%d(", h);
+      expr(g, b, depth - 1);
+      if (g->helper_arity[h] == 2) {
+        adgen_printf(b, ", ");
+        expr(g, b, depth - 1);
+      }
+      adgen_printf(b, ")");
+      return;
+    }
+    break;
+  case 9:
+    if (g->nclos) {
+      /* a closure applied directly, or passed to the higher-order ap */
+      const char *c = g->clos[rnd(r, g->nclos)];
+      if (rnd(r, 3) == 0) adgen_printf(b, "ap(%s, ", c);
+      else adgen_printf(b, "%s(", c);
+      expr(g, b, depth - 1);
+      adgen_printf(b, ")");
+      return;
+    }
+    break;
+  case 10:
+    if (g->has_rec) {
+      adgen_printf(b, "rec(");
+      expr(g, b, depth - 1);
+      adgen_printf(b, ", %d)", rnd(r, 4));
+      return;
+    }
+    break;
+  case 11:
+    /* a conditional expression on a comparison of values */
+    adgen_printf(b, "(");
+    expr(g, b, depth - 1);
+    adgen_printf(b, " if ");
+    expr(g, b, depth - 1);
+    adgen_printf(b, "%s", rnd(r, 2) ? " < " : " >= ");
+    expr(g, b, depth - 1);
+    adgen_printf(b, " else ");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")");
+    return;
+  case 12:
+    if (g->o->containers && g->nfconts) {
+      /* a function taken out of a container and called */
+      FCont *c = &g->fconts[rnd(r, g->nfconts)];
+      if (c->kind == 2) adgen_printf(b, "%s[\"%c\"](", c->name, 'a' + rnd(r, 3));
+      else {
+        adgen_printf(b, "%s[", c->name);
+        index3(g, b);
+        adgen_printf(b, "](");
+      }
+      expr(g, b, depth - 1);
+      adgen_printf(b, ")");
+      return;
+    }
+    break;
+  case 13:
+    if (g->o->containers) {
+      /* a comprehension, summed */
+      char q[NAME];
+      snprintf(q, NAME, "%s", fresh_name(g, "q"));
+      int saved = g->nvars;
+      if (g->ntups && rnd(r, 2)) {
+        const char *tp = g->tups[rnd(r, g->ntups)];
+        adgen_printf(b, "sum([");
+        push_var(g, q);
+        expr(g, b, depth - 1);
+        g->nvars = saved;
+        /* (a filter, when written, keeps every item: f stays smooth) */
+        if (rnd(r, 2)) adgen_printf(b, " for %s in %s])", q, tp);
+        else adgen_printf(b, " for %s in %s if %s == %s])", q, tp, q, q);
+        return;
+      }
+      if (g->nfconts) {
+        FCont *c = &g->fconts[rnd(r, g->nfconts)];
+        adgen_printf(b, "sum([%s(", q);
+        expr(g, b, depth - 1);
+        adgen_printf(b, c->kind == 2 ? ") for %s in %s.values()])" : ") for %s in %s])", q, c->name);
+        return;
+      }
+      adgen_printf(b, "sum([%s * ", q);
+      expr(g, b, depth - 1);
+      adgen_printf(b, " for %s in range(2)])", q);
+      return;
+    }
+    break;
+  case 14:
+    if (g->o->modules) {
+      switch (rnd(r, 4)) {
+      case 0:
+        adgen_printf(b, "L.sq(");
+        expr(g, b, depth - 1);
+        adgen_printf(b, ")");
+        return;
+      case 1:
+        adgen_printf(b, "L.mix(");
+        expr(g, b, depth - 1);
+        adgen_printf(b, ", ");
+        expr(g, b, depth - 1);
+        adgen_printf(b, ")");
+        return;
+      case 2:
+        adgen_printf(b, "ap(%s, ", rnd(r, 2) ? "L.sq" : "L.smooth");
+        expr(g, b, depth - 1);
+        adgen_printf(b, ")");
+        return;
+      default:
+        if (g->o->methods) {
+          adgen_printf(b, "L.scale(");
+          expr(g, b, depth - 1);
+          adgen_printf(b, ", k=");
+          expr(g, b, depth - 1);
+          adgen_printf(b, ")");
+        } else {
+          adgen_printf(b, "L.scale(");
+          expr(g, b, depth - 1);
+          adgen_printf(b, ")");
+        }
+        return;
+      }
+    }
+    break;
+  case 15:
+    if (g->o->methods) {
+      switch (rnd(r, 3)) {
+      case 0:
+        /* tensors in f64, so the checks keep their precision */
+        adgen_printf(b, "tensor([");
+        expr(g, b, depth - 1);
+        adgen_printf(b, ", ");
+        expr(g, b, depth - 1);
+        adgen_printf(b, "], dtype=\"f64\").sum().item()");
+        return;
+      case 1:
+        adgen_printf(b, "{\"a\": ");
+        expr(g, b, depth - 1);
+        adgen_printf(b, ", \"b\": ");
+        expr(g, b, depth - 1);
+        adgen_printf(b, "}.get(\"%c\")", 'a' + rnd(r, 2));
+        return;
+      default:
+        adgen_printf(b, "half(");
+        expr(g, b, depth - 1);
+        adgen_printf(b, ", s=");
+        expr(g, b, depth - 1);
+        adgen_printf(b, ")");
+        return;
+      }
+    }
+    break;
+  case 16: case 17:
+    if (g->inner_left > 0) {
+      inner_call(g, b, depth - 1);
+      return;
+    }
+    break;
+  default:
+    break;
+  }
+  adgen_printf(b, "("); expr(g, b, depth - 1); adgen_printf(b, " * "); expr(g, b, depth - 1); adgen_printf(b, ")");
+}
+
+/* The text of a fresh expression, freed with the program. */
+static const char *ex(Gen *g, int depth) {
+  Buf b = {0};
+  buf_clear(&b);
+  expr(g, &b, depth);
+  if (g->narena == g->caparena) {
+    g->caparena = g->caparena ? 2 * g->caparena : 64;
+    g->arena = realloc(g->arena, g->caparena * sizeof *g->arena);
+    need(g->arena != NULL, "out of memory");
+  }
+  g->arena[g->narena++] = b.data;
+  return b.data;
+}
+
+/* v = e / (1 + e*e) by way of a temporary: bounded, smooth */
+static void squash_into(Gen *g, const char *v, const char *e) {
+  char t[NAME];
+  snprintf(t, sizeof t, "%s", fresh_name(g, "s"));
+  line(g, "%s = %s", t, e);
+  line(g, "%s = %s / (1.0 + %s * %s)", v, t, t, t);
+}
+
+/* "if A op B:" with two fresh expressions, made in order (a call's
+ * arguments are evaluated in no fixed order) */
+static void if_line(Gen *g, const char *op) {
+  const char *a = ex(g, 1);
+  const char *b = ex(g, 1);
+  line(g, "if %s %s %s:", a, op, b);
+}
+
+static void statement(Gen *g, int depth);
+
+static void statements(Gen *g, int n, int depth) {
+  for (int i = 0; i < n; i++) statement(g, depth);
+}
+
+/* containers: a sequence of floats, updated or iterated; a container of
+ * functions; a comprehension kept as a list */
+static void container_statement(Gen *g) {
+  Rng *r = &g->rng;
+  char v[NAME];
+  switch (rnd(r, 5)) {
+  case 0: case 1: {
+    if (g->ntups >= MAXT) return;
+    snprintf(v, NAME, "%s", fresh_name(g, "ls"));
+    bool list = rnd(r, 2);
+    const char *a = ex(g, 1), *b = ex(g, 1), *c = ex(g, 1);
+    line(g, list ? "%s = [%s, %s, %s]" : "%s = (%s, %s, %s)", v, a, b, c);
+    if (list && rnd(r, 2)) {
+      /* a functional update, at a constant or computed index */
+      Buf i = {0};
+      buf_clear(&i);
+      index3(g, &i);
+      line(g, "%s[%s] = %s", v, i.data, ex(g, 2));
+      buf_free(&i);
+    }
+    g->tup_list[g->ntups] = list;
+    snprintf(g->tups[g->ntups++], NAME, "%s", v);
+    return;
+  }
+  case 2: {
+    if (g->nfconts >= MAXF) return;
+    FCont *c = &g->fconts[g->nfconts];
+    snprintf(c->name, NAME, "%s", fresh_name(g, "fs"));
+    c->kind = rnd(r, 3);
+    Buf items[3];
+    for (int k = 0; k < 3; k++) {
+      items[k] = (Buf){0};
+      buf_clear(&items[k]);
+      if (rnd(r, 3) == 0) {
+        /* a lambda over what is in scope */
+        char t[NAME];
+        snprintf(t, NAME, "%s", fresh_name(g, "u"));
+        int saved = g->nvars;
+        adgen_printf(&items[k], "lambda %s: ", t);
+        push_var(g, t);
+        expr(g, &items[k], 2);
+        g->nvars = saved;
+      } else {
+        fn_value(g, &items[k]);
+      }
+    }
+    if (c->kind == 2) line(g, "%s = {\"a\": %s, \"b\": %s, \"c\": %s}", c->name, items[0].data, items[1].data, items[2].data);
+    else line(g, c->kind == 0 ? "%s = [%s, %s, %s]" : "%s = (%s, %s, %s)", c->name, items[0].data, items[1].data, items[2].data);
+    for (int k = 0; k < 3; k++) buf_free(&items[k]);
+    g->nfconts++;
+    return;
+  }
+  case 3: {
+    /* a loop over a sequence: a carried value */
+    if (!g->ntups || !g->nvars) return;
+    const char *tp = g->tups[rnd(r, g->ntups)];
+    snprintf(v, NAME, "%s", g->vars[rnd(r, g->nvars)]);
+    char q[NAME];
+    snprintf(q, NAME, "%s", fresh_name(g, "q"));
+    line(g, "for %s in %s:", q, tp);
+    g->indent++;
+    int saved = g->nvars;
+    push_var(g, q);
+    char e[4096];
+    snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
+    squash_into(g, v, e);
+    g->nvars = saved;
+    g->indent--;
+    return;
+  }
+  default: {
+    /* a list comprehension over a sequence or a range, kept */
+    if (g->ntups >= MAXT) return;
+    snprintf(v, NAME, "%s", fresh_name(g, "cv"));
+    char q[NAME];
+    snprintf(q, NAME, "%s", fresh_name(g, "q"));
+    int saved = g->nvars;
+    push_var(g, q);
+    const char *e = ex(g, 2);
+    g->nvars = saved;
+    if (g->ntups && rnd(r, 2)) line(g, "%s = [%s for %s in %s]", v, e, q, g->tups[rnd(r, g->ntups)]);
+    else line(g, "%s = [%s * %s for %s in [0.5, 1.0, 1.5]]", v, e, q, q);
+    g->tup_list[g->ntups] = true;
+    snprintf(g->tups[g->ntups++], NAME, "%s", v);
+    return;
+  }
+  }
+}
+
+static void statement(Gen *g, int depth) {
+  Rng *r = &g->rng;
+  int k = rnd(r, depth > 0 ? (g->o->containers ? 16 : 13) : 4);
+  char v[NAME];
+  switch (k) {
+  case 0: case 1:
+    snprintf(v, sizeof v, "%s", fresh_name(g, "v"));
+    line(g, "%s = %s", v, ex(g, 2));
+    push_var(g, v);
+    break;
+  case 2: case 3:
+    snprintf(v, sizeof v, "%s", fresh_name(g, "v"));
+    squash_into(g, v, ex(g, 3));
+    push_var(g, v);
+    break;
+  case 4: case 5: {
+    /* if / elif / else assigning the same new variable in each branch */
+    snprintf(v, sizeof v, "%s", fresh_name(g, "v"));
+    if_line(g, rnd(r, 2) ? "<" : ">");
+    g->indent++;
+    line(g, "%s = %s", v, ex(g, 2));
+    g->indent--;
+    if (rnd(r, 2)) {
+      const char *a = ex(g, 1);
+      const char *b = ex(g, 1);
+      line(g, "elif %s <= %s:", a, b);
+      g->indent++;
+      line(g, "%s = %s", v, ex(g, 2));
+      g->indent--;
+    }
+    line(g, "else:");
+    g->indent++;
+    line(g, "%s = %s", v, ex(g, 2));
+    g->indent--;
+    push_var(g, v);
+    break;
+  }
+  case 6: case 7: {
+    /* for over a range: a loop-carried value, squashed each time */
+    if (!g->nvars) break;
+    snprintf(v, sizeof v, "%s", g->vars[rnd(r, g->nvars)]);
+    char i[NAME];
+    snprintf(i, sizeof i, "%s", fresh_name(g, "i"));
+    line(g, "for %s in range(%d):", i, 1 + rnd(r, 3));
+    g->indent++;
+    const char *saved = g->loopvar;
+    g->loopvar = i;
+    if (rnd(r, 3) == 0) {
+      if_line(g, "<");
+      g->indent++;
+      line(g, rnd(r, 2) ? "continue" : "break");
+      g->indent--;
+    }
+    char e[4096];
+    snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
+    squash_into(g, v, e);
+    g->loopvar = saved;
+    g->indent--;
+    break;
+  }
+  case 8: {
+    /* while with a counter, maybe leaving early */
+    if (!g->nvars) break;
+    snprintf(v, sizeof v, "%s", g->vars[rnd(r, g->nvars)]);
+    char j[NAME];
+    snprintf(j, sizeof j, "%s", fresh_name(g, "j"));
+    line(g, "%s = 0", j);
+    line(g, "while %s < %d:", j, 1 + rnd(r, 3));
+    g->indent++;
+    const char *saved = g->loopvar;
+    g->loopvar = j;
+    char e[4096];
+    snprintf(e, sizeof e, "%s - %s * 0.25", ex(g, 2), v);
+    squash_into(g, v, e);
+    if (rnd(r, 2)) {
+      if_line(g, ">");
+      g->indent++;
+      line(g, "break");
+      g->indent--;
+    }
+    line(g, "%s += 1", j);
+    g->loopvar = saved;
+    g->indent--;
+    break;
+  }
+  case 9: case 12: {
+    /* a closure capturing intermediate values, applied later */
+    if (g->nclos >= MAXC) break;
+    char c[NAME];
+    snprintf(c, sizeof c, "%s", fresh_name(g, "c"));
+    if (rnd(r, 2)) {
+      const char *a = ex(g, 1);
+      const char *b = ex(g, 1);
+      line(g, "%s = lambda t: t * %s + %s", c, a, b);
+    } else {
+      line(g, "def %s(t):", c);
+      g->indent++;
+      line(g, "if t > %s:", ex(g, 1));
+      g->indent++;
+      line(g, "return t * %s", ex(g, 1));
+      g->indent--;
+      line(g, "return t / (1.0 + t * t) - %s", ex(g, 1));
+      g->indent--;
+    }
+    snprintf(g->clos[g->nclos++], NAME, "%s", c);
+    if (rnd(r, 2)) {
+      /* applied at once as well as (maybe) later */
+      snprintf(v, sizeof v, "%s", fresh_name(g, "v"));
+      const char *a = ex(g, 1);
+      line(g, rnd(r, 2) ? "%s = %s(%s)" : "%s = ap(%s, %s)", v, c, a);
+      push_var(g, v);
+    }
+    break;
+  }
+  case 10: {
+    /* a tuple built, later indexed or unpacked */
+    if (g->ntups >= MAXT) break;
+    char t[NAME];
+    snprintf(t, sizeof t, "%s", fresh_name(g, "tp"));
+    const char *a = ex(g, 1);
+    const char *b = ex(g, 1);
+    const char *c = ex(g, 1);
+    line(g, "%s = (%s, %s, %s)", t, a, b, c);
+    g->tup_list[g->ntups] = false;
+    snprintf(g->tups[g->ntups++], NAME, "%s", t);
+    if (rnd(r, 2)) {
+      char u[3][NAME];
+      for (int q = 0; q < 3; q++) snprintf(u[q], sizeof u[q], "%s", fresh_name(g, "v"));
+      line(g, "%s, %s, %s = %s", u[0], u[1], u[2], t);
+      for (int q = 0; q < 3; q++) push_var(g, u[q]);
+    }
+    break;
+  }
+  case 13: case 14: case 15:
+    container_statement(g);
+    break;
+  default: {
+    /* a nested block: statements inside a branch, joined afterwards */
+    snprintf(v, sizeof v, "%s", fresh_name(g, "v"));
+    if_line(g, "<");
+    int saved = g->nvars, savedc = g->nclos, savedt = g->ntups, savedf = g->nfconts;
+    g->indent++;
+    statements(g, 1 + rnd(r, 2), depth - 1);
+    line(g, "%s = %s", v, ex(g, 2));
+    g->indent--;
+    /* names made in one branch are not bound on the other path */
+    g->nvars = saved;
+    g->nclos = savedc;
+    g->ntups = savedt;
+    g->nfconts = savedf;
+    line(g, "else:");
+    g->indent++;
+    line(g, "%s = %s", v, ex(g, 2));
+    g->indent--;
+    push_var(g, v);
+    break;
+  }
+  }
+}
+
+int adgen_program(uint64_t seed, const AdGenOpts *o, Buf *b) {
+  Gen g = {0};
+  g.rng.s = seed * 0x2545f4914f6cdd1dULL + 12345;
+  g.b = b;
+  g.o = o;
+  buf_clear(b);
+  Rng *r = &g.rng;
+
+  if (o->modules) line(&g, "import _adgen_lib as L");
+  /* a higher-order helper that closures are passed to, and a function
+   * of one float with a keyword parameter */
+  line(&g, "def ap(fn, v):");
+  line(&g, "    return fn(v) * 0.5 + fn(v * 0.5)");
+  line(&g, "");
+  line(&g, "def half(v, s=0.5):");
+  line(&g, "    return v * s + v * v * 0.125");
+  line(&g, "");
+
+  /* helpers of one or two parameters, over their parameters only */
+  int nh = rnd(r, MAXH + 1);
+  for (int h = 0; h < nh; h++) {
+    int ar = 1 + rnd(r, 2);
+    g.nvars = 0;
+    push_var(&g, "a");
+    if (ar == 2) push_var(&g, "b");
+    line(&g, ar == 2 ? "def h%d(a, b):" : "def h%d(a):", h);
+    g.indent++;
+    if (rnd(r, 2)) {
+      if_line(&g, "<");
+      g.indent++;
+      line(&g, "return %s", ex(&g, 2));
+      g.indent--;
+    }
+    line(&g, "return %s", ex(&g, 2));
+    g.indent--;
+    line(&g, "");
+    g.helper_arity[g.nhelpers++] = ar;
+  }
+
+  /* the recursive helper: depth argument n, tail or not */
+  if (rnd(r, 2)) {
+    g.nvars = 0;
+    push_var(&g, "v");
+    line(&g, "def rec(v, n):");
+    g.indent++;
+    line(&g, "if n <= 0:");
+    g.indent++;
+    line(&g, "return %s", ex(&g, 1));
+    g.indent--;
+    if (rnd(r, 2))
+      line(&g, "return rec(v * 0.5 + %s / (1.0 + v * v), n - 1)", ex(&g, 1));
+    else
+      line(&g, "return %s * 0.5 + rec(v / (1.0 + v * v), n - 1) * v", ex(&g, 1));
+    g.indent--;
+    line(&g, "");
+    g.has_rec = true;
+  }
+
+  /* a container of functions at the top level, read from f */
+  g.nvars = 0;
+  if (o->containers && rnd(r, 2)) {
+    FCont *c = &g.fconts[g.nfconts++];
+    snprintf(c->name, NAME, "GF");
+    c->kind = rnd(r, 3);
+    Buf items[3];
+    for (int k = 0; k < 3; k++) {
+      items[k] = (Buf){0};
+      buf_clear(&items[k]);
+      fn_value(&g, &items[k]);
+    }
+    if (c->kind == 2) line(&g, "GF = {\"a\": %s, \"b\": %s, \"c\": %s}", items[0].data, items[1].data, items[2].data);
+    else line(&g, c->kind == 0 ? "GF = [%s, %s, %s]" : "GF = (%s, %s, %s)", items[0].data, items[1].data, items[2].data);
+    for (int k = 0; k < 3; k++) buf_free(&items[k]);
+    line(&g, "");
+  }
+
+  g.inner_left = o->inner;
+  int np = 1 + rnd(r, 3);
+  static const char *params[] = {"x", "y", "z"};
+  for (int i = 0; i < np; i++) push_var(&g, params[i]);
+  line(&g, np == 1 ? "def f(x):" : np == 2 ? "def f(x, y):" : "def f(x, y, z):");
+  g.indent++;
+  statements(&g, 2 + rnd(r, 5), 1);
+  /* the result uses the newest values and one of the parameters */
+  char ret[4096];
+  int n = snprintf(ret, sizeof ret, "return %s", ex(&g, 2));
+  for (int i = 0; i < 2 && g.nvars > np; i++)
+    n += snprintf(ret + n, sizeof ret - n, " + %s", g.vars[g.nvars - 1 - i]);
+  line(&g, "%s", ret);
+  g.indent--;
+  for (int i = 0; i < g.narena; i++) free(g.arena[i]);
+  free(g.arena);
+  return np;
+}
+
+void adgen_point(uint64_t seed, int np, Buf *b) {
+  Rng r = {seed ^ 0x5deece66dULL};
+  buf_add(b, "(", 1);
+  for (int i = 0; i < np; i++) adgen_printf(b, "%.17e, ", 4.0 * rnd_unit(&r) - 2.0);
+  buf_add(b, ")", 1);
+}

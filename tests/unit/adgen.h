@@ -1,0 +1,32 @@
+/* adgen.h: a seeded generator of random Mist programs for the autodiff
+ * suites (test_autodiff.c, test_ad_nested.c).  See adgen.c. */
+#ifndef MIST_TESTS_ADGEN_H
+#define MIST_TESTS_ADGEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture.h"
+
+typedef struct AdGenOpts {
+  bool containers;    /* lists, tuples and dicts of floats and of functions, comprehensions */
+  bool modules;       /* functions of tests/unit/_adgen_lib.ms, called and passed as values */
+  bool methods;       /* method and keyword calls */
+  int inner;          /* how deep derivative calls (grad, jvp, vjp...) nest inside f: 0 for none */
+  bool check;         /* write each of those calls c as _cmp(c, its three numeric twins) */
+} AdGenOpts;
+
+/* The program for seed: helpers, then f(x[, y[, z]]).  Returns the
+ * number of f's parameters.  The same seed and options give the same
+ * program; with check set, the same program with every derivative call
+ * c written _cmp(c, c1, c2, c3), its numeric twins (c with grad written
+ * _ngrad, _mgrad, _ograd...), which a checker defines. */
+int adgen_program(uint64_t seed, const AdGenOpts *o, Buf *b);
+
+/* A point in [-2, 2]^np as a Mist tuple of floats. */
+void adgen_point(uint64_t seed, int np, Buf *b);
+
+/* printf into a buffer */
+void adgen_printf(Buf *b, const char *fmt, ...);
+
+#endif
