@@ -578,10 +578,10 @@ bool lang_holds_function(Value v) {
   if (o->flags & OBJ_FN_KNOWN) return o->flags & OBJ_FN_HELD;
   bool held = false;
   if (o->kind == O_DICT) {
-    ObjDict *d = (ObjDict *)o;
+    ObjDict *d = AS_DICT(v);
     for (size_t i = 0; i < d->len && !held; i++) held = lang_holds_function(d->entries[i].value);
   } else {
-    ObjSeq *s = (ObjSeq *)o;
+    ObjSeq *s = AS_SEQ(v);
     for (size_t i = 0; i < s->len && !held; i++) held = lang_holds_function(s->items[i]);
   }
   o->flags |= OBJ_FN_KNOWN | (held ? OBJ_FN_HELD : 0);
