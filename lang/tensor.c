@@ -94,6 +94,19 @@ typedef struct TensorStore {
   TensorHeap *heap;
 } TensorStore;
 
+/* A big buffer, as a version of its bytes (the section "Versions"). */
+typedef struct TensorVersion {
+  TensorBuf buf;
+  size_t history;                /* current version: bytes its old versions take (the budget) */
+  /* an old version: newer's bytes, except the element at byte `at`,
+   * which was `old`, or (at < 0) the elements of region (a view's
+   * geometry only), which were `saved` (contiguous) */
+  struct TensorVersion *newer;
+  int64_t at;
+  uint64_t old;
+  ObjTensor *region, *saved;
+} TensorVersion;
+
 static void store_finalize(void *obj, void *data) {
   (void)data;
   TensorStore *s = obj;
@@ -139,10 +152,10 @@ static TensorStore *store_new(TensorHeap *h, size_t bytes, bool zero) {
 static TensorBuf *buf_new(MistVM *vm, size_t bytes, bool zero) {
   if (bytes < LANG_TENSOR_INLINE_MAX) {
     TensorBuf *b = lang_alloc_atomic(sizeof(TensorBuf) + bytes + 64);
-    memset(b, 0, sizeof *b);
     uintptr_t p = ((uintptr_t)(b + 1) + 63) & ~(uintptr_t)63;
     b->data = (void *)p;
     b->bytes = bytes;
+    b->store = NULL;
     if (zero) memset(b->data, 0, bytes);
     return b;
   }
@@ -152,7 +165,7 @@ static TensorBuf *buf_new(MistVM *vm, size_t bytes, bool zero) {
     out_of_memory(vm, bytes);
     return NULL;
   }
-  TensorBuf *b = lang_alloc(sizeof *b);
+  TensorBuf *b = lang_alloc(sizeof(TensorVersion));
   b->data = s->data;
   b->bytes = bytes;
   b->store = s;
@@ -1248,33 +1261,34 @@ bool lang_tensor_getitem(MistVM *vm, ObjTensor *t, Value index, Value *out) {
 
 #define DIFF_BYTES 192
 
-void lang_tensor_buf_current(TensorBuf *b) {
+void lang_tensor_buf_current(TensorBuf *buf) {
+  TensorVersion *v = (TensorVersion *)buf;   /* only a big buffer is ever an old version */
   size_t n = 1;
-  for (TensorBuf *c = b; !c->data; c = c->newer) n++;
-  TensorBuf **chain = lang_alloc_atomic(n * sizeof *chain);   /* all reachable from b */
-  TensorBuf *c = b;
+  for (TensorVersion *c = v; !c->buf.data; c = c->newer) n++;
+  TensorVersion **chain = lang_alloc_atomic(n * sizeof *chain);   /* all reachable from v */
+  TensorVersion *c = v;
   for (size_t i = 0; i < n; i++, c = c->newer) chain[i] = c;
-  TensorBuf *cur = chain[n - 1];
-  TensorStore *s = store_new(cur->store ? cur->store->heap : NULL, b->bytes, false);
-  if (!s) s = store_new(NULL, b->bytes, false);
-  memcpy(s->data, cur->data, b->bytes);
+  TensorBuf *cur = &chain[n - 1]->buf;
+  TensorStore *s = store_new(cur->store->heap, buf->bytes, false);
+  if (!s) s = store_new(NULL, buf->bytes, false);
+  memcpy(s->data, cur->data, buf->bytes);
   for (size_t k = n - 1; k-- > 0;) {
     c = chain[k];
     if (c->at >= 0) {
       memcpy((char *)s->data + c->at, &c->old, dev_dtype_size(c->region->dtype));
     } else {
-      TensorBuf at = {.data = s->data, .bytes = b->bytes};
+      TensorBuf at = {.data = s->data, .bytes = buf->bytes};
       ObjTensor *dst = lang_tensor_view(c->region, c->region->ndim, c->region->shape,
                                         c->region->strides, c->region->offset);
       dst->buf = &at;
       copy_raw(NULL, dst, c->saved);
     }
   }
-  b->store = s;
-  b->history = 0;
-  b->newer = NULL;
-  b->region = b->saved = NULL;
-  b->data = s->data;
+  v->history = 0;
+  v->newer = NULL;
+  v->region = v->saved = NULL;
+  buf->store = s;
+  buf->data = s->data;
 }
 
 /* Do t's elements lie at distinct addresses?  Sorted by stride, each
@@ -1302,18 +1316,17 @@ static bool elements_distinct(const ObjTensor *t) {
   return true;
 }
 
-/* The bytes of b, current, move to a new TensorBuf, which is returned;
- * b becomes its old version (the caller notes the difference). */
-static TensorBuf *buf_take_over(TensorBuf *b, size_t cost) {
-  TensorBuf *r = lang_alloc(sizeof *r);
-  r->data = b->data;
-  r->bytes = b->bytes;
-  r->store = b->store;
+/* The bytes of b, a big buffer's current version, move to a new
+ * version, which is returned; b becomes its old version (the caller
+ * notes the difference). */
+static TensorVersion *buf_take_over(TensorVersion *b, size_t cost) {
+  TensorVersion *r = lang_alloc(sizeof *r);
+  r->buf = b->buf;
   r->history = b->history + cost;
   b->newer = r;
-  b->store = NULL;
   b->history = 0;
-  b->data = NULL;
+  b->buf.store = NULL;
+  b->buf.data = NULL;
   return r;
 }
 
@@ -1330,21 +1343,21 @@ static ObjTensor *view_on(const ObjTensor *t, TensorBuf *r) {
 static bool set_in_place(MistVM *vm, ObjTensor *t, const Selection *sel, Value v, Value *out,
                          bool *done) {
   *done = false;
-  TensorBuf *b = t->buf;
+  TensorVersion *b = (TensorVersion *)t->buf;   /* big: it has a store */
   ObjTensor *region = sel->view;
   size_t es = dev_dtype_size(t->dtype);
   size_t cost = DIFF_BYTES + (size_t)region->size * es;
-  if (b->history + cost > b->bytes) return true;
+  if (b->history + cost > b->buf.bytes) return true;
   if (region->size == 1 && (v.tag == V_INT || v.tag == V_FLOAT || v.tag == V_BOOL)) {
     uint64_t bits = 0;
     if (!lang_tensor_store(vm, t->dtype, (char *)&bits, v)) return false;
     char *p = lang_tensor_ptr(region);
-    TensorBuf *r = buf_take_over(b, cost);
-    b->at = p - (char *)r->data;
+    TensorVersion *r = buf_take_over(b, cost);
+    b->at = p - (char *)r->buf.data;
     memcpy(&b->old, p, es);
     b->region = region;   /* for its dtype */
     memcpy(p, &bits, es);
-    *out = v_obj(view_on(t, r));
+    *out = v_obj(view_on(t, &r->buf));
     *done = true;
     return true;
   }
@@ -1355,18 +1368,18 @@ static bool set_in_place(MistVM *vm, ObjTensor *t, const Selection *sel, Value v
     return false;
   }
   lang_tensor_ptr(val);   /* val's bytes current, so a copy if they are b's */
-  if (val->buf == b && !(val = copy_as(vm, val, val->dtype))) return false;
+  if (val->buf == &b->buf && !(val = copy_as(vm, val, val->dtype))) return false;
   if (!broadcasts_to(val, region->ndim, region->shape))
     return lang_raise(vm, "ValueError", "setitem: cannot broadcast shape %s to %s",
                       shape_str(val->ndim, val->shape), shape_str(region->ndim, region->shape));
   ObjTensor *saved = copy_as(vm, region, t->dtype);
   if (!saved) return false;
-  TensorBuf *r = buf_take_over(b, cost);
+  TensorVersion *r = buf_take_over(b, cost);
   b->at = -1;
   b->region = region;
   b->saved = saved;
-  copy_raw(region->size >= LANG_ND_PAR_MIN ? lang_tensor_pool(vm) : NULL, view_on(region, r), val);
-  *out = v_obj(view_on(t, r));
+  copy_raw(region->size >= LANG_ND_PAR_MIN ? lang_tensor_pool(vm) : NULL, view_on(region, &r->buf), val);
+  *out = v_obj(view_on(t, &r->buf));
   *done = true;
   return true;
 }

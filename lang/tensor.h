@@ -52,21 +52,13 @@ struct TensorHeap;   /* tensor.c: the allocator, shared by the VM and live buffe
  * (under LANG_TENSOR_INLINE_MAX bytes) has its bytes inside this object,
  * in GC memory that is not scanned (store is NULL), and is never updated
  * in place.  A big one's bytes are owned by a TensorStore (tensor.c),
- * outside the GC heap; this object is then the current version of those
- * bytes, or an old version (data NULL) that differs from `newer` by the
- * elements noted below (tensor.c, "Versions"). */
+ * outside the GC heap, and this object is the first part of a
+ * TensorVersion (tensor.c, "Versions"): the current version of those
+ * bytes, or an old version, with data and store NULL. */
 typedef struct TensorBuf {
   void *data;
   size_t bytes;
   struct TensorStore *store;
-  size_t history;             /* current version: bytes its old versions take (the budget) */
-  /* an old version: newer's bytes, except the element at byte `at`,
-   * which was `old`, or (at < 0) the elements of region (a view's
-   * geometry only), which were `saved` (contiguous) */
-  struct TensorBuf *newer;
-  int64_t at;
-  uint64_t old;
-  struct ObjTensor *region, *saved;
 } TensorBuf;
 
 typedef struct ObjTensor {
