@@ -7,13 +7,18 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TYPE ?= RelWithDebInfo
 FUZZ_SECONDS ?= 300
 
-# Packages the build and the tests need (python3, python3-numpy: benchmark
-# baselines only).
+# Packages the build and the tests need (python3: benchmark baseline, and
+# the check that checkpoints read back with Python's standard library;
+# python3-numpy: tests that compare Mist's output with NumPy's, and the
+# baseline of the tensor update benchmark; libjansson-dev: safetensors
+# headers; librsvg2-bin: rsvg-convert renders plot's SVG in a test;
+# dataset-fashion-mnist: the flagship's data).
 DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
-        zlib1g-dev libffi-dev clang tmux python3 python3-numpy libopenblas-dev
+        zlib1g-dev libffi-dev clang tmux python3 python3-numpy libopenblas-dev \
+        libjansson-dev librsvg2-bin dataset-fashion-mnist
 FUZZ_DEPS := clang libclang-rt-14-dev
 
-.PHONY: all build run test test-asan bench bench-update bench-grad fuzz deps fuzz-deps clean
+.PHONY: all build run test test-asan bench bench-update bench-grad bench-fashion-mnist fuzz fuzz-readers deps fuzz-deps clean
 
 all: build
 
@@ -44,9 +49,13 @@ build:
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build build -j$(JOBS)
 
+# The flagship: the MLP on Fashion-MNIST, 10 epochs (well under a minute
+# on 2 cores); `make run RUN_ARGS="--model cnn"` trains the CNN.
+RUN_ARGS ?=
 run: deps
 	$(MAKE) --no-print-directory build
 	./build/mist examples/tour.ms
+	./build/mist examples/fashion_mnist.ms $(RUN_ARGS)
 
 test: deps
 	$(MAKE) --no-print-directory build
@@ -77,6 +86,11 @@ bench-update: build
 bench-grad: build
 	bash bench/grad_run.sh
 
+# Seconds per Fashion-MNIST epoch, Mist against PyTorch (python3-torch,
+# optional), for the flagship's MLP and CNN.
+bench-fashion-mnist: build
+	bash bench/fashion_mnist_run.sh
+
 # libFuzzer over the parser and the interpreter, seeded from tests/fuzz/corpus.
 # New inputs found go to build-fuzz/corpus, so the committed seeds stay small.
 fuzz: deps fuzz-deps
@@ -88,6 +102,17 @@ fuzz: deps fuzz-deps
 	  -dict=tests/fuzz/mist.dict \
 	  -artifact_prefix=build-fuzz/artifacts/ \
 	  build-fuzz/corpus tests/fuzz/corpus
+
+# libFuzzer over the file readers (IDX, NPY, CSV, safetensors; gzip'd or
+# not), seeded from tests/fuzz/readers_corpus.
+fuzz-readers: deps fuzz-deps
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIST_FUZZ=ON
+	cmake --build build-fuzz -j$(JOBS) --target fuzz_readers
+	mkdir -p build-fuzz/readers_corpus build-fuzz/artifacts
+	$(SAN_ENV) ./build-fuzz/tests/fuzz/fuzz_readers -max_total_time=$(FUZZ_SECONDS) \
+	  -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
+	  -artifact_prefix=build-fuzz/artifacts/ \
+	  build-fuzz/readers_corpus tests/fuzz/readers_corpus
 
 clean:
 	rm -rf build build-asan build-fuzz bench/.bin

@@ -5,7 +5,10 @@
  * here is bookkeeping around it: reading files, the module cache behind
  * `import`, and running evaluation on a thread with a large stack so
  * that deep (non-tail) recursion works and runaway recursion hits the
- * interpreter's guard long before the real stack ends.
+ * interpreter's guard long before the real stack ends.  Each entry point
+ * that may allocate first makes the calling thread known to the
+ * collector (lang_gc_enter_thread), since hosts call from threads of
+ * their own.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +48,7 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
 
 MistVM *mist_new(int argc, const char *const *argv) {
   lang_gc_init();
+  lang_gc_enter_thread();
   MistVM *vm = lang_vm_new();   /* not collected: the host holds it */
   if (!vm) return NULL;
   if (!vm->builtins) vm->builtins = lang_dict_new();
@@ -64,12 +68,20 @@ MistVM *mist_new(int argc, const char *const *argv) {
 }
 
 void mist_free(MistVM *vm) {
+  lang_gc_enter_thread();
   if (vm) lang_vm_free(vm);
 }
 
 void mist_set_write(MistVM *vm, void (*write)(void *, const char *, size_t), void *user) {
   vm->write = write;
   vm->write_user = user;
+}
+
+void mist_set_write_err(MistVM *vm, void (*write)(void *, const char *, size_t), void *user,
+                        bool is_terminal) {
+  vm->write_err = write;
+  vm->write_err_user = user;
+  vm->err_is_tty = is_terminal;
 }
 
 void mist_interrupt(MistVM *vm) { vm->interrupt = 1; }
@@ -171,9 +183,26 @@ static char *read_file(const char *path, size_t *len, const char **why) {
   return buf;
 }
 
-static int add_file(MistVM *vm, const char *path, const char *text, size_t len, bool *bad_utf8) {
-  *bad_utf8 = !lang_utf8_valid(text, len);
-  return lang_file_add(vm, path, text, len);
+/* Register source text under path; -1 with a SyntaxError raised when it
+ * is not UTF-8, at the line and column of the first bad byte.  A UTF-8
+ * byte-order mark at the start is dropped, as Python does. */
+static int add_file(MistVM *vm, const char *path, const char *text, size_t len) {
+  if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) text += 3, len -= 3;
+  int file = lang_file_add(vm, path, text, len);
+  size_t bad = lang_utf8_check(text, len);
+  if (bad == len) return file;
+  Span at = {file, 1, 1, 1};
+  for (size_t i = 0; i < bad;) {
+    if (text[i] == '\n') {
+      at.line++, at.col = 1, i++;
+      continue;
+    }
+    uint32_t cp;
+    i += lang_utf8_decode(text + i, bad - i, &cp);
+    at.col++;
+  }
+  lang_raise_at(vm, at, "SyntaxError", "invalid UTF-8: byte 0x%02x", (unsigned char)text[bad]);
+  return -1;
 }
 
 static MistStatus load_and_run(MistVM *vm, ObjModule *m, const char *path, bool echo, Value *result) {
@@ -184,18 +213,15 @@ static MistStatus load_and_run(MistVM *vm, ObjModule *m, const char *path, bool 
     lang_raise(vm, "OSError", "can't open file '%s': %s", path, why);
     return MIST_ERROR;
   }
-  bool bad;
-  int file = add_file(vm, path, text, len, &bad);
-  if (bad) {
-    lang_raise(vm, "SyntaxError", "%s is not valid UTF-8", path);
-    return MIST_ERROR;
-  }
+  int file = add_file(vm, path, text, len);
+  if (file < 0) return MIST_ERROR;
   m->file_id = file;
   Job job = {vm, m, file, echo, false, v_none()};
   return run_job(&job) ? MIST_OK : MIST_ERROR;
 }
 
 MistStatus mist_run_file(MistVM *vm, const char *path) {
+  lang_gc_enter_thread();
   lang_error_clear(vm);
   vm->interrupt = 0;
   vm->main->path = lang_str(path);
@@ -204,15 +230,12 @@ MistStatus mist_run_file(MistVM *vm, const char *path) {
 }
 
 MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo) {
+  lang_gc_enter_thread();
   lang_error_clear(vm);
   vm->interrupt = 0;
   size_t len = strlen(source);
-  bool bad;
-  int file = add_file(vm, name, source, len, &bad);
-  if (bad) {
-    lang_raise(vm, "SyntaxError", "source is not valid UTF-8");
-    return MIST_ERROR;
-  }
+  int file = add_file(vm, name, source, len);
+  if (file < 0) return MIST_ERROR;
   if (vm->main->file_id < 0) vm->main->file_id = file;
   Job job = {vm, vm->main, file, echo, false, v_none()};
   if (!run_job(&job)) return vm->err.incomplete ? MIST_INCOMPLETE : MIST_ERROR;
@@ -222,11 +245,122 @@ MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo
     if (!lang_repr(vm, job.result, &sb)) return MIST_ERROR;
     sb_addc(&sb, '\n');
     lang_write(vm, sb.data, sb.len);
+    /* as Python's interactive mode: _ is the last value shown */
+    ev_set_global(vm->main, lang_intern(vm, "_", 1), job.result);
   }
   return MIST_OK;
 }
 
+int mist_exit_code(MistVM *vm) {
+  return vm->err.set && vm->err.kind && strcmp(vm->err.kind, "SystemExit") == 0 ? vm->err.exit_code : -1;
+}
+
+/* ---- completion ---- */
+
+static const char *const keywords[] = {
+#define TOK(e, s)
+#define PUNCT(e, s)
+#define KW(e, s) s,
+#define RESERVED(e, s)
+#include "parser/token.def"
+};
+
+typedef struct Words {
+  char **items;
+  size_t n, cap;
+} Words;
+
+static void word_add(Words *w, const char *prefix, size_t plen, const char *name, size_t nlen) {
+  for (size_t i = 0; i < w->n; i++)
+    if (strlen(w->items[i]) == plen + nlen && memcmp(w->items[i] + plen, name, nlen) == 0) return;
+  if (w->n + 1 >= w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 32;
+    char **items = realloc(w->items, cap * sizeof *items);
+    if (!items) return;
+    w->items = items;
+    w->cap = cap;
+  }
+  char *s = malloc(plen + nlen + 1);
+  if (!s) return;
+  memcpy(s, prefix, plen);
+  memcpy(s + plen, name, nlen);
+  s[plen + nlen] = '\0';
+  w->items[w->n++] = s;
+}
+
+static bool word_starts(const char *name, size_t nlen, const char *stem, size_t slen) {
+  /* names private to the runtime only when asked for */
+  if (nlen > 0 && name[0] == '_' && (slen == 0 || stem[0] != '_')) return false;
+  return nlen >= slen && memcmp(name, stem, slen) == 0;
+}
+
+static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The value text names: a global or builtin, then attributes; false
+ * when some part is not there (no error is left behind). */
+static bool value_of_path(MistVM *vm, const char *text, size_t len, Value *out) {
+  size_t i = 0;
+  while (i < len && text[i] != '.') i++;
+  ObjStr *name = lang_str_new(text, i);
+  Value slot;
+  ObjModule *m = vm->main;
+  if (m->names && lang_dict_get(m->names, name, &slot) && m->slots[slot.i].tag != V_UNBOUND) *out = m->slots[slot.i];
+  else if (!vm->builtins || !lang_dict_get(vm->builtins, name, out)) return false;
+  while (i < len) {
+    size_t j = ++i;
+    while (i < len && text[i] != '.') i++;
+    bool bound;
+    if (!ev_lookup_attr(vm, *out, lang_str_new(text + j, i - j), out, &bound) || bound) {
+      lang_error_clear(vm);
+      return false;
+    }
+  }
+  return true;
+}
+
+char **mist_complete(MistVM *vm, const char *text) {
+  lang_gc_enter_thread();
+  Words w = {0};
+  const char *dot = strrchr(text, '.');
+  if (dot) {
+    /* x.y.pre: the attributes of x.y that start with pre */
+    Value x;
+    size_t plen = (size_t)(dot - text) + 1;
+    const char *stem = dot + 1;
+    size_t slen = strlen(stem);
+    if (!value_of_path(vm, text, plen - 1, &x)) return NULL;
+    ObjSeq *names = lang_attr_names(vm, x);
+    for (size_t i = 0; i < names->len; i++) {
+      ObjStr *n = AS_STR(names->items[i]);
+      if (word_starts(n->data, n->len, stem, slen)) word_add(&w, text, plen, n->data, n->len);
+    }
+  } else {
+    size_t slen = strlen(text);
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+      if (word_starts(keywords[i], strlen(keywords[i]), text, slen)) word_add(&w, "", 0, keywords[i], strlen(keywords[i]));
+    ObjModule *m = vm->main;
+    for (size_t i = 0; m->names && i < m->names->len; i++) {
+      DictEntry *e = &m->names->entries[i];
+      if (e->key && e->value.tag == V_INT && m->slots[e->value.i].tag != V_UNBOUND &&
+          word_starts(e->key->data, e->key->len, text, slen))
+        word_add(&w, "", 0, e->key->data, e->key->len);
+    }
+    for (size_t i = 0; vm->builtins && i < vm->builtins->len; i++) {
+      DictEntry *e = &vm->builtins->entries[i];
+      if (e->key && word_starts(e->key->data, e->key->len, text, slen)) word_add(&w, "", 0, e->key->data, e->key->len);
+    }
+  }
+  if (w.n == 0) {
+    free(w.items);
+    return NULL;
+  }
+  qsort(w.items, w.n, sizeof *w.items, by_text);
+  w.items[w.n] = NULL;
+  return w.items;
+}
+
 const char *mist_error(MistVM *vm) {
+  lang_gc_enter_thread();
   if (!vm->err.set) return "";
   return lang_error_render(vm)->data;
 }
@@ -264,9 +398,8 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
   const char *why;
   char *text = read_file(path.data, &len, &why);
   if (!text) return lang_raise(vm, "ImportError", "can't read '%s': %s", path.data, why);
-  bool bad;
-  int file = add_file(vm, path.data, text, len, &bad);
-  if (bad) return lang_raise(vm, "SyntaxError", "%s is not valid UTF-8", path.data);
+  int file = add_file(vm, path.data, text, len);
+  if (file < 0) return false;
   m->file_id = file;
   Value r;
   /* errors inside the module keep their own spans; the import line is
@@ -315,6 +448,7 @@ static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
 }
 
 MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
+  lang_gc_enter_thread();
   lang_error_clear(vm);
   Value slot;
   ObjModule *m = vm->main;
@@ -331,6 +465,7 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
 }
 
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags) {
+  lang_gc_enter_thread();
   lang_error_clear(vm);
   size_t len;
   const char *why;
@@ -339,11 +474,9 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
     lang_raise(vm, "OSError", "can't open file '%s': %s", path, why);
     return MIST_ERROR;
   }
-  bool bad;
-  int file = add_file(vm, path, text, len, &bad);
+  int file = add_file(vm, path, text, len);
   vm->main->path = lang_str(path);
-  Ast *ast = bad ? NULL : parse_module(vm, file, text, len);
-  if (bad) lang_raise(vm, "SyntaxError", "%s is not valid UTF-8", path);
+  Ast *ast = file < 0 ? NULL : parse_module(vm, file, vm->files[file].text->data, vm->files[file].text->len);
   LowerResult lr;
   if (!ast || !lower_module(vm, ast, vm->main, false, &lr)) return MIST_ERROR;
   for (int i = 0; i < lr.unit->ngraphs; i++) {

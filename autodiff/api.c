@@ -1,4 +1,4 @@
-/* api.c: the differentiation builtins of LANGUAGE.md section 6 and J of
+/* api.c: the differentiation builtins of docs/reference.md section 7 and J of
  * values.
  *
  * grad(f) and value_and_grad(f) return ordinary Mist functions: a small
@@ -270,8 +270,8 @@ static bool parse_argnums(MistVM *vm, const char *who, Value a, int nparams, int
     int given = (*nums)[i];
     if ((*nums)[i] < 0) (*nums)[i] += nparams;
     if ((*nums)[i] < 0 || (*nums)[i] >= nparams)
-      return lang_raise(vm, "ValueError", "%s: argnums %d is out of range for a function of %d parameters", who,
-                        given, nparams);
+      return lang_raise(vm, "ValueError", "%s: argnums %d is out of range for a function of %d parameter%s", who,
+                        given, nparams, nparams == 1 ? "" : "s");
   }
   return true;
 }

@@ -1217,10 +1217,12 @@ static bool captures_sources(Ad *ad) {
       if (k == jh->nfv) return false;
     }
     /* and nothing its source does not: a sensitivity for a value the
-     * optimiser folded in (c[0] read as w) would be keyed by a node the
-     * source's closure does not have, and lost */
+     * optimiser folded in (c[0] read as w), or for a product it now
+     * shares with the enclosing function (x * 1.5 computed there too,
+     * which stands for no source node at all), would be keyed by a node
+     * the source's closure does not have, and lost */
     for (int k = 0; k < jh->nfv; k++) {
-      if (!jh->jorig[k]) continue;
+      if (!jh->jorig[k]) return false;
       int i = 0;
       while (i < h->nfv && h->fv[i] != jh->jorig[k]) i++;
       if (i == h->nfv) return false;

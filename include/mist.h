@@ -43,6 +43,13 @@ void mist_free(MistVM *vm);
 void mist_set_write(MistVM *vm, void (*write)(void *user, const char *text, size_t len),
                     void *user);
 
+/* Send what a program draws for people (progress bars) to write(user,
+ * text, len) instead of stderr; is_terminal says whether it ends at a
+ * terminal, where a bar is redrawn in place (else it prints a line now
+ * and then). */
+void mist_set_write_err(MistVM *vm, void (*write)(void *user, const char *text, size_t len),
+                        void *user, bool is_terminal);
+
 /* Run the file at path as the main module.  MIST_ERROR when the file
  * cannot be read or the program fails. */
 MistStatus mist_run_file(MistVM *vm, const char *path);
@@ -79,6 +86,21 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
  * time (0: no limit).  A program that runs longer stops with a
  * "TimeoutError": "the program ran past its time limit of N seconds". */
 void mist_set_time_limit(MistVM *vm, double seconds);
+
+/* After a call that failed because the program called exit() or quit():
+ * the exit status it asked for (0 for exit(), n for exit(n), 1 for
+ * exit("message")); mist_error is then that message alone, or "".  -1
+ * when the last call did not end that way. */
+int mist_exit_code(MistVM *vm);
+
+/* Completions for text, the word before a REPL's cursor: the keywords,
+ * globals of the main module and builtins that start with it, or, for
+ * "x.y.pre", the attributes of x.y (a module's names, a value's
+ * methods) that start with "pre", as whole words ("x.y.premise").
+ * Returns a sorted, NULL-terminated array of strings, each and the
+ * array malloc'd and owned by the caller, or NULL when there are none.
+ * Nothing is evaluated but names and attribute lookups. */
+char **mist_complete(MistVM *vm, const char *text);
 
 /* Ask a running evaluation to stop soon with a "KeyboardInterrupt" error.
  * Safe to call from a signal handler or another thread. */

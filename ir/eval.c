@@ -396,6 +396,11 @@ static int module_slot(ObjModule *m, ObjStr *name) {
   return k;
 }
 
+void ev_set_global(ObjModule *m, ObjStr *name, Value v) {
+  int k = module_slot(m, name);   /* may move m->slots */
+  m->slots[k] = v;
+}
+
 static const Op fast_ops[IR_NPRIMS] = {
   [IR_P_ADD] = I_ADD, [IR_P_SUB] = I_SUB, [IR_P_MUL] = I_MUL, [IR_P_LT] = I_LT,
   [IR_P_LE] = I_LE, [IR_P_GT] = I_GT, [IR_P_GE] = I_GE, [IR_P_EQ] = I_EQ, [IR_P_NE] = I_NE,
@@ -833,6 +838,27 @@ static bool bind_args(MistVM *vm, IrGraph *g, const char *name, int argc, const 
 
 static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out);
 
+/* "Did you mean" for a global read of a name that is not defined, with
+ * CPython's candidates in CPython's order: the enclosing function's
+ * local names (its parameters and the variables bound in it and in the
+ * branch and loop graphs on the way to the read), the module's names,
+ * the builtins. */
+static const char *name_hint(MistVM *vm, const Instr *in) {
+  LangSuggest s;
+  lang_suggest_start(&s, in->name->data);
+  IrGraph *g = in->node ? in->node->graph : NULL;
+  for (; g && !(g->flags & IRG_MODULE); g = g->parent) {
+    for (int i = 0; i < g->nparams; i++)
+      if (g->params[i]->name) lang_suggest_offer(&s, g->params[i]->name->data);
+    for (int i = 0; i < g->nnodes; i++)
+      if (g->nodes[i]->name) lang_suggest_offer(&s, g->nodes[i]->name->data);
+    if (g->flags & IRG_FUNCTION) break;
+  }
+  if (!s.best) lang_suggest_module(&s, in->module);
+  if (!s.best) lang_suggest_dict(&s, vm->builtins);
+  return lang_suggest_hint(&s);
+}
+
 static inline bool stack_ok(MistVM *vm) {
   char here;
   if (__builtin_expect(vm->depth >= vm->max_depth || (vm->stack_limit && &here < vm->stack_limit), 0))
@@ -1250,7 +1276,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
         NEXT;
       }
       if (vm->builtins && lang_dict_get(vm->builtins, in->name, &F[in->dst])) NEXT;
-      lang_raise(vm, "NameError", "name '%s' is not defined", in->name->data);
+      lang_raise(vm, "NameError", "name '%s' is not defined%s", in->name->data, name_hint(vm, in));
       goto fail;
     }
     L_I_SETGLOBAL:

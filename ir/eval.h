@@ -32,6 +32,9 @@ ObjFunc *ev_closure(MistVM *vm, IrGraph *g, const Value *env);
  * true).  False with AttributeError raised. */
 bool ev_lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound);
 
+/* Bind the module global name to v (the REPL's `_`). */
+void ev_set_global(ObjModule *m, ObjStr *name, Value v);
+
 /* The meaning of primitive p as a C function (ir/prims.c). */
 BuiltinFn ev_prim_fn(IrPrim p);
 

@@ -11,6 +11,7 @@
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "lang/tensor.h"
+#include "lang/textfile.h"
 #include "ir/prims_sens.h"
 
 #define PRIM_FN(name) static bool name(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
@@ -163,6 +164,20 @@ PRIM_FN(p_iter_seq) {
     *out = x;
     return true;
   }
+  if (v_is_obj(x, O_NATIVE) && AS_NATIVE(x)->cls->iter) return AS_NATIVE(x)->cls->iter(vm, x, out);
+  if (v_is_obj(x, O_ITER)) {   /* its items from its position on */
+    ObjIter *it = (ObjIter *)x.o;
+    ObjSeq *rest = lang_list_new(it->items->len - it->pos);
+    for (size_t i = it->pos; i < it->items->len; i++) rest->items[i - it->pos] = it->items->items[i];
+    *out = v_obj(rest);
+    return true;
+  }
+  if (v_is_obj(x, O_FILE)) {   /* its lines, read now */
+    ObjSeq *lines;
+    if (!lang_textfile_lines(vm, (ObjFile *)x.o, &lines)) return false;
+    *out = v_obj(lines);
+    return true;
+  }
   if (v_is_obj(x, O_TENSOR)) {   /* indexed along its first axis */
     if (((ObjTensor *)x.o)->ndim == 0) return lang_raise(vm, "TypeError", "iteration over a 0-d tensor");
     *out = x;
@@ -227,6 +242,15 @@ PRIM_FN(p_call_kw) {
   return vm->call(vm, argv[0], npos, argv + 2, &k, out);
 }
 
+/* ". Did you mean: 'upper'?" for x.uper, or "". */
+static const char *attr_hint(MistVM *vm, Value x, ObjStr *name) {
+  LangSuggest s;
+  lang_suggest_start(&s, name->data);
+  ObjSeq *names = lang_attr_names(vm, x);
+  for (size_t i = 0; i < names->len; i++) lang_suggest_offer(&s, AS_STR(names->items[i])->data);
+  return lang_suggest_hint(&s);
+}
+
 /* x.name as a function: a module's attribute, a property's value
  * (t.shape: the property's builtin called with x), else the method or
  * builtin `name` with x bound as its first argument. */
@@ -242,16 +266,16 @@ bool ev_lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound) 
       *out = m->slots[slot.i];
       return true;
     }
-    return lang_raise(vm, "AttributeError", "module '%s' has no attribute '%s'", m->name->data,
-                      name->data);
+    return lang_raise(vm, "AttributeError", "module '%s' has no attribute '%s'%s", m->name->data,
+                      name->data, attr_hint(vm, x, name));
   }
   if ((vm->methods && lang_dict_get(vm->methods, name, out)) ||
       (vm->builtins && lang_dict_get(vm->builtins, name, out))) {
     *bound = true;
     return true;
   }
-  return lang_raise(vm, "AttributeError", "'%s' object has no attribute '%s'", lang_type_name(x),
-                    name->data);
+  return lang_raise(vm, "AttributeError", "'%s' object has no attribute '%s'%s", lang_type_name(x),
+                    name->data, attr_hint(vm, x, name));
 }
 
 PRIM_FN(p_call_method) {

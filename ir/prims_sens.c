@@ -203,6 +203,20 @@ SENS_FN(p_matmul_sens) {
     *out = v_none();
     return true;
   }
+  Value d = argv[0], a = argv[1], b = argv[2];
+  if (v_is_tensor(d) && v_is_tensor(a) && v_is_tensor(b) && AS_TENSOR(a)->ndim == 2 && AS_TENSOR(b)->ndim == 2 &&
+      argv[3].tag == V_INT) {
+    /* two matrices, as the Mist definition does them: d @ b^T summed to
+     * a (sum_to, then unbroadcast), or a^T @ d summed to b */
+    bool first = argv[3].i == 0;
+    ObjTensor *t;
+    Value r;
+    if (!lang_tensor_transpose(vm, AS_TENSOR(first ? b : a), NULL, &t)) return false;
+    if (!(first ? lang_arith(vm, OP_MATMUL, d, v_obj(t), &r) : lang_arith(vm, OP_MATMUL, v_obj(t), d, &r)) ||
+        !lang_tensor_sum_to(vm, r, first ? a : b, &r))
+      return false;
+    return unbroadcast(vm, r, first ? a : b, out);
+  }
   return general(vm, IR_P_MATMUL_SENS, argc, argv, out);
 }
 

@@ -129,6 +129,7 @@ static void print_const(StrBuf *out, Value v) {
     return;
   }
   case O_FUNC: sb_printf(out, "<function %s>", ir_graph_name(AS_FUNC(v)->graph)); return;
+  case O_ELLIPSIS: sb_adds(out, "Ellipsis"); return;
   default:
     sb_printf(out, "<%s>", lang_type_name(v));
   }

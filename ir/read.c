@@ -577,7 +577,8 @@ static bool prim_named(Reader *r, const Tok *t, const char *s, size_t n, int *ou
   return true;
 }
 
-/* A bare name that is a constant: None, True, False, Unbound, inf, nan. */
+/* A bare name that is a constant: None, True, False, Unbound, inf, nan,
+ * Ellipsis. */
 static bool name_const(const Tok *t, Value *out) {
   if (t->kind != T_NAME) return false;
 #define IS(w) (t->n == sizeof(w) - 1 && memcmp(t->s, w, t->n) == 0)
@@ -587,6 +588,7 @@ static bool name_const(const Tok *t, Value *out) {
   else if (IS("Unbound")) *out = v_unbound();
   else if (IS("inf")) *out = v_float(INFINITY);
   else if (IS("nan")) *out = v_float(NAN);
+  else if (IS("Ellipsis")) *out = lang_ellipsis();
   else return false;
 #undef IS
   return true;

@@ -72,6 +72,7 @@ static void const_text(Src *s, Value v, int ctx, StrBuf *out) {
       sb_addc(out, '}');
       return;
     }
+    case O_ELLIPSIS: sb_adds(out, "..."); return;
     case O_RANGE: {
       ObjRange *r = AS_RANGE(v);
       sb_printf(out, "range(%lld, %lld, %lld)", (long long)r->start, (long long)r->stop, (long long)r->step);

@@ -45,6 +45,10 @@ static void *out_of_memory(size_t size) {
  * that loads the derivative rules and stops (40 ms) pays for with 30 ms
  * more.  Tensor buffers outside the heap are counted against the same
  * step (lang_gc_external_alloc). */
+static pthread_key_t registered_key;
+
+static void unregister_at_exit(void *unused) { GC_unregister_my_thread(); }
+
 void lang_gc_init(void) {
   if (GC_is_init_called()) return;
   /* one marker thread: helper threads cost start-up time (and exit
@@ -58,7 +62,20 @@ void lang_gc_init(void) {
   GC_set_free_space_divisor(2);
   GC_set_warn_proc(GC_ignore_warn_proc);
   GC_set_oom_fn(out_of_memory);
+  /* Host threads may call into Mist (lang_gc_enter_thread); allowing
+   * them must happen on the main thread, here.  It makes allocation take
+   * a lock, which evaluation pays anyway: it runs on a thread made by
+   * GC_pthread_create (lang_run_on_stack), which does the same. */
+  GC_allow_register_threads();
+  pthread_key_create(&registered_key, unregister_at_exit);
 }
+
+/* The collector must start on the main thread: GC_INIT takes the
+ * calling thread's stack for the main one, and only a registered thread
+ * may allow others.  A host whose first call into Mist comes from
+ * another thread would break both, so it starts when the program (or
+ * the library) is loaded. */
+__attribute__((constructor)) static void init_at_load(void) { lang_gc_init(); }
 
 /* a program that loads the derivative rules and stops allocates about 12 MiB */
 #define LANG_GC_WARMUP_BYTES ((size_t)16 << 20)
@@ -71,22 +88,17 @@ static void pace(void) {
   atomic_store_explicit(&paced, true, memory_order_relaxed);
 }
 
-/* Threads that allocate or hold GC pointers must be known to the
- * collector.  Allowing it makes every allocation take a lock, so it is
- * done only when a second thread is first started. */
-void lang_gc_allow_threads(void) {
-  GC_allow_register_threads();
-}
-
-bool lang_gc_register_thread(void) {
+/* A host thread that calls into Mist allocates and holds GC pointers
+ * on its stack, so the collector must know it: it stops registered
+ * threads while it marks and aborts ("Collecting from unknown thread")
+ * when an unknown one collects.  Registered on its first call; a
+ * thread-specific key's destructor unregisters it when it exits, as
+ * the collector requires of threads it did not start. */
+void lang_gc_enter_thread(void) {
+  if (GC_thread_is_registered()) return;
   struct GC_stack_base sb;
-  if (GC_get_stack_base(&sb) != GC_SUCCESS) return false;
-  int r = GC_register_my_thread(&sb);
-  return r == GC_SUCCESS || r == GC_DUPLICATE;
-}
-
-void lang_gc_unregister_thread(void) {
-  GC_unregister_my_thread();
+  if (GC_get_stack_base(&sb) != GC_SUCCESS) return;
+  if (GC_register_my_thread(&sb) == GC_SUCCESS) pthread_setspecific(registered_key, &registered_key);
 }
 
 void *lang_alloc(size_t size) {
@@ -148,6 +160,21 @@ bool lang_run_on_stack(size_t stack_size, void *(*fn)(void *), void *arg) {
   return ok;
 }
 
+/* A background thread (stdlib/data.c's pipelines), detached, known to
+ * the collector from its first instruction: GC_pthread_create registers
+ * it, so its stack is scanned and it may allocate.  stack_size 0 takes
+ * the default.  False if it could not be made. */
+bool lang_gc_thread_start(size_t stack_size, void *(*fn)(void *), void *arg) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return false;
+  pthread_t t;
+  bool ok = (stack_size == 0 || pthread_attr_setstacksize(&attr, stack_size) == 0) &&
+            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+            GC_pthread_create(&t, &attr, fn, arg) == 0;
+  pthread_attr_destroy(&attr);
+  return ok;
+}
+
 /* ---- finalisers and memory the collector cannot see ---- */
 
 void lang_gc_finalize(void *obj, void (*fn)(void *obj, void *data), void *data) {
@@ -167,7 +194,7 @@ void lang_gc_collect(void) {
  * Finalisers give them back only once a collection finds their owners
  * dead, and until then the caching allocator cannot hand them out again:
  * a tensor loop would take fresh pages (a fault per 4 KiB, see
- * devices/alloc.c) into cold caches.  So once LANG_GC_MIN_STEP of them,
+ * devices/alloc.c) into cold caches.  So once LANG_GC_EXTERNAL_MIN_STEP of them,
  * and at least half the external bytes live, have been allocated since
  * the last collection, collect, as the collector would had they been in
  * its heap. */
@@ -180,7 +207,7 @@ void lang_gc_external_alloc(size_t bytes) {
   size_t since;
   if (atomic_exchange(&external_gc, gc) != gc) atomic_store(&external_since, since = bytes);
   else since = atomic_fetch_add(&external_since, bytes) + bytes;
-  bool waiting = since >= LANG_GC_MIN_STEP && since >= live / 2;
+  bool waiting = since >= LANG_GC_EXTERNAL_MIN_STEP && since >= live / 2;
   if ((waiting || live > atomic_load(&external_mark) + LANG_GC_EXTERNAL_STEP) &&
       !atomic_flag_test_and_set(&collecting)) {
     lang_gc_collect();

@@ -42,22 +42,27 @@ void lang_gc_collect(void);
  * buffers from the device allocator): count it, so that garbage holding
  * much of it is found.  lang_gc_external_alloc collects first when the
  * bytes live outside the heap have grown by LANG_GC_EXTERNAL_STEP since
- * the last collection it made, or when LANG_GC_MIN_STEP bytes, and half
+ * the last collection it made, or when LANG_GC_EXTERNAL_MIN_STEP bytes, and half
  * the bytes live outside, have been allocated there since the last
  * collection of any kind; lang_gc_external_free (called from
  * finalisers) counts them down.  Thread-safe. */
 #define LANG_GC_EXTERNAL_STEP ((size_t)64 << 20)
+/* (the "waiting" step for external bytes: a training step allocates a
+ * few megabytes of tensors, and a collection per step would mark the
+ * heap again each time) */
+#define LANG_GC_EXTERNAL_MIN_STEP ((size_t)32 << 20)
 void lang_gc_external_alloc(size_t bytes);
 void lang_gc_external_free(size_t bytes);
 size_t lang_gc_external_bytes(void);
-/* Threads other than the first: call lang_gc_allow_threads once (from
- * the main thread) before starting any, then lang_gc_register_thread
- * at the start of each new thread and lang_gc_unregister_thread before
- * it exits.  Threads started through pthread_create are not seen by
- * the collector otherwise. */
-void lang_gc_allow_threads(void);
-bool lang_gc_register_thread(void);
-void lang_gc_unregister_thread(void);
+/* Make the calling thread known to the collector, if it is not yet
+ * (a host thread calling the API); it is forgotten again when the
+ * thread exits.  Every public entry point that may allocate calls it.
+ * Threads made with lang_run_on_stack are known already. */
+void lang_gc_enter_thread(void);
+/* Start fn(arg) on a detached background thread whose stack is
+ * stack_size bytes (0: the default), registered with the collector for
+ * its whole life; false if it could not be made. */
+bool lang_gc_thread_start(size_t stack_size, void *(*fn)(void *), void *arg);
 /* Run fn(arg) on a thread with a stack of stack_size bytes and wait for
  * it; false if the thread could not be made. */
 bool lang_run_on_stack(size_t stack_size, void *(*fn)(void *), void *arg);

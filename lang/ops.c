@@ -662,6 +662,7 @@ bool lang_getitem(MistVM *vm, Value x, Value index, Value *out) {
     return true;
   }
   if (k == O_TENSOR) return lang_tensor_getitem(vm, AS_TENSOR(x), index, out);
+  if (k == O_NATIVE && AS_NATIVE(x)->cls->getitem) return AS_NATIVE(x)->cls->getitem(vm, x, index, out);
   if (k == O_DICT) {
     if (v_is_obj(index, O_STR) && lang_dict_get(AS_DICT(x), AS_STR(index), out)) return true;
     return key_error(vm, index);
@@ -722,6 +723,22 @@ bool lang_iter_items(MistVM *vm, Value v, ObjSeq **out) {
   if (is_seq(v)) { *out = AS_SEQ(v); return true; }
   if (v.tag == V_OBJ) {
     switch (v.o->kind) {
+    case O_NATIVE: {
+      /* what a for loop would walk: its sequence, indexed in order */
+      const NativeClass *c = AS_NATIVE(v)->cls;
+      Value seq;
+      int64_t n;
+      if (!c->iter) break;
+      if (!c->iter(vm, v, &seq)) return false;
+      if (!v_is_obj(seq, O_NATIVE)) return lang_iter_items(vm, seq, out);
+      if (!lang_len(vm, seq, &n)) return false;
+      if ((uint64_t)n > MAX_BUILD_BYTES / sizeof(Value)) return too_big(vm);
+      ObjSeq *r = lang_list_new((size_t)n);
+      for (int64_t i = 0; i < n; i++)
+        if (!lang_getitem(vm, seq, v_int(i), &r->items[i])) return false;
+      *out = r;
+      return true;
+    }
     case O_STR: {
       ObjStr *s = AS_STR(v);
       ObjSeq *r = lang_list_new(s->nchars);
@@ -892,6 +909,9 @@ bool lang_len(MistVM *vm, Value x, int64_t *out) {
       *out = (int64_t)n;
       return true;
     }
+    case O_NATIVE:
+      if (AS_NATIVE(x)->cls->len) return AS_NATIVE(x)->cls->len(vm, x, out);
+      break;
     default: break;
     }
   }

@@ -268,7 +268,22 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
   case O_GRAPH: sb_printf(out, "<graph %s>", graph_name(AS_GRAPH(v)->graph)); return true;
   case O_ENV: sb_printf(out, "<env of %zu sensitivities>", ((ObjEnv *)v.o)->len); return true;
   case O_SPARSE: sb_printf(out, "<sensitivity of parts>"); return true;
-  case O_TENSOR: lang_tensor_repr(AS_TENSOR(v), out); return true;
+  case O_TENSOR: lang_tensor_repr(vm, AS_TENSOR(v), out); return true;
+  case O_ELLIPSIS: sb_adds(out, "Ellipsis"); return true;
+  case O_ITER: sb_adds(out, "<iterator>"); return true;
+  case O_FILE: {
+    ObjFile *f = (ObjFile *)v.o;
+    sb_adds(out, "<_io.TextIOWrapper name=");
+    lang_str_repr(f->path, out);
+    sb_printf(out, " mode='%c' encoding='UTF-8'>", f->mode);
+    return true;
+  }
+  case O_NATIVE: {
+    const NativeClass *c = AS_NATIVE(v)->cls;
+    if (c->repr) c->repr(vm, v, out);
+    else sb_printf(out, "<%s object>", c->name);
+    return true;
+  }
   }
   sb_adds(out, "<object>");
   return true;

@@ -916,10 +916,14 @@ bool lang_tensor_of_value(MistVM *vm, const char *fname, Value v, DType dt, ObjT
 /* ---- indexing ---- */
 
 /* What an index selects: a view V of the tensor (basic indexing done),
- * and at most one advanced index acting on V's axes [adv, adv + adv_nd):
+ * and at most one block of advanced-index axes of V, [adv, adv + adv_nd):
  * a list of positions (npos of them, each adv_nd indices, already
  * bounds-checked and non-negative) whose result axes have shape
- * res_shape. */
+ * res_shape.  Several advanced indices (int tensors or lists, bool
+ * tensors as the positions of their true elements, and ints beside
+ * them) are broadcast together, as NumPy does: their result axes stand
+ * where the first one was when they are side by side in the index, and
+ * first otherwise, so V's advanced axes are moved to the front then. */
 typedef struct Selection {
   ObjTensor *view;
   int adv;                  /* -1: basic indexing only */
@@ -976,7 +980,7 @@ static bool slice_range(MistVM *vm, const ObjSlice *sl, int64_t len, int64_t *st
   return true;
 }
 
-typedef enum { IX_INT, IX_SLICE, IX_NONE, IX_ADV } IxKind;
+typedef enum { IX_INT, IX_SLICE, IX_NONE, IX_ADV, IX_ELLIPSIS } IxKind;
 
 static bool classify(MistVM *vm, Value v, IxKind *k, Value *adv) {
   if (v.tag == V_INT) {
@@ -989,6 +993,10 @@ static bool classify(MistVM *vm, Value v, IxKind *k, Value *adv) {
   }
   if (v_is_obj(v, O_SLICE)) {
     *k = IX_SLICE;
+    return true;
+  }
+  if (v_is_obj(v, O_ELLIPSIS)) {
+    *k = IX_ELLIPSIS;
     return true;
   }
   if (v_is_tensor(v)) {
@@ -1017,8 +1025,45 @@ static bool classify(MistVM *vm, Value v, IxKind *k, Value *adv) {
     return true;
   }
   return lang_raise(vm, "TypeError",
-                    "tensor indices must be ints, slices, None, or int or bool tensors, not %s",
+                    "tensor indices must be ints, slices, None, ..., or int or bool tensors, not %s",
                     lang_type_name(v));
+}
+
+/* One advanced index after bool tensors are split: an i64 tensor whose
+ * values index view axis `axis` (original axis `orig`). */
+typedef struct AdvIndex {
+  ObjTensor *ix;
+  int axis, orig;
+} AdvIndex;
+
+/* The positions of the true elements of a bool tensor, one i64 tensor
+ * per axis (NumPy's nonzero), each 1-d of the count. */
+static bool nonzero(MistVM *vm, ObjTensor *mask, ObjTensor **out) {
+  mask = lang_tensor_contiguous(vm, mask);
+  if (!mask) return false;
+  const uint8_t *mb = (const uint8_t *)lang_tensor_ptr(mask);
+  int64_t count = 0;
+  for (int64_t i = 0; i < mask->size; i++) count += mb[i] != 0;
+  int m = mask->ndim;
+  int64_t *cols[LANG_TENSOR_MAX_DIMS];
+  for (int k = 0; k < m; k++) {
+    out[k] = lang_tensor_new(vm, DT_I64, 1, &count, false);
+    if (!out[k]) return false;
+    cols[k] = (int64_t *)lang_tensor_ptr(out[k]);
+  }
+  int64_t idx[LANG_TENSOR_MAX_DIMS] = {0}, q = 0;
+  for (int64_t i = 0; i < mask->size; i++) {
+    if (mb[i]) {
+      for (int k = 0; k < m; k++) cols[k][q] = idx[k];
+      q++;
+    }
+    for (int k = m - 1; k >= 0; k--) {
+      if (++idx[k] < mask->shape[k]) break;
+      idx[k] = 0;
+    }
+  }
+  LANG_KEEP(mask);
+  return true;
 }
 
 static bool select_index(MistVM *vm, ObjTensor *t, Value index, Selection *sel) {
@@ -1029,28 +1074,30 @@ static bool select_index(MistVM *vm, ObjTensor *t, Value index, Selection *sel) 
     n = AS_SEQ(index)->len;
   }
   IxKind kinds[64];
-  Value advs[64];
+  Value vals[64];
   if (n > 64) return lang_raise(vm, "IndexError", "too many indices for a tensor");
-  int consumed = 0, nadv = 0, out_nd = 0;
+  int consumed = 0, narrays = 0, ellipsis = -1;
   for (size_t i = 0; i < n; i++) {
     Value v = items[i];
     if (v_is_tensor(v) && AS_TENSOR(v)->ndim == 0 && AS_TENSOR(v)->dtype != DT_BOOL &&
         !lang_dtype_is_float(AS_TENSOR(v)->dtype))
       v = lang_tensor_load(AS_TENSOR(v)->dtype, lang_tensor_ptr(AS_TENSOR(v)));
     if (v.tag == V_BOOL)
-      return lang_raise(vm, "TypeError", "tensor indices must be ints, slices, None, or int or "
+      return lang_raise(vm, "TypeError", "tensor indices must be ints, slices, None, ..., or int or "
                                          "bool tensors, not bool");
-    if (!classify(vm, v, &kinds[i], &advs[i])) return false;
+    vals[i] = v;
+    if (!classify(vm, v, &kinds[i], &vals[i])) return false;
     switch (kinds[i]) {
-    case IX_INT: consumed++; break;
-    case IX_SLICE: consumed++; out_nd++; break;
-    case IX_NONE: out_nd++; break;
+    case IX_INT: case IX_SLICE: consumed++; break;
+    case IX_NONE: break;
+    case IX_ELLIPSIS:
+      if (ellipsis >= 0) return lang_raise(vm, "IndexError", "an index can only have a single ellipsis ('...')");
+      ellipsis = (int)i;
+      break;
     case IX_ADV: {
-      ObjTensor *a = AS_TENSOR(advs[i]);
-      if (++nadv > 1)
-        return lang_raise(vm, "IndexError", "only one tensor or list may be used in an index");
+      ObjTensor *a = AS_TENSOR(vals[i]);
       consumed += a->dtype == DT_BOOL ? a->ndim : 1;
-      out_nd++;
+      narrays++;
       break;
     }
     }
@@ -1059,31 +1106,64 @@ static bool select_index(MistVM *vm, ObjTensor *t, Value index, Selection *sel) 
     return lang_raise(vm, "IndexError",
                       "too many indices for tensor: tensor is %d-dimensional, but %d were indexed",
                       t->ndim, consumed);
-  out_nd += t->ndim - consumed;
-  if (out_nd > LANG_TENSOR_MAX_DIMS)
-    return lang_raise(vm, "IndexError", "the result would have more than %d dimensions",
-                      LANG_TENSOR_MAX_DIMS);
-  int64_t sh[LANG_TENSOR_MAX_DIMS], st[LANG_TENSOR_MAX_DIMS];
+  int fill = t->ndim - consumed;   /* the axes `...` stands for, or that follow the index */
+
+  /* basic indexing: the view, keeping the axes that advanced indices
+   * (and ints beside them) index; then those indices, per view axis */
+  int64_t sh[LANG_TENSOR_MAX_DIMS + 64], st[LANG_TENSOR_MAX_DIMS + 64];
   int64_t off = t->offset;
-  int d = 0, o = 0;
-  sel->adv = -1;
-  ObjTensor *adv = NULL;
-  int adv_axis = 0;
+  int d = 0, o = 0, nadv = 0, first_item = -1, last_item = -1;
+  AdvIndex adv[LANG_TENSOR_MAX_DIMS];
+  bool adjacent = true;
   for (size_t i = 0; i < n; i++) {
-    switch (kinds[i]) {
-    case IX_INT: {
-      Value v = items[i];
-      int64_t j = v.tag == V_INT ? v.i
-                  : lang_tensor_load(AS_TENSOR(v)->dtype, lang_tensor_ptr(AS_TENSOR(v))).i;
-      int64_t k = j < 0 ? j + t->shape[d] : j;
-      if (k < 0 || k >= t->shape[d]) return index_error(vm, j, d, t->shape[d]);
-      off += k * t->strides[d];
+    IxKind k = kinds[i];
+    if (k == IX_INT && narrays == 0) {
+      int64_t j = vals[i].i, q = j < 0 ? j + t->shape[d] : j;
+      if (q < 0 || q >= t->shape[d]) return index_error(vm, j, d, t->shape[d]);
+      off += q * t->strides[d];
       d++;
-      break;
+      continue;
     }
+    if (k == IX_INT || k == IX_ADV) {
+      /* an advanced index: each array (or bool axis) keeps its view axis */
+      if (first_item >= 0 && last_item != (int)i - 1) adjacent = false;
+      if (first_item < 0) first_item = (int)i;
+      last_item = (int)i;
+      ObjTensor *parts[LANG_TENSOR_MAX_DIMS];
+      int m = 1;
+      if (k == IX_INT) {
+        if (!lang_tensor_scalar(vm, DT_I64, vals[i], &parts[0])) return false;
+      } else if (AS_TENSOR(vals[i])->dtype == DT_BOOL) {
+        ObjTensor *mask = AS_TENSOR(vals[i]);
+        m = mask->ndim;
+        for (int q = 0; q < m; q++)
+          if (mask->shape[q] != t->shape[d + q])
+            return lang_raise(vm, "IndexError",
+                              "boolean index did not match indexed tensor along axis %d; size of axis "
+                              "is %lld but size of corresponding boolean axis is %lld",
+                              d + q, (long long)t->shape[d + q], (long long)mask->shape[q]);
+        if (m == 0) return lang_raise(vm, "IndexError", "a 0-d bool tensor cannot be used as an index");
+        if (!nonzero(vm, mask, parts)) return false;
+      } else {
+        if (!lang_tensor_astype(vm, AS_TENSOR(vals[i]), DT_I64, &parts[0])) return false;
+      }
+      for (int q = 0; q < m; q++) {
+        if (nadv == LANG_TENSOR_MAX_DIMS) return lang_raise(vm, "IndexError", "too many indices for a tensor");
+        adv[nadv].ix = parts[q];
+        adv[nadv].axis = o;
+        adv[nadv].orig = d;
+        nadv++;
+        sh[o] = t->shape[d];
+        st[o] = t->strides[d];
+        o++;
+        d++;
+      }
+      continue;
+    }
+    switch (k) {
     case IX_SLICE: {
       int64_t start = 0, step = 1, count = 0;
-      if (!slice_range(vm, AS_SLICE(items[i]), t->shape[d], &start, &step, &count)) return false;
+      if (!slice_range(vm, AS_SLICE(vals[i]), t->shape[d], &start, &step, &count)) return false;
       if (count > 0) off += start * t->strides[d];
       sh[o] = count;
       st[o] = t->strides[d] * step;
@@ -1096,76 +1176,102 @@ static bool select_index(MistVM *vm, ObjTensor *t, Value index, Selection *sel) 
       st[o] = 0;
       o++;
       break;
-    case IX_ADV: {
-      adv = AS_TENSOR(advs[i]);
-      int m = adv->dtype == DT_BOOL ? adv->ndim : 1;
-      sel->adv = o;
-      sel->adv_nd = m;
-      adv_axis = d;
-      for (int k = 0; k < m; k++) {
+    case IX_ELLIPSIS:
+      for (int q = 0; q < fill; q++, d++, o++) {
         sh[o] = t->shape[d];
         st[o] = t->strides[d];
-        o++;
-        d++;
       }
       break;
-    }
+    default: break;
     }
   }
   for (; d < t->ndim; d++, o++) {
     sh[o] = t->shape[d];
     st[o] = t->strides[d];
   }
-  sel->view = lang_tensor_view(t, o, sh, st, off);
-  if (!adv) return true;
+  sel->adv = -1;
+  if (nadv == 0) {
+    if (o > LANG_TENSOR_MAX_DIMS)
+      return lang_raise(vm, "IndexError", "the result would have more than %d dimensions", LANG_TENSOR_MAX_DIMS);
+    sel->view = lang_tensor_view(t, o, sh, st, off);
+    return true;
+  }
 
-  /* the positions the advanced index selects */
-  int p = sel->adv, m = sel->adv_nd;
-  if (adv->dtype == DT_BOOL) {
-    for (int k = 0; k < m; k++)
-      if (adv->shape[k] != sh[p + k])
-        return lang_raise(vm, "IndexError",
-                          "boolean index did not match indexed tensor along axis %d; size of axis "
-                          "is %lld but size of corresponding boolean axis is %lld",
-                          adv_axis + k, (long long)sh[p + k], (long long)adv->shape[k]);
-    ObjTensor *mask = lang_tensor_contiguous(vm, adv);
-    if (!mask) return false;
-    const uint8_t *mb = (const uint8_t *)lang_tensor_ptr(mask);
-    int64_t count = 0;
-    for (int64_t i = 0; i < mask->size; i++) count += mb[i] != 0;
-    sel->npos = count;
-    sel->pos = lang_alloc_atomic((size_t)(count * m + 1) * sizeof(int64_t));
-    int64_t idx[LANG_TENSOR_MAX_DIMS] = {0}, q = 0;
-    for (int64_t i = 0; i < mask->size; i++) {
-      if (mb[i])
-        for (int k = 0; k < m; k++) sel->pos[q++] = idx[k];
-      for (int k = m - 1; k >= 0; k--) {
-        if (++idx[k] < mask->shape[k]) break;
-        idx[k] = 0;
+  /* the indices broadcast together */
+  int bnd = 0;
+  int64_t bshape[LANG_TENSOR_MAX_DIMS];
+  for (int k = 0; k < nadv; k++) {
+    int nd2;
+    int64_t s2[LANG_TENSOR_MAX_DIMS];
+    if (!lang_broadcast_shapes(vm, "index", bnd, bshape, adv[k].ix->ndim, adv[k].ix->shape, &nd2, s2)) {
+      StrBuf sb;
+      sb_init(&sb);
+      for (int q = 0; q < nadv; q++) {
+        lang_shape_repr(adv[q].ix->ndim, adv[q].ix->shape, &sb);
+        sb_addc(&sb, ' ');
+      }
+      lang_error_clear(vm);
+      return lang_raise(vm, "IndexError", "shape mismatch: indexing arrays could not be broadcast together with shapes %s",
+                        sb.data);
+    }
+    bnd = nd2;
+    memcpy(bshape, s2, (size_t)nd2 * sizeof *s2);
+  }
+  int out_nd = o - nadv + bnd;
+  if (out_nd > LANG_TENSOR_MAX_DIMS)
+    return lang_raise(vm, "IndexError", "the result would have more than %d dimensions", LANG_TENSOR_MAX_DIMS);
+  int64_t npos = 1;
+  for (int q = 0; q < bnd; q++) npos *= bshape[q];
+
+  /* the view, with the advanced axes together: where they are when the
+   * indices were side by side, else first */
+  int p = adjacent ? adv[0].axis : 0;
+  int64_t vsh[LANG_TENSOR_MAX_DIMS + 64], vst[LANG_TENSOR_MAX_DIMS + 64];
+  int v = 0;
+  bool is_adv[LANG_TENSOR_MAX_DIMS + 64] = {false};
+  for (int k = 0; k < nadv; k++) is_adv[adv[k].axis] = true;
+  for (int q = 0; q < o && v < p; q++)
+    if (!is_adv[q]) vsh[v] = sh[q], vst[v] = st[q], v++;
+  for (int k = 0; k < nadv; k++) vsh[v] = sh[adv[k].axis], vst[v] = st[adv[k].axis], v++;
+  for (int q = 0, skipped = 0; q < o; q++) {
+    if (is_adv[q]) continue;
+    if (skipped < p) {
+      skipped++;
+      continue;
+    }
+    vsh[v] = sh[q], vst[v] = st[q], v++;
+  }
+  if (v > LANG_TENSOR_MAX_DIMS)
+    return lang_raise(vm, "IndexError", "the result would have more than %d dimensions", LANG_TENSOR_MAX_DIMS);
+  sel->view = lang_tensor_view(t, v, vsh, vst, off);
+  sel->adv = p;
+  sel->adv_nd = nadv;
+  sel->npos = npos;
+  sel->res_nd = bnd;
+  if (bnd) memcpy(sel->res_shape, bshape, (size_t)bnd * sizeof(int64_t));
+  sel->pos = lang_alloc_atomic((size_t)(npos * nadv + 1) * sizeof(int64_t));
+  /* each index read at every broadcast position */
+  for (int k = 0; k < nadv; k++) {
+    ObjTensor *ix = adv[k].ix;
+    int64_t bst[LANG_TENSOR_MAX_DIMS] = {0};
+    for (int q = 0; q < ix->ndim; q++) {
+      int bq = bnd - ix->ndim + q;
+      bst[bq] = ix->shape[q] == 1 ? 0 : ix->strides[q];
+    }
+    const int64_t *base = (const int64_t *)lang_tensor_ptr(ix);
+    int64_t size = vsh[p + k], idx[LANG_TENSOR_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < npos; i++) {
+      int64_t at = 0;
+      for (int q = 0; q < bnd; q++) at += idx[q] * bst[q];
+      int64_t j = base[at], jj = j < 0 ? j + size : j;
+      if (jj < 0 || jj >= size) return index_error(vm, j, adv[k].orig, size);
+      sel->pos[i * nadv + k] = jj;
+      for (int q = bnd - 1; q >= 0; q--) {
+        if (++idx[q] < bshape[q]) break;
+        idx[q] = 0;
       }
     }
-    LANG_KEEP(mask);
-    sel->res_nd = 1;
-    sel->res_shape[0] = count;
-  } else {
-    ObjTensor *ix;
-    if (!lang_tensor_astype(vm, adv, DT_I64, &ix)) return false;
-    ix = lang_tensor_contiguous(vm, ix);
-    if (!ix) return false;
-    if (out_nd - 1 + ix->ndim > LANG_TENSOR_MAX_DIMS)
-      return lang_raise(vm, "IndexError", "the result would have more than %d dimensions",
-                        LANG_TENSOR_MAX_DIMS);
-    const int64_t *xb = (const int64_t *)lang_tensor_ptr(ix);
-    sel->npos = ix->size;
-    sel->pos = lang_alloc_atomic((size_t)(ix->size + 1) * sizeof(int64_t));
-    for (int64_t i = 0; i < ix->size; i++) {
-      int64_t j = xb[i], k = j < 0 ? j + sh[p] : j;
-      if (k < 0 || k >= sh[p]) return index_error(vm, j, adv_axis, sh[p]);
-      sel->pos[i] = k;
-    }
     LANG_KEEP(ix);
-    sel->res_nd = ix->ndim;
-    if (ix->ndim) memcpy(sel->res_shape, ix->shape, (size_t)ix->ndim * sizeof(int64_t));
   }
   return true;
 }

@@ -221,7 +221,7 @@ bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, b
 #define LANG_TENSOR_BINOPS(X)                                                         \
   X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(TRUEDIV, "truediv")                     \
   X(FLOORDIV, "floordiv") X(MOD, "mod") X(POW, "pow") X(MAXIMUM, "maximum")           \
-  X(MINIMUM, "minimum") X(EQ, "eq") X(NE, "ne") X(LT, "lt") X(LE, "le") X(GT, "gt")   \
+  X(MINIMUM, "minimum") X(ATAN2, "atan2") X(EQ, "eq") X(NE, "ne") X(LT, "lt") X(LE, "le") X(GT, "gt")   \
   X(GE, "ge")
 typedef enum {
 #define X(e, n) TB_##e,
@@ -233,7 +233,9 @@ typedef enum {
 #define LANG_TENSOR_UNOPS(X)                                                          \
   X(NEG, "neg") X(ABS, "abs") X(EXP, "exp") X(LOG, "log") X(SQRT, "sqrt")             \
   X(SIN, "sin") X(COS, "cos") X(TANH, "tanh") X(SIGMOID, "sigmoid") X(RELU, "relu")  \
-  X(ROUND, "round") X(FLOOR, "floor") X(CEIL, "ceil")
+  X(ROUND, "round") X(FLOOR, "floor") X(CEIL, "ceil") X(TAN, "tan") X(ASIN, "asin")    \
+  X(ACOS, "acos") X(ATAN, "atan") X(LOG2, "log2") X(LOG10, "log10") X(LGAMMA, "lgamma")  \
+  X(ERF, "erf")
 typedef enum {
 #define X(e, n) TU_##e,
   LANG_TENSOR_UNOPS(X)
@@ -279,7 +281,11 @@ bool lang_tensor_contains(MistVM *vm, ObjTensor *t, Value item, bool *out);
 /* ---- text (tensor_print.c) ---- */
 
 /* tensor([[1., 2.], [3., 4.]], f32): see docs/tensors.md. */
-void lang_tensor_repr(ObjTensor *t, StrBuf *out);
+void lang_tensor_repr(MistVM *vm, ObjTensor *t, StrBuf *out);
+/* NumPy's default print options (tensor_print.c). */
+LangPrintOptions lang_print_defaults(void);
+/* log |Gamma(x)| as Python's math.lgamma computes it (tensor_ops.c). */
+double lang_lgamma(double x);
 
 /* ---- random numbers (random.c) ---- */
 

@@ -277,6 +277,7 @@ static bool vm_binary(TensorBinop op, VmBinary *out) {
     case TB_POW: BIN_ROW(T, T, POW(x, y)); return;                                   \
     case TB_MAXIMUM: BIN_ROW(T, T, NAME##_max(x, y)); return;                        \
     case TB_MINIMUM: BIN_ROW(T, T, NAME##_min(x, y)); return;                        \
+    case TB_ATAN2: BIN_ROW(T, T, atan2((double)x, (double)y)); return;               \
     CMP_ROWS(T)                                                                      \
     default: return;                                                                 \
     }                                                                                \
@@ -323,7 +324,7 @@ static bool operands(MistVM *vm, const char *fname, TensorBinop op, Value a, Val
   else if (bt) dt = scalar_with(AS_TENSOR(b)->dtype, a);
   else dt = lang_dtype_promote(dtype_of_number(a), dtype_of_number(b));
   if (is_arith(op) && dt == DT_BOOL) dt = DT_I64;
-  if (op == TB_TRUEDIV && !lang_dtype_is_float(dt)) dt = DT_F32;
+  if ((op == TB_TRUEDIV || op == TB_ATAN2) && !lang_dtype_is_float(dt)) dt = DT_F32;
   Value v[2] = {a, b};
   ObjTensor *t[2];
   for (int i = 0; i < 2; i++) {
@@ -449,6 +450,68 @@ static bool vm_unary(TensorUnop op, VmUnary *out) {
     }                                                                                \
   } while (0)
 
+/* ---- lgamma, as CPython computes it ----
+ *
+ * Python's math.lgamma is not the C library's: it is Lanczos'
+ * approximation (g = 6.0246..., 13 terms) with the reflection formula
+ * for negative x, which differs from glibc in the last digits.  Mist
+ * prints floats as Python does, so it computes lgamma the same way,
+ * with the same coefficients. */
+
+static const double lanczos_g = 6.024680040776729583740234375;
+static const double lanczos_num[13] = {
+  23531376880.410759688572007674451636754734846804940, 42919803642.649098768957899047001988850926355848959,
+  35711959237.355668049440185451547166705960488635843, 17921034426.037209699919755754458931112671403265390,
+  6039542586.3520280050642916443072979210699388420708, 1439720407.3117216736632230727949123939715485786772,
+  248874557.86205415651146038641322942321632125127801, 31426415.585400194380614231628318205362874684987640,
+  2876370.6289353724412254090516208496135991145378768, 186056.26539522349504029498971604569928220784236328,
+  8071.6720023658162106380029022722506138218516325024, 210.82427775157934587250973392071336271166969580291,
+  2.5066282746310002701649081771338373386264310793408,
+};
+/* the denominator x (x + 1) ... (x + 11) as a polynomial */
+static const double lanczos_den[13] = {0.0, 39916800.0, 120543840.0, 150917976.0, 105258076.0, 45995730.0,
+                                       13339535.0, 2637558.0, 357423.0, 32670.0, 1925.0, 66.0, 1.0};
+
+static double lanczos_sum(double x) {
+  double num = 0.0, den = 0.0;
+  if (x < 5.0) {
+    for (int i = 13; --i >= 0;) {
+      num = num * x + lanczos_num[i];
+      den = den * x + lanczos_den[i];
+    }
+  } else {
+    for (int i = 0; i < 13; i++) {
+      num = num / x + lanczos_num[i];
+      den = den / x + lanczos_den[i];
+    }
+  }
+  return num / den;
+}
+
+/* sin(pi x) for finite x, exact at the integers and half-integers */
+static double sinpi(double x) {
+  double y = fmod(fabs(x), 2.0), r;
+  switch ((int)round(2.0 * y)) {
+  case 0: r = sin(M_PI * y); break;
+  case 1: r = cos(M_PI * (y - 0.5)); break;
+  case 2: r = sin(M_PI * (1.0 - y)); break;
+  case 3: r = -cos(M_PI * (y - 1.5)); break;
+  default: r = sin(M_PI * (y - 2.0)); break;
+  }
+  return copysign(1.0, x) * r;
+}
+
+double lang_lgamma(double x) {
+  if (!isfinite(x)) return isnan(x) ? x : INFINITY;
+  if (x == floor(x) && x <= 2.0) return x <= 0.0 ? INFINITY : 0.0;
+  double ax = fabs(x);
+  if (ax < 1e-20) return -log(ax);
+  double r = log(lanczos_sum(ax)) - lanczos_g;
+  r += (ax - 0.5) * (log(ax + lanczos_g - 0.5) - 1);
+  if (x < 0.0) r = 1.144729885849400174143427351353058711647 - log(fabs(sinpi(ax))) - log(ax) - r;
+  return r;
+}
+
 static inline double sigmoid_d(double x) {
   if (x >= 0) return 1.0 / (1.0 + exp(-x));
   double e = exp(x);
@@ -483,6 +546,15 @@ static inline float sigmoid_f(float x) {
     case TU_ROUND: UN_ROW(T, RINT(x)); return;                                       \
     case TU_FLOOR: UN_ROW(T, FLOOR(x)); return;                                      \
     case TU_CEIL: UN_ROW(T, CEIL(x)); return;                                        \
+    /* the rarer functions in double, rounded once to T */                          \
+    case TU_TAN: UN_ROW(T, tan((double)x)); return;                                  \
+    case TU_ASIN: UN_ROW(T, asin((double)x)); return;                                \
+    case TU_ACOS: UN_ROW(T, acos((double)x)); return;                                \
+    case TU_ATAN: UN_ROW(T, atan((double)x)); return;                                \
+    case TU_LOG2: UN_ROW(T, log2((double)x)); return;                                \
+    case TU_LOG10: UN_ROW(T, log10((double)x)); return;                              \
+    case TU_LGAMMA: UN_ROW(T, lang_lgamma((double)x)); return;                         \
+    case TU_ERF: UN_ROW(T, erf((double)x)); return;                                  \
     default: return;                                                                 \
     }                                                                                \
   }

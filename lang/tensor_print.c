@@ -1,28 +1,40 @@
-/* tensor_print.c: the text form of a tensor, NumPy's repr on one line:
+/* tensor_print.c: the text form of a tensor, laid out as NumPy 1.24's
+ * repr lays out an array, with Mist's prefix and dtype:
  *
- *     tensor([[1., 2.], [3., 4.]], f32)     tensor([1, 2, 3], i64)
- *     tensor([True, False], bool)           tensor(3.5, f32)
- *     tensor([1.e-05, 1.e+00], f32)         tensor([], shape=(0, 3), f32)
+ *     tensor([[1. , 2.5],           tensor([1, 2, 3], i64)
+ *             [3. , 4. ]], f32)     tensor(3.5, f32)
+ *     tensor([ True, False], bool)  tensor([], shape=(0, 3), f32)
  *
- * Floats follow NumPy's FloatingFormat (floatmode "maxprec", precision
- * 8), but without the padding that aligns columns, which only helps on
- * several lines.  All the elements shown share one notation:
- * scientific when a finite non-zero magnitude is >= 1e8 or < 1e-4, or
- * the largest is more than 1000 times the smallest; positional
+ * The layout is NumPy's _formatArray: one line per row of a 2-d tensor,
+ * a blank line between the blocks of higher dimensions, rows that
+ * would pass the line width (75) wrapped under their first element,
+ * and the dtype on the last line when it fits there (else on a line of
+ * its own).  Every element is padded to a common width, so columns
+ * line up: integers right-aligned to the widest, booleans as " True"
+ * and "False", floats aligned on the point.
+ *
+ * Floats follow NumPy's FloatingFormat in its default "maxprec" mode:
+ * all the elements shown share one notation, scientific when a finite
+ * non-zero magnitude is >= 1e8 or < 1e-4 or the largest is more than
+ * 1000 times the smallest (only the first with suppress), positional
  * otherwise.  Positional elements are the shortest decimal that reads
  * back to the same value of the tensor's dtype (so an f32 0.1 prints as
- * 0.1), rounded to at most 8 digits after the point, with trailing
- * zeros dropped but the point kept ("1.", "0.5").  Scientific elements
- * show as many digits after the point as the element that needs the
- * most (its shortest form, at most 8), each correctly rounded from its
- * value (so zeros pad exact values: "1.5e-05", "1.0e+00"), with an
- * exponent of at least two digits, as many as the widest needs.  Non-finite
- * values print as nan, inf, -inf.
+ * 0.1), cut to `precision` (8) digits after the point, trailing zeros
+ * dropped but the point kept ("1.", "0.5"), then padded with spaces on
+ * the right to the longest fraction shown ("1.5 ", "2.25").
+ * Scientific elements show as many digits after the point as the
+ * element that needs the most (its shortest form, at most `precision`),
+ * each correctly rounded from its value (so an f32 8.4465e-10 shown
+ * with 7 digits is 8.4465002e-10, as NumPy), with an exponent of at
+ * least two digits, as many as the widest needs.  nan, inf and -inf are
+ * right-aligned in the same width.
  *
- * A tensor of more than 1000 elements is summarised as NumPy does: on
- * every axis longer than 6, only the first 3 and last 3 entries are
- * shown, with "..." between them; the notation is chosen from the
- * entries shown.
+ * A tensor of more than `threshold` (1000) elements is summarised: on
+ * every axis longer than 2 * `edgeitems` (3), only the first and last
+ * `edgeitems` entries are shown, with "..." between them (a line of its
+ * own between rows); the format is chosen from the entries shown.
+ * precision, threshold, edgeitems, linewidth and suppress are the VM's
+ * print options (set_printoptions), NumPy's defaults until changed.
  */
 #include <ctype.h>
 #include <math.h>
@@ -32,9 +44,7 @@
 
 #include "lang/tensor.h"
 
-#define THRESHOLD 1000
-#define EDGE 3
-#define PRECISION 8
+#define PREFIX "tensor("
 
 /* ---- digits ---- */
 
@@ -98,13 +108,14 @@ static void shortest(double x, bool f32, char *digits, int *exp10) {
   digits[n] = '\0';
 }
 
-/* Digits of |x| as the printer shows them in scientific notation: the
- * shortest, rounded to at most PRECISION digits after the point. */
-static void sci_digits(double x, bool f32, char *digits, int *exp10) {
+/* Digits of |x| (finite, non-zero) in scientific notation with at most
+ * prec digits after the first: the shortest, or, when that has more,
+ * the value correctly rounded to prec (trailing zeros dropped). */
+static void sci_digits(double x, bool f32, int prec, char *digits, int *exp10) {
   shortest(x, f32, digits, exp10);
-  if ((int)strlen(digits) > PRECISION + 1) {
+  if ((int)strlen(digits) > prec + 1) {
     char buf[48];
-    snprintf(buf, sizeof buf, "%.*e", PRECISION, fabs(x));
+    snprintf(buf, sizeof buf, "%.*e", prec, fabs(x));
     char *e = strchr(buf, 'e');
     *exp10 = atoi(e + 1);
     int n = 0;
@@ -116,8 +127,8 @@ static void sci_digits(double x, bool f32, char *digits, int *exp10) {
 }
 
 /* |x| in positional notation: integer part, '.', fraction without
- * trailing zeros (at most PRECISION digits). */
-static void positional(double x, bool f32, StrBuf *out) {
+ * trailing zeros (at most prec digits). */
+static void positional(double x, bool f32, int prec, StrBuf *out) {
   if (x == 0) {
     sb_adds(out, "0.");
     return;
@@ -126,10 +137,15 @@ static void positional(double x, bool f32, StrBuf *out) {
   int e;
   shortest(x, f32, digits, &e);
   int n = (int)strlen(digits);
-  if (n - 1 - e > PRECISION) {   /* more fraction digits than we show: round */
+  if (n - 1 - e > prec) {   /* more fraction digits than we show: round */
     char buf[400];
-    snprintf(buf, sizeof buf, "%.*f", PRECISION, fabs(x));
+    snprintf(buf, sizeof buf, "%.*f", prec, fabs(x));
     size_t len = strlen(buf);
+    if (prec == 0) {
+      sb_add(out, buf, len);
+      sb_addc(out, '.');
+      return;
+    }
     while (len > 0 && buf[len - 1] == '0') len--;
     sb_add(out, buf, len);
     return;
@@ -151,109 +167,253 @@ static void positional(double x, bool f32, StrBuf *out) {
   }
 }
 
-/* ---- the walk over the elements shown ---- */
+/* ---- the format of the elements shown ---- */
 
 typedef struct Format {
-  bool f32;
-  bool sci;            /* scientific notation */
-  int frac;            /* sci: digits after the point */
-  int exp_size;        /* sci: digits of the exponent */
+  LangPrintOptions opt;
+  DType dtype;
+  bool summarise;       /* more than threshold elements */
+  bool zero_d;
+  /* floats */
+  bool sci;             /* scientific notation */
+  int frac;             /* sci: digits after the point */
+  int exp_size;         /* sci: digits of the exponent */
+  int pad_left;         /* characters before the point */
+  int pad_right;        /* characters after it */
+  /* integers */
+  int width;
   /* gathered first */
-  bool any;
+  bool any, nonfinite, neginf;
   double min_abs, max_abs;
+  int64_t imin, imax;
 } Format;
 
-typedef void (*ElemFn)(const ObjTensor *t, const char *p, Format *f, StrBuf *out);
+typedef void (*ElemFn)(const ObjTensor *t, const char *p, Format *f);
 
-static void walk(const ObjTensor *t, int d, const char *p, bool summarise, ElemFn fn, Format *f,
-                 StrBuf *out) {
+static bool shown(const Format *f, int64_t len) {
+  return f->summarise && len - f->opt.edgeitems > f->opt.edgeitems;   /* len > 2 edgeitems, without overflow */
+}
+
+/* Call fn on every element shown, in order. */
+static void each(const ObjTensor *t, int d, const char *p, ElemFn fn, Format *f) {
   if (d == t->ndim) {
-    fn(t, p, f, out);
+    fn(t, p, f);
     return;
   }
   int64_t len = t->shape[d];
   int64_t step = t->strides[d] * (int64_t)dev_dtype_size(t->dtype);
-  if (out) sb_addc(out, '[');
   for (int64_t i = 0; i < len; i++) {
-    if (summarise && len > 2 * EDGE && i == EDGE) {
-      if (out) sb_adds(out, ", ...");
-      i = len - EDGE;
-    }
-    if (out && i > 0) sb_adds(out, ", ");
-    walk(t, d + 1, p + i * step, summarise, fn, f, out);
+    if (shown(f, len) && i == f->opt.edgeitems) i = len - f->opt.edgeitems;
+    each(t, d + 1, p + i * step, fn, f);
   }
-  if (out) sb_addc(out, ']');
 }
 
 static double load_f(const ObjTensor *t, const char *p) {
   return t->dtype == DT_F32 ? (double)*(const float *)p : *(const double *)p;
 }
 
-static void gather_range(const ObjTensor *t, const char *p, Format *f, StrBuf *out) {
-  (void)out;
-  double x = fabs(load_f(t, p));
-  if (!isfinite(x) || x == 0) return;
+static int64_t load_i(const ObjTensor *t, const char *p) {
+  return t->dtype == DT_I32 ? *(const int32_t *)p : *(const int64_t *)p;
+}
+
+static void gather_range(const ObjTensor *t, const char *p, Format *f) {
+  double x = load_f(t, p);
+  if (!isfinite(x)) {
+    f->nonfinite = true;
+    if (x < 0) f->neginf = true;
+    return;
+  }
+  x = fabs(x);
+  if (x == 0) return;
   if (!f->any || x < f->min_abs) f->min_abs = x;
   if (!f->any || x > f->max_abs) f->max_abs = x;
   f->any = true;
 }
 
-static void gather_sci(const ObjTensor *t, const char *p, Format *f, StrBuf *out) {
-  (void)out;
+/* The widths of the parts of finite x as the mode shows it. */
+static void gather_widths(const ObjTensor *t, const char *p, Format *f) {
   double x = load_f(t, p);
   if (!isfinite(x)) return;
-  char digits[24];
-  int e = 0;
-  if (x == 0) {
-    digits[0] = '0';
-    digits[1] = '\0';
+  bool f32 = t->dtype == DT_F32;
+  int sign = signbit(x) ? 1 : 0;
+  if (f->sci) {
+    char digits[24];
+    int e = 0;
+    if (x == 0) {
+      digits[0] = '0';
+      digits[1] = '\0';
+    } else {
+      sci_digits(x, f32, f->opt.precision, digits, &e);
+    }
+    int frac = (int)strlen(digits) - 1;
+    if (frac > f->frac) f->frac = frac;
+    int ae = e < 0 ? -e : e, es = ae >= 100 ? 3 : 2;
+    if (es > f->exp_size) f->exp_size = es;
+    if (1 + sign > f->pad_left) f->pad_left = 1 + sign;
   } else {
-    sci_digits(x, f->f32, digits, &e);
+    StrBuf sb;
+    sb_init(&sb);
+    positional(x, f32, f->opt.precision, &sb);
+    int point = (int)(strchr(sb.data, '.') - sb.data);
+    if (point + sign > f->pad_left) f->pad_left = point + sign;
+    if ((int)sb.len - point - 1 > f->pad_right) f->pad_right = (int)sb.len - point - 1;
   }
-  int frac = (int)strlen(digits) - 1;
-  if (frac > f->frac) f->frac = frac;
-  int ae = e < 0 ? -e : e, es = ae >= 100 ? 3 : 2;
-  if (es > f->exp_size) f->exp_size = es;
 }
 
-static void print_float(const ObjTensor *t, const char *p, Format *f, StrBuf *out) {
+static void gather_ints(const ObjTensor *t, const char *p, Format *f) {
+  int64_t v = load_i(t, p);
+  if (!f->any || v < f->imin) f->imin = v;
+  if (!f->any || v > f->imax) f->imax = v;
+  f->any = true;
+}
+
+static void make_format(const ObjTensor *t, Format *f) {
+  const char *p = lang_tensor_ptr(t);
+  if (lang_dtype_is_float(t->dtype)) {
+    each(t, 0, p, gather_range, f);
+    f->sci = f->any && (f->max_abs >= 1e8 || (!f->opt.suppress && (f->min_abs < 1e-4 || f->max_abs / f->min_abs > 1000)));
+    each(t, 0, p, gather_widths, f);
+    if (f->sci) f->pad_right = f->exp_size + 2 + f->frac;
+    if (f->nonfinite) {
+      /* room for nan, inf and -inf, right-aligned */
+      int offset = f->pad_right + 1, inf = 3 + f->neginf;
+      if (3 - offset > f->pad_left) f->pad_left = 3 - offset;
+      if (inf - offset > f->pad_left) f->pad_left = inf - offset;
+    }
+  } else if (t->dtype != DT_BOOL) {
+    each(t, 0, p, gather_ints, f);
+    char a[24], b[24];
+    int na = snprintf(a, sizeof a, "%lld", (long long)f->imin);
+    int nb = snprintf(b, sizeof b, "%lld", (long long)f->imax);
+    f->width = na > nb ? na : nb;
+  }
+}
+
+static void pad(StrBuf *out, int n) {
+  for (int i = 0; i < n; i++) sb_addc(out, ' ');
+}
+
+static void format_elem(const ObjTensor *t, const char *p, const Format *f, StrBuf *out) {
+  if (t->dtype == DT_BOOL) {
+    sb_adds(out, *(const uint8_t *)p ? (f->zero_d ? "True" : " True") : "False");
+    return;
+  }
+  if (!lang_dtype_is_float(t->dtype)) {
+    sb_printf(out, "%*lld", f->width, (long long)load_i(t, p));
+    return;
+  }
   double x = load_f(t, p);
-  if (isnan(x)) {
-    sb_adds(out, "nan");
+  if (!isfinite(x)) {
+    const char *s = isnan(x) ? "nan" : x < 0 ? "-inf" : "inf";
+    pad(out, f->pad_left + f->pad_right + 1 - (int)strlen(s));
+    sb_adds(out, s);
     return;
   }
-  if (signbit(x)) sb_addc(out, '-');
-  if (isinf(x)) {
-    sb_adds(out, "inf");
+  int sign = signbit(x) ? 1 : 0;
+  if (f->sci) {
+    /* the value's own digits, correctly rounded to the common count */
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*e", f->frac, fabs(x));
+    char *e = strchr(buf, 'e');
+    int ex = atoi(e + 1);
+    pad(out, f->pad_left - 1 - sign);
+    if (sign) sb_addc(out, '-');
+    sb_add(out, buf, (size_t)(e - buf));
+    if (f->frac == 0) sb_addc(out, '.');
+    sb_printf(out, "e%c%0*d", ex < 0 ? '-' : '+', f->exp_size, ex < 0 ? -ex : ex);
     return;
   }
-  if (!f->sci) {
-    positional(x, f->f32, out);
-    return;
-  }
-  /* the value's own digits, correctly rounded to the common count (so
-   * an f32 8.4465e-10 shown with 7 digits is 8.4465002e-10, as NumPy) */
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.*e", f->frac, fabs(x));
-  char *e = strchr(buf, 'e');
-  int ex = atoi(e + 1);
-  sb_add(out, buf, (size_t)(e - buf));
-  if (f->frac == 0) sb_addc(out, '.');
-  sb_printf(out, "e%c%0*d", ex < 0 ? '-' : '+', f->exp_size, ex < 0 ? -ex : ex);
+  StrBuf sb;
+  sb_init(&sb);
+  positional(x, t->dtype == DT_F32, f->opt.precision, &sb);
+  int point = (int)(strchr(sb.data, '.') - sb.data);
+  pad(out, f->pad_left - point - sign);
+  if (sign) sb_addc(out, '-');
+  sb_add(out, sb.data, sb.len);
+  pad(out, f->pad_right - ((int)sb.len - point - 1));
 }
 
-static void print_other(const ObjTensor *t, const char *p, Format *f, StrBuf *out) {
-  (void)f;
-  switch (t->dtype) {
-  case DT_BOOL: sb_adds(out, *(const uint8_t *)p ? "True" : "False"); break;
-  case DT_I32: sb_printf(out, "%d", (int)*(const int32_t *)p); break;
-  case DT_I64: sb_printf(out, "%lld", (long long)*(const int64_t *)p); break;
-  default: break;
+/* ---- the layout: NumPy's _formatArray ---- */
+
+/* Append word to line, first moving line to s (a line break, then the
+ * hanging indent) when it would pass width, unless the line holds only
+ * the indent. */
+static void extend_line(StrBuf *s, StrBuf *line, const char *word, size_t wlen, int width, int indent) {
+  if ((int)(line->len + wlen) > width && (int)line->len > indent) {
+    size_t n = line->len;
+    while (n > 0 && line->data[n - 1] == ' ') n--;
+    sb_add(s, line->data, n);
+    sb_addc(s, '\n');
+    line->len = 0;
+    line->data[0] = '\0';
+    pad(line, indent);
   }
+  sb_add(line, word, wlen);
 }
 
-void lang_tensor_repr(ObjTensor *t, StrBuf *out) {
-  sb_adds(out, "tensor(");
+/* The text of the sub-tensor at p of axes d.. (NumPy's recurser). */
+static void layout(const ObjTensor *t, int d, const char *p, int indent, int width, const Format *f, StrBuf *out) {
+  if (d == t->ndim) {
+    format_elem(t, p, f, out);
+    return;
+  }
+  int axes_left = t->ndim - d;
+  int64_t len = t->shape[d];
+  int64_t step = t->strides[d] * (int64_t)dev_dtype_size(t->dtype);
+  bool summary = shown(f, len);
+  int64_t lead = summary ? f->opt.edgeitems : 0, trail = summary ? f->opt.edgeitems : len;
+  StrBuf s;
+  sb_init(&s);
+  if (axes_left == 1) {
+    int elem_width = width - 1;   /* room for ',' or ']' */
+    StrBuf line, word;
+    sb_init(&line);
+    pad(&line, indent);
+    for (int64_t k = 0; k < lead + trail; k++) {
+      int64_t i = k < lead ? k : len - (lead + trail - k);
+      if (summary && k == lead) {
+        extend_line(&s, &line, "...", 3, elem_width, indent);
+        sb_adds(&line, ", ");
+      }
+      sb_init(&word);
+      layout(t, d + 1, p + i * step, indent + 1, width - 1, f, &word);
+      extend_line(&s, &line, word.data, word.len, elem_width, indent);
+      if (k < lead + trail - 1) sb_adds(&line, ", ");
+    }
+    sb_add(&s, line.data, line.len);
+  } else {
+    for (int64_t k = 0; k < lead + trail; k++) {
+      int64_t i = k < lead ? k : len - (lead + trail - k);
+      if (summary && k == lead) {
+        pad(&s, indent);
+        sb_adds(&s, "...,");
+        for (int n = 0; n < axes_left - 1; n++) sb_addc(&s, '\n');
+      }
+      StrBuf nested;
+      sb_init(&nested);
+      layout(t, d + 1, p + i * step, indent + 1, width - 1, f, &nested);
+      pad(&s, indent);
+      sb_add(&s, nested.data, nested.len);
+      if (k < lead + trail - 1) {
+        sb_addc(&s, ',');
+        for (int n = 0; n < axes_left - 1; n++) sb_addc(&s, '\n');
+      }
+    }
+  }
+  sb_addc(out, '[');
+  if (s.len > (size_t)indent) sb_add(out, s.data + indent, s.len - (size_t)indent);
+  sb_addc(out, ']');
+}
+
+LangPrintOptions lang_print_defaults(void) {
+  LangPrintOptions o = {.precision = 8, .threshold = 1000, .edgeitems = 3, .linewidth = 75, .suppress = false};
+  return o;
+}
+
+void lang_tensor_repr(MistVM *vm, ObjTensor *t, StrBuf *out) {
+  LangPrintOptions opt = vm ? vm->print_options : lang_print_defaults();
+  size_t start = out->len;
+  sb_adds(out, PREFIX);
   if (t->size == 0) {
     sb_adds(out, "[]");
     if (t->ndim != 1) {
@@ -261,18 +421,27 @@ void lang_tensor_repr(ObjTensor *t, StrBuf *out) {
       lang_shape_repr(t->ndim, t->shape, out);
     }
   } else {
-    bool summarise = t->size > THRESHOLD;
-    const char *p = lang_tensor_ptr(t);
     Format f = {0};
-    if (lang_dtype_is_float(t->dtype)) {
-      f.f32 = t->dtype == DT_F32;
-      walk(t, 0, p, summarise, gather_range, &f, NULL);
-      f.sci = f.any && (f.max_abs >= 1e8 || f.min_abs < 1e-4 || f.max_abs / f.min_abs > 1000);
-      if (f.sci) walk(t, 0, p, summarise, gather_sci, &f, NULL);
-      walk(t, 0, p, summarise, print_float, &f, out);
-    } else {
-      walk(t, 0, p, summarise, print_other, &f, out);
-    }
+    f.opt = opt;
+    f.dtype = t->dtype;
+    f.summarise = t->size > opt.threshold;
+    f.zero_d = t->ndim == 0;
+    make_format(t, &f);
+    /* NumPy takes the "," after the elements off the width */
+    int indent = (int)strlen(PREFIX) + 1;
+    layout(t, 0, lang_tensor_ptr(t), indent, (int)opt.linewidth - 1, &f, out);
   }
-  sb_printf(out, ", %s)", dev_dtype_name(t->dtype));
+  sb_addc(out, ',');
+  /* the dtype goes on the last line if it fits there */
+  const char *dtype = dev_dtype_name(t->dtype);
+  size_t line_start = start;
+  for (size_t i = start; i < out->len; i++)
+    if (out->data[i] == '\n') line_start = i + 1;
+  if ((int64_t)(out->len - line_start + strlen(dtype) + 2) > opt.linewidth) {
+    sb_addc(out, '\n');
+    pad(out, (int)strlen(PREFIX));
+  } else {
+    sb_addc(out, ' ');
+  }
+  sb_printf(out, "%s)", dtype);
 }

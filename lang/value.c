@@ -20,7 +20,7 @@
 
 /* ---- UTF-8 ---- */
 
-bool lang_utf8_valid(const char *str, size_t len) {
+size_t lang_utf8_check(const char *str, size_t len) {
   const unsigned char *s = (const unsigned char *)str;
   size_t i = 0;
   while (i < len) {
@@ -31,17 +31,19 @@ bool lang_utf8_valid(const char *str, size_t len) {
     if (c >= 0xc2 && c <= 0xdf) { n = 1; cp = c & 0x1f; min = 0x80; }
     else if (c >= 0xe0 && c <= 0xef) { n = 2; cp = c & 0x0f; min = 0x800; }
     else if (c >= 0xf0 && c <= 0xf4) { n = 3; cp = c & 0x07; min = 0x10000; }
-    else return false;
-    if (len - i <= n) return false;
+    else return i;
+    if (len - i <= n) return i;
     for (size_t k = 1; k <= n; k++) {
-      if ((s[i + k] & 0xc0) != 0x80) return false;
+      if ((s[i + k] & 0xc0) != 0x80) return i;
       cp = (cp << 6) | (s[i + k] & 0x3f);
     }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
     i += n + 1;
   }
-  return true;
+  return len;
 }
+
+bool lang_utf8_valid(const char *s, size_t len) { return lang_utf8_check(s, len) == len; }
 
 size_t lang_utf8_decode(const char *str, size_t len, uint32_t *cp) {
   const unsigned char *s = (const unsigned char *)str;
@@ -197,6 +199,11 @@ static ObjList *list_alloc(size_t len, size_t cap) {
 }
 
 ObjSeq *lang_list_new(size_t len) { return &list_alloc(len, len)->seq; }
+
+Value lang_ellipsis(void) {
+  static Obj ellipsis = {O_ELLIPSIS};
+  return v_obj(&ellipsis);
+}
 
 Value lang_tuple_of(int n, ...) {
   ObjSeq *t = lang_tuple_new(n > 0 ? (size_t)n : 0);
@@ -612,6 +619,10 @@ const char *lang_type_name(Value v) {
   case O_ENV: return "env";
   case O_SPARSE: return "sensitivity";
   case O_TENSOR: return "tensor";
+  case O_FILE: return "file";
+  case O_ELLIPSIS: return "ellipsis";
+  case O_ITER: return "iterator";
+  case O_NATIVE: return AS_NATIVE(v)->cls->name;
   }
   return "object";
 }

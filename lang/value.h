@@ -62,6 +62,10 @@ typedef enum {
   O_ENV,       /* sensitivities of a closure's free variables (autodiff) */
   O_TENSOR,    /* an n-d array (lang/tensor.h) */
   O_SPARSE,    /* a sensitivity made of parts of a value's (autodiff) */
+  O_FILE,      /* a text file named by open(path, mode) (lang/textfile.c) */
+  O_ELLIPSIS,  /* ..., the one Ellipsis (lang_ellipsis), for tensor indices */
+  O_ITER,      /* iter(x): the items of x from a position on (ObjIter) */
+  O_NATIVE,    /* a value of a type defined above lang/ (stdlib's datasets): see NativeClass */
 } OKind;
 
 /* flags: facts about an immutable object computed once (lang_holds_function) */
@@ -191,7 +195,27 @@ typedef struct ObjBuiltin {
   int min_args;     /* positional arguments accepted, -1 = unchecked */
   int max_args;
   void *data;       /* for builtins registered by a host: its pointer */
+  unsigned self_kinds;  /* the kinds of value it is a method of (SELF_STR...,
+                           lang/vm.h): what `x.` suggests and completes */
 } ObjBuiltin;
+
+/* open(path, mode): a text file, by name.  It holds no open descriptor:
+ * each read or write opens the file, does its work and closes it
+ * (lang/textfile.c). */
+typedef struct ObjFile {
+  Obj obj;
+  ObjStr *path;
+  char mode;        /* 'r', 'w', 'a' or 'x' */
+} ObjFile;
+
+/* iter(x): an immutable position in a list of items.  next(it) gives
+ * the item there, and `x = next(it)` also rebinds `it` to the iterator
+ * one step on (parser/lower.c). */
+typedef struct ObjIter {
+  Obj obj;
+  struct ObjSeq *items;
+  size_t pos;
+} ObjIter;
 
 /* x.f where x is not a module: f called with x first. */
 typedef struct ObjBound {
@@ -241,6 +265,29 @@ typedef struct ObjSparse {
   Value dense;
 } ObjSparse;
 #define AS_SPARSE(v) ((ObjSparse *)(v).o)
+
+/* A value whose type is defined outside lang/ by a table of C functions
+ * (stdlib/data.c's datasets and the streams that iterate them), so that
+ * len(), indexing and `for x in v` reach it without lang/ knowing it.
+ * Any hook may be NULL: the operation is then a TypeError, as for a
+ * Python object without that method.  A type embeds ObjNative first. */
+struct StrBuf;
+typedef struct NativeClass {
+  const char *name;                                        /* what type() says */
+  void (*repr)(MistVM *vm, Value self, struct StrBuf *out);  /* NULL: <name object> */
+  bool (*len)(MistVM *vm, Value self, int64_t *out);
+  /* what `for x in self` indexes from 0 to its len (ir/prims.c's
+   * iter_seq): a sequence, or a native whose getitem hands out items in
+   * order (a dataset's stream) */
+  bool (*iter)(MistVM *vm, Value self, Value *out);
+  bool (*getitem)(MistVM *vm, Value self, Value index, Value *out);
+} NativeClass;
+
+typedef struct ObjNative {
+  Obj obj;
+  const NativeClass *cls;
+} ObjNative;
+#define AS_NATIVE(v) ((ObjNative *)(v).o)
 
 typedef struct ObjGraph {
   Obj obj;
@@ -299,6 +346,8 @@ ObjStr *lang_intern(MistVM *vm, const char *s, size_t len);   /* one object per 
 uint32_t lang_str_hash(ObjStr *s);
 bool lang_str_eq(const ObjStr *a, const ObjStr *b);
 bool lang_utf8_valid(const char *s, size_t len);
+/* The byte offset of the first malformed sequence in s, or len if none. */
+size_t lang_utf8_check(const char *s, size_t len);
 /* Decode one code point from s (len > 0 bytes); returns the bytes used
  * (1 with U+FFFD for a malformed sequence).  Encode writes 1-4 bytes. */
 size_t lang_utf8_decode(const char *s, size_t len, uint32_t *cp);
@@ -316,6 +365,8 @@ static inline Value *lang_func_defaults(const ObjFunc *f) { return f->x ? f->x->
 /* Tuples and lists: made with room for len items, to be filled in. */
 ObjSeq *lang_tuple_new(size_t len);
 ObjSeq *lang_list_new(size_t len);
+/* Python's Ellipsis, `...`: one object, outside the GC heap. */
+Value lang_ellipsis(void);
 Value lang_tuple_of(int n, ...);            /* n Values */
 
 /* The list s with item i (< s->len) set to v, and the list a + b (b a

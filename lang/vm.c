@@ -10,9 +10,12 @@
  * per Mist frame (innermost pushed first, so entries are prepended and
  * the array stays outermost first).
  */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "lang/gc.h"
 #include "lang/strbuf.h"
@@ -21,17 +24,33 @@
 
 /* ---- the VM handle ---- */
 
+/* The interpreter lock (vm.h): a flag under a mutex rather than a held
+ * mutex, since the thread that gives it back need not be the one that
+ * took it (each mist_eval runs on a thread of its own). */
+struct LangLock {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool held;
+};
+
 MistVM *lang_vm_new(void) {
   lang_gc_init();
   MistVM *vm = lang_alloc_uncollectable(sizeof(MistVM));
   memset(vm, 0, sizeof *vm);
   vm->err.span = span_none();
   vm->max_depth = LANG_DEFAULT_MAX_DEPTH;
+  vm->print_options = lang_print_defaults();
   return vm;
 }
 
 void lang_vm_free(MistVM *vm) {
+  if (vm->stop_threads) vm->stop_threads(vm);
   lang_tensor_vm_free(vm);
+  if (vm->lock) {
+    pthread_mutex_destroy(&vm->lock->mu);
+    pthread_cond_destroy(&vm->lock->cv);
+    free(vm->lock);
+  }
   lang_free(vm);
 }
 
@@ -143,18 +162,43 @@ static void add_caret(StrBuf *sb, const char *line, size_t len, int col, int wid
   sb_addc(sb, '\n');
 }
 
+/* A source line as valid UTF-8: each byte of a malformed sequence (the
+ * error that reports it points there) shown as U+FFFD, one column. */
+static const char *valid_line(const char *line, size_t *len) {
+  size_t bad = lang_utf8_check(line, *len);
+  if (bad == *len) return line;
+  StrBuf sb;
+  sb_init(&sb);
+  sb_add(&sb, line, bad);
+  for (size_t i = bad; i < *len;) {
+    size_t ok = lang_utf8_check(line + i, *len - i);
+    sb_add(&sb, line + i, ok);
+    i += ok;
+    if (i < *len) sb_adds(&sb, "\xef\xbf\xbd"), i++;
+  }
+  *len = sb.len;
+  return sb.data;
+}
+
 ObjStr *lang_error_render(MistVM *vm) {
   MistError *e = &vm->err;
   StrBuf sb;
   sb_init(&sb);
   const char *msg = e->message ? e->message->data : "";
+  /* A KeyError's message is the key's repr alone, which says nothing
+   * by itself ("error: 'b'"): it is shown with its class, as Python's
+   * last traceback line shows it.  Other messages say what went wrong. */
+  const char *cls = e->kind && strcmp(e->kind, "KeyError") == 0 ? "KeyError: " : "";
+  /* exit("message") is not an error: its message alone, or nothing */
+  if (e->kind && strcmp(e->kind, "SystemExit") == 0) return lang_str(msg);
   Span sp = e->span;
   if (sp.file < 0) {
-    sb_printf(&sb, "error: %s\n", msg);
+    sb_printf(&sb, "error: %s%s\n", cls, msg);
   } else {
-    sb_printf(&sb, "%s:%d:%d: error: %s\n", file_path(vm, sp.file), sp.line, sp.col, msg);
+    sb_printf(&sb, "%s:%d:%d: error: %s%s\n", file_path(vm, sp.file), sp.line, sp.col, cls, msg);
     size_t len;
     const char *line = lang_file_line(vm, sp.file, sp.line, &len);
+    if (line) line = valid_line(line, &len);
     if (line) {
       sb_adds(&sb, "    ");
       sb_add(&sb, line, len);
@@ -234,25 +278,40 @@ void lang_write(MistVM *vm, const char *text, size_t len) {
   }
 }
 
+void lang_write_err(MistVM *vm, const char *text, size_t len) {
+  if (vm->write_err) {
+    vm->write_err(vm->write_err_user, text, len);
+  } else {
+    fflush(stdout);
+    fwrite(text, 1, len, stderr);
+    fflush(stderr);
+  }
+}
+
+bool lang_err_is_tty(MistVM *vm) {
+  return vm->write_err ? vm->err_is_tty : isatty(STDERR_FILENO);
+}
+
 /* ---- builtin tables ---- */
 
-static void def_in(MistVM *vm, ObjDict **table, const char *name, BuiltinFn fn,
-                   int min_args, int max_args) {
+static ObjBuiltin *def_in(MistVM *vm, ObjDict **table, const char *name, BuiltinFn fn,
+                          int min_args, int max_args) {
   if (!*table) *table = lang_dict_new();
   ObjBuiltin *b = lang_builtin_new(name, fn, min_args, max_args);
   lang_dict_put(*table, lang_intern(vm, name, strlen(name)), v_obj(b));
+  return b;
 }
 
-void lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
-  def_in(vm, &vm->builtins, name, fn, min_args, max_args);
+ObjBuiltin *lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
+  return def_in(vm, &vm->builtins, name, fn, min_args, max_args);
 }
 
-void lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
-  def_in(vm, &vm->methods, name, fn, min_args, max_args);
+ObjBuiltin *lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args) {
+  return def_in(vm, &vm->methods, name, fn, min_args, max_args);
 }
 
-void lang_def_property(MistVM *vm, const char *name, BuiltinFn fn) {
-  def_in(vm, &vm->properties, name, fn, 1, 1);
+ObjBuiltin *lang_def_property(MistVM *vm, const char *name, BuiltinFn fn) {
+  return def_in(vm, &vm->properties, name, fn, 1, 1);
 }
 
 /* ---- recursion guard ---- */
@@ -262,4 +321,68 @@ bool lang_check_stack(MistVM *vm) {
   if ((vm->stack_limit && here < vm->stack_limit) || vm->depth > vm->max_depth)
     return lang_raise(vm, "RecursionError", "maximum recursion depth exceeded");
   return true;
+}
+
+/* ---- threads ---- */
+
+bool lang_lock_init(MistVM *vm) {
+  if (vm->lock) return true;
+  struct LangLock *l = malloc(sizeof *l);
+  if (!l) return false;
+  pthread_mutex_init(&l->mu, NULL);
+  pthread_cond_init(&l->cv, NULL);
+  l->held = true;
+  vm->lock = l;
+  return true;
+}
+
+void lang_unlock(MistVM *vm, LangThreadState *save) {
+  save->stack_limit = vm->stack_limit;
+  save->depth = vm->depth;
+  save->err = vm->err;
+  save->callee = vm->callee;
+  struct LangLock *l = vm->lock;
+  if (!l) return;
+  pthread_mutex_lock(&l->mu);
+  l->held = false;
+  pthread_cond_signal(&l->cv);
+  pthread_mutex_unlock(&l->mu);
+}
+
+void lang_lock(MistVM *vm, const LangThreadState *state) {
+  struct LangLock *l = vm->lock;
+  if (l) {
+    pthread_mutex_lock(&l->mu);
+    while (l->held) pthread_cond_wait(&l->cv, &l->mu);
+    l->held = true;
+    pthread_mutex_unlock(&l->mu);
+  }
+  vm->stack_limit = state->stack_limit;
+  vm->depth = state->depth;
+  vm->err = state->err;
+  vm->callee = state->callee;
+}
+
+void lang_thread_state_init(LangThreadState *st, char *stack_low) {
+  memset(st, 0, sizeof *st);
+  st->err.span = span_none();
+  /* the same margin as the evaluation thread's: C code between two checks */
+  st->stack_limit = stack_low ? stack_low + (256u << 10) : NULL;
+}
+
+static bool no_mist_here(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw,
+                         Value *out) {
+  return lang_raise(vm, "RuntimeError", "Mist code cannot run on this thread");
+}
+
+MistVM *lang_vm_for_thread(MistVM *vm) {
+  lang_tensor_pool(vm);
+  lang_tensor_allocator(vm);
+  MistVM *t = lang_alloc(sizeof *t);
+  t->err.span = span_none();
+  t->max_depth = vm->max_depth;
+  t->call = no_mist_here;
+  t->pool = vm->pool;
+  t->tensor_heap = vm->tensor_heap;
+  return t;
 }

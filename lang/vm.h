@@ -49,11 +49,22 @@ typedef struct MistError {
   ObjStr *message;
   Span span;          /* span_none() until someone knows where */
   bool incomplete;    /* a syntax error at end of input: the REPL asks for more */
+  int exit_code;      /* kind "SystemExit" (exit(), quit()): the status asked for */
   int ntrace, captrace;
   TraceEntry *trace;  /* innermost first (pushed while unwinding) */
 } MistError;
 
 typedef void (*MistWriteFn)(void *user, const char *text, size_t len);
+
+/* How tensors print (lang/tensor_print.c): NumPy's print options of the
+ * same names, set by set_printoptions. */
+typedef struct LangPrintOptions {
+  int64_t precision;    /* digits after the point, at most */
+  int64_t threshold;    /* more elements than this: summarised */
+  int64_t edgeitems;    /* entries shown at each end of a summarised axis */
+  int64_t linewidth;    /* characters a line, at most (long elements excepted) */
+  bool suppress;        /* no scientific notation for small values */
+} LangPrintOptions;
 
 /* Calling a Mist value from C: installed by ir/eval.c, used by builtins
  * such as map() and sorted(key=). */
@@ -66,6 +77,11 @@ struct MistVM {
   /* output: the host's callback; the CLI writes to stdout */
   MistWriteFn write;
   void *write_user;
+  /* diagnostics a program draws (progress bars): the host's callback and
+   * whether it ends at a terminal; without one, stderr */
+  MistWriteFn write_err;
+  void *write_err_user;
+  bool err_is_tty;
 
   SourceFile *files;
   int nfiles, capfiles;
@@ -110,9 +126,19 @@ struct MistVM {
   double time_limit;      /* seconds each mist_eval / mist_run_file may run, 0 = none */
   bool sandbox;           /* no file system access */
 
+  LangPrintOptions print_options;
+
   /* tensors (lang/tensor.c): made on first use, so start-up stays fast */
   struct DevPool *pool;           /* the one thread pool */
   struct TensorHeap *tensor_heap; /* the caching allocator of tensor buffers */
+
+  /* background threads that run Mist code (stdlib/data.c's map
+   * workers): the interpreter lock they take, made by the first of them
+   * (NULL until then: one thread, nothing to lock); and the hook that
+   * stops them all and waits for them, called by lang_vm_free */
+  struct LangLock *lock;
+  void (*stop_threads)(MistVM *vm);
+  void *threads;          /* the owner of stop_threads' private state */
 };
 
 /* A fresh VM, zeroed, in memory the collector scans but never frees
@@ -151,15 +177,79 @@ int lang_file_add(MistVM *vm, const char *path, const char *text, size_t len);
 const char *lang_file_line(MistVM *vm, int file, int line, size_t *len);
 
 void lang_write(MistVM *vm, const char *text, size_t len);
+/* Diagnostics (progress bars) through vm->write_err, else to stderr
+ * after flushing stdout; lang_err_is_tty says whether they reach a
+ * terminal (redrawn in place) or not (a log). */
+void lang_write_err(MistVM *vm, const char *text, size_t len);
+bool lang_err_is_tty(MistVM *vm);
 
-/* Register a C function under a global builtin name, or as a method. */
-void lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
-void lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
+/* Register a C function under a global builtin name, or as a method.
+ * Each returns the new builtin, whose self_kinds the caller may set. */
+ObjBuiltin *lang_def_builtin(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
+ObjBuiltin *lang_def_method(MistVM *vm, const char *name, BuiltinFn fn, int min_args, int max_args);
 /* A property: x.name calls fn(x) and is its result, not a bound method. */
-void lang_def_property(MistVM *vm, const char *name, BuiltinFn fn);
+ObjBuiltin *lang_def_property(MistVM *vm, const char *name, BuiltinFn fn);
+
+/* ---- names (suggest.c) ---- */
+
+/* The kinds of value a builtin is a method of (ObjBuiltin.self_kinds). */
+enum { SELF_STR = 1, SELF_LIST = 2, SELF_TUPLE = 4, SELF_DICT = 8, SELF_TENSOR = 16, SELF_FILE_KIND = 32 };
+/* x's bit among them, 0 for a value of another kind. */
+unsigned lang_self_kind(Value x);
+/* The sorted names `x.` may be followed by: a module's bound names, or
+ * the methods registered for x's kind (and a tensor's properties). */
+ObjSeq *lang_attr_names(MistVM *vm, Value x);
+
+/* "Did you mean": offer candidates one by one, then ask for the hint.
+ * The rule is CPython's (suggest.c), and so is the hint's form:
+ * ". Did you mean: 'print'?", or "" when no candidate is close. */
+typedef struct LangSuggest {
+  const char *name;   /* the misspelt name */
+  size_t len;
+  const char *best;   /* the closest candidate so far, or NULL */
+  size_t dist;
+} LangSuggest;
+void lang_suggest_start(LangSuggest *s, const char *name);
+void lang_suggest_offer(LangSuggest *s, const char *candidate);
+void lang_suggest_dict(LangSuggest *s, const ObjDict *d);          /* each key */
+void lang_suggest_module(LangSuggest *s, const ObjModule *m);      /* each bound name */
+const char *lang_suggest_hint(const LangSuggest *s);
 
 /* Guard against runaway recursion: false (with an error raised) when the
  * C stack or the Mist call depth is nearly exhausted. */
 bool lang_check_stack(MistVM *vm);
+
+/* ---- threads ----
+ *
+ * One thread at a time runs Mist code on a VM, as in CPython: the one
+ * that holds the interpreter lock.  The thread that made the VM holds it
+ * from the start and gives it up only while it waits (for a dataset's
+ * next example); background threads take it to call Mist functions.
+ * What belongs to the running thread (its C stack bound, call depth,
+ * error and current builtin) is kept in the VM while it holds the lock
+ * and in its LangThreadState while it does not. */
+typedef struct LangThreadState {
+  char *stack_limit;
+  int depth;
+  MistError err;
+  ObjBuiltin *callee;
+} LangThreadState;
+
+/* Make vm->lock, held by the caller, if there is none yet.  False when
+ * out of memory. */
+bool lang_lock_init(MistVM *vm);
+/* Give up the lock, keeping this thread's state in *save. */
+void lang_unlock(MistVM *vm, LangThreadState *save);
+/* Wait for the lock and run with the state in *state. */
+void lang_lock(MistVM *vm, const LangThreadState *state);
+/* A state for a new thread whose stack ends below stack_low: no error,
+ * depth 0, C stack bounded a margin above stack_low. */
+void lang_thread_state_init(LangThreadState *st, char *stack_low);
+
+/* A VM for C code on a background thread: it shares vm's tensor
+ * allocator and thread pool (both made here if need be, and both safe
+ * to use from several threads) and has its own error record; it runs no
+ * Mist code and has no tables.  A GC object: it lives while referenced. */
+MistVM *lang_vm_for_thread(MistVM *vm);
 
 #endif

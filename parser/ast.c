@@ -163,7 +163,7 @@ static void dump(const Ast *a, bool spans, StrBuf *out) {
     if (a->fmt.conv) sb_printf(out, " !%c", a->fmt.conv);
     if (a->fmt.nspec) dump_block("spec", a->fmt.spec, a->fmt.nspec, spans, out);
     break;
-  case AST_NONE: case AST_TRUE: case AST_FALSE: case AST_BREAK: case AST_CONTINUE: case AST_PASS: break;
+  case AST_NONE: case AST_TRUE: case AST_FALSE: case AST_ELLIPSIS: case AST_BREAK: case AST_CONTINUE: case AST_PASS: break;
   case AST_TUPLE: case AST_LIST: dump_list(a->seq.items, a->seq.nitems, spans, out); break;
   case AST_DICT:
     for (int i = 0; i < a->dict.nitems; i++) {

@@ -454,7 +454,10 @@ static Token lex_punct(Lexer *L) {
   case '}': k = TK_RBRACE; break;
   case ',': k = TK_COMMA; break;
   case ';': k = TK_SEMI; break;
-  case '.': k = TK_DOT; break;
+  case '.':
+    if (d == '.' && e == '.') { k = TK_ELLIPSIS; n = 3; }
+    else k = TK_DOT;
+    break;
   case '~': k = TK_TILDE; break;
   case ':': TWO('=', TK_WALRUS, TK_COLON); break;
   case '@': TWO('=', TK_ATEQ, TK_AT); break;

@@ -94,6 +94,7 @@ typedef struct Lower {
   ObjModule *module;
   FnScope *fn;
   IrGraph *cur;       /* the graph being appended to */
+  IrGraph *stmt_graph; /* the graph of the statement being lowered: where next(it) may rebind it */
   Loop *loop;
   Names module_names; /* names assigned at top level */
   bool echo;
@@ -163,14 +164,67 @@ static void collect_target(Ast *t, Names *out) {
   }
 }
 
+/* The iterator name of a call `next(it)` or `next(it, default)`, which
+ * rebinds `it` to the iterator one step on, as `x[i] = v` rebinds x
+ * (lower_next); NULL for any other expression. */
+static Ast *advanced_iterator(const Ast *e) {
+  if (e->kind != AST_CALL || e->call.func->kind != AST_NAME || e->call.nkw != 0 ||
+      e->call.nargs < 1 || e->call.nargs > 2 || e->call.args[0]->kind != AST_NAME)
+    return NULL;
+  return strcmp(e->call.func->name->data, "next") == 0 ? e->call.args[0] : NULL;
+}
+
+/* The iterators that next() moves in expression e, outside lambdas,
+ * comprehensions and branches (where lowering refuses it). */
+static void collect_next(const Ast *e, Names *out) {
+  if (!e) return;
+  switch (e->kind) {
+  case AST_CALL:
+    if (advanced_iterator(e)) names_add(out, advanced_iterator(e)->name);
+    collect_next(e->call.func, out);
+    for (int i = 0; i < e->call.nargs; i++) collect_next(e->call.args[i], out);
+    for (int i = 0; i < e->call.nkw; i++) collect_next(e->call.kwvalues[i], out);
+    break;
+  case AST_FSTRING:
+    for (int i = 0; i < e->fstr.nparts; i++) collect_next(e->fstr.parts[i], out);
+    break;
+  case AST_FORMATTED: collect_next(e->fmt.value, out); break;
+  case AST_TUPLE: case AST_LIST:
+    for (int i = 0; i < e->seq.nitems; i++) collect_next(e->seq.items[i], out);
+    break;
+  case AST_DICT:
+    for (int i = 0; i < e->dict.nitems; i++) {
+      collect_next(e->dict.keys[i], out);
+      collect_next(e->dict.values[i], out);
+    }
+    break;
+  case AST_BINOP: collect_next(e->binop.left, out); collect_next(e->binop.right, out); break;
+  case AST_UNARY: collect_next(e->unary.operand, out); break;
+  case AST_COMPARE:
+    for (int i = 0; i <= e->cmp.nops; i++) collect_next(e->cmp.operands[i], out);
+    break;
+  case AST_ATTRIBUTE: collect_next(e->attr.obj, out); break;
+  case AST_SUBSCRIPT: collect_next(e->sub.obj, out); collect_next(e->sub.index, out); break;
+  case AST_SLICE:
+    collect_next(e->slice.start, out);
+    collect_next(e->slice.stop, out);
+    collect_next(e->slice.step, out);
+    break;
+  default: break;
+  }
+}
+
 static void collect_assigned(Ast **stmts, int n, Names *out) {
   for (int i = 0; i < n; i++) {
     Ast *s = stmts[i];
     switch (s->kind) {
+    case AST_EXPR_STMT: collect_next(s->expr.value, out); break;
+    case AST_RETURN: collect_next(s->return_.value, out); break;
     case AST_ASSIGN:
       for (int j = 0; j < s->assign.ntargets; j++) collect_target(s->assign.targets[j], out);
+      collect_next(s->assign.value, out);
       break;
-    case AST_AUGASSIGN: collect_target(s->aug.target, out); break;
+    case AST_AUGASSIGN: collect_target(s->aug.target, out); collect_next(s->aug.value, out); break;
     case AST_IF:
       collect_assigned(s->if_.body, s->if_.nbody, out);
       collect_assigned(s->if_.orelse, s->if_.norelse, out);
@@ -271,6 +325,19 @@ static IrNode *lookup(Lower *L, ObjStr *name, Span sp) {
   if (!is_global && L->vm->builtins && lang_dict_get(L->vm->builtins, name, &dummy))
     return konst(L, dummy, sp);
   return prim(L, IR_P_GLOBAL, sp, 1, kstr(L, name, sp));
+}
+
+/* Whether name, read here, is the builtin of that name (no local,
+ * enclosing or module binding hides it); nothing is emitted. */
+static bool is_builtin_name(Lower *L, ObjStr *name) {
+  for (FnScope *f = L->fn; f; f = f->parent) {
+    if (env_find(&f->env, name) || names_has(&f->locals, name)) return false;
+    if (f->is_module) break;
+  }
+  Value dummy;
+  if (names_has(&L->module_names, name) || (L->module->names && lang_dict_get(L->module->names, name, &dummy)))
+    return false;
+  return L->vm->builtins && lang_dict_get(L->vm->builtins, name, &dummy);
 }
 
 static void bind(Lower *L, ObjStr *name, IrNode *v, Span sp) {
@@ -429,9 +496,34 @@ static bool lower_args(Lower *L, Ast **args, int n, IrNode **out) {
   return true;
 }
 
+/* `next(it)`, `next(it, default)`: the item, with `it` rebound to the
+ * iterator one step on.  Only in the straight-line code of a statement:
+ * a rebinding made in a branch of `x if c else y`, `and`/`or`, a
+ * comprehension or a lambda would not reach the code after it. */
+static IrNode *lower_next(Lower *L, Ast *e) {
+  if (L->cur != L->stmt_graph) {
+    error_at(L, e->span, "next(it) cannot move the iterator here: Mist values are immutable, so next moves one "
+                         "by rebinding its name, which a conditional expression, `and`/`or`, a comprehension or "
+                         "a lambda cannot do; write `x = next(it)` as a statement of its own");
+    return NULL;
+  }
+  Ast *it = e->call.args[0];
+  IrNode *args[2];
+  if (!lower_args(L, e->call.args, e->call.nargs, args)) return NULL;
+  Value step;
+  if (!lang_dict_get(L->vm->builtins, lang_intern(L->vm, "_next_step", 10), &step)) {
+    error_at(L, e->span, "next() is missing from the builtins");
+    return NULL;
+  }
+  IrNode *pair = call(L, konst(L, step, e->call.func->span), e->call.nargs, args, e->span);
+  bind(L, it->name, prim(L, IR_P_GETITEM, e->span, 2, pair, konst(L, v_int(1), e->span)), it->span);
+  return prim(L, IR_P_GETITEM, e->span, 2, pair, konst(L, v_int(0), e->span));
+}
+
 static IrNode *lower_call(Lower *L, Ast *e) {
   int na = e->call.nargs, nk = e->call.nkw;
   Ast *fn = e->call.func;
+  if (advanced_iterator(e) && is_builtin_name(L, fn->name)) return lower_next(L, e);
   /* x.f(args): a method call, resolved when it runs */
   if (fn->kind == AST_ATTRIBUTE && nk == 0) {
     IrNode **in = lang_alloc((na + 2) * sizeof *in);
@@ -627,6 +719,7 @@ static IrNode *lower_expr(Lower *L, Ast *e) {
   case AST_STR: return kstr(L, e->str, e->span);
   case AST_NONE: return knone(L, e->span);
   case AST_TRUE: return konst(L, v_bool(true), e->span);
+  case AST_ELLIPSIS: return konst(L, lang_ellipsis(), e->span);
   case AST_FALSE: return konst(L, v_bool(false), e->span);
   case AST_FSTRING: return lower_fstring(L, e->fstr.parts, e->fstr.nparts, e->span);
   case AST_FORMATTED: return lower_formatted(L, e);
@@ -1029,12 +1122,14 @@ static bool lower_block(Lower *L, Ast **stmts, int n, Cont *k) {
     Ast *s = stmts[i];
     switch (s->kind) {
     case AST_EXPR_STMT: {
+      L->stmt_graph = L->cur;
       IrNode *v = lower_expr(L, s->expr.value);
       if (!v) return false;
       if (L->echo && k->kind == K_RETURN_NONE && L->fn->is_module && n == 1) k->echo = v;
       break;
     }
     case AST_ASSIGN: {
+      L->stmt_graph = L->cur;
       IrNode *v = lower_expr(L, s->assign.value);
       if (!v) return false;
       for (int t = 0; t < s->assign.ntargets; t++)
@@ -1042,6 +1137,7 @@ static bool lower_block(Lower *L, Ast **stmts, int n, Cont *k) {
       break;
     }
     case AST_AUGASSIGN: {
+      L->stmt_graph = L->cur;
       Ast *t = s->aug.target;
       IrPrim p = arith_prim(s->aug.op);
       if (t->kind == AST_NAME) {
@@ -1085,6 +1181,7 @@ static bool lower_block(Lower *L, Ast **stmts, int n, Cont *k) {
     }
     case AST_RETURN: {
       if (L->fn->is_module) return error_at(L, s->span, "'return' outside function");
+      L->stmt_graph = L->cur;
       IrNode *v = s->return_.value ? lower_expr(L, s->return_.value) : knone(L, s->span);
       if (!v) return false;
       L->cur->ret = v;

@@ -35,6 +35,7 @@
 #include "parser/lex.h"
 
 #define MAX_DEPTH 300   /* nested grammar rules */
+#define MAX_CHAIN (PARSE_MAX_HEIGHT - 100)   /* binary operators in a row */
 
 typedef struct Parser {
   MistVM *vm;
@@ -180,7 +181,7 @@ static void grow(Parser *P, Ast *a, const Ast *child) {
   if (!child || child->height < a->height) return;
   a->height = child->height + 1;
   if (a->height > PARSE_MAX_HEIGHT) {
-    if (ast_is_stmt(a->kind)) error_at(P, a->span, "too many statically nested blocks");
+    if (ast_is_stmt(child->kind)) error_at(P, a->span, "too many statically nested blocks");
     error_at(P, a->span, "expression too deeply nested");
   }
 }
@@ -214,7 +215,7 @@ static Ast *comprehension(Parser *P, AstKind kind, Span start, Ast *key, Ast *el
 static bool starts_expr(TokKind k) {
   switch (k) {
   case TK_NAME: case TK_INT: case TK_FLOAT: case TK_STR: case TK_FSTR: case TK_LPAREN: case TK_LBRACKET:
-  case TK_LBRACE: case TK_MINUS: case TK_PLUS: case TK_TILDE: case TK_NOT: case TK_LAMBDA: case TK_NONE:
+  case TK_LBRACE: case TK_MINUS: case TK_PLUS: case TK_TILDE: case TK_NOT: case TK_LAMBDA: case TK_NONE: case TK_ELLIPSIS:
   case TK_TRUE: case TK_FALSE: case TK_STAR: case TK_DSTAR:
     return true;
   default: return false;
@@ -429,6 +430,11 @@ static Ast *binop(Parser *P, Span start, ArithOp op, Ast *l, Ast *r) {
   a->binop.op = op;
   a->binop.left = l;
   a->binop.right = r;
+  /* A chain a + b + c ... grows on the left, one level an operator: it
+   * stops short of the height limit, leaving room for the statement and
+   * brackets around it, so a long chain is reported as too long. */
+  if (l->height > MAX_CHAIN && l->kind == AST_BINOP)
+    error_at(P, start, "expression too long: more than %d operators in a row", MAX_CHAIN);
   grow(P, a, l);
   grow(P, a, r);
   return finish(P, a);
@@ -956,6 +962,7 @@ static Ast *atom(Parser *P) {
   case TK_STR: case TK_FSTR: return strings(P);
   case TK_NONE: a = mk(P, AST_NONE, t.span); advance(P); return a;
   case TK_TRUE: a = mk(P, AST_TRUE, t.span); advance(P); return a;
+  case TK_ELLIPSIS: a = mk(P, AST_ELLIPSIS, t.span); advance(P); return a;
   case TK_FALSE: a = mk(P, AST_FALSE, t.span); advance(P); return a;
   case TK_LPAREN: {
     advance(P);
@@ -1027,6 +1034,7 @@ static const char *target_kind(const Ast *t) {
   case AST_FSTRING: return "f-string expression";
   case AST_NONE: return "None";
   case AST_TRUE: return "True";
+  case AST_ELLIPSIS: return "ellipsis";
   case AST_FALSE: return "False";
   case AST_CALL: return "function call";
   case AST_COMPARE: return "comparison";

@@ -18,7 +18,7 @@
 
 #include "parser/ast.h"
 
-#define PARSE_MAX_HEIGHT 1000
+#define PARSE_MAX_HEIGHT 3000
 
 /* A MODULE node holding the file's statements, or NULL after raising. */
 Ast *parse_module(MistVM *vm, int file_id, const char *src, size_t len);

@@ -3,7 +3,7 @@
  * This file owns the command's interface: it reads the arguments, picks
  * one mode (run a script, run -e SOURCE, run the program on standard
  * input, print a function's IR or source, or start the REPL), and turns the
- * outcome into the exit status of LANGUAGE.md section 1: 0 on success,
+ * outcome into the exit status of docs/reference.md section 1: 0 on success,
  * 1 on an error in the Mist program, 2 on bad usage.  It is a plain host
  * of the public API (include/mist.h), which does all the work; the
  * shared host plumbing is in host.c and the interactive loop in repl.c.
@@ -92,7 +92,14 @@ static MistVM *vm_or_die(int argc, char **argv) {
 /* The end of every non-interactive mode: report an error, flush, free. */
 static int finish(MistVM *vm, MistStatus status, const char *name, bool interrupted) {
   int code = 0;
-  if (status != MIST_OK) {
+  int exit_code = mist_exit_code(vm);
+  if (exit_code >= 0) {
+    /* exit() or quit(): its status, after its message if it gave one */
+    const char *msg = mist_error(vm);
+    fflush(stdout);
+    if (*msg) fprintf(stderr, "%s\n", msg);
+    code = exit_code;
+  } else if (status != MIST_OK) {
     repl_report(vm, status, name);
     code = 1;
     if (interrupted)

@@ -10,7 +10,14 @@
  *   - or, once a line has opened a block, when an empty line is entered.
  * Two empty lines in a row end any entry, so a user can always get out.
  * Lines starting with ':' at the primary prompt are commands (:help,
- * :ir, :load, :quit).
+ * :ir, :load, :quit).  Ctrl-D at the primary prompt leaves, as exit()
+ * and quit() do; at a continuation prompt it ends the entry, which then
+ * runs or, incomplete, is reported, and the REPL stays (Python's way).
+ *
+ * Tab completes from mist_complete(): keywords, names and builtins, and
+ * after a '.' the module's names or the value's methods; inside `:load`
+ * it completes file names.  On a line with only spaces before the
+ * cursor it indents by four spaces, since Mist refuses tabs there.
  *
  * Lines are read with readline's callback interface inside our own
  * pselect() loop rather than with readline(), because that gives a
@@ -242,12 +249,22 @@ static bool opens_block(const char *s, int *depth) {
 
 /* Run Mist code with Ctrl-C armed; prints the error, if any, unless the
  * source was incomplete and incomplete_ok. */
+/* exit() or quit() ran: the status it asked for, else -1 */
+static int exit_requested = -1;
+
 static MistStatus run(MistVM *vm, const char *name, const char *source, bool echo,
                       bool incomplete_ok) {
   repl_begin();
   MistStatus status = mist_eval(vm, name, source, echo);
   bool interrupted = repl_end();
   fflush(stdout);
+  if (status == MIST_ERROR && mist_exit_code(vm) >= 0) {
+    const char *msg = mist_error(vm);
+    if (*msg)
+      fprintf(stderr, "%s\n", msg);
+    exit_requested = mist_exit_code(vm);
+    return status;
+  }
   if (interrupted && status == MIST_ERROR)
     fputc('\n', stderr);   /* past the "^C" the terminal echoed */
   if (status == MIST_ERROR || (status == MIST_INCOMPLETE && !incomplete_ok))
@@ -328,6 +345,45 @@ static bool command(MistVM *vm, char *line) {
 
 /* ---- the loop --------------------------------------------------------- */
 
+/* ---- completion -------------------------------------------------------- */
+
+static MistVM *completing_vm;
+static char **matches;        /* mist_complete's answer for the word being completed */
+static size_t next_match;
+
+static char *next_completion(const char *text, int state) {
+  if (state == 0) {
+    if (matches) {
+      for (size_t i = next_match; matches[i]; i++)
+        free(matches[i]);
+      free(matches);
+    }
+    matches = mist_complete(completing_vm, text);
+    next_match = 0;
+  }
+  if (!matches || !matches[next_match]) {
+    free(matches);
+    matches = NULL;
+    return NULL;
+  }
+  return matches[next_match++];   /* readline frees it */
+}
+
+static char **complete(const char *text, int start, int end) {
+  (void)end;
+  rl_attempted_completion_over = 1;   /* never readline's own file names, unasked */
+  const char *line = rl_line_buffer;
+  size_t lead = strspn(line, " \t");
+  if (strncmp(line + lead, ":load", 5) == 0 && isspace((unsigned char)line[lead + 5]) && start > (int)lead + 5)
+    return rl_completion_matches(text, rl_filename_completion_function);
+  if (start == rl_point && (int)strspn(line, " ") >= rl_point) {
+    rl_insert_text("    ");   /* Tab on an empty line indents */
+    return NULL;
+  }
+  rl_completion_append_character = '\0';
+  return rl_completion_matches(text, next_completion);
+}
+
 static void setup_readline(void) {
   rl_readline_name = "mist";
   rl_instream = stdin;
@@ -335,7 +391,9 @@ static void setup_readline(void) {
   rl_catch_signals = 0;
   rl_catch_sigwinch = 0;
   rl_initialize();   /* reads inputrc; our settings below come after it */
-  rl_bind_key('\t', rl_insert);   /* Tab indents; there is nothing to complete */
+  rl_attempted_completion_function = complete;
+  /* a dotted name (nn.dense) is one word to complete */
+  rl_basic_word_break_characters = " \t\n\"\\'`@$><=;|&{([,+-*/%~^!:";
   /* A bracketed paste would hand us several lines as one. */
   rl_variable_bind("enable-bracketed-paste", "off");
 
@@ -349,6 +407,8 @@ static void setup_readline(void) {
 }
 
 int repl_run(MistVM *vm) {
+  completing_vm = vm;
+  exit_requested = -1;
   setup_readline();
   history_open();
   printf("Mist %s \xe2\x80\x94 :help for help, Ctrl-D to leave\n", mist_version());
@@ -361,6 +421,17 @@ int repl_run(MistVM *vm) {
   for (;;) {
     char *line;
     int got = read_line(entry.len ? prompt2 : prompt1, &line);
+    if (got == READ_EOF && entry.len > 0) {
+      /* Ctrl-D inside an entry ends it: run it, or report it incomplete */
+      fputc('\n', stdout);
+      run(vm, "<stdin>", entry.data, true, false);
+      entry.len = 0;
+      block = was_blank = false;
+      depth = 0;
+      if (exit_requested >= 0)
+        break;
+      continue;
+    }
     if (got == READ_EOF) {
       fputc('\n', stdout);
       break;
@@ -380,7 +451,7 @@ int repl_run(MistVM *vm) {
       remember(line);
       bool more = command(vm, line);
       free(line);
-      if (!more)
+      if (!more || exit_requested >= 0)
         break;
       continue;
     }
@@ -404,6 +475,8 @@ int repl_run(MistVM *vm) {
       continue;
     if (run(vm, "<stdin>", entry.data, true, !give_up) == MIST_INCOMPLETE && !give_up)
       continue;
+    if (exit_requested >= 0)
+      break;
     entry.len = 0;
     block = was_blank = false;
     depth = 0;
@@ -413,5 +486,5 @@ int repl_run(MistVM *vm) {
     history_truncate_file(history_path, HISTORY_MAX);
   free(history_path);
   history_path = NULL;
-  return 0;
+  return exit_requested >= 0 ? exit_requested : 0;
 }

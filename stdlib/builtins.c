@@ -26,6 +26,8 @@
 #include "lang/ops.h"
 #include "lang/strbuf.h"
 #include "lang/tensor.h"
+#include "lang/textfile.h"
+#include "stdlib/files.h"
 #include "stdlib/show.h"
 #include "stdlib/tensor.h"
 
@@ -227,8 +229,33 @@ bool std_iter_init(MistVM *vm, Value v, StdIter *it)
     case O_LIST: it->len = AS_SEQ(v)->len; return true;
     case O_DICT: it->len = AS_DICT(v)->len; return true;
     case O_RANGE: it->len = (size_t)lang_range_count(AS_RANGE(v)); return true;
+    case O_ITER: {
+      /* its items from its position on, as a list of their own */
+      ObjIter *iter = (ObjIter *)v.o;
+      it->len = iter->items->len - iter->pos;
+      it->src = v_obj(list_of(iter->items->items + iter->pos, it->len));
+      return true;
+    }
+    case O_FILE: {
+      /* its lines, read now, walked as a list */
+      ObjSeq *lines;
+      if (!lang_textfile_lines(vm, (ObjFile *)v.o, &lines))
+        return false;
+      it->src = v_obj(lines);
+      it->len = lines->len;
+      return true;
+    }
     case O_FUNC: case O_BUILTIN: case O_MODULE: case O_GRAPH: case O_SLICE: case O_BOUND:
       break;
+    case O_NATIVE: {
+      /* a dataset: what a for loop walks, gathered into a list */
+      ObjSeq *l;
+      if (!AS_NATIVE(v)->cls->iter) break;
+      if (!lang_iter_items(vm, v, &l)) return false;
+      it->src = v_obj(l);
+      it->len = l->len;
+      return true;
+    }
     default: {
       /* a kind added later (a tensor): walk its first axis by indexing */
       int64_t n = 0;
@@ -962,6 +989,203 @@ static bool bi_map(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
 }
 
 /* zip(*xs, strict=False) -> [(x0, y0, ...) ...], as long as the shortest */
+/* filter(function, iterable): the items for which function(item) is
+ * truthy (all truthy items when function is None), as a list, as map
+ * returns a list. */
+static bool bi_filter(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_no_kw(vm, "filter", kw))
+    return false;
+  if (argc != 2)
+    return lang_raise(vm, "TypeError", "filter expected 2 argument%s, got %d", "s", argc);
+  StdIter it;
+  if (!std_iter_init(vm, argv[1], &it))
+    return false;
+  if (it.len > MAX_ITEMS)
+    return lang_raise(vm, "MemoryError", "result too large (%zu items)", it.len);
+  Value *kept = lang_alloc((it.len ? it.len : 1) * sizeof *kept);
+  size_t n = 0;
+  Value item;
+  for (size_t step = 0; std_iter_next(&it, &item); step++) {
+    if (!poll(vm, step))
+      return false;
+    Value test = item;
+    if (argv[0].tag != V_NONE && !std_call(vm, argv[0], 1, &item, &test))
+      return false;
+    bool keep;
+    if (!truthy(vm, test, &keep))
+      return false;
+    if (keep)
+      kept[n++] = item;
+  }
+  *out = v_obj(list_of(kept, n));
+  return true;
+}
+
+/* The type name a class-like builtin stands for in isinstance: int,
+ * float, str... (Mist's types are their names, as type() returns). */
+static const char *type_named_by(Value t)
+{
+  static const char *const types[] = {"int", "float", "str", "bool", "list", "tuple", "dict", "range", "tensor"};
+  const char *name = v_is_obj(t, O_BUILTIN) ? AS_BUILTIN(t)->name : v_is_obj(t, O_STR) ? AS_STR(t)->data : NULL;
+  if (!name)
+    return NULL;
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (strcmp(name, types[i]) == 0)
+      return types[i];
+  if (v_is_obj(t, O_STR))
+    return name;   /* "function", "NoneType"...: what type() gives */
+  return NULL;
+}
+
+/* isinstance(x, T): T is int, float, str, bool, list, tuple, dict,
+ * range or tensor (the builtins), a type name as type() returns it
+ * ("function", "NoneType"), or a tuple of those.  A bool is an int, as
+ * in Python. */
+static bool bi_isinstance(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_no_kw(vm, "isinstance", kw))
+    return false;
+  if (argc != 2)
+    return lang_raise(vm, "TypeError", "isinstance expected 2 arguments, got %d", argc);
+  const Value *ts = &argv[1];
+  size_t nt = 1;
+  if (v_is_obj(argv[1], O_TUPLE)) {
+    ts = AS_SEQ(argv[1])->items;
+    nt = AS_SEQ(argv[1])->len;
+  }
+  const char *have = lang_type_name(argv[0]);
+  bool yes = false;
+  for (size_t i = 0; i < nt; i++) {
+    const char *want = type_named_by(ts[i]);
+    if (!want)
+      return lang_raise(vm, "TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union");
+    yes = yes || strcmp(have, want) == 0 || (argv[0].tag == V_BOOL && strcmp(want, "int") == 0);
+  }
+  *out = v_bool(yes);
+  return true;
+}
+
+/* callable(x): functions, lambdas, builtins and bound methods. */
+static bool bi_callable(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_one_arg(vm, "callable", argc, kw))
+    return false;
+  Value x = argv[0];
+  *out = v_bool(v_is_obj(x, O_FUNC) || v_is_obj(x, O_BUILTIN) || v_is_obj(x, O_BOUND));
+  return true;
+}
+
+/* exit(code=None), quit(code=None): stop the program, as Python's
+ * SystemExit does: with status 0 for None, the int given, or 1 after
+ * printing a str (as the error's message).  It travels up as an error
+ * of kind SystemExit that hosts recognise (mist_exit_code). */
+static bool exit_fn(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw)
+{
+  static const char *const names[] = {"code"};
+  Value a[1];
+  if (!std_parse_args(vm, fname, ARGS_TAKES, argc, argv, kw, names, 1, 1, 0, true, a))
+    return false;
+  int code = 0;
+  const char *msg = "";
+  if (a[0].tag == V_INT || a[0].tag == V_BOOL) {
+    code = (int)(a[0].tag == V_INT ? a[0].i : a[0].b);
+  } else if (given_not_none(a[0])) {
+    StrBuf sb;
+    sb_init(&sb);
+    if (!lang_tostr(vm, a[0], &sb))
+      return false;
+    msg = sb.data ? sb.data : "";
+    code = 1;
+  }
+  lang_raise(vm, "SystemExit", "%s", msg);
+  vm->err.exit_code = code;
+  return false;
+}
+
+static bool bi_exit(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  return exit_fn(vm, "exit", argc, argv, kw);
+}
+
+static bool bi_quit(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  return exit_fn(vm, "quit", argc, argv, kw);
+}
+
+/* iter(x): an iterator over the items of x (an iterator: itself). */
+static bool bi_iter(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_no_kw(vm, "iter", kw))
+    return false;
+  if (argc != 1)
+    return lang_raise(vm, "TypeError", "iter expected 1 argument, got %d", argc);
+  if (v_is_obj(argv[0], O_ITER)) {
+    *out = argv[0];
+    return true;
+  }
+  Value *items;
+  size_t n;
+  if (!std_iter_items(vm, argv[0], &items, &n))
+    return false;
+  ObjIter *it = lang_alloc(sizeof *it);
+  it->obj.kind = O_ITER;
+  it->items = list_of(items, n);
+  it->pos = 0;
+  *out = v_obj(it);
+  return true;
+}
+
+/* The item an iterator is at, or the default, or StopIteration. */
+static bool next_item(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw,
+                      ObjIter **it, Value *out)
+{
+  if (!std_no_kw(vm, fname, kw))
+    return false;
+  if (argc < 1 || argc > 2)
+    return lang_raise(vm, "TypeError", "next expected at least 1 argument, got %d", argc);
+  Value x = argv[0];
+  if (!v_is_obj(x, O_ITER))
+    return lang_raise(vm, "TypeError", "'%s' object is not an iterator", lang_type_name(x));
+  *it = (ObjIter *)x.o;
+  if ((*it)->pos < (*it)->items->len) {
+    *out = (*it)->items->items[(*it)->pos];
+    return true;
+  }
+  if (argc == 2) {
+    *out = argv[1];
+    return true;
+  }
+  return lang_raise(vm, "StopIteration", "StopIteration: the iterator has no more items");
+}
+
+/* next(it, default): the item it is at (it is an expression here, so
+ * nothing else can see it move; `x = next(it)` is lowered to
+ * _next_step, which moves it). */
+static bool bi_next(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  ObjIter *it;
+  return next_item(vm, "next", argc, argv, kw, &it, out);
+}
+
+/* _next_step(it, default): (next(it, default), it one step on). */
+static bool bi_next_step(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  ObjIter *it;
+  Value item;
+  if (!next_item(vm, "next", argc, argv, kw, &it, &item))
+    return false;
+  ObjIter *on = lang_alloc(sizeof *on);
+  *on = *it;
+  if (on->pos < on->items->len)
+    on->pos++;
+  ObjSeq *pair = lang_tuple_new(2);
+  pair->items[0] = item;
+  pair->items[1] = v_obj(on);
+  *out = v_obj(pair);
+  return true;
+}
+
 static bool bi_zip(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   static const char *const names[] = {"strict"};
@@ -1374,25 +1598,37 @@ static bool bi_time(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 
 void std_register_builtins(MistVM *vm)
 {
+  enum { M = SELF_TENSOR };
   static const struct {
     const char *name;
     BuiltinFn fn;
+    unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
   } table[] = {
-    {"print", bi_print},   {"str", bi_str},           {"repr", bi_repr},
-    {"int", bi_int},       {"float", bi_float},       {"bool", bi_bool},
-    {"list", bi_list},     {"tuple", bi_tuple},       {"dict", bi_dict},
-    {"range", bi_range},   {"len", bi_len},           {"abs", bi_abs},
-    {"round", bi_round},   {"min", bi_min},           {"max", bi_max},
-    {"sum", bi_sum},       {"map", bi_map},           {"zip", bi_zip},
-    {"enumerate", bi_enumerate}, {"sorted", bi_sorted}, {"reversed", bi_reversed},
-    {"any", bi_any},       {"all", bi_all},           {"type", bi_type},
-    {"ord", bi_ord},       {"chr", bi_chr},           {"hex", bi_hex},
-    {"oct", bi_oct},       {"bin", bi_bin},           {"divmod", bi_divmod},
-    {"pow", bi_pow},       {"args", bi_args},         {"time", bi_time},
+    {"print", bi_print, 0},         {"str", bi_str, 0},             {"repr", bi_repr, 0},
+    {"int", bi_int, 0},             {"float", bi_float, 0},         {"bool", bi_bool, 0},
+    {"list", bi_list, 0},           {"tuple", bi_tuple, 0},         {"dict", bi_dict, 0},
+    {"range", bi_range, 0},         {"len", bi_len, 0},             {"abs", bi_abs, M},
+    {"round", bi_round, M},         {"min", bi_min, M},             {"max", bi_max, M},
+    {"sum", bi_sum, M},             {"map", bi_map, 0},             {"zip", bi_zip, 0},
+    {"enumerate", bi_enumerate, 0}, {"sorted", bi_sorted, 0},       {"reversed", bi_reversed, 0},
+    {"any", bi_any, M},             {"all", bi_all, M},             {"type", bi_type, 0},
+    {"ord", bi_ord, 0},             {"chr", bi_chr, 0},             {"hex", bi_hex, 0},
+    {"oct", bi_oct, 0},             {"bin", bi_bin, 0},             {"divmod", bi_divmod, 0},
+    {"pow", bi_pow, 0},             {"args", bi_args, 0},           {"time", bi_time, 0},
+    {"filter", bi_filter, 0},       {"isinstance", bi_isinstance, 0}, {"callable", bi_callable, 0},
+    {"exit", bi_exit, 0},           {"quit", bi_quit, 0},           {"iter", bi_iter, 0},
+    {"next", bi_next, 0},           {"_next_step", bi_next_step, 0},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);
+    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
+  lang_dict_put(vm->builtins, lang_intern(vm, "Ellipsis", 8), lang_ellipsis());
   std_register_methods(vm);
+  std_register_help(vm);
+  std_register_files(vm);
   std_register_show(vm);
   std_register_tensor(vm);
+  std_register_io(vm);
+  std_register_data(vm);
+  std_register_progress(vm);
+  std_register_optim(vm);
 }

@@ -20,6 +20,10 @@ void std_register_builtins(MistVM *vm);
 /* The str/dict/list/tuple methods (strmethods.c); called by
  * std_register_builtins. */
 void std_register_methods(MistVM *vm);
+/* help() (help.c) and open() with the file methods (textfiles.c); called by
+ * std_register_builtins. */
+void std_register_help(MistVM *vm);
+void std_register_files(MistVM *vm);
 
 /* ---- iteration ----
  *

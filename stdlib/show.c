@@ -1,5 +1,5 @@
 /* show.c: the builtins that print a function's forms, show_ir(f) and
- * show_source(f) (LANGUAGE.md section 7).
+ * show_source(f) (docs/reference.md section 5).
  *
  * Both take a Mist function (a closure: user code, a lambda, or a
  * function made by a transformation such as grad) and write the graph

@@ -10,10 +10,10 @@
  *
  * Strings are UTF-8: searching works on bytes (a match of valid UTF-8
  * in valid UTF-8 always falls on character boundaries) and indices
- * given or returned are counted in characters.  Case mapping and the
- * isalpha/isdigit family are ASCII-only: other characters are left
- * unchanged and count as neither letters nor digits (isspace knows all
- * of Python's whitespace).  Messages are Python 3.11's. */
+ * given or returned are counted in characters.  Case mapping is
+ * Unicode's, as Python's (unicase.c); the isalpha/isdigit family is
+ * ASCII-only: other characters count as neither letters nor digits
+ * (isspace knows all of Python's whitespace).  Messages are Python 3.11's. */
 #define _GNU_SOURCE   /* memmem */
 #include "stdlib/builtins.h"
 
@@ -22,7 +22,9 @@
 
 #include "lang/gc.h"
 #include "lang/ops.h"
+#include "ir/eval.h"
 #include "lang/strbuf.h"
+#include "stdlib/unicase.h"
 
 /* The longest string a method will build: beyond it, MemoryError rather
  * than a failed allocation, which would stop the process.  The same
@@ -138,6 +140,32 @@ static void adjust(int64_t *start, int64_t *end, int64_t len)
 
 typedef enum { CASE_UPPER, CASE_LOWER, CASE_TITLE, CASE_CAPITALIZE, CASE_SWAP } CaseOp;
 
+/* Python's final-sigma rule: capital sigma at i lowercases to the final
+ * form when a cased letter precedes it and none follows it (skipping
+ * case-ignorable marks both ways). */
+static bool final_sigma(const ObjStr *s, size_t i, size_t next)
+{
+  size_t j = i;
+  bool before = false;
+  while (j > 0) {
+    j = char_before(s->data, j);
+    size_t k = j;
+    uint32_t c = std_utf8_decode(s->data, s->len, &k);
+    if (std_is_case_ignorable(c))
+      continue;
+    before = std_is_cased(c);
+    break;
+  }
+  if (!before)
+    return false;
+  for (size_t k = next; k < s->len;) {
+    uint32_t c = std_utf8_decode(s->data, s->len, &k);
+    if (!std_is_case_ignorable(c))
+      return !std_is_cased(c);
+  }
+  return true;
+}
+
 static bool recase(MistVM *vm, const char *name, BuiltinFn self_fn, CaseOp op, int argc,
                    const Value *argv, const KwArgs *kw, Value *out)
 {
@@ -148,23 +176,61 @@ static bool recase(MistVM *vm, const char *name, BuiltinFn self_fn, CaseOp op, i
   if (!std_no_args(vm, qual, argc - 1, kw))
     return false;
   ObjStr *s = AS_STR(argv[0]);
-  char *t = lang_alloc_atomic(s->len + 1);
+  if (s->ascii) {
+    char *t = lang_alloc_atomic(s->len + 1);
+    bool prev_cased = false;
+    for (size_t i = 0; i < s->len; i++) {
+      char c = s->data[i];
+      switch (op) {
+      case CASE_UPPER: c = ascii_upper(c); break;
+      case CASE_LOWER: c = ascii_lower(c); break;
+      case CASE_SWAP: c = c >= 'a' && c <= 'z' ? ascii_upper(c) : ascii_lower(c); break;
+      case CASE_CAPITALIZE: c = i == 0 ? ascii_upper(c) : ascii_lower(c); break;
+      case CASE_TITLE:
+        c = prev_cased ? ascii_lower(c) : ascii_upper(c);
+        prev_cased = is_alpha(c);
+        break;
+      }
+      t[i] = c;
+    }
+    *out = str_val(t, s->len);
+    return true;
+  }
+  /* Unicode: a character may map to up to three (unicase.c) */
+  if (s->len > STR_MAX / 3)
+    return too_long(vm);
+  char *t = lang_alloc_atomic(3 * s->len + 1);
+  size_t n = 0;
   bool prev_cased = false;
-  for (size_t i = 0; i < s->len; i++) {
-    char c = s->data[i];
+  for (size_t i = 0, first = 1; i < s->len; first = 0) {
+    size_t at = i;
+    uint32_t c = std_utf8_decode(s->data, s->len, &i);
+    StdCase to = STD_LOWER;
+    bool keep = false;
     switch (op) {
-    case CASE_UPPER: c = ascii_upper(c); break;
-    case CASE_LOWER: c = ascii_lower(c); break;
-    case CASE_SWAP: c = c >= 'a' && c <= 'z' ? ascii_upper(c) : ascii_lower(c); break;
-    case CASE_CAPITALIZE: c = i == 0 ? ascii_upper(c) : ascii_lower(c); break;
+    case CASE_UPPER: to = STD_UPPER; break;
+    case CASE_LOWER: to = STD_LOWER; break;
+    case CASE_SWAP:
+      if (std_is_upper(c)) to = STD_LOWER;
+      else if (std_is_lower(c)) to = STD_UPPER;
+      else keep = true;
+      break;
+    case CASE_CAPITALIZE: to = first ? STD_TITLE : STD_LOWER; break;
     case CASE_TITLE:
-      c = prev_cased ? ascii_lower(c) : ascii_upper(c);
-      prev_cased = is_alpha(c);
+      to = prev_cased ? STD_LOWER : STD_TITLE;
+      prev_cased = std_is_cased(c);
       break;
     }
-    t[i] = c;
+    if (keep) {
+      memcpy(t + n, s->data + at, i - at);
+      n += i - at;
+    } else if (c == 0x3A3 && to == STD_LOWER) {
+      n += lang_utf8_encode(final_sigma(s, at, i) ? 0x3C2 : 0x3C3, t + n);
+    } else {
+      n += std_case_map(c, to, t + n);
+    }
   }
-  *out = str_val(t, s->len);
+  *out = str_val(t, n);
   return true;
 }
 
@@ -797,6 +863,287 @@ METHOD(zfill)
   return true;
 }
 
+/* ---- str.format ---- */
+
+/* The state of one s.format(...) call: its arguments and how fields are
+ * numbered (CPython forbids mixing "{}" with "{0}"). */
+typedef struct Formatter {
+  MistVM *vm;
+  const Value *args;
+  int nargs;
+  const KwArgs *kw;
+  int next;           /* the next automatic field number */
+  int mode;           /* 0 none yet, 1 automatic, 2 manual */
+} Formatter;
+
+static bool fmt_error(MistVM *vm, const char *msg) { return lang_raise(vm, "ValueError", "%s", msg); }
+
+static bool is_digits(const char *s, size_t n)
+{
+  if (n == 0)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!is_digit(s[i]))
+      return false;
+  return true;
+}
+
+static bool digits_value(MistVM *vm, const char *s, size_t n, int64_t *out)
+{
+  int64_t v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (v > (INT64_MAX - 9) / 10)
+      return lang_raise(vm, "ValueError", "Too many decimal digits in format string");
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+/* The value a field name such as "0", "", "name", "0[1].shape" names. */
+static bool field_value(Formatter *f, const char *s, size_t n, Value *out)
+{
+  MistVM *vm = f->vm;
+  size_t i = 0;
+  while (i < n && s[i] != '.' && s[i] != '[')
+    i++;
+  if (i == 0 || is_digits(s, i)) {
+    int64_t idx = 0;
+    if (i == 0) {
+      if (f->mode == 2)
+        return fmt_error(vm, "cannot switch from manual field specification to automatic field numbering");
+      f->mode = 1;
+      idx = f->next++;
+    } else {
+      if (f->mode == 1)
+        return fmt_error(vm, "cannot switch from automatic field numbering to manual field specification");
+      f->mode = 2;
+      if (!digits_value(vm, s, i, &idx))
+        return false;
+    }
+    if (idx >= f->nargs)
+      return lang_raise(vm, "IndexError", "Replacement index %lld out of range for positional args tuple",
+                        (long long)idx);
+    *out = f->args[idx];
+  } else {
+    int k = 0, nkw = f->kw ? f->kw->n : 0;
+    while (k < nkw && !(f->kw->names[k]->len == i && memcmp(f->kw->names[k]->data, s, i) == 0))
+      k++;
+    if (k == nkw) {
+      StrBuf sb;
+      sb_init(&sb);
+      lang_str_repr(lang_str_new(s, i), &sb);
+      return lang_raise(vm, "KeyError", "%s", sb.data);
+    }
+    *out = f->kw->values[k];
+  }
+  /* .attribute and [key] accessors */
+  while (i < n) {
+    if (s[i] == '.') {
+      size_t j = ++i;
+      while (i < n && s[i] != '.' && s[i] != '[')
+        i++;
+      if (i == j)
+        return fmt_error(vm, "Empty attribute in format string");
+      Value v;
+      bool bound;
+      if (!ev_lookup_attr(vm, *out, lang_str_new(s + j, i - j), &v, &bound))
+        return false;
+      if (bound) {
+        ObjBound *b = lang_alloc(sizeof *b);
+        b->obj.kind = O_BOUND;
+        b->self = *out;
+        b->fn = v;
+        v = v_obj(b);
+      }
+      *out = v;
+    } else if (s[i] == '[') {
+      size_t j = ++i;
+      while (i < n && s[i] != ']')
+        i++;
+      if (i == n)
+        return fmt_error(vm, "Missing ']' in format string");
+      if (i == j)
+        return fmt_error(vm, "Empty attribute in format string");
+      Value key;
+      if (is_digits(s + j, i - j)) {
+        int64_t k = 0;
+        if (!digits_value(vm, s + j, i - j, &k))
+          return false;
+        key = v_int(k);
+      } else {
+        key = str_val(s + j, i - j);
+      }
+      if (!lang_getitem(vm, *out, key, out))
+        return false;
+      i++;
+      if (i < n && s[i] != '.' && s[i] != '[')
+        return fmt_error(vm, "Only '.' or '[' may follow ']' in format field specifier");
+    } else {
+      return fmt_error(vm, "Only '.' or '[' may follow ']' in format field specifier");
+    }
+  }
+  return true;
+}
+
+/* repr(v) with every non-ASCII character escaped, as ascii() does. */
+static bool ascii_repr(MistVM *vm, Value v, StrBuf *out)
+{
+  StrBuf r;
+  sb_init(&r);
+  if (!lang_repr(vm, v, &r))
+    return false;
+  for (size_t i = 0; i < r.len;) {
+    if ((unsigned char)r.data[i] < 0x80) {
+      sb_addc(out, r.data[i++]);
+      continue;
+    }
+    uint32_t c = std_utf8_decode(r.data, r.len, &i);
+    if (c <= 0xFF)
+      sb_printf(out, "\\x%02x", c);
+    else if (c <= 0xFFFF)
+      sb_printf(out, "\\u%04x", c);
+    else
+      sb_printf(out, "\\U%08x", c);
+  }
+  return true;
+}
+
+static bool format_into(Formatter *f, const char *s, size_t n, int depth, StrBuf *out);
+
+/* One replacement field, the text between its braces. */
+static bool format_field(Formatter *f, const char *s, size_t n, int depth, StrBuf *out)
+{
+  MistVM *vm = f->vm;
+  size_t i = 0, bracket = 0;
+  while (i < n && (bracket || (s[i] != '!' && s[i] != ':'))) {
+    if (s[i] == '[')
+      bracket = 1;
+    else if (s[i] == ']')
+      bracket = 0;
+    i++;
+  }
+  size_t name_len = i;
+  char conv = 0;
+  if (i < n && s[i] == '!') {
+    if (i + 1 >= n)
+      return fmt_error(vm, "end of string while looking for conversion specifier");
+    conv = s[i + 1];
+    i += 2;
+    if (i < n && s[i] != ':')
+      return fmt_error(vm, "expected ':' after conversion specifier");
+  }
+  const char *spec = "";
+  size_t spec_len = 0;
+  if (i < n) {   /* s[i] == ':' */
+    spec = s + i + 1;
+    spec_len = n - i - 1;
+  }
+  Value v;
+  if (!field_value(f, s, name_len, &v))
+    return false;
+  if (conv) {
+    StrBuf c;
+    sb_init(&c);
+    switch (conv) {
+    case 'r': if (!lang_repr(vm, v, &c)) return false; break;
+    case 's': if (!lang_tostr(vm, v, &c)) return false; break;
+    case 'a': if (!ascii_repr(vm, v, &c)) return false; break;
+    default:
+      if ((unsigned char)conv < 0x80)
+        return lang_raise(vm, "ValueError", "Unknown conversion specifier %c", conv);
+      return lang_raise(vm, "ValueError", "Unknown conversion specifier \\x%02x", (unsigned char)conv);
+    }
+    v = v_obj(sb_to_str(&c));
+  }
+  if (memchr(spec, '{', spec_len)) {
+    /* nested fields in the spec: {x:{width}.{prec}f} */
+    StrBuf expanded;
+    sb_init(&expanded);
+    if (!format_into(f, spec, spec_len, depth + 1, &expanded))
+      return false;
+    return lang_format(vm, v, expanded.data ? expanded.data : "", expanded.len, out);
+  }
+  return lang_format(vm, v, spec, spec_len, out);
+}
+
+static bool format_into(Formatter *f, const char *s, size_t n, int depth, StrBuf *out)
+{
+  MistVM *vm = f->vm;
+  if (depth > 1)
+    return fmt_error(vm, "Max string recursion exceeded");
+  for (size_t i = 0; i < n;) {
+    char c = s[i];
+    if (c == '}') {
+      if (i + 1 < n && s[i + 1] == '}') {
+        sb_addc(out, '}');
+        i += 2;
+        continue;
+      }
+      return fmt_error(vm, "Single '}' encountered in format string");
+    }
+    if (c != '{') {
+      size_t j = i;
+      while (j < n && s[j] != '{' && s[j] != '}')
+        j++;
+      sb_add(out, s + i, j - i);
+      i = j;
+      continue;
+    }
+    if (i + 1 < n && s[i + 1] == '{') {
+      sb_addc(out, '{');
+      i += 2;
+      continue;
+    }
+    if (i + 1 == n)
+      return fmt_error(vm, "Single '{' encountered in format string");
+    /* the field runs to the brace that closes it; in the name, a brace
+     * inside [...] is part of a key */
+    size_t j = i + 1, level = 1;
+    bool in_name = true, bracket = false;
+    while (j < n) {
+      char d = s[j];
+      if (in_name && bracket) {
+        bracket = d != ']';
+      } else if (in_name && d == '[') {
+        bracket = true;
+      } else {
+        if (d == ':' || d == '!')
+          in_name = false;
+        if (d == '{')
+          level++;
+        else if (d == '}' && --level == 0)
+          break;
+      }
+      j++;
+    }
+    if (j == n)
+      return fmt_error(vm, "expected '}' before end of string");
+    if (!format_field(f, s + i + 1, j - i - 1, depth, out))
+      return false;
+    i = j + 1;
+  }
+  return true;
+}
+
+/* s.format(*args, **kwargs), Python's format-string syntax: {} and {0}
+ * fields (not mixed), {name} from keyword arguments, .attribute and
+ * [index] after the name, !r !s !a conversions, and a format spec after
+ * ':' that may hold fields of its own. */
+METHOD(format)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "format", m_format, argc, argv, kw, out);
+  Formatter f = {vm, argv + 1, argc - 1, kw, 0, 0};
+  ObjStr *s = AS_STR(argv[0]);
+  StrBuf sb;
+  sb_init(&sb);
+  if (!format_into(&f, s->data, s->len, 0, &sb))
+    return false;
+  *out = v_obj(sb_to_str(&sb));
+  return true;
+}
+
 /* ---- dict ---- */
 
 static bool dict_listing(MistVM *vm, const char *name, BuiltinFn self_fn, int what, int argc,
@@ -885,28 +1232,30 @@ MUTATOR(popitem, NULL,
 
 void std_register_methods(MistVM *vm)
 {
+  enum { S = SELF_STR, L = SELF_LIST, T = SELF_TUPLE, D = SELF_DICT };
   static const struct {
     const char *name;
     BuiltinFn fn;
+    unsigned kinds;   /* whose method it is */
   } table[] = {
-    {"upper", m_upper},       {"lower", m_lower},         {"title", m_title},
-    {"capitalize", m_capitalize}, {"swapcase", m_swapcase},
-    {"isdigit", m_isdigit},   {"isalpha", m_isalpha},     {"isalnum", m_isalnum},
-    {"isspace", m_isspace},   {"isupper", m_isupper},     {"islower", m_islower},
-    {"strip", m_strip},       {"lstrip", m_lstrip},       {"rstrip", m_rstrip},
-    {"split", m_split},       {"rsplit", m_rsplit},       {"join", m_join},
-    {"replace", m_replace},   {"find", m_find},           {"rfind", m_rfind},
-    {"index", m_index},       {"rindex", m_rindex},       {"count", m_count},
-    {"startswith", m_startswith}, {"endswith", m_endswith},
-    {"ljust", m_ljust},       {"rjust", m_rjust},         {"center", m_center},
-    {"zfill", m_zfill},
-    {"keys", m_keys},         {"values", m_values},       {"items", m_items},
-    {"get", m_get},           {"copy", m_copy},
-    {"append", m_append},     {"extend", m_extend},       {"insert", m_insert},
-    {"remove", m_remove},     {"sort", m_sort},           {"reverse", m_reverse},
-    {"pop", m_pop},           {"clear", m_clear},         {"update", m_update},
-    {"setdefault", m_setdefault}, {"popitem", m_popitem},
+    {"upper", m_upper, S},     {"lower", m_lower, S},       {"title", m_title, S},
+    {"capitalize", m_capitalize, S}, {"swapcase", m_swapcase, S},
+    {"isdigit", m_isdigit, S}, {"isalpha", m_isalpha, S},   {"isalnum", m_isalnum, S},
+    {"isspace", m_isspace, S}, {"isupper", m_isupper, S},   {"islower", m_islower, S},
+    {"strip", m_strip, S},     {"lstrip", m_lstrip, S},     {"rstrip", m_rstrip, S},
+    {"split", m_split, S},     {"rsplit", m_rsplit, S},     {"join", m_join, S},
+    {"replace", m_replace, S}, {"find", m_find, S},         {"rfind", m_rfind, S},
+    {"index", m_index, S | L | T}, {"rindex", m_rindex, S}, {"count", m_count, S | L | T},
+    {"startswith", m_startswith, S}, {"endswith", m_endswith, S},
+    {"ljust", m_ljust, S},     {"rjust", m_rjust, S},       {"center", m_center, S},
+    {"zfill", m_zfill, S},     {"format", m_format, S},
+    {"keys", m_keys, D},       {"values", m_values, D},     {"items", m_items, D},
+    {"get", m_get, D},         {"copy", m_copy, L | D},
+    {"append", m_append, L},   {"extend", m_extend, L},     {"insert", m_insert, L},
+    {"remove", m_remove, L},   {"sort", m_sort, L},         {"reverse", m_reverse, L},
+    {"pop", m_pop, L | D},     {"clear", m_clear, L | D},   {"update", m_update, D},
+    {"setdefault", m_setdefault, D}, {"popitem", m_popitem, D},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_method(vm, table[i].name, table[i].fn, -1, -1);
+    lang_def_method(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].kinds;
 }

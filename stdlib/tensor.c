@@ -1,4 +1,4 @@
-/* tensor.c: the tensor builtins of LANGUAGE.md section 5 that make,
+/* tensor.c: the tensor builtins of docs/reference.md section 5 that make,
  * reshape, convert and reduce tensors, the random functions, the
  * properties (t.shape, t.dtype, t.T, t.ndim, t.size, t.device), and
  * the math functions that work on floats and tensors alike (exp, log,
@@ -148,6 +148,39 @@ BUILTIN(bi_tensor) {
       !lang_tensor_from_value(vm, "tensor", a[0], dt, &t))
     return false;
   *out = v_obj(t);
+  return true;
+}
+
+/* set_printoptions(precision=None, threshold=None, edgeitems=None,
+ * linewidth=None, suppress=None): NumPy's options of those names, for
+ * every tensor this VM prints from now on; those not given keep their
+ * values.  Returns None. */
+BUILTIN(bi_set_printoptions) {
+  static const char *const names[] = {"precision", "threshold", "edgeitems", "linewidth", "suppress"};
+  Value a[5];
+  if (!std_tensor_parse(vm, "set_printoptions", argc, argv, kw, names, 5, 5, 0, a)) return false;
+  LangPrintOptions o = vm->print_options;
+  int64_t *ints[] = {&o.precision, &o.threshold, &o.edgeitems, &o.linewidth};
+  for (int i = 0; i < 4; i++) {
+    if (a[i].tag == V_UNBOUND || a[i].tag == V_NONE) continue;
+    if (i == 1 && a[i].tag == V_FLOAT) {
+      /* threshold=inf: never summarise (NumPy users write sys.maxsize) */
+      if (isnan(a[i].f)) return lang_raise(vm, "ValueError", "threshold must be non-NAN, try inf for untruncated representation");
+      *ints[i] = a[i].f >= (double)INT64_MAX ? INT64_MAX : (int64_t)a[i].f;
+    } else if (a[i].tag == V_INT || a[i].tag == V_BOOL) {
+      *ints[i] = a[i].tag == V_INT ? a[i].i : a[i].b;
+    } else {
+      return lang_raise(vm, "TypeError", "%s must be an integer", names[i]);
+    }
+    if (*ints[i] < 0) return lang_raise(vm, "ValueError", "%s must be >= 0", names[i]);
+  }
+  if (o.precision > 40) return lang_raise(vm, "ValueError", "precision must be at most 40");
+  /* widths past any screen, kept where int arithmetic cannot overflow */
+  if (o.linewidth > (1 << 30)) o.linewidth = 1 << 30;
+  if (o.edgeitems > (1 << 30)) o.edgeitems = 1 << 30;
+  if (a[4].tag != V_UNBOUND && a[4].tag != V_NONE && !lang_truthy(vm, a[4], &o.suppress)) return false;
+  vm->print_options = o;
+  *out = v_none();
   return true;
 }
 
@@ -579,8 +612,8 @@ BUILTIN(bi_transpose) {
     return true;
   }
   if (n != t->ndim)
-    return lang_raise(vm, "ValueError", "transpose: %d axes given for a tensor of %d dimensions",
-                      n, t->ndim);
+    return lang_raise(vm, "ValueError", "transpose: %d ax%s given for a tensor of %d dimension%s",
+                      n, n == 1 ? "is" : "es", t->ndim, t->ndim == 1 ? "" : "s");
   int perm[LANG_TENSOR_MAX_DIMS];
   for (int d = 0; d < n; d++) {
     int64_t ax;
@@ -833,6 +866,33 @@ static bool math1(MistVM *vm, const char *fname, TensorUnop op, int argc, const 
   case TU_TANH: r = tanh(x); break;
   case TU_SIGMOID: r = sigmoid(x); break;
   case TU_RELU: r = x > 0 || isnan(x) ? x : 0.0; break;
+  case TU_TAN:
+    if (isinf(x)) return lang_raise(vm, "ValueError", "math domain error");
+    r = tan(x);
+    break;
+  case TU_ASIN:
+  case TU_ACOS:
+    if (fabs(x) > 1) return lang_raise(vm, "ValueError", "math domain error");
+    r = op == TU_ASIN ? asin(x) : acos(x);
+    break;
+  case TU_ATAN: r = atan(x); break;
+  case TU_LOG2:
+  case TU_LOG10:
+    if (!(x > 0) && !isnan(x)) return lang_raise(vm, "ValueError", "math domain error");
+    r = op == TU_LOG2 ? log2(x) : log10(x);
+    break;
+  case TU_LGAMMA: {
+    /* poles at 0, -1, -2... */
+    if (isfinite(x) && x <= 0 && x == floor(x)) return lang_raise(vm, "ValueError", "math domain error");
+    r = lang_lgamma(x);
+    break;
+  }
+  case TU_ERF: r = erf(x); break;
+  case TU_FLOOR:
+  case TU_CEIL:
+    /* Python's math.floor and math.ceil give ints */
+    if (v.tag != V_FLOAT) return lang_to_int(vm, v, out);
+    return lang_to_int(vm, v_float(op == TU_FLOOR ? floor(x) : ceil(x)), out);
   default: break;
   }
   if (isinf(r) && isfinite(x)) return lang_raise(vm, "OverflowError", "math range error");
@@ -850,6 +910,106 @@ MATH1(cos, TU_COS)
 MATH1(tanh, TU_TANH)
 MATH1(sigmoid, TU_SIGMOID)
 MATH1(relu, TU_RELU)
+MATH1(tan, TU_TAN)
+MATH1(asin, TU_ASIN)
+MATH1(acos, TU_ACOS)
+MATH1(atan, TU_ATAN)
+MATH1(log2, TU_LOG2)
+MATH1(log10, TU_LOG10)
+MATH1(lgamma, TU_LGAMMA)
+MATH1(erf, TU_ERF)
+MATH1(floor, TU_FLOOR)
+MATH1(ceil, TU_CEIL)
+
+/* atan2(y, x): Python's math.atan2 on numbers, NumPy's arctan2 on
+ * tensors (floats out, broadcast). */
+BUILTIN(bi_atan2) {
+  static const char *const names[] = {"y", "x"};
+  Value a[2];
+  if (!std_tensor_parse(vm, "atan2", argc, argv, kw, names, 2, 2, 2, a)) return false;
+  if (v_is_tensor(a[0]) || v_is_tensor(a[1]) || is_seq(a[0]) || is_seq(a[1]))
+    return lang_tensor_binary(vm, TB_ATAN2, a[0], a[1], out);
+  double y, x;
+  if (!num_arg(vm, "atan2", "y", a[0], &y) || !num_arg(vm, "atan2", "x", a[1], &x)) return false;
+  *out = v_float(atan2(y, x));
+  return true;
+}
+
+/* The polygamma function psi^(n)(x) for n >= 0 (n = 0: the digamma
+ * function), which lgamma's derivatives are: d lgamma = psi^(0),
+ * d psi^(n) = psi^(n+1).  Recurrence up to x >= 10, then the
+ * asymptotic series; reflection for negative x when n = 0. */
+static double polygamma(int n, double x) {
+  if (isnan(x)) return x;
+  if (x <= 0 && x == floor(x)) return NAN;   /* a pole */
+  if (n == 0 && x < 0) {
+    /* psi(1 - x) - psi(x) = pi cot(pi x) */
+    return polygamma(0, 1 - x) - M_PI / tan(M_PI * x);
+  }
+  double acc = 0, fact = 1;   /* n! */
+  for (int k = 2; k <= n; k++) fact *= k;
+  double sign = n % 2 == 1 ? 1 : -1;   /* (-1)^(n+1) */
+  while (x < 10 + n) {
+    /* psi^(n)(x) = psi^(n)(x + 1) - (-1)^n n! / x^(n+1) */
+    acc += n == 0 ? -1 / x : sign * fact / pow(x, n + 1);
+    x += 1;
+  }
+  /* Bernoulli numbers B_2k for the asymptotic series */
+  static const double b2k[] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6,
+                               -3617.0 / 510, 43867.0 / 798, -174611.0 / 330};
+  double s;
+  if (n == 0) {
+    s = log(x) - 0.5 / x;
+    double x2k = 1;
+    for (int k = 1; k <= 10; k++) {
+      x2k *= x * x;
+      s -= b2k[k - 1] / (2 * k * x2k);
+    }
+  } else {
+    /* (-1)^(n+1) [ (n-1)!/x^n + n!/(2 x^(n+1)) + sum B_2k (2k+n-1)!/((2k)! x^(2k+n)) ] */
+    double t = fact / n / pow(x, n) + fact / (2 * pow(x, n + 1));
+    double num = fact, den = 1;   /* (2k+n-1)! / (2k)! built up */
+    for (int k = 1; k <= 10; k++) {
+      /* from k-1 to k: multiply by (2k+n-2)(2k+n-1) / ((2k-1)(2k)) */
+      num *= (2.0 * k + n - 2) * (2.0 * k + n - 1);
+      den *= (2.0 * k - 1) * (2.0 * k);
+      t += b2k[k - 1] * num / den / pow(x, 2 * k + n);
+    }
+    s = sign * t;
+  }
+  return s + acc;
+}
+
+/* _polygamma(n, x): polygamma(n, x) on a float or elementwise on a float
+ * tensor; the derivative rules of lgamma use it (stdlib/ad_rules.ms). */
+BUILTIN(bi_polygamma) {
+  static const char *const names[] = {"n", "x"};
+  Value a[2];
+  if (!std_tensor_parse(vm, "_polygamma", argc, argv, kw, names, 2, 2, 2, a)) return false;
+  int64_t n;
+  if (!int_arg(vm, "_polygamma", "n", a[0], &n)) return false;
+  if (n < 0 || n > 20) return lang_raise(vm, "ValueError", "_polygamma: n must be in 0..20, not %lld", (long long)n);
+  if (!v_is_tensor(a[1]) && !is_seq(a[1])) {
+    double x;
+    if (!num_arg(vm, "_polygamma", "x", a[1], &x)) return false;
+    *out = v_float(polygamma((int)n, x));
+    return true;
+  }
+  ObjTensor *t, *d;
+  if (!std_tensor_arg(vm, "_polygamma", a[1], &t)) return false;
+  DType dt = lang_dtype_is_float(t->dtype) ? t->dtype : DT_F32;
+  if (!lang_tensor_astype(vm, t, DT_F64, &d)) return false;
+  d = lang_tensor_contiguous(vm, d);
+  ObjTensor *r = lang_tensor_new(vm, DT_F64, d->ndim, d->shape, false);
+  if (!r) return false;
+  const double *src = (const double *)lang_tensor_ptr(d);
+  double *dst = (double *)lang_tensor_ptr(r);
+  for (int64_t i = 0; i < d->size; i++) dst[i] = polygamma((int)n, src[i]);
+  LANG_KEEP(d);
+  if (!lang_tensor_astype(vm, r, dt, &r)) return false;
+  *out = v_obj(r);
+  return true;
+}
 
 /* maximum(a, b), minimum(a, b): NaN wins; elementwise on tensors */
 static bool extremum(MistVM *vm, const char *fname, bool mx, int argc, const Value *argv,
@@ -914,26 +1074,41 @@ BUILTIN(bi_clip) {
 }
 
 void std_register_tensor(MistVM *vm) {
+  enum { M = SELF_TENSOR };
   static const struct {
     const char *name;
     BuiltinFn fn;
+    unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
   } table[] = {
-    {"tensor", bi_tensor},       {"zeros", bi_zeros},         {"ones", bi_ones},
-    {"full", bi_full},           {"zeros_like", bi_zeros_like}, {"ones_like", bi_ones_like},
-    {"arange", bi_arange},       {"linspace", bi_linspace},   {"eye", bi_eye},
-    {"key", bi_key},             {"split", bi_split},         {"rand", bi_rand},
-    {"randn", bi_randn},         {"reshape", bi_reshape},     {"transpose", bi_transpose},
-    {"broadcast_to", bi_broadcast_to}, {"flatten", bi_flatten}, {"squeeze", bi_squeeze},
-    {"expand_dims", bi_expand_dims}, {"astype", bi_astype},   {"item", bi_item},
-    {"tolist", bi_tolist},       {"mean", bi_mean},           {"prod", bi_prod},
-    {"argmax", bi_argmax},       {"argmin", bi_argmin},       {"exp", bi_exp},
-    {"log", bi_log},             {"sqrt", bi_sqrt},           {"sin", bi_sin},
-    {"cos", bi_cos},             {"tanh", bi_tanh},           {"sigmoid", bi_sigmoid},
-    {"relu", bi_relu},           {"maximum", bi_maximum},     {"minimum", bi_minimum},
-    {"where", bi_where},         {"clip", bi_clip},
+    {"tensor", bi_tensor, 0},                     {"zeros", bi_zeros, 0},
+    {"ones", bi_ones, 0},                         {"full", bi_full, 0},
+    {"zeros_like", bi_zeros_like, 0},             {"ones_like", bi_ones_like, 0},
+    {"arange", bi_arange, 0},                     {"linspace", bi_linspace, 0},
+    {"eye", bi_eye, 0},                           {"key", bi_key, 0},
+    {"split", bi_split, 0},                       {"rand", bi_rand, 0},
+    {"randn", bi_randn, 0},                       {"reshape", bi_reshape, M},
+    {"transpose", bi_transpose, M},               {"broadcast_to", bi_broadcast_to, M},
+    {"flatten", bi_flatten, M},                   {"squeeze", bi_squeeze, M},
+    {"expand_dims", bi_expand_dims, M},           {"astype", bi_astype, M},
+    {"item", bi_item, M},                         {"tolist", bi_tolist, M},
+    {"mean", bi_mean, M},                         {"prod", bi_prod, M},
+    {"argmax", bi_argmax, M},                     {"argmin", bi_argmin, M},
+    {"exp", bi_exp, M},                           {"log", bi_log, M},
+    {"sqrt", bi_sqrt, M},                         {"sin", bi_sin, M},
+    {"cos", bi_cos, M},                           {"tanh", bi_tanh, M},
+    {"sigmoid", bi_sigmoid, M},                   {"relu", bi_relu, M},
+    {"maximum", bi_maximum, M},                   {"minimum", bi_minimum, M},
+    {"where", bi_where, 0},                       {"set_printoptions", bi_set_printoptions, 0},
+    {"clip", bi_clip, M},                         {"tan", bi_tan, M},
+    {"asin", bi_asin, M},                         {"acos", bi_acos, M},
+    {"atan", bi_atan, M},                         {"atan2", bi_atan2, 0},
+    {"log2", bi_log2, M},                         {"log10", bi_log10, M},
+    {"lgamma", bi_lgamma, M},                     {"erf", bi_erf, M},
+    {"floor", bi_floor, M},                       {"ceil", bi_ceil, M},
+    {"_polygamma", bi_polygamma, 0},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);
+    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
   static const struct {
     const char *name;
     BuiltinFn fn;
@@ -943,6 +1118,13 @@ void std_register_tensor(MistVM *vm) {
   };
   for (size_t i = 0; i < sizeof props / sizeof props[0]; i++)
     lang_def_property(vm, props[i].name, props[i].fn);
+  /* math's constants, as builtins (and as math.pi... in stdlib/math.ms) */
+  static const struct {
+    const char *name;
+    double value;
+  } consts[] = {{"pi", M_PI}, {"e", M_E}, {"inf", INFINITY}, {"nan", NAN}};
+  for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++)
+    lang_dict_put(vm->builtins, lang_intern(vm, consts[i].name, strlen(consts[i].name)), v_float(consts[i].value));
   std_register_tensor_nn(vm);
   std_register_tensor_grad(vm);
 }

@@ -35,6 +35,7 @@
  * backward pass.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "devices/blas.h"
@@ -80,8 +81,8 @@ static bool sens_to_seq(MistVM *vm, Value d, Value x, Value *out) {
     /* already a sensitivity of the list's kind */
     ObjSeq *ds = AS_SEQ(d);
     if (ds->len != xs->len)
-      return lang_raise(vm, "ValueError", "a sensitivity of %zu items for a sequence of %zu", ds->len,
-                        xs->len);
+      return lang_raise(vm, "ValueError", "a sensitivity of %zu item%s for a sequence of %zu", ds->len,
+                        ds->len == 1 ? "" : "s", xs->len);
     for (size_t i = 0; i < xs->len; i++)
       if (!sens_to(vm, ds->items[i], xs->items[i], &r->items[i])) return false;
     *out = v_obj(r);
@@ -93,8 +94,8 @@ static bool sens_to_seq(MistVM *vm, Value d, Value x, Value *out) {
     return false;
   ObjTensor *st = AS_TENSOR(s);
   if (st->ndim == 0 || st->shape[0] != (int64_t)xs->len)
-    return lang_raise(vm, "ValueError", "a sensitivity of shape %s for a sequence of %zu items",
-                      std_shape_str(st), xs->len);
+    return lang_raise(vm, "ValueError", "a sensitivity of shape %s for a sequence of %zu item%s",
+                      std_shape_str(st), xs->len, xs->len == 1 ? "" : "s");
   for (size_t i = 0; i < xs->len; i++) {
     Value di;
     if (!lang_tensor_getitem(vm, st, v_int((int64_t)i), &di) || !sens_to(vm, di, xs->items[i], &r->items[i]))
@@ -223,6 +224,9 @@ typedef struct ConvG {
   int64_t n, cin, h, w, cout, kh, kw, sh, sw, ph, pw, ho, wo;
 } ConvG;
 
+/* images per part of a weight's sensitivity (backward_weight below) */
+#define CONV_GROUP 8
+
 #define CONV_GRAD(T, SUF)                                                                     \
   static void im2col_##SUF(const ConvG *g, const T *x, T *cols) {                             \
     for (int64_t c = 0; c < g->cin; c++)                                                      \
@@ -254,25 +258,70 @@ typedef struct ConvG {
           }                                                                                   \
         }                                                                                     \
   }                                                                                           \
-  /* dx = col2im(W^T @ d), image by image */                                                  \
-  static void backward_input_##SUF(DevPool *p, const ConvG *g, const T *d, const T *wt,       \
-                                   T *cols, T *dx) {                                          \
-    int64_t k = g->cin * g->kh * g->kw, hw = g->ho * g->wo;                                   \
-    for (int64_t b = 0; b < g->n; b++) {                                                      \
-      dev_gemm_##SUF(p, true, false, k, hw, g->cout, 1, wt, k, d + b * g->cout * hw, hw, 0,   \
-                     cols, hw);                                                               \
-      col2im_##SUF(g, cols, dx + b * g->cin * g->h * g->w);                                   \
-    }                                                                                         \
-  }                                                                                           \
-  /* dw = sum over images of d @ cols^T */                                                    \
-  static void backward_weight_##SUF(DevPool *p, const ConvG *g, const T *d, const T *x,       \
-                                    T *cols, T *dw) {                                         \
-    int64_t k = g->cin * g->kh * g->kw, hw = g->ho * g->wo;                                   \
-    for (int64_t b = 0; b < g->n; b++) {                                                      \
-      im2col_##SUF(g, x + b * g->cin * g->h * g->w, cols);                                    \
-      dev_gemm_##SUF(p, false, true, g->cout, k, hw, 1, d + b * g->cout * hw, hw, cols, hw,   \
-                     b ? 1 : 0, dw, k);                                                       \
-    }                                                                                         \
+  /* dx = col2im(W^T @ d), image by image: the batch split over the pool, \
+   * each task with its own columns and a single-threaded product */          \
+  typedef struct {                                                             \
+    const ConvG *g;                                                            \
+    const T *d, *w, *x;                                                        \
+    T *out;                                                                    \
+    bool failed;                                                               \
+  } Task_##SUF;                                                                \
+  /* a task's columns buffer; NULL (and the task failed) without memory */  \
+  static T *task_cols_##SUF(Task_##SUF *t) {                                  \
+    const ConvG *g = t->g;                                                     \
+    T *cols = malloc((size_t)(g->cin * g->kh * g->kw * g->ho * g->wo) * sizeof(T)); \
+    if (!cols) t->failed = true;                                               \
+    return cols;                                                               \
+  }                                                                            \
+  static void input_images_##SUF(void *ctx, int64_t b0, int64_t b1) {         \
+    Task_##SUF *t = ctx;                                                       \
+    const ConvG *g = t->g;                                                     \
+    int64_t k = g->cin * g->kh * g->kw, hw = g->ho * g->wo;                    \
+    T *cols = task_cols_##SUF(t);                                              \
+    if (!cols) return;                                                         \
+    for (int64_t b = b0; b < b1; b++) {                                        \
+      dev_gemm_##SUF(NULL, true, false, k, hw, g->cout, 1, t->w, k,             \
+                     t->d + b * g->cout * hw, hw, 0, cols, hw);                \
+      col2im_##SUF(g, cols, t->out + b * g->cin * g->h * g->w);                \
+    }                                                                          \
+    free(cols);                                                                \
+  }                                                                            \
+  static bool backward_input_##SUF(DevPool *p, const ConvG *g, const T *d,    \
+                                   const T *wt, T *dx) {                       \
+    Task_##SUF t = {g, d, wt, NULL, dx, false};                                \
+    dev_parallel_for(p, g->n, 1, input_images_##SUF, &t);                      \
+    return !t.failed;                                                          \
+  }                                                                            \
+  /* dw = sum over images of d @ cols^T: the images in groups of           \
+   * CONV_GROUP, each group's sum made by one task into its own part,      \
+   * the parts then added in order, so that the result does not depend on  \
+   * the number of threads */                                              \
+  static void weight_groups_##SUF(void *ctx, int64_t q0, int64_t q1) {        \
+    Task_##SUF *t = ctx;                                                       \
+    const ConvG *g = t->g;                                                     \
+    int64_t k = g->cin * g->kh * g->kw, hw = g->ho * g->wo;                    \
+    T *cols = task_cols_##SUF(t);                                              \
+    if (!cols) return;                                                         \
+    for (int64_t q = q0; q < q1; q++) {                                        \
+      int64_t b1 = (q + 1) * CONV_GROUP < g->n ? (q + 1) * CONV_GROUP : g->n;  \
+      for (int64_t b = q * CONV_GROUP; b < b1; b++) {                          \
+        im2col_##SUF(g, t->x + b * g->cin * g->h * g->w, cols);                \
+        dev_gemm_##SUF(NULL, false, true, g->cout, k, hw, 1,                   \
+                       t->d + b * g->cout * hw, hw, cols, hw,                  \
+                       b > q * CONV_GROUP ? 1 : 0, t->out + q * g->cout * k, k); \
+      }                                                                        \
+    }                                                                          \
+    free(cols);                                                                \
+  }                                                                            \
+  static bool backward_weight_##SUF(DevPool *p, const ConvG *g, const T *d,   \
+                                    const T *x, T *parts, T *dw) {             \
+    int64_t k = g->cin * g->kh * g->kw, groups = (g->n + CONV_GROUP - 1) / CONV_GROUP; \
+    Task_##SUF t = {g, d, NULL, x, parts, false};                              \
+    dev_parallel_for(p, groups, 1, weight_groups_##SUF, &t);                   \
+    for (int64_t q = 0; q < groups; q++)                                       \
+      for (int64_t i = 0; i < g->cout * k; i++)                                \
+        dw[i] = q ? dw[i] + parts[q * g->cout * k + i] : parts[i];             \
+    return !t.failed;                                                          \
   }
 CONV_GRAD(float, f32)
 CONV_GRAD(double, f64)
@@ -317,9 +366,14 @@ static bool conv_grad_args(MistVM *vm, const char *fname, int argc, const Value 
   return true;
 }
 
-static ObjTensor *scratch(MistVM *vm, DType dt, const ConvG *g) {
-  int64_t sh[2] = {g->cin * g->kh * g->kw, g->ho * g->wo};
+/* The weight sensitivity's parts, one per group of CONV_GROUP images. */
+static ObjTensor *parts_of(MistVM *vm, DType dt, const ConvG *g) {
+  int64_t sh[2] = {(g->n + CONV_GROUP - 1) / CONV_GROUP, g->cout * g->cin * g->kh * g->kw};
   return lang_tensor_new(vm, dt, 2, sh, false);
+}
+
+static bool no_memory(MistVM *vm, const char *fname) {
+  return lang_raise(vm, "MemoryError", "%s: out of memory for the columns of a convolution", fname);
 }
 
 /* r (computed in a wider dtype, 4-d) as the sensitivity of like. */
@@ -339,21 +393,18 @@ BUILTIN(bi_conv2d_backward_input) {
   if (!conv_grad_args(vm, "_conv2d_backward_input", argc, argv, kw, &d, &x, &w, &g, &x0, &w0))
     return false;
   DType dt = d->dtype;
-  ObjTensor *dx = lang_tensor_new(vm, dt, 4, x->shape, true), *cols = scratch(vm, dt, &g);
-  if (!dx || !cols) return false;
+  ObjTensor *dx = lang_tensor_new(vm, dt, 4, x->shape, true);
+  if (!dx) return false;
   if (dx->size > 0 && d->size > 0) {
-    if (dt == DT_F32)
-      backward_input_f32(lang_tensor_pool(vm), &g, (const float *)lang_tensor_ptr(d),
-                         (const float *)lang_tensor_ptr(w), (float *)lang_tensor_ptr(cols),
-                         (float *)lang_tensor_ptr(dx));
-    else
-      backward_input_f64(lang_tensor_pool(vm), &g, (const double *)lang_tensor_ptr(d),
-                         (const double *)lang_tensor_ptr(w), (double *)lang_tensor_ptr(cols),
-                         (double *)lang_tensor_ptr(dx));
+    bool ok = dt == DT_F32
+                  ? backward_input_f32(lang_tensor_pool(vm), &g, (const float *)lang_tensor_ptr(d),
+                                       (const float *)lang_tensor_ptr(w), (float *)lang_tensor_ptr(dx))
+                  : backward_input_f64(lang_tensor_pool(vm), &g, (const double *)lang_tensor_ptr(d),
+                                       (const double *)lang_tensor_ptr(w), (double *)lang_tensor_ptr(dx));
+    if (!ok) return no_memory(vm, "_conv2d_backward_input");
   }
   LANG_KEEP(d);
   LANG_KEEP(w);
-  LANG_KEEP(cols);
   return fit(vm, dx, x0, out);
 }
 
@@ -365,21 +416,21 @@ BUILTIN(bi_conv2d_backward_weight) {
   if (!conv_grad_args(vm, "_conv2d_backward_weight", argc, argv, kw, &d, &x, &w, &g, &x0, &w0))
     return false;
   DType dt = d->dtype;
-  ObjTensor *dw = lang_tensor_new(vm, dt, 4, w->shape, true), *cols = scratch(vm, dt, &g);
-  if (!dw || !cols) return false;
+  ObjTensor *dw = lang_tensor_new(vm, dt, 4, w->shape, true), *parts = parts_of(vm, dt, &g);
+  if (!dw || !parts) return false;
   if (dw->size > 0 && d->size > 0) {
-    if (dt == DT_F32)
-      backward_weight_f32(lang_tensor_pool(vm), &g, (const float *)lang_tensor_ptr(d),
-                          (const float *)lang_tensor_ptr(x), (float *)lang_tensor_ptr(cols),
-                          (float *)lang_tensor_ptr(dw));
-    else
-      backward_weight_f64(lang_tensor_pool(vm), &g, (const double *)lang_tensor_ptr(d),
-                          (const double *)lang_tensor_ptr(x), (double *)lang_tensor_ptr(cols),
-                          (double *)lang_tensor_ptr(dw));
+    bool ok = dt == DT_F32
+                  ? backward_weight_f32(lang_tensor_pool(vm), &g, (const float *)lang_tensor_ptr(d),
+                                        (const float *)lang_tensor_ptr(x), (float *)lang_tensor_ptr(parts),
+                                        (float *)lang_tensor_ptr(dw))
+                  : backward_weight_f64(lang_tensor_pool(vm), &g, (const double *)lang_tensor_ptr(d),
+                                        (const double *)lang_tensor_ptr(x), (double *)lang_tensor_ptr(parts),
+                                        (double *)lang_tensor_ptr(dw));
+    if (!ok) return no_memory(vm, "_conv2d_backward_weight");
   }
   LANG_KEEP(d);
   LANG_KEEP(x);
-  LANG_KEEP(cols);
+  LANG_KEEP(parts);
   return fit(vm, dw, w0, out);
 }
 
@@ -433,6 +484,35 @@ static bool pool_args(MistVM *vm, const char *fname, Value xv, Value kv, Value s
   return true;
 }
 
+/* dx[plane][argmax] += d[plane][cell] for planes [p0, p1) */
+typedef struct PoolScatter {
+  const PoolG *g;
+  const int64_t *am;
+  const void *d;
+  void *dx;
+  DType dt;
+} PoolScatter;
+
+static void pool_scatter(void *ctx, int64_t p0, int64_t p1) {
+  const PoolScatter *ps = ctx;
+  const PoolG *g = ps->g;
+  int64_t cells = g->ho * g->wo, plane = g->h * g->w;
+  for (int64_t p = p0; p < p1; p++) {
+    const int64_t *am = ps->am + p * cells;
+    if (ps->dt == DT_F32) {
+      const float *d = (const float *)ps->d + p * cells;
+      float *x = (float *)ps->dx + p * plane;
+      for (int64_t i = 0; i < cells; i++)
+        if (am[i] >= 0) x[am[i]] += d[i];
+    } else {
+      const double *d = (const double *)ps->d + p * cells;
+      double *x = (double *)ps->dx + p * plane;
+      for (int64_t i = 0; i < cells; i++)
+        if (am[i] >= 0) x[am[i]] += d[i];
+    }
+  }
+}
+
 /* _max_pool2d_backward(d, x, kernel, stride=None, padding=0): each
  * window's sensitivity goes to the element that won it */
 BUILTIN(bi_max_pool2d_backward) {
@@ -446,20 +526,20 @@ BUILTIN(bi_max_pool2d_backward) {
       !pool_args(vm, "_max_pool2d_backward", a[1], a[2], a[3], a[4], &x, &g, &am) ||
       !float_tensor(vm, "_max_pool2d_backward", a[0], &d))
     return false;
-  if (d->ndim != x0->ndim || !as_nchw(vm, "_max_pool2d_backward", "sensitivity", d, DT_F64, &d) ||
+  /* windows that do not overlap send each element at most one value, so
+   * f32 gives what f64 would; overlapping ones add in f64 */
+  bool disjoint = g.sh >= g.kh && g.sw >= g.kw;
+  DType dt = disjoint && d->dtype == DT_F32 && x->dtype == DT_F32 ? DT_F32 : DT_F64;
+  if (d->ndim != x0->ndim || !as_nchw(vm, "_max_pool2d_backward", "sensitivity", d, dt, &d) ||
       d->shape[0] != g.n || d->shape[1] != g.c || d->shape[2] != g.ho || d->shape[3] != g.wo)
     return lang_raise(vm, "ValueError", "_max_pool2d_backward: a sensitivity of shape %s does not match the pooling of shape %s",
                       std_shape_str(AS_TENSOR(a[0])), std_shape_str(x0));
-  ObjTensor *dx = lang_tensor_new(vm, DT_F64, 4, x->shape, true);
+  ObjTensor *dx = lang_tensor_new(vm, dt, 4, x->shape, true);
   if (!dx) return false;
-  const double *dp = (const double *)lang_tensor_ptr(d);
-  double *xp = (double *)lang_tensor_ptr(dx);
-  int64_t planes = g.n * g.c, cells = g.ho * g.wo;
-  for (int64_t p = 0; p < planes; p++)
-    for (int64_t i = 0; i < cells; i++) {
-      int64_t k = am[p * cells + i];
-      if (k >= 0) xp[p * g.h * g.w + k] += dp[p * cells + i];
-    }
+  PoolScatter ps = {&g, am, lang_tensor_ptr(d), lang_tensor_ptr(dx), dt};
+  int64_t cells = g.ho * g.wo;
+  dev_parallel_for(lang_tensor_pool(vm), g.n * g.c, ((int64_t)1 << 14) / (cells ? cells : 1) + 1,
+                   pool_scatter, &ps);
   LANG_KEEP(d);
   return fit(vm, dx, x0, out);
 }

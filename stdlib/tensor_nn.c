@@ -303,8 +303,8 @@ BUILTIN(bi_one_hot) {
   size_t es = dev_dtype_size((DType)dt);
   for (int64_t i = 0; i < ix->size; i++) {
     if (p[i] < 0 || p[i] >= n)
-      return lang_raise(vm, "ValueError", "one_hot: index %lld is out of range for %lld classes",
-                        (long long)p[i], (long long)n);
+      return lang_raise(vm, "ValueError", "one_hot: index %lld is out of range for %lld class%s",
+                        (long long)p[i], (long long)n, n == 1 ? "" : "es");
     lang_tensor_store(vm, (DType)dt, lang_tensor_ptr(r) + (size_t)(i * n + p[i]) * es, v_int(1));
   }
   LANG_KEEP(ix);
@@ -508,15 +508,17 @@ BUILTIN(bi_allclose) {
 }
 
 void std_register_tensor_nn(MistVM *vm) {
+  enum { M = SELF_TENSOR };
   static const struct {
     const char *name;
     BuiltinFn fn;
+    unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
   } table[] = {
-    {"matmul", bi_matmul},       {"concat", bi_concat},       {"stack", bi_stack},
-    {"softmax", bi_softmax},     {"log_softmax", bi_log_softmax}, {"logsumexp", bi_logsumexp},
-    {"one_hot", bi_one_hot},     {"conv2d", bi_conv2d},       {"max_pool2d", bi_max_pool2d},
-    {"allclose", bi_allclose},
+    {"matmul", bi_matmul, M},           {"concat", bi_concat, 0},           {"stack", bi_stack, 0},
+    {"softmax", bi_softmax, M},         {"log_softmax", bi_log_softmax, M}, {"logsumexp", bi_logsumexp, M},
+    {"one_hot", bi_one_hot, 0},         {"conv2d", bi_conv2d, 0},           {"max_pool2d", bi_max_pool2d, 0},
+    {"allclose", bi_allclose, 0},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);
+    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
 }

@@ -178,10 +178,101 @@ wait_for "a result after a dropped line" '^42$'
 wait_prompt "prompt after 6 * 7"
 screen | grep -q 'error' && fail "the dropped line was run"
 
+# _ is the last value shown.
+fresh
+enter '6 * 7'
+wait_for "6 * 7" '^42$'
+enter '_ + 1'
+wait_for "_ + 1" '^43$'
+wait_prompt "prompt after _ + 1"
+
+# complete TYPED SHOWN REST RESULT: type TYPED, press Tab, expect the
+# line to read SHOWN (a pattern), type REST and Enter, expect RESULT.
+complete() {
+    tm send-keys -t repl -l -- "$1"
+    tm send-keys -t repl Tab
+    wait_for "$1 completed" "^>>> $2\$"
+    tm send-keys -t repl -l -- "$3"
+    tm send-keys -t repl Enter
+    wait_for "the completed $1" "$4"
+    wait_prompt "prompt after completing $1"
+}
+
+# Tab completes a builtin, a method after '.', and a module member.
+fresh
+complete 'isinst' 'isinstance' '(1, int)' '^True$'
+fresh
+enter 'word = "abc"'
+wait_prompt "prompt after word ="
+complete 'word.upp' 'word\.upper' '()' "^'ABC'$"
+fresh
+enter 'import math'
+wait_prompt "prompt after import math"
+complete 'math.flo' 'math\.floor' '(2.5)' '^2$'
+
+# Tab on an empty continuation line indents by four spaces.
+fresh
+enter 'def twice(x):'
+wait_for "continuation prompt for twice" '^\.\.\. ?$'
+tm send-keys -t repl Tab
+tm send-keys -t repl -l -- 'return 2 * x'
+tm send-keys -t repl Enter
+enter ''
+wait_prompt "prompt after def twice"
+enter 'twice(21)'
+wait_for "twice(21)" '^42$'
+wait_prompt "prompt after twice(21)"
+
+# Tab after :load completes a file name.
+echo 'loaded_value = 99' > "$TMP/home/to_load_xyz.ms"
+fresh
+tm send-keys -t repl -l -- ":load $TMP/home/to_lo"
+tm send-keys -t repl Tab
+wait_for ":load completed" 'to_load_xyz\.ms'
+tm send-keys -t repl Enter
+wait_prompt "prompt after :load"
+enter 'loaded_value'
+wait_for "loaded_value" '^99$'
+wait_prompt "prompt after loaded_value"
+
+# help(f) prints the signature and the doc comment.
+fresh
+enter '# Add one.'
+wait_prompt "prompt after a comment"
+enter 'def inc(n, by=1): return n + by'
+wait_prompt "prompt after def inc"
+enter 'help(inc)'
+wait_for "help's signature" '^inc\(n, by=1\)$'
+wait_prompt "prompt after help(inc)"
+enter 'help(len)'
+wait_for "help(len)" '^len\(obj\)$'
+wait_prompt "prompt after help(len)"
+
+# Ctrl-D at a continuation prompt reports the incomplete entry and stays.
+fresh
+enter 'xs = [1, 2,'
+wait_for "continuation prompt" '^\.\.\. ?$'
+tm send-keys -t repl C-d
+wait_for "incomplete entry reported" "error: '\\[' was never closed"
+wait_prompt "prompt after Ctrl-D at ..."
+enter '7 + 7'
+wait_for "a result after Ctrl-D at ..." '^14$'
+wait_prompt "prompt after 7 + 7"
+
 # Ctrl-D leaves with status 0.
 fresh
 tm send-keys -t repl C-d
 wait_for "exit on Ctrl-D" '^\[mist exited with status 0\]$'
+
+# exit() leaves too, with the status asked for.
+MIST_BIN=$MIST HOME=$TMP/home INPUTRC=/dev/null \
+    tmux -S "$SOCK" -f /dev/null new-session -d -s repl2 -x 100 -y 40 "sh '$TMP/run.sh'" \
+    || fail "tmux new-session for exit()"
+tm kill-session -t repl
+tm rename-session -t repl2 repl
+wait_prompt "the prompt of a second REPL"
+enter 'exit(3)'
+wait_for "exit(3)" '^\[mist exited with status 3\]$'
 
 # The history was written, one line an entry.
 HIST=$TMP/home/.mist_history

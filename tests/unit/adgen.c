@@ -103,6 +103,10 @@ typedef struct Gen {
   const char *loopvar;   /* an int loop counter usable in expressions, or NULL */
   int inner_left;        /* how many more derivative calls may nest here */
   const char *twin;      /* the prefix of the numeric twins being written, or NULL */
+  /* the next inner_call differentiates this function value, by this
+   * case of inner_call1 (NULL, -1: its own choice) */
+  const char *fn_first;
+  int force_case;
   int fresh;
   /* strings made by ex(), freed with the program */
   char **arena;
@@ -152,8 +156,11 @@ static void expr(Gen *g, Buf *b, int depth);
 static void fn_value(Gen *g, Buf *b) {
   Rng *r = &g->rng;
   for (;;) {
-    switch (rnd(r, 5)) {
-    case 0:
+    /* closures made in f most often: one called in f and passed to a
+     * derivative as well is where the optimiser's sharing of what they
+     * compute with f's own code has to keep the sensitivities whole */
+    switch (rnd(r, 7)) {
+    case 0: case 5: case 6:
       if (g->nclos) {
         adgen_printf(b, "%s", g->clos[rnd(r, g->nclos)]);
         return;
@@ -204,12 +211,16 @@ static void inner_call(Gen *g, Buf *b, int depth) {
   }
   Rng rng = g->rng;
   int fresh = g->fresh;
+  const char *first = g->fn_first;
+  int force = g->force_case;
   adgen_printf(b, "_cmp(");
   inner_call1(g, b, depth);
   static const char *twins[] = {"_n", "_m", "_o"};
   for (int i = 0; i < 3; i++) {
     g->rng = rng;
     g->fresh = fresh;
+    g->fn_first = first;
+    g->force_case = force;
     g->twin = twins[i];
     adgen_printf(b, ", ");
     inner_call1(g, b, depth);
@@ -225,7 +236,11 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
   snprintf(t, NAME, "%s", fresh_name(g, "t"));
   snprintf(s, NAME, "%s", fresh_name(g, "s"));
   int saved = g->nvars;
-  switch (rnd(r, 11)) {
+  const char *first = g->fn_first;
+  int force = g->force_case;
+  g->fn_first = NULL;
+  g->force_case = -1;
+  switch (force >= 0 ? force : rnd(r, 13)) {
   case 9: case 10:
     if (g->ntups) {
       /* grad of a lambda reading a sequence made in f by a constant
@@ -255,7 +270,8 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
   case 2:
     /* grad of a function value */
     adgen_printf(b, "%s(", dname(g, "grad"));
-    fn_value(g, b);
+    if (first) adgen_printf(b, "%s", first);
+    else fn_value(g, b);
     adgen_printf(b, ")(");
     expr(g, b, depth - 1);
     adgen_printf(b, ")");
@@ -313,10 +329,22 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
     expr(g, b, depth - 1);
     adgen_printf(b, ")");
     break;
+  case 11:
+    /* vjp of a function value */
+    adgen_printf(b, "%s(", dname(g, "vjp"));
+    if (first) adgen_printf(b, "%s", first);
+    else fn_value(g, b);
+    adgen_printf(b, ", ");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")[1](");
+    expr(g, b, depth - 1);
+    adgen_printf(b, ")[0]");
+    break;
   default:
     /* jvp of a function value */
     adgen_printf(b, "%s(", dname(g, "jvp"));
-    fn_value(g, b);
+    if (first) adgen_printf(b, "%s", first);
+    else fn_value(g, b);
     adgen_printf(b, ", (");
     expr(g, b, depth - 1);
     adgen_printf(b, ",), (0.5,))[1]");
@@ -340,7 +368,7 @@ static void expr(Gen *g, Buf *b, int depth) {
     } else adgen_printf(b, "%s", g->vars[rnd(r, g->nvars)]);
     return;
   }
-  int k = rnd(r, 20);
+  int k = rnd(r, 21);
   switch (k) {
   case 0: case 1:
     adgen_printf(b, "("); expr(g, b, depth - 1); adgen_printf(b, " + "); expr(g, b, depth - 1); adgen_printf(b, ")");
@@ -511,6 +539,19 @@ static void expr(Gen *g, Buf *b, int depth) {
         adgen_printf(b, ")");
         return;
       }
+    }
+    break;
+  case 18:
+    if (g->o->containers) {
+      /* a math builtin, on an argument in its domain */
+      static const char *fmts[] = {"sin(%s)", "exp(-(%s) * 0.25)", "tanh(%s)", "atan(%s)", "erf(%s)",
+                                   "sqrt(1.0 + (%s) ** 2)", "log(1.0 + (%s) ** 2)", "sigmoid(%s)"};
+      Buf a = {0};
+      buf_clear(&a);
+      expr(g, &a, depth - 1);
+      adgen_printf(b, fmts[rnd(r, 8)], a.data);
+      buf_free(&a);
+      return;
     }
     break;
   case 16: case 17:
@@ -761,6 +802,22 @@ static void statement(Gen *g, int depth) {
       const char *a = ex(g, 1);
       line(g, rnd(r, 2) ? "%s = %s(%s)" : "%s = ap(%s, %s)", v, c, a);
       push_var(g, v);
+      if (g->inner_left > 0 && rnd(r, 2)) {
+        /* and differentiated in f: what the closure computes from its
+         * captures is now computed in f too, and the optimiser may
+         * share it between them; the sensitivities that reach the
+         * closure must still reach what it captured */
+        static const int by[] = {2, 11, 12};   /* grad, vjp, jvp */
+        char w[NAME];
+        snprintf(w, sizeof w, "%s", fresh_name(g, "v"));
+        Buf e = {0};
+        g->fn_first = c;
+        g->force_case = by[rnd(r, 3)];
+        inner_call(g, &e, 2);
+        line(g, "%s = %s", w, e.data);
+        buf_free(&e);
+        push_var(g, w);
+      }
     }
     break;
   }
@@ -887,6 +944,7 @@ int adgen_program(uint64_t seed, const AdGenOpts *o, Buf *b) {
   }
 
   g.inner_left = o->inner;
+  g.force_case = -1;
   int np = 1 + rnd(r, 3);
   static const char *params[] = {"x", "y", "z"};
   for (int i = 0; i < np; i++) push_var(&g, params[i]);

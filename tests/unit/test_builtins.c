@@ -1100,6 +1100,7 @@ static void sweep(ObjDict *table)
   Value a[3];
   for (size_t f = 0; f < table->len; f++) {
     Value fn = table->entries[f].value;
+    if (!v_is_obj(fn, O_BUILTIN)) continue;   /* a constant: pi, inf... */
     try_call(fn, 0, NULL, NULL);
     for (int i = 0; i < npool; i++) {
       a[0] = pool[i];

@@ -224,7 +224,7 @@ static const struct {
   {"print((1, 2)[-3])", "<t>:1:7: error: tuple index out of range"},
   {"xs = [1]\nprint(xs[1])", "<t>:2:7: error: list index out of range"},
   {"xs = [1]\nxs[2] = 0", "<t>:2:1: error: list assignment index out of range"},
-  {"d = {'a': 1}\nprint(d['b'])", "<t>:2:7: error: 'b'"},
+  {"d = {'a': 1}\nprint(d['b'])", "<t>:2:7: error: KeyError: 'b'"},
   {"t = (1, 2)\nt[0] = 3", "<t>:2:1: error: 'tuple' object does not support item assignment"},
   {"print([1][1.0])", "<t>:1:7: error: list indices must be integers or slices, not float"},
   /* types */
@@ -465,6 +465,46 @@ START_TEST(t_echo) {
 }
 END_TEST
 
+/* The REPL's helpers: _ after an echo, completion, exit(). */
+START_TEST(t_repl_helpers) {
+  ck_assert_str_eq(run_in(vm, &out, "6 * 7", true), "42\n");
+  ck_assert_str_eq(run_in(vm, &out, "_ + 1", true), "43\n");
+  ck_assert_str_eq(run_in(vm, &out, "None", true), "");
+  ck_assert_str_eq(run_in(vm, &out, "_", true), "43\n");   /* None is not shown, so not kept */
+  run("word = 'abc'");
+  char **c = mist_complete(vm, "isinst");
+  ck_assert_ptr_nonnull(c);
+  ck_assert_str_eq(c[0], "isinstance");
+  ck_assert_ptr_null(c[1]);
+  free(c[0]);
+  free(c);
+  c = mist_complete(vm, "word.st");
+  ck_assert_ptr_nonnull(c);
+  ck_assert_str_eq(c[0], "word.startswith");
+  ck_assert_str_eq(c[1], "word.strip");
+  ck_assert_ptr_null(c[2]);
+  for (int i = 0; c[i]; i++) free(c[i]);
+  free(c);
+  ck_assert_ptr_null(mist_complete(vm, "no_such_name_xyz."));
+  ck_assert_ptr_null(mist_complete(vm, "zzzqqq"));
+  c = mist_complete(vm, "wh");   /* a keyword and a builtin */
+  ck_assert_ptr_nonnull(c);
+  ck_assert_str_eq(c[0], "where");
+  ck_assert_str_eq(c[1], "while");
+  for (int i = 0; c[i]; i++) free(c[i]);
+  free(c);
+  ck_assert_int_eq(mist_exit_code(vm), -1);
+  ck_assert_int_eq(mist_eval(vm, "<t>", "exit(4)", false), MIST_ERROR);
+  ck_assert_int_eq(mist_exit_code(vm), 4);
+  ck_assert_str_eq(mist_error(vm), "");
+  ck_assert_int_eq(mist_eval(vm, "<t>", "quit('stop here')", false), MIST_ERROR);
+  ck_assert_int_eq(mist_exit_code(vm), 1);
+  ck_assert_str_eq(mist_error(vm), "stop here");
+  ck_assert_int_eq(mist_eval(vm, "<t>", "1 / 0", false), MIST_ERROR);
+  ck_assert_int_eq(mist_exit_code(vm), -1);
+}
+END_TEST
+
 START_TEST(t_incomplete) {
   static const char *const more[] = {
     "if x:", "if x:\n", "(1 +", "x = [1,\n2", "def f():\n", "d = {'a':", "for i in range(3):\n",
@@ -659,6 +699,7 @@ static Suite *eval_suite(void) {
   tcase_add_checked_fixture(api, setup, teardown);
   tcase_set_timeout(api, 60);
   tcase_add_test(api, t_echo);
+  tcase_add_test(api, t_repl_helpers);
   tcase_add_test(api, t_incomplete);
   tcase_add_test(api, t_error_render);
   tcase_add_test(api, t_two_vms);

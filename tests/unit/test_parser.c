@@ -555,8 +555,8 @@ START_TEST(parse_comprehensions) {
   ck_assert(incomplete("x = {k: v for k in y\n"));
   ck_assert(incomplete("sum(x for x in y\n"));
   /* many clauses or filters: the height limit, never a crash */
-  ck_assert_str_eq(err(rep("x = [x", " for x in y", 2000, "]\n")), "1:5: expression too deeply nested");
-  ck_assert_str_eq(err(rep("x = (x for x in y", " if x", 2000, ")\n")), "1:5: expression too deeply nested");
+  ck_assert_str_eq(err(rep("x = [x", " for x in y", 4000, "]\n")), "1:5: expression too deeply nested");
+  ck_assert_str_eq(err(rep("x = (x for x in y", " if x", 4000, ")\n")), "1:5: expression too deeply nested");
   s = first_stmt(rep("x = [x", " for x in y", 400, "]\n"));
   ck_assert_int_eq(s->assign.value->comp.nfors, 400);
   ck_assert_int_le(s->height, PARSE_MAX_HEIGHT);
@@ -710,7 +710,8 @@ START_TEST(parse_limits) {
   ck_assert_str_eq(err(rep("x = ", "not ", 10000, "1\n")), "1:1201: expression too deeply nested");
   ck_assert_str_eq(err(rep("x = ", "lambda: ", 10000, "1\n")), "1:2405: expression too deeply nested");
   ck_assert_str_eq(err(rep("x = ", "2**", 10000, "1\n")), "1:905: expression too deeply nested");
-  ck_assert_str_eq(err(rep("x = ", "1+", 100000, "1\n")), "1:5: expression too deeply nested");
+  ck_assert_str_eq(err(rep("x = ", "1+", 100000, "1\n")),
+                   "1:5: expression too long: more than 2900 operators in a row");
   ck_assert_str_eq(err(rep("x = a", ".b", 5000, "\n")), "1:5: expression too deeply nested");
   ck_assert_str_eq(err(rep("x = f", "()", 5000, "\n")), "1:5: expression too deeply nested");
   ck_assert_str_eq(err(rep("x = f", "[0]", 5000, "\n")), "1:5: expression too deeply nested");
@@ -727,6 +728,10 @@ START_TEST(parse_limits) {
   s = first_stmt(rep("x = 0", "+1", 900, "\n"));
   ck_assert_int_le(s->height, PARSE_MAX_HEIGHT);
   ck_assert_int_eq(s->assign.value->height, 901);
+  /* a chain as long as Python compiles (999 terms, issue 12), inside a call */
+  s = first_stmt(rep("print(0", "+1", 2900, ")\n"));
+  ck_assert_int_le(s->height, PARSE_MAX_HEIGHT);
+  ck_assert_str_eq(err(rep("print(0", "+1", 2901, ")\n")), "1:7: expression too long: more than 2900 operators in a row");
 }
 END_TEST
 

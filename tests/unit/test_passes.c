@@ -497,6 +497,16 @@ static const char *first_line(const char *s) {
   return nl ? lang_str_new(s, (size_t)(nl - s))->data : s ? s : "";
 }
 
+/* Messages equal but for a NameError's "did you mean": the local names
+ * it suggests are those of the graph holding the failing read, which
+ * inlining changes (docs/contributing.md, deliberate simplifications). */
+static bool same_message(const char *a, const char *b) {
+  const char *hint = " is not defined. Did you mean: '";
+  const char *ha = strstr(a, hint), *hb = strstr(b, " is not defined");
+  if (!ha || !hb) return strcmp(a, b) == 0;
+  return ha - a == hb - b && memcmp(a, b, (size_t)(ha - a)) == 0;
+}
+
 static void same_behaviour(const char *path, const Outcome *plain, const Outcome *opt,
                            const char *how) {
   ck_assert_msg(plain->lowered == opt->lowered, "%s (%s): lowering differs", path, how);
@@ -507,14 +517,15 @@ static void same_behaviour(const char *path, const Outcome *plain, const Outcome
                 plain->ok ? "succeeds" : "fails", opt->ok ? "succeeds" : "fails",
                 opt->ok ? first_line(plain->error) : first_line(opt->error));
   if (plain->ok) return;
-  ck_assert_msg(strcmp(plain->kind, opt->kind) == 0 && strcmp(plain->message, opt->message) == 0,
+  ck_assert_msg(strcmp(plain->kind, opt->kind) == 0 && same_message(plain->message, opt->message),
                 "%s (%s): error differs\n  plain: %s: %s\n  %s: %s: %s", path, how, plain->kind,
                 plain->message, how, opt->kind, opt->message);
   ck_assert_msg(plain->span.file == opt->span.file && plain->span.line == opt->span.line &&
                     plain->span.col == opt->span.col,
                 "%s (%s): error place differs\n  plain: %s\n  %s: %s", path, how,
                 first_line(plain->error), how, first_line(opt->error));
-  ck_assert_str_eq(first_line(plain->error), first_line(opt->error));
+  ck_assert_msg(same_message(first_line(plain->error), first_line(opt->error)), "%s (%s): %s\n  plain: %s",
+                path, how, first_line(opt->error), first_line(plain->error));
 }
 
 /* Compare the three runs of a program; expect_fail < 0: a script, whose
@@ -775,7 +786,11 @@ END_TEST
 static Suite *passes_suite(void) {
   Suite *s = suite_create("passes");
   TCase *tc = tcase_create("programs");
+#ifdef MIST_ASAN
+  tcase_set_timeout(tc, 600);   /* every script three ways: ~10 s, past 120 s under sanitizers */
+#else
   tcase_set_timeout(tc, 120);
+#endif
   tcase_add_loop_test(tc, t_program, 0, NPROGS);
   tcase_add_test(tc, t_scripts);
   suite_add_tcase(s, tc);

@@ -177,41 +177,66 @@ static void random_shape(int *nd, int64_t *shape, int maxnd, int maxdim) {
 
 START_TEST(test_print)
 {
-  CHECK_OUT("print(tensor([[1., 2.], [3., 4.]]))", "tensor([[1., 2.], [3., 4.]], f32)\n");
+  CHECK_OUT("print(tensor([[1., 2.], [3., 4.]]))", "tensor([[1., 2.],\n"
+                                                   "        [3., 4.]], f32)\n");
   CHECK_OUT("print(tensor([1, 2, 3]))", "tensor([1, 2, 3], i64)\n");
-  CHECK_OUT("print(tensor([True, False]))", "tensor([True, False], bool)\n");
+  CHECK_OUT("print(tensor([True, False]))", "tensor([ True, False], bool)\n");
   CHECK_OUT("print(tensor(3.5))", "tensor(3.5, f32)\n");
-  CHECK_OUT("print(tensor([1., 0.5, -2.25]))", "tensor([1., 0.5, -2.25], f32)\n");
+  CHECK_OUT("print(tensor([1., 0.5, -2.25]))", "tensor([ 1.  ,  0.5 , -2.25], f32)\n");
   /* scientific when the magnitudes call for it, digits shared */
   CHECK_OUT("print(tensor([1e-5, 1.0]))", "tensor([1.e-05, 1.e+00], f32)\n");
   CHECK_OUT("print(tensor([1.5e-5, 1.0], dtype='f64'))", "tensor([1.5e-05, 1.0e+00], f64)\n");
   CHECK_OUT("print(tensor([1e-5, 1e100], dtype='f64'))", "tensor([1.e-005, 1.e+100], f64)\n");
   CHECK_OUT("print(tensor([1e8]))", "tensor([1.e+08], f32)\n");
-  CHECK_OUT("print(tensor([1.0, 2.5e-3], dtype='f64'))", "tensor([1., 0.0025], f64)\n");
+  CHECK_OUT("print(tensor([1.0, 2.5e-3], dtype='f64'))", "tensor([1.    , 0.0025], f64)\n");
   CHECK_OUT("print(tensor(1e-5))", "tensor(1.e-05, f32)\n");
   /* shortest digits for the dtype, at most 8 after the point */
-  CHECK_OUT("print(tensor([0.1, 1 / 3]))", "tensor([0.1, 0.33333334], f32)\n");
-  CHECK_OUT("print(tensor([0.1, 1 / 3], dtype='f64'))", "tensor([0.1, 0.33333333], f64)\n");
+  CHECK_OUT("print(tensor([0.1, 1 / 3]))", "tensor([0.1       , 0.33333334], f32)\n");
+  CHECK_OUT("print(tensor([0.1, 1 / 3], dtype='f64'))", "tensor([0.1       , 0.33333333], f64)\n");
   CHECK_OUT("print(tensor([58691408.]))", "tensor([58691408.], f32)\n");
   CHECK_OUT("print(tensor([-0.0, 0.0]), tensor([float('nan'), float('inf'), -float('inf'), 1.5]))",
-            "tensor([-0., 0.], f32) tensor([nan, inf, -inf, 1.5], f32)\n");
+            "tensor([-0.,  0.], f32) tensor([ nan,  inf, -inf,  1.5], f32)\n");
   CHECK_OUT("print(tensor([]), zeros((0, 3)), zeros((2, 0), dtype='i32'))",
             "tensor([], f32) tensor([], shape=(0, 3), f32) tensor([], shape=(2, 0), i32)\n");
   CHECK_OUT("print(tensor([[1, 2]], dtype='i32'), tensor(True))",
             "tensor([[1, 2]], i32) tensor(True, bool)\n");
   /* summarised past 1000 elements: 3 at each end of every long axis */
   CHECK_OUT("print(arange(1001))",
-            "tensor([0, 1, 2, ..., 998, 999, 1000], i64)\n");
+            "tensor([   0,    1,    2, ...,  998,  999, 1000], i64)\n");
   CHECK_OUT("print(arange(2000.).reshape(2, 1000))",
-            "tensor([[0.000e+00, 1.000e+00, 2.000e+00, ..., 9.970e+02, 9.980e+02, 9.990e+02], "
-            "[1.000e+03, 1.001e+03, 1.002e+03, ..., 1.997e+03, 1.998e+03, 1.999e+03]], f32)\n");
+            "tensor([[0.000e+00, 1.000e+00, 2.000e+00, ..., 9.970e+02, 9.980e+02,\n"
+            "         9.990e+02],\n"
+            "        [1.000e+03, 1.001e+03, 1.002e+03, ..., 1.997e+03, 1.998e+03,\n"
+            "         1.999e+03]], f32)\n");
   CHECK_OUT("print(arange(1200).reshape(20, 60)[:, :1])",
-            "tensor([[0], [60], [120], [180], [240], [300], [360], [420], [480], [540], [600], "
-            "[660], [720], [780], [840], [900], [960], [1020], [1080], [1140]], i64)\n");
+            "tensor([[   0],\n"
+            "        [  60],\n"
+            "        [ 120],\n"
+            "        [ 180],\n"
+            "        [ 240],\n"
+            "        [ 300],\n"
+            "        [ 360],\n"
+            "        [ 420],\n"
+            "        [ 480],\n"
+            "        [ 540],\n"
+            "        [ 600],\n"
+            "        [ 660],\n"
+            "        [ 720],\n"
+            "        [ 780],\n"
+            "        [ 840],\n"
+            "        [ 900],\n"
+            "        [ 960],\n"
+            "        [1020],\n"
+            "        [1080],\n"
+            "        [1140]], i64)\n");
   CHECK_OUT("print(arange(1200).reshape(20, 60))",
-            "tensor([[0, 1, 2, ..., 57, 58, 59], [60, 61, 62, ..., 117, 118, 119], "
-            "[120, 121, 122, ..., 177, 178, 179], ..., [1020, 1021, 1022, ..., 1077, 1078, 1079], "
-            "[1080, 1081, 1082, ..., 1137, 1138, 1139], [1140, 1141, 1142, ..., 1197, 1198, 1199]], i64)\n");
+            "tensor([[   0,    1,    2, ...,   57,   58,   59],\n"
+            "        [  60,   61,   62, ...,  117,  118,  119],\n"
+            "        [ 120,  121,  122, ...,  177,  178,  179],\n"
+            "        ...,\n"
+            "        [1020, 1021, 1022, ..., 1077, 1078, 1079],\n"
+            "        [1080, 1081, 1082, ..., 1137, 1138, 1139],\n"
+            "        [1140, 1141, 1142, ..., 1197, 1198, 1199]], i64)\n");
   /* str, repr, f-strings */
   CHECK_OUT("t = tensor([1.5])\nprint(str(t), repr(t), f'{t}', f'{t:.3f}', f'{tensor(2):4d}')",
             "tensor([1.5], f32) tensor([1.5], f32) tensor([1.5], f32) 1.500    2\n");
@@ -223,44 +248,41 @@ END_TEST
 START_TEST(test_arith)
 {
   CHECK_OUT("a = tensor([1., 2., 3.])\nb = tensor([[10.], [20.]])\nprint(a + b)",
-            "tensor([[11., 12., 13.], [21., 22., 23.]], f32)\n");
+            "tensor([[11., 12., 13.],\n"
+            "        [21., 22., 23.]], f32)\n");
   CHECK_OUT("a = tensor([1., 2., 3.])\nprint(a - 1, 1 - a, a * 2, a / 2)",
-            "tensor([0., 1., 2.], f32) tensor([0., -1., -2.], f32) tensor([2., 4., 6.], f32) "
-            "tensor([0.5, 1., 1.5], f32)\n");
+            "tensor([0., 1., 2.], f32) tensor([ 0., -1., -2.], f32) tensor([2., 4., 6.], f32) tensor([0.5, 1. , 1.5], f32)\n");
   CHECK_OUT("a = tensor([-3.5, -1., 2.5])\nprint(a // 2, a % 2, a ** 2, 2 ** tensor([0., 3.]), -a, +a)",
-            "tensor([-2., -1., 1.], f32) tensor([0.5, 1., 0.5], f32) tensor([12.25, 1., 6.25], f32) "
-            "tensor([1., 8.], f32) tensor([3.5, 1., -2.5], f32) tensor([-3.5, -1., 2.5], f32)\n");
+            "tensor([-2., -1.,  1.], f32) tensor([0.5, 1. , 0.5], f32) tensor([12.25,  1.  ,  6.25], f32) tensor([1., 8.], f32) tensor([ 3.5,  1. , -2.5], f32) tensor([-3.5, -1. ,  2.5], f32)\n");
   /* integer semantics: Python's floor division and modulo */
   CHECK_OUT("i = tensor([7, -7, 3])\nprint(i // 2, i % 3, i // -2, i % -3, i ** 2, i * True)",
-            "tensor([3, -4, 1], i64) tensor([1, 2, 0], i64) tensor([-4, 3, -2], i64) "
-            "tensor([-2, -1, 0], i64) tensor([49, 49, 9], i64) tensor([7, -7, 3], i64)\n");
+            "tensor([ 3, -4,  1], i64) tensor([1, 2, 0], i64) tensor([-4,  3, -2], i64) tensor([-2, -1,  0], i64) tensor([49, 49,  9], i64) tensor([ 7, -7,  3], i64)\n");
   CHECK_OUT("i = tensor([7, -7])\nprint(i / 2, i + 0.5, i - True)",
-            "tensor([3.5, -3.5], f32) tensor([7.5, -6.5], f32) tensor([6, -8], i64)\n");
+            "tensor([ 3.5, -3.5], f32) tensor([ 7.5, -6.5], f32) tensor([ 6, -8], i64)\n");
   /* float division by zero is IEEE's, as NumPy */
   CHECK_OUT("print(tensor([1., -1., 0.]) / 0, tensor([1., -1.]) // 0.)",
-            "tensor([inf, -inf, nan], f32) tensor([inf, -inf], f32)\n");
+            "tensor([ inf, -inf,  nan], f32) tensor([ inf, -inf], f32)\n");
   /* comparisons are elementwise and give bools */
   CHECK_OUT("a = tensor([1., 2., 3.])\nprint(a < 2, a == tensor([1., 5., 3.]), a != 2, 2 <= a)",
-            "tensor([True, False, False], bool) tensor([True, False, True], bool) "
-            "tensor([True, False, True], bool) tensor([False, True, True], bool)\n");
+            "tensor([ True, False, False], bool) tensor([ True, False,  True], bool) tensor([ True, False,  True], bool) tensor([False,  True,  True], bool)\n");
   CHECK_OUT("a = tensor([1., 2.])\nprint(a == None, a != 'x', a + [1, 1], (1, 2) * a)",
             "False True tensor([2., 3.], f32) tensor([1., 4.], f32)\n");
   /* math functions: floats stay floats, tensors work elementwise */
   CHECK_OUT("print(exp(0.0), log(1.0), sqrt(4), relu(-2), relu(2.5), sigmoid(0.0), tanh(0.0))",
             "1.0 0.0 2.0 0 2.5 0.5 0.0\n");
   CHECK_OUT("print(exp(tensor([0., 1.])), sqrt(tensor([4, 9])), relu(tensor([-1, 2])))",
-            "tensor([1., 2.7182817], f32) tensor([2., 3.], f32) tensor([0, 2], i64)\n");
+            "tensor([1.       , 2.7182817], f32) tensor([2., 3.], f32) tensor([0, 2], i64)\n");
   CHECK_OUT("print(sigmoid(tensor([0., -1000., 1000.])), abs(tensor([-1, 2])), round(tensor([0.5, 1.5, -2.5, 2.4])))",
-            "tensor([0.5, 0., 1.], f32) tensor([1, 2], i64) tensor([0., 2., -2., 2.], f32)\n");
+            "tensor([0.5, 0. , 1. ], f32) tensor([1, 2], i64) tensor([ 0.,  2., -2.,  2.], f32)\n");
   CHECK_OUT("print(round(tensor([1.25, 2.675], dtype='f64'), 1))", "tensor([1.2, 2.7], f64)\n");
   CHECK_OUT("print(maximum(1, 2.5), minimum(3, 2), maximum(tensor([1., 5.]), 2), "
             "minimum(tensor([1., float('nan')]), tensor([0., 1.])))",
-            "2.5 2 tensor([2., 5.], f32) tensor([0., nan], f32)\n");
+            "2.5 2 tensor([2., 5.], f32) tensor([ 0., nan], f32)\n");
   CHECK_OUT("a = tensor([1., 2., 3.])\nprint(where(a > 1.5, a, 0.), where(True, 1, 2), where([True, False], 1, 2.5))",
-            "tensor([0., 2., 3.], f32) 1 tensor([1., 2.5], f32)\n");
+            "tensor([0., 2., 3.], f32) 1 tensor([1. , 2.5], f32)\n");
   CHECK_OUT("print(pow(tensor([2, 3]), 2), pow(2.0, tensor([1., 2.])), clip(tensor([-2., 0.5, 3.]), 0, 1))",
-            "tensor([4, 9], i64) tensor([2., 4.], f32) tensor([0., 0.5, 1.], f32)\n");
-  CHECK_OUT("print(log(0.5) < 0, log(tensor([0., -1.])))", "True tensor([-inf, nan], f32)\n");
+            "tensor([4, 9], i64) tensor([2., 4.], f32) tensor([0. , 0.5, 1. ], f32)\n");
+  CHECK_OUT("print(log(0.5) < 0, log(tensor([0., -1.])))", "True tensor([-inf,  nan], f32)\n");
 }
 END_TEST
 
@@ -291,35 +313,38 @@ END_TEST
 START_TEST(test_creation)
 {
   CHECK_OUT("print(zeros((2, 2), dtype='i32'), ones(3, dtype='bool'), full((2,), 7), full(2, 1.5))",
-            "tensor([[0, 0], [0, 0]], i32) tensor([True, True, True], bool) tensor([7, 7], i64) "
-            "tensor([1.5, 1.5], f32)\n");
+            "tensor([[0, 0],\n"
+            "        [0, 0]], i32) tensor([ True,  True,  True], bool) tensor([7, 7], i64) tensor([1.5, 1.5], f32)\n");
   CHECK_OUT("print(arange(4), arange(1, 7, 2), arange(3, 0, -1), arange(0., 1., 0.25), arange(5, dtype='f64'))",
-            "tensor([0, 1, 2, 3], i64) tensor([1, 3, 5], i64) tensor([3, 2, 1], i64) "
-            "tensor([0., 0.25, 0.5, 0.75], f32) tensor([0., 1., 2., 3., 4.], f64)\n");
+            "tensor([0, 1, 2, 3], i64) tensor([1, 3, 5], i64) tensor([3, 2, 1], i64) tensor([0.  , 0.25, 0.5 , 0.75], f32) tensor([0., 1., 2., 3., 4.], f64)\n");
   CHECK_OUT("print(linspace(0, 1, 5), linspace(0, 1, 4, endpoint=False), linspace(2, 3, 1))",
-            "tensor([0., 0.25, 0.5, 0.75, 1.], f32) tensor([0., 0.25, 0.5, 0.75], f32) tensor([2.], f32)\n");
+            "tensor([0.  , 0.25, 0.5 , 0.75, 1.  ], f32) tensor([0.  , 0.25, 0.5 , 0.75], f32) tensor([2.], f32)\n");
   CHECK_OUT("print(eye(2), eye(2, 3, k=1, dtype='i64'))",
-            "tensor([[1., 0.], [0., 1.]], f32) tensor([[0, 1, 0], [0, 0, 1]], i64)\n");
+            "tensor([[1., 0.],\n"
+            "        [0., 1.]], f32) tensor([[0, 1, 0],\n"
+            "        [0, 0, 1]], i64)\n");
   CHECK_OUT("print(zeros_like(tensor([1, 2])), ones_like(tensor([[1.]]), dtype='f64'))",
             "tensor([0, 0], i64) tensor([[1.]], f64)\n");
   CHECK_OUT("t = tensor([[1, 2], [3, 4]])\nprint(tensor([t, t]).shape, tensor((1, 2.5)), tensor(t) is t, tensor(t, dtype='f32'))",
-            "(2, 2, 2) tensor([1., 2.5], f32) True tensor([[1., 2.], [3., 4.]], f32)\n");
+            "(2, 2, 2) tensor([1. , 2.5], f32) True tensor([[1., 2.],\n"
+            "        [3., 4.]], f32)\n");
   CHECK_OUT("t = zeros((2, 3))\nprint(t.shape, t.dtype, t.ndim, t.size, t.device, type(t), len(t))",
             "(2, 3) f32 2 6 cpu tensor 2\n");
   CHECK_OUT("t = tensor([[1, 2], [3, 4]])\nprint(t.tolist(), t[0].tolist(), tensor(2.5).item(), tensor([[7]]).item(), "
             "tensor(True).tolist())",
             "[[1, 2], [3, 4]] [1, 2] 2.5 7 True\n");
   CHECK_OUT("print(float(tensor([2.5])), int(tensor(3.9)), bool(tensor([0])), list(tensor([1, 2])), astype(tensor([1.7, -1.7]), 'i32'))",
-            "2.5 3 False [tensor(1, i64), tensor(2, i64)] tensor([1, -1], i32)\n");
+            "2.5 3 False [tensor(1, i64), tensor(2, i64)] tensor([ 1, -1], i32)\n");
   CHECK_OUT("print(tensor([300.5, -1e30, float('nan')]).astype('i32'), tensor([0., 2.]).astype('bool'))",
-            "tensor([300, -2147483648, 0], i32) tensor([False, True], bool)\n");
+            "tensor([        300, -2147483648,           0], i32) tensor([False,  True], bool)\n");
 }
 END_TEST
 
 START_TEST(test_shapes)
 {
   CHECK_OUT("t = arange(6)\nprint(t.reshape((2, 3)), t.reshape(3, 2).shape, t.reshape(-1, 3).shape, t.reshape(6, 1).T.shape)",
-            "tensor([[0, 1, 2], [3, 4, 5]], i64) (3, 2) (2, 3) (1, 6)\n");
+            "tensor([[0, 1, 2],\n"
+            "        [3, 4, 5]], i64) (3, 2) (2, 3) (1, 6)\n");
   CHECK_OUT("x = arange(24).reshape(2, 3, 4)\nprint(transpose(x).shape, x.transpose(1, 0, 2).shape, "
             "x.transpose((2, 0, -2)).shape, x.T.shape, tensor([1, 2]).T)",
             "(4, 3, 2) (3, 2, 4) (4, 2, 3) (4, 3, 2) tensor([1, 2], i64)\n");
@@ -327,11 +352,13 @@ START_TEST(test_shapes)
             "expand_dims(x, 1).shape, expand_dims(x, -1).shape)",
             "tensor([0, 3, 1, 4, 2, 5], i64) tensor([0, 3, 1, 4, 2, 5], i64) (2,) (2, 1, 3) (2, 3, 1)\n");
   CHECK_OUT("a = tensor([1., 2., 3.])\nprint(broadcast_to(a, (2, 3)), concat([a, a]), concat([zeros((1, 2)), ones((1, 2))], axis=1))",
-            "tensor([[1., 2., 3.], [1., 2., 3.]], f32) tensor([1., 2., 3., 1., 2., 3.], f32) "
-            "tensor([[0., 0., 1., 1.]], f32)\n");
+            "tensor([[1., 2., 3.],\n"
+            "        [1., 2., 3.]], f32) tensor([1., 2., 3., 1., 2., 3.], f32) tensor([[0., 0., 1., 1.]], f32)\n");
   CHECK_OUT("a = tensor([1, 2])\nprint(stack([a, a * 2]), stack([a, a * 2], axis=1), stack([a, a], axis=-1).shape, "
             "concat([a, tensor([0.5])]))",
-            "tensor([[1, 2], [2, 4]], i64) tensor([[1, 2], [2, 4]], i64) (2, 2) tensor([1., 2., 0.5], f32)\n");
+            "tensor([[1, 2],\n"
+            "        [2, 4]], i64) tensor([[1, 2],\n"
+            "        [2, 4]], i64) (2, 2) tensor([1. , 2. , 0.5], f32)\n");
 }
 END_TEST
 
@@ -341,16 +368,23 @@ START_TEST(test_indexing)
   CHECK_OUT("print(x[1, 2, 3], x[-1, -1, -1], x[0, 1], x[1][2][0])",
             "tensor(23, i64) tensor(23, i64) tensor([4, 5, 6, 7], i64) tensor(20, i64)\n");
   CHECK_OUT("print(x[1, :, ::2], x[:, -1, 1:3])",
-            "tensor([[12, 14], [16, 18], [20, 22]], i64) tensor([[9, 10], [21, 22]], i64)\n");
+            "tensor([[12, 14],\n"
+            "        [16, 18],\n"
+            "        [20, 22]], i64) tensor([[ 9, 10],\n"
+            "        [21, 22]], i64)\n");
   CHECK_OUT("print(x[0, ::-1, 0], x[0, 0, 3:0:-2], x[0, 0, 10:], x[0, 0, -100:2])",
             "tensor([8, 4, 0], i64) tensor([3, 1], i64) tensor([], i64) tensor([0, 1], i64)\n");
   CHECK_OUT("print(x[None].shape, x[:, None, 0].shape, x[0, :, None, 1].shape)", "(1, 2, 3, 4) (2, 1, 4) (3, 1)\n");
   /* integer tensors and lists pick, booleans mask */
   CHECK_OUT("m = x[0]\nprint(m[tensor([2, 0])], m[[-1]], m[:, [0, 3]], m[[True, False, True]])",
-            "tensor([[8, 9, 10, 11], [0, 1, 2, 3]], i64) tensor([[8, 9, 10, 11]], i64) "
-            "tensor([[0, 3], [4, 7], [8, 11]], i64) tensor([[0, 1, 2, 3], [8, 9, 10, 11]], i64)\n");
+            "tensor([[ 8,  9, 10, 11],\n"
+            "        [ 0,  1,  2,  3]], i64) tensor([[ 8,  9, 10, 11]], i64) tensor([[ 0,  3],\n"
+            "        [ 4,  7],\n"
+            "        [ 8, 11]], i64) tensor([[ 0,  1,  2,  3],\n"
+            "        [ 8,  9, 10, 11]], i64)\n");
   CHECK_OUT("m = x[0]\nprint(m[m > 8], m[tensor([[0, 1], [1, 2]]), 0], x[0, 0][argmax(x[0, 0])])",
-            "tensor([9, 10, 11], i64) tensor([[0, 4], [4, 8]], i64) tensor(3, i64)\n");
+            "tensor([ 9, 10, 11], i64) tensor([[0, 4],\n"
+            "        [4, 8]], i64) tensor(3, i64)\n");
   /* iteration and unpacking follow the first axis */
   CHECK_OUT("for r in tensor([[1, 2], [3, 4]]):\n  print(r)\na, b = tensor([5., 6.])\nprint(a + b, 2 in tensor([1, 2]), 3 in tensor([1, 2]))",
             "tensor([1, 2], i64)\ntensor([3, 4], i64)\ntensor(11., f32) True False\n");
@@ -361,8 +395,11 @@ START_TEST(test_indexing)
   CHECK_ERR("zeros(3)[[True, False]]",
             "boolean index did not match indexed tensor along axis 0; size of axis is 3 but size of "
             "corresponding boolean axis is 2");
-  CHECK_ERR("zeros(3)[1.5]", "tensor indices must be ints, slices, None, or int or bool tensors, not float");
+  CHECK_ERR("zeros(3)[1.5]", "tensor indices must be ints, slices, None, ..., or int or bool tensors, not float");
   CHECK_ERR("zeros(3)[tensor([0.])]", "tensors used as indices must hold ints or bools, not f32");
+  CHECK_ERR("zeros((2, 3))[..., 0, ...]", "an index can only have a single ellipsis ('...')");
+  CHECK_ERR("zeros((2, 3))[[0, 1], [0, 1, 2]]",
+            "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,) ");
   CHECK_ERR("for v in tensor(1.0):\n  pass", "iteration over a 0-d tensor");
 }
 END_TEST
@@ -372,15 +409,19 @@ START_TEST(test_functional_update)
 {
   CHECK_OUT("t = arange(6.).reshape(2, 3)\nu = t\nv = t[0]\nw = t.T\nu[0, 0] = 100.\nv[1] = -1.\n"
             "print(t)\nprint(u)\nprint(v)\nprint(w[0])",
-            "tensor([[0., 1., 2.], [3., 4., 5.]], f32)\n"
-            "tensor([[100., 1., 2.], [3., 4., 5.]], f32)\n"
-            "tensor([0., -1., 2.], f32)\n"
+            "tensor([[0., 1., 2.],\n"
+            "        [3., 4., 5.]], f32)\n"
+            "tensor([[100.,   1.,   2.],\n"
+            "        [  3.,   4.,   5.]], f32)\n"
+            "tensor([ 0., -1.,  2.], f32)\n"
             "tensor([0., 3.], f32)\n");
   CHECK_OUT("t = zeros((2, 3), dtype='i64')\ns = t\nt[:, 1] = tensor([7, 8])\nt[1] = 5\nt[t == 5] = 9\n"
             "print(t, s)",
-            "tensor([[0, 7, 0], [9, 9, 9]], i64) tensor([[0, 0, 0], [0, 0, 0]], i64)\n");
+            "tensor([[0, 7, 0],\n"
+            "        [9, 9, 9]], i64) tensor([[0, 0, 0],\n"
+            "        [0, 0, 0]], i64)\n");
   CHECK_OUT("t = zeros(4)\nt[[0, 2]] = tensor([1., 2.])\nt[-1] = 2.5\nt[1:3] = [5, 6]\nprint(t)",
-            "tensor([1., 5., 6., 2.5], f32)\n");
+            "tensor([1. , 5. , 6. , 2.5], f32)\n");
   CHECK_OUT("t = zeros(2, dtype='i32')\nt[0] = 2.9\nprint(t)", "tensor([2, 0], i32)\n");
   CHECK_ERR("t = zeros(3)\nt[0:2] = tensor([1., 2., 3.])", "setitem: cannot broadcast shape (3,) to (2,)");
   /* in C: the views really share the buffer, the update really copies */
@@ -404,17 +445,17 @@ START_TEST(test_reductions)
 {
   run("x = arange(24).reshape(2, 3, 4)");
   CHECK_OUT("print(x.sum(), sum(x, axis=0)[0], x.sum(axis=(0, 2)), x.sum(axis=-1, keepdims=True).shape)",
-            "tensor(276, i64) tensor([12, 14, 16, 18], i64) tensor([60, 92, 124], i64) (2, 3, 1)\n");
+            "tensor(276, i64) tensor([12, 14, 16, 18], i64) tensor([ 60,  92, 124], i64) (2, 3, 1)\n");
   CHECK_OUT("print(x.max(), x.min(axis=1), max(x, 0)[0], min(tensor([3, 1, 2])))",
-            "tensor(23, i64) tensor([[0, 1, 2, 3], [12, 13, 14, 15]], i64) tensor([12, 13, 14, 15], i64) "
-            "tensor(1, i64)\n");
+            "tensor(23, i64) tensor([[ 0,  1,  2,  3],\n"
+            "        [12, 13, 14, 15]], i64) tensor([12, 13, 14, 15], i64) tensor(1, i64)\n");
   CHECK_OUT("print(x.argmax(), x.argmax(axis=2)[0], argmin(tensor([3, 1, 1])), "
             "argmax(tensor([1., float('nan'), 5.])), x.argmax(axis=0, keepdims=True).shape)",
             "tensor(23, i64) tensor([3, 3, 3], i64) tensor(1, i64) tensor(1, i64) (1, 3, 4)\n");
   CHECK_OUT("print(x.mean(), x.astype('f64').mean(axis=(0, 1)), mean([1, 2]), tensor([[1., 2.], [3., 5.]]).mean(axis=0))",
-            "tensor(11.5, f32) tensor([10., 11., 12., 13.], f64) tensor(1.5, f32) tensor([2., 3.5], f32)\n");
+            "tensor(11.5, f32) tensor([10., 11., 12., 13.], f64) tensor(1.5, f32) tensor([2. , 3.5], f32)\n");
   CHECK_OUT("print(prod(tensor([1, 2, 3, 4])), any(tensor([0, 1])), all(tensor([0, 1])), tensor([[True], [False]]).any(axis=1))",
-            "tensor(24, i64) tensor(True, bool) tensor(False, bool) tensor([True, False], bool)\n");
+            "tensor(24, i64) tensor(True, bool) tensor(False, bool) tensor([ True, False], bool)\n");
   CHECK_OUT("print(zeros((0, 2)).sum(axis=0), zeros((0, 2)).sum(), zeros((2, 0)).max(axis=0), zeros(0).mean())",
             "tensor([0., 0.], f32) tensor(0., f32) tensor([], f32) tensor(nan, f32)\n");
   CHECK_OUT("print(tensor(5.).sum(), tensor([1e8, 1., -1e8]).sum(), tensor([float('nan'), 1.]).max())",
@@ -431,13 +472,20 @@ END_TEST
 START_TEST(test_matmul_values)
 {
   CHECK_OUT("a = tensor([[1., 2.], [3., 4.]])\nprint(a @ a, a @ tensor([1., 1.]), tensor([1., 1.]) @ a, tensor([1., 2.]) @ tensor([3., 4.]))",
-            "tensor([[7., 10.], [15., 22.]], f32) tensor([3., 7.], f32) tensor([4., 6.], f32) tensor(11., f32)\n");
+            "tensor([[ 7., 10.],\n"
+            "        [15., 22.]], f32) tensor([3., 7.], f32) tensor([4., 6.], f32) tensor(11., f32)\n");
   CHECK_OUT("print(tensor([[1, 2], [3, 4]]) @ tensor([1, 1]), matmul(tensor([[1, 2]], dtype='i32'), tensor([[3], [4]], dtype='i32')))",
             "tensor([3, 7], i64) tensor([[11]], i32)\n");
   CHECK_OUT("b = arange(12.).reshape(2, 2, 3)\nprint(b @ ones((3, 2)), ones(3) @ b.transpose(0, 2, 1))",
-            "tensor([[[3., 3.], [12., 12.]], [[21., 21.], [30., 30.]]], f32) tensor([[3., 12.], [21., 30.]], f32)\n");
+            "tensor([[[ 3.,  3.],\n"
+            "         [12., 12.]],\n"
+            "\n"
+            "        [[21., 21.],\n"
+            "         [30., 30.]]], f32) tensor([[ 3., 12.],\n"
+            "        [21., 30.]], f32)\n");
   CHECK_OUT("print((zeros((2, 0)) @ zeros((0, 3))).shape, zeros((2, 0)) @ zeros((0, 2)))",
-            "(2, 3) tensor([[0., 0.], [0., 0.]], f32)\n");
+            "(2, 3) tensor([[0., 0.],\n"
+            "        [0., 0.]], f32)\n");
   CHECK_ERR("zeros((2, 3)) @ zeros((2, 3))", "matmul: shapes (2, 3) and (2, 3) are not aligned");
   CHECK_ERR("zeros((2, 2, 3)) @ zeros((3, 3, 4))", "matmul: shapes (2, 2, 3) and (3, 3, 4) cannot be broadcast");
   CHECK_ERR("zeros(3) @ 2.0", "matmul: an operand is a scalar (float); use * instead");
@@ -447,20 +495,28 @@ END_TEST
 START_TEST(test_nn_values)
 {
   CHECK_OUT("print(softmax(tensor([1., 2., 3.])), softmax(tensor([1000., 1000.])), softmax(tensor([[0., 0.], [0., 1000.]]), axis=0))",
-            "tensor([0.09003057, 0.24472848, 0.66524094], f32) tensor([0.5, 0.5], f32) "
-            "tensor([[0.5, 0.], [0.5, 1.]], f32)\n");
+            "tensor([0.09003057, 0.24472848, 0.66524094], f32) tensor([0.5, 0.5], f32) tensor([[0.5, 0. ],\n"
+            "        [0.5, 1. ]], f32)\n");
   CHECK_OUT("print(logsumexp(tensor([1000., 1000.], dtype='f64')), logsumexp(tensor([[0., 0.]]), keepdims=True), "
             "logsumexp(tensor([-float('inf'), -float('inf')])), log_softmax(tensor([0., 0.], dtype='f64')))",
             "tensor(1000.69314718, f64) tensor([[0.6931472]], f32) tensor(-inf, f32) "
             "tensor([-0.69314718, -0.69314718], f64)\n");
   CHECK_OUT("print(one_hot(tensor([0, 2]), 3), one_hot(1, 2, dtype='i64'), one_hot(tensor([[1]]), 2).shape)",
-            "tensor([[1., 0., 0.], [0., 0., 1.]], f32) tensor([0, 1], i64) (1, 1, 2)\n");
+            "tensor([[1., 0., 0.],\n"
+            "        [0., 0., 1.]], f32) tensor([0, 1], i64) (1, 1, 2)\n");
   CHECK_OUT("print(conv2d(ones((1, 1, 3, 3)), ones((2, 1, 2, 2)), bias=tensor([0., 1.])))",
-            "tensor([[[[4., 4.], [4., 4.]], [[5., 5.], [5., 5.]]]], f32)\n");
+            "tensor([[[[4., 4.],\n"
+            "          [4., 4.]],\n"
+            "\n"
+            "         [[5., 5.],\n"
+            "          [5., 5.]]]], f32)\n");
   CHECK_OUT("print(conv2d(ones((1, 3, 3)), ones((1, 1, 3, 3)), padding=1, stride=2))",
-            "tensor([[[4., 4.], [4., 4.]]], f32)\n");
+            "tensor([[[4., 4.],\n"
+            "         [4., 4.]]], f32)\n");
   CHECK_OUT("print(max_pool2d(arange(16.).reshape(1, 1, 4, 4), 2), max_pool2d(arange(9.).reshape(1, 3, 3), 2, stride=1))",
-            "tensor([[[[5., 7.], [13., 15.]]]], f32) tensor([[[4., 5.], [7., 8.]]], f32)\n");
+            "tensor([[[[ 5.,  7.],\n"
+            "          [13., 15.]]]], f32) tensor([[[4., 5.],\n"
+            "         [7., 8.]]], f32)\n");
   CHECK_OUT("print(allclose(tensor([1., 2.]), tensor([1., 2.000001])), allclose(1.0, 1.1), "
             "allclose(tensor([1., 2.]), 1.0, atol=1.0), allclose(tensor([float('inf')]), float('inf')))",
             "True False True True\n");
@@ -893,10 +949,10 @@ START_TEST(test_random)
             "True False\n");
   CHECK_OUT("k = key(42)\nk1, k2 = split(k)\nprint(k, split(k, 3).shape, allclose(randn(4, key=k1), randn(k1, 4)), "
             "allclose(randn(4, key=k1), randn(4, key=k2)), allclose(randn(4, key=k), randn(4, seed=42)))",
-            "tensor([0, 42], i64) (3, 2) True False True\n");
+            "tensor([ 0, 42], i64) (3, 2) True False True\n");
   /* the values themselves are part of the contract: same on every machine */
   CHECK_OUT("print(rand(3, seed=0, dtype='f64'), key(-1))",
-            "tensor([0.39904647, 0.9722412, 0.01944942], f64) tensor([4294967295, 4294967295], i64)\n");
+            "tensor([0.39904647, 0.9722412 , 0.01944942], f64) tensor([4294967295, 4294967295], i64)\n");
   /* statistics of a million draws */
   run("u = rand(1000000, seed=3)\nz = randn(1000000, seed=4, dtype='f64')\n"
       "um = u.mean().item()\nuv = ((u - um) ** 2).mean().item()\nzm = z.mean().item()\n"

@@ -1,0 +1,34 @@
+"""_mistrun.py: what the NumPy comparisons share (a module, not a test):
+run a generated Mist program whose cases each end by printing "----",
+and compare each case's output with the text NumPy gave for it."""
+import os
+import subprocess
+import tempfile
+
+
+def compare(mist, program, want, labels, what):
+    """Run the program's lines with mist; want[i] is case i's expected
+    output, labels[i] how to name it in a report.  Prints a summary
+    ("N of M WHAT") and the first differences; returns 0 or 1."""
+    with tempfile.NamedTemporaryFile("w", suffix=".ms", delete=False) as f:
+        f.write("\n".join(program) + "\n")
+        path = f.name
+    try:
+        run = subprocess.run([mist, path], capture_output=True, text=True, timeout=600)
+    finally:
+        os.unlink(path)
+    if run.returncode != 0:
+        print("mist failed:", run.stderr[:3000])
+        return 1
+    got = run.stdout.split("----\n")[:-1]
+    bad = 0
+    for i, (w, g) in enumerate(zip(want, got)):
+        if g != w:
+            bad += 1
+            if bad <= 5:
+                print("case %d differs: %s\n--- numpy:\n%s--- mist:\n%s" % (i, labels[i], w, g))
+    if len(got) != len(want):
+        print("expected %d results, got %d" % (len(want), len(got)))
+        return 1
+    print("%d of %d %s" % (len(want) - bad, len(want), what))
+    return 1 if bad else 0
