@@ -1101,7 +1101,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       ObjSeq *s = AS_SEQ(x);
       int64_t k = i.i < 0 ? i.i + (int64_t)s->len : i.i;
       if (k < 0 || k >= (int64_t)s->len) goto L_I_PRIM;
-      F[in->dst] = v_obj(lang_list_set(s, (size_t)k, F[in->c]));
+      F[in->dst] = v_obj(lang_list_set(s, (size_t)k, F[in->c], lang_updates_in_place(vm)));
       NEXT;
     }
     L_I_SELECT: {

@@ -247,7 +247,7 @@ static bool concat(MistVM *vm, Value a, Value b, Value *out) {
   ObjSeq *x = AS_SEQ(a), *y = AS_SEQ(b);
   if ((x->len + y->len) > MAX_BUILD_BYTES / sizeof(Value)) return too_big(vm);
   if (a.o->kind == O_LIST) {
-    *out = v_obj(lang_list_concat(x, y));
+    *out = v_obj(lang_list_concat(x, y, lang_updates_in_place(vm)));
     return true;
   }
   ObjSeq *r = lang_tuple_new(x->len + y->len);
@@ -827,13 +827,13 @@ bool lang_setitem(MistVM *vm, Value x, Value index, Value v, Value *out) {
                         lang_type_name(index));
     size_t i = 0;
     if (!index_of(vm, index, s->len, "list assignment index out of range", &i)) return false;
-    *out = v_obj(lang_list_set(s, i, v));
+    *out = v_obj(lang_list_set(s, i, v, lang_updates_in_place(vm)));
     return true;
   }
   if (v_is_obj(x, O_DICT)) {
     if (!v_is_obj(index, O_STR))
       return lang_raise(vm, "TypeError", "dict keys must be str, not '%s'", lang_type_name(index));
-    *out = v_obj(lang_dict_set(AS_DICT(x), AS_STR(index), v));
+    *out = v_obj(lang_dict_set(AS_DICT(x), AS_STR(index), v, lang_updates_in_place(vm)));
     return true;
   }
   if (v_is_tensor(x)) return lang_tensor_setitem(vm, AS_TENSOR(x), index, v, out);

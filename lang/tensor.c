@@ -1360,7 +1360,9 @@ bool lang_tensor_getitem(MistVM *vm, ObjTensor *t, Value index, Value *out) {
  * own and undoes the differences, newest first.  Only a big buffer
  * (one with a store) is updated in place, through a tensor whose
  * elements lie at distinct addresses (a broadcast view's do not), by
- * basic indexing (an advanced index may repeat a position).  A buffer's
+ * basic indexing (an advanced index may repeat a position), and not
+ * while other threads read values (lang_updates_in_place; bringing an
+ * old version back takes lang_versions_lock, as lists do).  A buffer's
  * old versions may take about as many bytes as the buffer (history, at
  * DIFF_BYTES an update plus the region's bytes); past that, an update
  * copies, which bounds the work of reading an old version by O(size). */
@@ -1369,6 +1371,11 @@ bool lang_tensor_getitem(MistVM *vm, ObjTensor *t, Value index, Value *out) {
 
 void lang_tensor_buf_current(TensorBuf *buf) {
   TensorVersion *v = (TensorVersion *)buf;   /* only a big buffer is ever an old version */
+  lang_versions_lock();
+  if (buf->data) {   /* another thread brought it back meanwhile */
+    lang_versions_unlock();
+    return;
+  }
   size_t n = 1;
   for (TensorVersion *c = v; !c->buf.data; c = c->newer) n++;
   TensorVersion **chain = lang_alloc_atomic(n * sizeof *chain);   /* all reachable from v */
@@ -1394,7 +1401,8 @@ void lang_tensor_buf_current(TensorBuf *buf) {
   v->newer = NULL;
   v->region = v->saved = NULL;
   buf->store = s;
-  buf->data = s->data;
+  __atomic_store_n(&buf->data, s->data, __ATOMIC_RELEASE);
+  lang_versions_unlock();
 }
 
 /* Do t's elements lie at distinct addresses?  Sorted by stride, each
@@ -1492,7 +1500,7 @@ static bool set_in_place(MistVM *vm, ObjTensor *t, const Selection *sel, Value v
 
 bool lang_tensor_setitem(MistVM *vm, ObjTensor *t, Value index, Value v, Value *out) {
   lang_tensor_ptr(t);
-  if (t->buf->store && elements_distinct(t)) {
+  if (t->buf->store && elements_distinct(t) && lang_updates_in_place(vm)) {
     Selection sel;
     bool done;
     if (!select_index(vm, t, index, &sel)) return false;

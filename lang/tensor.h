@@ -135,8 +135,12 @@ void lang_tensor_buf_current(TensorBuf *b);
  * updated in place (lang_tensor_setitem), which may take the bytes
  * over: C code must not keep it across a call to Mist code. */
 static inline char *lang_tensor_ptr(const ObjTensor *t) {
-  if (__builtin_expect(t->buf->data == NULL, 0)) lang_tensor_buf_current(t->buf);
-  return (char *)t->buf->data + t->offset * (int64_t)dev_dtype_size(t->dtype);
+  char *data = __atomic_load_n((char **)&t->buf->data, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(data == NULL, 0)) {
+    lang_tensor_buf_current(t->buf);
+    data = t->buf->data;
+  }
+  return data + t->offset * (int64_t)dev_dtype_size(t->dtype);
 }
 bool lang_tensor_is_contiguous(const ObjTensor *t);
 /* The element at p (of dtype dt) as a Mist value: float, int or bool. */

@@ -10,6 +10,7 @@
  * can see them; lists and dicts are updated in O(1) all the same, by
  * keeping versions (the section "Versions" below).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -238,12 +239,21 @@ Value lang_tuple_of(int n, ...) {
  * of reading any old version, by O(len): updates stay O(1) amortised.
  *
  * An old version must never be read through a pointer taken before the
- * update (value.h, AS_SEQ).  Not thread-safe: the values of one VM are
- * used by one thread at a time.
+ * update (value.h, AS_SEQ).  Threads: the data pipeline's threads read
+ * values while the program runs.  While they do, updates copy instead
+ * (the caller passes in_place false, lang_updates_in_place), so nothing
+ * a thread reads is written; and old versions are brought back under
+ * one process-wide lock (the only state versions share), publishing
+ * the contents before the pointer that says they are there, so two
+ * threads reading one old version do not both rebuild it at once.
  */
 
 #define VERSION_BUDGET(len) ((len) + 16)
 _Static_assert(sizeof(ObjList) == 48, "a list made on every update stays at 48 bytes");
+
+static pthread_mutex_t versions_mutex = PTHREAD_MUTEX_INITIALIZER;
+void lang_versions_lock(void) { pthread_mutex_lock(&versions_mutex); }
+void lang_versions_unlock(void) { pthread_mutex_unlock(&versions_mutex); }
 
 /* The current version of l's storage is about to move to a new object
  * of length len, which is returned; l becomes an old version whose
@@ -265,9 +275,9 @@ static ObjList *take_over(ObjList *l, size_t len) {
   return r;
 }
 
-ObjSeq *lang_list_set(ObjSeq *s, size_t i, Value v) {
+ObjSeq *lang_list_set(ObjSeq *s, size_t i, Value v, bool in_place) {
   ObjList *l = (ObjList *)s;
-  if (l->ndiffs >= VERSION_BUDGET(s->len) || i >= LANG_LIST_PREFIX) {
+  if (!in_place || l->ndiffs >= VERSION_BUDGET(s->len) || i >= LANG_LIST_PREFIX) {
     ObjSeq *r = lang_list_new(s->len);
     memcpy(r->items, s->items, s->len * sizeof(Value));
     r->items[i] = v;
@@ -280,11 +290,11 @@ ObjSeq *lang_list_set(ObjSeq *s, size_t i, Value v) {
   return &r->seq;
 }
 
-ObjSeq *lang_list_concat(ObjSeq *a, const ObjSeq *b) {
+ObjSeq *lang_list_concat(ObjSeq *a, const ObjSeq *b, bool in_place) {
   ObjList *l = (ObjList *)a;
   size_t n = a->len, m = b->len, need = n + m;
   const Value *tail = b->items;   /* read before take_over: b may be a */
-  if (need <= l->cap && l->ndiffs < VERSION_BUDGET(need)) {
+  if (in_place && need <= l->cap && l->ndiffs < VERSION_BUDGET(need)) {
     ObjList *r = take_over(l, need);
     l->seq.at = LANG_LIST_PREFIX;
     memcpy(r->seq.items + n, tail, m * sizeof(Value));
@@ -315,6 +325,11 @@ static bool list_is_current(void *v) { return ((ObjList *)v)->seq.items != NULL;
 
 ObjSeq *lang_list_current(ObjSeq *s) {
   ObjList *l = (ObjList *)s;
+  lang_versions_lock();
+  if (l->seq.items) {   /* another thread brought it back meanwhile */
+    lang_versions_unlock();
+    return s;
+  }
   size_t n, len = s->len;
   void **chain = version_chain(l, list_newer, list_is_current, &n);
   ObjList *cur = chain[n - 1];
@@ -325,10 +340,11 @@ ObjSeq *lang_list_current(ObjSeq *s) {
     ObjList *c = chain[k];
     if (c->seq.at != LANG_LIST_PREFIX && c->seq.at < len) items[c->seq.at] = c->old;
   }
-  l->seq.items = items;
   l->old = v_none();
   l->cap = len;      /* over newer, which lets the chain go */
   l->ndiffs = 0;
+  __atomic_store_n(&l->seq.items, items, __ATOMIC_RELEASE);
+  lang_versions_unlock();
   return s;
 }
 
@@ -391,6 +407,11 @@ static void *dict_newer(void *v) { return ((ObjDict *)v)->newer; }
 static bool dict_is_current(void *v) { return ((ObjDict *)v)->newer == NULL; }
 
 ObjDict *lang_dict_current(ObjDict *d) {
+  lang_versions_lock();
+  if (!d->newer) {   /* another thread brought it back meanwhile */
+    lang_versions_unlock();
+    return d;
+  }
   size_t n, len = d->len;
   void **chain = version_chain(d, dict_newer, dict_is_current, &n);
   ObjDict *cur = chain[n - 1];
@@ -404,19 +425,20 @@ ObjDict *lang_dict_current(ObjDict *d) {
   d->index = NULL;
   d->cap = 0;
   d->ndiffs = 0;
-  d->newer = NULL;
   d->old = v_none();
   if (len > DICT_LINEAR) {
     size_t cap = 16;
     while (cap < 2 * len) cap *= 2;
     rebuild_index(d, cap);
   }
+  __atomic_store_n(&d->newer, NULL, __ATOMIC_RELEASE);
+  lang_versions_unlock();
   return d;
 }
 
 /* d, or for an old version its contents brought back. */
 static ObjDict *current(const ObjDict *d) {
-  return d->newer ? lang_dict_current((ObjDict *)d) : (ObjDict *)d;
+  return __atomic_load_n(&d->newer, __ATOMIC_ACQUIRE) ? lang_dict_current((ObjDict *)d) : (ObjDict *)d;
 }
 
 bool lang_dict_get(const ObjDict *d, ObjStr *key, Value *out) {
@@ -483,9 +505,9 @@ static ObjDict *dict_copy(const ObjDict *d, size_t extra) {
 
 /* A versioned update (see "Versions" above): the new current version
  * takes d's storage, and d notes the value it had, or its length. */
-ObjDict *lang_dict_set(const ObjDict *dc, ObjStr *key, Value value) {
+ObjDict *lang_dict_set(const ObjDict *dc, ObjStr *key, Value value, bool in_place) {
   ObjDict *d = current(dc);
-  if (d->ndiffs >= VERSION_BUDGET(d->len)) {
+  if (!in_place || d->ndiffs >= VERSION_BUDGET(d->len)) {
     ObjDict *c = dict_copy(d, 1);
     lang_dict_put(c, key, value);
     return c;

@@ -316,17 +316,24 @@ static inline bool v_is_obj(Value v, OKind k) { return v.tag == V_OBJ && v.o->ki
  * back first (lang_list_current, lang_dict_current).  The pointer and
  * its items stay valid until the next update of a list or dict, which
  * may take over the storage: C code must not keep them across a call to
- * Mist code or an update (lang_setitem, list concatenation). */
+ * Mist code or an update (lang_setitem, list concatenation).  Safe on
+ * any thread: bringing a version back is done under one lock, and no
+ * update writes in place while other threads read values
+ * (lang_updates_in_place, lang/vm.h). */
 ObjSeq *lang_list_current(ObjSeq *s);
 ObjDict *lang_dict_current(ObjDict *d);
 static inline ObjSeq *lang_as_seq(Value v) {
   ObjSeq *s = (ObjSeq *)v.o;
-  return __builtin_expect(s->items != NULL, 1) ? s : lang_list_current(s);
+  return __builtin_expect(__atomic_load_n(&s->items, __ATOMIC_ACQUIRE) != NULL, 1) ? s : lang_list_current(s);
 }
 static inline ObjDict *lang_as_dict(Value v) {
   ObjDict *d = (ObjDict *)v.o;
-  return __builtin_expect(d->newer == NULL, 1) ? d : lang_dict_current(d);
+  return __builtin_expect(__atomic_load_n(&d->newer, __ATOMIC_ACQUIRE) == NULL, 1) ? d : lang_dict_current(d);
 }
+/* The lock under which old versions of lists, dicts and tensor buffers
+ * are brought back (value.c). */
+void lang_versions_lock(void);
+void lang_versions_unlock(void);
 #define AS_SEQ(v) lang_as_seq(v)
 #define AS_DICT(v) lang_as_dict(v)
 #define AS_RANGE(v) ((ObjRange *)(v).o)
@@ -370,18 +377,19 @@ Value lang_ellipsis(void);
 Value lang_tuple_of(int n, ...);            /* n Values */
 
 /* The list s with item i (< s->len) set to v, and the list a + b (b a
- * tuple or list), both in O(1) amortised: s and a read as before, as old
- * versions.  s and a come from AS_SEQ (current versions). */
-ObjSeq *lang_list_set(ObjSeq *s, size_t i, Value v);
-ObjSeq *lang_list_concat(ObjSeq *a, const ObjSeq *b);
+ * tuple or list).  s and a come from AS_SEQ (current versions).  With
+ * in_place (lang_updates_in_place), in O(1) amortised: s and a read as
+ * before, as old versions; else by copying. */
+ObjSeq *lang_list_set(ObjSeq *s, size_t i, Value v, bool in_place);
+ObjSeq *lang_list_concat(ObjSeq *a, const ObjSeq *b, bool in_place);
 
-/* Dicts (string keys).  lang_dict_set returns a new dict in O(1)
- * amortised, and d reads as it was (an old version); lang_dict_put
- * changes d in place and is only for a dict still being built that no
- * program has seen. */
+/* Dicts (string keys).  lang_dict_set returns a new dict, with in_place
+ * in O(1) amortised (d then reads as it was, as an old version), else
+ * by copying; lang_dict_put changes d in place and is only for a dict
+ * still being built that no program has seen. */
 ObjDict *lang_dict_new(void);
 bool lang_dict_get(const ObjDict *d, ObjStr *key, Value *out);
-ObjDict *lang_dict_set(const ObjDict *d, ObjStr *key, Value value);
+ObjDict *lang_dict_set(const ObjDict *d, ObjStr *key, Value value, bool in_place);
 void lang_dict_put(ObjDict *d, ObjStr *key, Value value);
 ObjDict *lang_dict_del(const ObjDict *d, ObjStr *key);   /* NULL if absent */
 

@@ -18,6 +18,8 @@
  * other or longer sequences.
  */
 #include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -535,6 +537,97 @@ START_TEST(t_tensor_in_place) {
 }
 END_TEST
 
+/* ---- threads ---- */
+
+/* While another thread may read values (vm->background, the data
+ * pipeline's count), no update writes in place: the old list, dict and
+ * tensor stay current versions, with their own storage. */
+START_TEST(t_no_update_in_place_beside_threads) {
+  Value l = v_obj(lang_list_new(100)), d = v_obj(lang_dict_new()), r;
+  for (int i = 0; i < 100; i++) AS_SEQ(l)->items[i] = v_int(i);
+  int64_t n = 1000;
+  ObjTensor *t = lang_tensor_new(vm, DT_F64, 1, &n, true);
+  __atomic_add_fetch(&vm->background, 1, __ATOMIC_SEQ_CST);
+  ck_assert(lang_setitem(vm, l, v_int(3), v_int(-3), &r));
+  ck_assert_ptr_nonnull(AS_SEQ(l)->items);
+  ck_assert_ptr_ne(AS_SEQ(r)->items, AS_SEQ(l)->items);
+  ck_assert(lang_arith(vm, OP_ADD, l, l, &r));
+  ck_assert_ptr_nonnull(((ObjSeq *)l.o)->items);
+  ck_assert(lang_setitem(vm, d, v_obj(key(1)), v_int(1), &r));
+  ck_assert_ptr_null(((ObjDict *)d.o)->newer);
+  ck_assert(lang_tensor_setitem(vm, t, v_int(0), v_float(1.0), &r));
+  ck_assert_ptr_nonnull(t->buf->data);
+  ck_assert_ptr_ne(AS_TENSOR(r)->buf, t->buf);
+  __atomic_sub_fetch(&vm->background, 1, __ATOMIC_SEQ_CST);
+  ck_assert(lang_setitem(vm, l, v_int(3), v_int(-3), &r));
+  ck_assert_ptr_null(((ObjSeq *)l.o)->items);   /* in place again */
+}
+END_TEST
+
+/* Several threads read the same old versions at once: each is brought
+ * back once, under the versions lock, and every thread reads it right. */
+typedef struct Readers {
+  Value list, dict;
+  ObjTensor *tensor;
+  int64_t want_list, want_dict;
+  double want_tensor;
+  atomic_int go, done, bad;
+} Readers;
+
+static void *reader(void *arg) {
+  Readers *rd = arg;
+  while (!atomic_load(&rd->go)) {}
+  ObjSeq *s = AS_SEQ(rd->list);
+  int64_t sl = 0;
+  for (size_t i = 0; i < s->len; i++) sl += s->items[i].i;
+  ObjDict *d = AS_DICT(rd->dict);
+  int64_t sd = 0;
+  for (size_t i = 0; i < d->len; i++) sd += d->entries[i].value.i;
+  const double *p = (const double *)lang_tensor_ptr(rd->tensor);
+  double st = 0;
+  for (int64_t i = 0; i < rd->tensor->size; i++) st += p[i];
+  if (sl != rd->want_list || sd != rd->want_dict || st != rd->want_tensor) atomic_fetch_add(&rd->bad, 1);
+  atomic_fetch_add(&rd->done, 1);
+  return NULL;
+}
+
+START_TEST(t_threads_read_old_versions) {
+  enum { THREADS = 4 };
+  for (int round = 0; round < 20; round++) {
+    Readers *rd = lang_alloc_uncollectable(sizeof *rd);
+    Value l = v_obj(lang_list_new(1000)), d = v_obj(lang_dict_new()), r;
+    for (int i = 0; i < 1000; i++) AS_SEQ(l)->items[i] = v_int(i);
+    for (int k = 0; k < NKEYS; k++) lang_dict_put(AS_DICT(d), key(k), v_int(32 + k));
+    int64_t n = 1000;
+    ObjTensor *t = lang_tensor_new(vm, DT_F64, 1, &n, true);
+    rd->list = l;
+    rd->dict = d;
+    rd->tensor = t;
+    rd->want_list = 999 * 1000 / 2;
+    rd->want_dict = 32 * NKEYS + NKEYS * (NKEYS - 1) / 2;
+    rd->want_tensor = 0.0;
+    /* now make them old versions, with chains to walk */
+    Value lv = l, dv = d, tv = v_obj(t);
+    for (int k = 0; k < 300; k++) {
+      ck_assert(lang_setitem(vm, lv, v_int(k), v_int(-1), &r));
+      lv = r;
+      ck_assert(lang_setitem(vm, dv, v_obj(key(k % NKEYS)), v_int(-1), &r));
+      dv = r;
+      ck_assert(lang_setitem(vm, tv, v_int(k), v_float(-1.0), &r));
+      tv = r;
+    }
+    ck_assert_ptr_null(((ObjSeq *)l.o)->items);
+    ck_assert_ptr_nonnull(((ObjDict *)d.o)->newer);
+    ck_assert_ptr_null(t->buf->data);
+    for (int k = 0; k < THREADS; k++) ck_assert(lang_gc_thread_start(0, reader, rd));
+    atomic_store(&rd->go, 1);
+    while (atomic_load(&rd->done) < THREADS) {}
+    ck_assert_int_eq(atomic_load(&rd->bad), 0);
+    lang_free(rd);
+  }
+}
+END_TEST
+
 Suite *versions_suite(void) {
   Suite *s = suite_create("versions");
   TCase *tc = tcase_create("lists");
@@ -555,6 +648,12 @@ Suite *versions_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, t_tensor_random, 0, 4);
   tcase_add_test(tc, t_tensor_in_place);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("threads");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, t_no_update_in_place_beside_threads);
+  tcase_add_test(tc, t_threads_read_old_versions);
   suite_add_tcase(s, tc);
   return s;
 }
