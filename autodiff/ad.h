@@ -69,6 +69,7 @@ Value ad_f_call_rule(MistVM *vm, int prim);
 bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out);
 bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out);
 bool ad_builtin_F_of_J(MistVM *vm, Value xf, Value *out);
+bool ad_builtin_F_of_F(MistVM *vm, Value xf, bool (*lift)(MistVM *, Value, Value *), Value *out);
 bool ad_is_shaped_builtin(Value v);
 /* Does b have a signature of its own (a rule, a Mist definition), or
  * does it take the shape of each call? */
@@ -79,6 +80,14 @@ bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Va
  * chain, or the builtin method bound to x, a transformed graph over x */
 bool ad_attr_in(MistVM *vm, Value x, Value tx, ObjStr *name, const char *chain, Value *out);
 void ad_register_builtins(MistVM *vm);
+
+/* Forward rules of arithmetic and math builtins on floats in C
+ * (tangents.c): the builtin standing for ad_rules' F_name (unbound if
+ * none), whether a value is one, and the Mist rule behind one. */
+Value ad_fast_F_rule(MistVM *vm, const char *name);
+bool ad_is_fast_F_rule(Value fn);
+Value ad_fast_F_rule_source(MistVM *vm, Value fn);
+void ad_register_tangents(MistVM *vm);
 /* Graphs the derivative builtins make, once per key; an entry keeps the
  * objects named in its key (by address) alive. */
 IrGraph *ad_cache_get(MistVM *vm, const char *key);
@@ -90,16 +99,18 @@ void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value ke
 bool ad_F_call(MistVM *vm, Value ff, Value tans, int argc, const Value *argv, const KwArgs *kw, Value *out);
 
 /* Forward over reverse (forward.c): the F forms of J(x), bp_call and
- * bp_call_j. */
+ * bp_call_j; forward over forward: the F form of F(x). */
 bool ad_F_J_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
+bool ad_F_F_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 bool ad_F_bp_call_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 bool ad_F_bp_call_j_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 
 /* From api.c: the Mist definition a derivative builtin is differentiated
- * through (jvp: _jvp_by_vjp), or NULL; whether a builtin's rules take
+ * through in reverse mode (jvp: _jvp_by_vjp) or forward mode (forward
+ * set; jvp: _jvp_by_F), or NULL; whether a builtin's rules take
  * its arguments after the first as a tuple (vjp); vjp's graph; the
  * ordinary value behind a forward-transformed one. */
-const char *ad_mist_twin(Value fn);
+const char *ad_mist_twin(Value fn, bool forward);
 bool ad_is_packed(Value fn);
 bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out);
 bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out);

@@ -208,13 +208,20 @@ static bool b_env_like(MistVM *vm, int argc, const Value *argv, const KwArgs *kw
 }
 
 /* The derivative builtin whose calls in a differentiated program are
- * those of its Mist definition (stdlib/ad.ms), or NULL: jvp's is
- * _jvp_by_vjp, which finds the tangent with vjps, so that reverse mode
- * only ever differentiates reverse mode. */
-const char *ad_mist_twin(Value fn) {
+ * those of its Mist definition (stdlib/ad.ms), or NULL.  jvp's, in
+ * reverse mode, is _jvp_by_vjp, which finds the tangent with vjps, so
+ * that reverse mode only ever differentiates reverse mode; in forward
+ * mode it is _jvp_by_F, f's own forward transform, so that a jvp of a
+ * function calling jvp is forward over forward (F of F, ad_F_F_rule),
+ * as cheap as the two jvps. */
+/* (forward over forward waits for every forward rule to nest) */
+enum { FORWARD_NESTS = 0 };
+
+const char *ad_mist_twin(Value fn, bool forward) {
   if (!v_is_obj(fn, O_BUILTIN)) return NULL;
   BuiltinFn c = AS_BUILTIN(fn)->fn;
-  return c == b_jvp ? "_jvp_by_vjp" : c == b_jacobian ? "jacobian" : c == b_hessian ? "hessian" : NULL;
+  if (c == b_jvp) return forward && FORWARD_NESTS ? "_jvp_by_F" : "_jvp_by_vjp";
+  return c == b_jacobian ? "jacobian" : c == b_hessian ? "hessian" : NULL;
 }
 
 /* A builtin whose rules take its arguments after the first packed in a
@@ -719,4 +726,5 @@ void ad_register(MistVM *vm) {
   ad_register_names(vm);
   ad_register_calls(vm);
   ad_register_builtins(vm);
+  ad_register_tangents(vm);
 }

@@ -133,7 +133,7 @@ static IrGraph *call_graph(ObjBuiltin *b, bool self, int n, ObjStr **names, int 
 /* The Mist function whose parameters b takes: its rule, or its Mist
  * definition; unbound if none. */
 static Value signature_of(MistVM *vm, ObjBuiltin *b) {
-  const char *twin = ad_mist_twin(v_obj(b));
+  const char *twin = ad_mist_twin(v_obj(b), false);   /* (the same parameters in both) */
   if (twin) {
     ObjModule *m = ad_stdlib_module(vm, "ad");
     if (!m) {
@@ -187,20 +187,34 @@ static IrGraph *shaped(MistVM *vm, ObjBuiltin *b, bool bound, int n, const KwArg
 
 /* ---- worlds ---- */
 
+/* g transformed by each transform of chain in turn, closed over x (its
+ * one free variable, if any) in that world, and tx, x's tangent in the
+ * last transform when that is a forward one.  Each level's free
+ * variables are parameters of its environment graph: one per free
+ * variable of the level below for J, a (value, tangent) pair for F.  So
+ * each stands for x, for tx (the last F's tangent of x) or for a zero
+ * (a tangent of an earlier F, or any tangent of a tangent). */
+enum { CAP_X, CAP_TX, CAP_ZERO };
+
 bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out) {
-  for (const char *c = chain; *c; c++)
-    if (!(g = *c == 'J' ? ad_reverse(vm, g) : ad_forward(vm, g))) return false;
   ir_free_vars(g);
-  Value *env = lang_alloc((g->nfv + 1) * sizeof *env);
-  size_t len = strlen(chain);
-  bool tangents = len && chain[len - 1] == 'F';
-  for (int k = 0; k < g->nfv; k++) {
-    /* every level has one free variable, x, and a forward one its
-     * tangent too: parameters (x, tx) of its environment graph */
-    int i = g->parent ? ad_env_param(g->parent, g->fv[k]) : -1;
-    if (i < 0) return lang_raise(vm, "TypeError", "internal error: a free variable of %s", g->name->data);
-    env[k] = tangents && i % 2 ? tx : x;
+  char *what = lang_alloc_atomic(g->nfv + 1);
+  memset(what, CAP_X, g->nfv + 1);
+  for (const char *c = chain; *c; c++) {
+    IrGraph *t = *c == 'J' ? ad_reverse(vm, g) : ad_forward(vm, g);
+    if (!t) return false;
+    ir_free_vars(t);
+    char *twhat = lang_alloc_atomic(t->nfv + 1);
+    for (int k = 0; k < t->nfv; k++) {
+      int i = t->parent ? ad_env_param(t->parent, t->fv[k]) : -1, below = *c == 'J' ? i : i / 2;
+      if (i < 0 || below >= g->nfv) return lang_raise(vm, "TypeError", "internal error: a free variable of %s", t->name->data);
+      twhat[k] = *c == 'J' || i % 2 == 0 ? what[below] : !c[1] && what[below] == CAP_X ? CAP_TX : CAP_ZERO;
+    }
+    g = t;
+    what = twhat;
   }
+  Value *env = lang_alloc((g->nfv + 1) * sizeof *env);
+  for (int k = 0; k < g->nfv; k++) env[k] = what[k] == CAP_X ? x : what[k] == CAP_TX ? tx : v_none();
   *out = v_obj(ev_closure(vm, g, env));
   return true;
 }
@@ -290,6 +304,22 @@ bool ad_builtin_F_of_J(MistVM *vm, Value xf, Value *out) {
   memcpy(chain + k + 1, s->chain + k, n - k);
   chain[n + 1] = 0;
   *out = shaped_value(s->b, s->bound, s->self, s->tself, chain);
+  return true;
+}
+
+/* F of F(x) for a builtin in a forward world (xf, chain ...F): the same
+ * builtin with one more F, applied before the world's own last one;
+ * self lifted into the inner forward world (lift: F_of_F), its
+ * tangent still the outer one's. */
+bool ad_builtin_F_of_F(MistVM *vm, Value xf, bool (*lift)(MistVM *, Value, Value *), Value *out) {
+  Shaped *s = AS_BUILTIN(xf)->data;
+  size_t n = strlen(s->chain);
+  if (n + 1 > MAX_CHAIN) return lang_raise(vm, "TypeError", "cannot differentiate %s() %d times", s->b->name, MAX_CHAIN + 1);
+  char chain[MAX_CHAIN + 2];
+  snprintf(chain, sizeof chain, "%sF", s->chain);
+  Value self = s->self;
+  if (s->bound && !lift(vm, self, &self)) return false;
+  *out = shaped_value(s->b, s->bound, self, s->tself, chain);
   return true;
 }
 

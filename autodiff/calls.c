@@ -342,6 +342,7 @@ static const struct {
   {"_F_call_method", frule_call_method},
   {"_F_getattr", frule_getattr},
   {"_F_J", ad_F_J_rule},
+  {"_F_F", ad_F_F_rule},
   {"_F_bp_call", ad_F_bp_call_rule},
   {"_F_bp_call_j", ad_F_bp_call_j_rule},
 };
@@ -363,6 +364,7 @@ Value ad_f_call_rule(MistVM *vm, int prim) {
   return rule_named(vm, prim == IR_P_CALL_KW       ? "_F_call_kw"
                         : prim == IR_P_CALL_METHOD ? "_F_call_method"
                         : prim == IR_P_J           ? "_F_J"
+                        : prim == IR_P_F           ? "_F_F"
                         : prim == IR_P_BP_CALL     ? "_F_bp_call"
                         : prim == IR_P_BP_CALL_J   ? "_F_bp_call_j"
                                                    : "_F_getattr");

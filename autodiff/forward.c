@@ -92,6 +92,13 @@ static IrGraph *fgraph(Fw *w, IrGraph *h) {
 
 static Value rule_for(Fw *w, const char *name) { return ad_module_global(w->rules, "F_", name); }
 
+/* The rule a call is made with: F_name, or its float fast path in C
+ * (tangents.c) for the hottest */
+static Value rule_called(Fw *w, const char *name) {
+  Value fast = ad_fast_F_rule(w->vm, name);
+  return fast.tag != V_UNBOUND ? fast : rule_for(w, name);
+}
+
 /* The value of input x in the transform of graph g (emitting into g). */
 static IrNode *val(Fw *w, IrNode *x, IrGraph *g) {
   if (x->kind == IR_CONST) {
@@ -255,6 +262,11 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_SENS_LIKE, sp, 2, a[0], tangent(w, in[2])));
       return;
+    case IR_P_F:
+      /* forward over forward (jvp of a function that calls jvp): the
+       * F-world value of F(f) is F of F(f), built when it runs (ad_F_F_rule) */
+      pair(w, g, y, ir_const(w->u, ad_f_call_rule(w->vm, IR_P_F), sp), 2, (IrNode *[]){a[0], tangent(w, in[1])});
+      return;
     case IR_P_J:
     case IR_P_JMASK:
       /* forward over reverse (jvp of grad): the F-world value of J(f) is
@@ -337,7 +349,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
         set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
         return;
       }
-      Value rule = (ir_prims[p].flags & P_DIFF) ? rule_for(w, ir_prims[p].name) : v_unbound();
+      Value rule = (ir_prims[p].flags & P_DIFF) ? rule_called(w, ir_prims[p].name) : v_unbound();
       if (rule.tag == V_UNBOUND) {
         if (ir_prims[p].flags & P_DIFF) {
           w->failed = true;
@@ -358,7 +370,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     }
   }
   IrNode *callee = in[0];
-  const char *twin = callee->kind == IR_CONST ? ad_mist_twin(callee->value) : NULL;
+  const char *twin = callee->kind == IR_CONST ? ad_mist_twin(callee->value, true) : NULL;
   if (twin) {
     /* jvp, jacobian, hessian: their Mist definitions, transformed */
     ObjModule *m = ad_stdlib_module(w->vm, "ad");
@@ -375,9 +387,24 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
     return;
   }
+  if (callee->kind == IR_CONST && ad_is_fast_F_rule(callee->value)) {
+    /* a forward rule's fast path, in a transform of a forward transform
+     * (jvp inside jvp): the transform of the Mist rule it stands for */
+    Value def = ad_fast_F_rule_source(w->vm, callee->value), fdef;
+    if (def.tag == V_UNBOUND || !ad_F_value(w->vm, def, &fdef)) {
+      w->failed = true;
+      return;
+    }
+    IrNode **ca = lang_alloc((nargs + 2) * sizeof *ca);
+    call_args(w, g, y, 1, ca + 1);
+    ca[0] = ir_const(w->u, fdef, sp);
+    IrNode *t = ir_apply(w->u, g, nargs + 2, ca, sp);
+    set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
+    return;
+  }
   if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
-    Value rule = rule_for(w, b->name);
+    Value rule = ad_is_packed(callee->value) ? rule_for(w, b->name) : rule_called(w, b->name);
     if (rule.tag != V_UNBOUND && ad_is_packed(callee->value) && nargs >= 1) {
       /* vjp(f, x1..xn): F_vjp(f, tf, (x1..xn), (tx1..txn)) */
       IrNode **xs = lang_alloc(nargs * sizeof *xs), **ts = lang_alloc(nargs * sizeof *ts);
@@ -574,6 +601,72 @@ static bool F_of_J(MistVM *vm, Value xf, Value tx, Value *vout, Value *tout) {
   }
   *vout = v_obj(ev_closure(vm, fjg, env));
   *tout = v_none();
+  return true;
+}
+
+static bool F_of_F(MistVM *vm, Value xf, Value *out);
+
+static bool F_of_F_item(MistVM *vm, Value xf, Value *out) { return F_of_F(vm, xf, out); }
+
+/* F of F(x) in a forward world: x's value there is xf, a closure of F(h)
+ * capturing, for each free variable of h, its value and its tangent in
+ * that (outer) world.  F(x) there is a closure of the inner transform,
+ * whose own tangents of what it captured are zero; its value in the
+ * outer world is a closure of F(F(h)), the outer transform outermost:
+ * called as (outer tangents, inner tangents, args...), it returns
+ * ((y, inner ty), (outer Ty, its inner tangent)).  Its environment: for
+ * each free variable of F(h) (a value v or an inner tangent t of h's),
+ * the value and the outer tangent: v's value lifted the same way, v's
+ * outer tangent from xf, and zeros for t. */
+static bool F_of_F(MistVM *vm, Value xf, Value *out) {
+  if (v_is_obj(xf, O_TUPLE) || v_is_obj(xf, O_LIST) || v_is_obj(xf, O_DICT))
+    return ad_map_functions(vm, xf, F_of_F_item, out);
+  if (ad_is_shaped_builtin(xf)) return ad_builtin_F_of_F(vm, xf, F_of_F, out);
+  if (v_is_obj(xf, O_BUILTIN)) return ad_F_value(vm, xf, out);
+  if (!v_is_obj(xf, O_FUNC)) {
+    *out = xf;
+    return true;
+  }
+  ObjFunc *ff = AS_FUNC(xf);
+  IrGraph *fg = ff->graph, *h = fg->jsource;
+  if (!h || !fg->forig) return lang_raise(vm, "TypeError", "cannot take jvp inside jvp of this function yet");
+  ir_free_vars(h);
+  ir_free_vars(fg);
+  /* h's captured values and their outer tangents, from the closure */
+  Value *hv = lang_alloc((2 * h->nfv + 1) * sizeof *hv);
+  for (int i = 0; i < 2 * h->nfv; i++) hv[i] = v_none();
+  for (int k = 0; k < fg->nfv && k < ff->nenv; k++)
+    for (int i = 0; i < h->nfv; i++)
+      if (fg->forig[k] == h->fv[i]) hv[2 * i + fg->ftan[k]] = ff->env[k];
+  IrGraph *f1 = ad_forward(vm, h);
+  IrGraph *f2 = f1 ? ad_forward(vm, f1) : NULL;
+  if (!f2) return false;
+  ir_free_vars(f1);
+  ir_free_vars(f2);
+  Value *env = lang_alloc((f2->nfv ? f2->nfv : 1) * sizeof *env);
+  for (int k = 0; k < f2->nfv; k++) {
+    env[k] = v_none();
+    /* f2's free variable k: F(h)'s free variable j, or its outer tangent */
+    int i2 = ad_env_param(f2->parent, f2->fv[k]), j = i2 / 2;
+    if (i2 < 0 || j >= f1->nfv) return lang_raise(vm, "TypeError", "internal error: a free variable of F(F(%s))", h->name->data);
+    /* which is h's free variable m, or its inner tangent (zero) */
+    int i1 = ad_env_param(f1->parent, f1->fv[j]), m = i1 / 2;
+    if (i1 < 0 || m >= h->nfv) return lang_raise(vm, "TypeError", "internal error: a free variable of F(%s)", h->name->data);
+    if (i1 % 2) continue;
+    if (i2 % 2) env[k] = hv[2 * m + 1];
+    else if (!F_of_F(vm, hv[2 * m], &env[k])) return false;
+  }
+  *out = v_obj(ev_closure(vm, f2, env));
+  return true;
+}
+
+/* _F_F(xf, tx) -> (F-world value of F(x), tangent): a function's
+ * tangent travels inside it */
+bool ad_F_F_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Value v;
+  if (argc != 2) return lang_raise(vm, "TypeError", "bad _F_F");
+  if (!F_of_F(vm, argv[0], &v)) return false;
+  *out = lang_tuple_of(2, v, v_none());
   return true;
 }
 

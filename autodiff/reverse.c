@@ -463,7 +463,7 @@ static void forward(Fill *f, int i) {
   } else if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(ad, b->name);
-    const char *twin = ad_mist_twin(callee->value);
+    const char *twin = ad_mist_twin(callee->value, false);
     mapped_args(f, y, 1, args);
     if (twin) {
       /* jvp, jacobian, hessian: their Mist definitions (stdlib/ad.ms),
