@@ -34,13 +34,13 @@
 #include <check.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mist.h"
 
+#include "adgen.h"   /* adgen_printf */
 #include "capture.h"
 
 static MistVM *vm;
@@ -67,16 +67,6 @@ static const char *run(const char *src) { return run_in("", src); }
 static long env_long(const char *name, long dflt) {
   const char *s = getenv(name);
   return s && *s ? strtol(s, NULL, 10) : dflt;
-}
-
-static void bprintf(Buf *b, const char *fmt, ...) {
-  char tmp[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  ck_assert_int_lt(n, (int)sizeof tmp);
-  buf_add(b, tmp, (size_t)n);
 }
 
 typedef struct Rng {
@@ -155,7 +145,7 @@ static int64_t pymod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
 
 static void mprint(const MVal *v, Buf *b) {
   switch (v->kind) {
-  case M_INT: bprintf(b, "%" PRId64, v->i); break;
+  case M_INT: adgen_printf(b, "%" PRId64, v->i); break;
   case M_LIST:
     buf_add(b, "[", 1);
     for (int k = 0; k < v->n; k++) {
@@ -166,7 +156,7 @@ static void mprint(const MVal *v, Buf *b) {
     break;
   case M_DICT:
     buf_add(b, "{", 1);
-    for (int k = 0; k < v->n; k++) bprintf(b, "%s'%c': %" PRId64, k ? ", " : "", 'a' + v->keys[k], v->vals[k]);
+    for (int k = 0; k < v->n; k++) adgen_printf(b, "%s'%c': %" PRId64, k ? ", " : "", 'a' + v->keys[k], v->vals[k]);
     buf_add(b, "}", 1);
     break;
   case M_TENSOR: ck_abort_msg("tensors are printed through their sum and elements"); break;
@@ -179,7 +169,7 @@ static double msum(const MVal *t) {
   return s;
 }
 
-static void pfloat(Buf *b, double x) { bprintf(b, "%.1f", x); }   /* integers in floats, as Python prints them */
+static void pfloat(Buf *b, double x) { adgen_printf(b, "%.1f", x); }   /* integers in floats, as Python prints them */
 
 /* ---- programs: statements over named variables ---- */
 
@@ -286,12 +276,12 @@ static void indent(Buf *b, int depth) {
 static void write_print(Buf *b, int x, int depth, const char *fkind) {
   indent(b, depth);
   const char *nm = NAMES[x];
-  if (x == V_T0 || x == V_T1) bprintf(b, "print(%s.sum().item(), %s[7].item(), %s[-1].item())\n", nm, nm, nm);
-  else if (x == V_V) bprintf(b, "print(v.tolist())\n");
-  else if (x == V_P) bprintf(b, "print(p[0], p[1], p[2].sum().item())\n");
-  else if (x == V_F && strcmp(fkind, "tensor") == 0) bprintf(b, "print(f().sum().item())\n");
-  else if (x == V_F) bprintf(b, "print(f())\n");
-  else bprintf(b, "print(%s)\n", nm);
+  if (x == V_T0 || x == V_T1) adgen_printf(b, "print(%s.sum().item(), %s[7].item(), %s[-1].item())\n", nm, nm, nm);
+  else if (x == V_V) adgen_printf(b, "print(v.tolist())\n");
+  else if (x == V_P) adgen_printf(b, "print(p[0], p[1], p[2].sum().item())\n");
+  else if (x == V_F && strcmp(fkind, "tensor") == 0) adgen_printf(b, "print(f().sum().item())\n");
+  else if (x == V_F) adgen_printf(b, "print(f())\n");
+  else adgen_printf(b, "print(%s)\n", nm);
 }
 
 /* The closure f's kind decides how it prints; the generator knows it
@@ -303,37 +293,37 @@ static void write_stmt(const Stmt *s, Buf *b, int depth) {
   const char *x = NAMES[s->x], *y = NAMES[s->y], *z = NAMES[s->z];
   if (s->kind != S_LOOP && s->kind != S_PRINT) indent(b, depth);
   switch (s->kind) {
-  case S_ALIAS: bprintf(b, "%s = %s\n", x, y); break;
-  case S_LSET: bprintf(b, "%s[%" PRId64 " %% len(%s)] = %" PRId64 "\n", x, s->i, x, s->c); break;
-  case S_LGROW: bprintf(b, "%s = %s + [%" PRId64 ", %" PRId64 "]\n", x, x, s->c, s->c2); break;
-  case S_LAUG: bprintf(b, "%s += [%" PRId64 "]\n", x, s->c); break;
-  case S_LSETF: bprintf(b, "%s = setl(%s, %" PRId64 ", %" PRId64 ")\n", x, y, s->i, s->c); break;
-  case S_LKEEP: bprintf(b, "%s = keepl(%s, %" PRId64 ", %" PRId64 ")\n", x, y, s->i, s->c); break;
-  case S_LLOOP: bprintf(b, "%s = loopset(%s, %" PRId64 ", %" PRId64 ")\n", x, y, s->i, s->c); break;
+  case S_ALIAS: adgen_printf(b, "%s = %s\n", x, y); break;
+  case S_LSET: adgen_printf(b, "%s[%" PRId64 " %% len(%s)] = %" PRId64 "\n", x, s->i, x, s->c); break;
+  case S_LGROW: adgen_printf(b, "%s = %s + [%" PRId64 ", %" PRId64 "]\n", x, x, s->c, s->c2); break;
+  case S_LAUG: adgen_printf(b, "%s += [%" PRId64 "]\n", x, s->c); break;
+  case S_LSETF: adgen_printf(b, "%s = setl(%s, %" PRId64 ", %" PRId64 ")\n", x, y, s->i, s->c); break;
+  case S_LKEEP: adgen_printf(b, "%s = keepl(%s, %" PRId64 ", %" PRId64 ")\n", x, y, s->i, s->c); break;
+  case S_LLOOP: adgen_printf(b, "%s = loopset(%s, %" PRId64 ", %" PRId64 ")\n", x, y, s->i, s->c); break;
   case S_LFOR:
-    bprintf(b, "for e in %s[0:3]:\n", x);
+    adgen_printf(b, "for e in %s[0:3]:\n", x);
     indent(b, depth + 1);
-    bprintf(b, "%s = %s + [e]\n", y, y);
+    adgen_printf(b, "%s = %s + [e]\n", y, y);
     break;
-  case S_NMAKE: bprintf(b, "n = [%s, %s]\n", x, y); break;
-  case S_NSET: bprintf(b, "n[%" PRId64 "][%" PRId64 " %% len(n[%" PRId64 "])] = %" PRId64 "\n", s->i, s->j, s->i, s->c); break;
-  case S_NGET: bprintf(b, "%s = n[%" PRId64 "]\n", x, s->i); break;
-  case S_DSET: bprintf(b, "%s['%c'] = %" PRId64 "\n", x, (char)('a' + s->i), s->c); break;
-  case S_DSETF: bprintf(b, "%s = setd(%s, '%c', %" PRId64 ")\n", x, y, (char)('a' + s->i), s->c); break;
-  case S_TSET: bprintf(b, "%s[%" PRId64 "] = %" PRId64 ".0\n", x, s->i, s->c); break;
-  case S_TSLICE: bprintf(b, "%s[%d:%d] = %" PRId64 ".0\n", x, s->a, s->b, s->c); break;
-  case S_TSETF: bprintf(b, "%s = sett(%s, %" PRId64 ", %" PRId64 ".0)\n", x, y, s->i, s->c); break;
-  case S_VIEW: bprintf(b, "v = %s[%d:%d]\n", x, s->a, s->a + 5); break;
-  case S_TFROMV: bprintf(b, "%s[%d:%d] = v\n", x, s->a, s->a + 5); break;
-  case S_CLOSE: bprintf(b, "f = lambda: %s\n", x); break;
-  case S_TUPLE: bprintf(b, "p = (%s, %s, %s)\n", x, y, z); break;
+  case S_NMAKE: adgen_printf(b, "n = [%s, %s]\n", x, y); break;
+  case S_NSET: adgen_printf(b, "n[%" PRId64 "][%" PRId64 " %% len(n[%" PRId64 "])] = %" PRId64 "\n", s->i, s->j, s->i, s->c); break;
+  case S_NGET: adgen_printf(b, "%s = n[%" PRId64 "]\n", x, s->i); break;
+  case S_DSET: adgen_printf(b, "%s['%c'] = %" PRId64 "\n", x, (char)('a' + s->i), s->c); break;
+  case S_DSETF: adgen_printf(b, "%s = setd(%s, '%c', %" PRId64 ")\n", x, y, (char)('a' + s->i), s->c); break;
+  case S_TSET: adgen_printf(b, "%s[%" PRId64 "] = %" PRId64 ".0\n", x, s->i, s->c); break;
+  case S_TSLICE: adgen_printf(b, "%s[%d:%d] = %" PRId64 ".0\n", x, s->a, s->b, s->c); break;
+  case S_TSETF: adgen_printf(b, "%s = sett(%s, %" PRId64 ", %" PRId64 ".0)\n", x, y, s->i, s->c); break;
+  case S_VIEW: adgen_printf(b, "v = %s[%d:%d]\n", x, s->a, s->a + 5); break;
+  case S_TFROMV: adgen_printf(b, "%s[%d:%d] = v\n", x, s->a, s->a + 5); break;
+  case S_CLOSE: adgen_printf(b, "f = lambda: %s\n", x); break;
+  case S_TUPLE: adgen_printf(b, "p = (%s, %s, %s)\n", x, y, z); break;
   case S_PRINT:
     if (s->x == V_F) {
       indent(b, depth);
-      bprintf(b, "if type(f()) == 'tensor':\n");
+      adgen_printf(b, "if type(f()) == 'tensor':\n");
       write_print(b, V_F, depth + 1, "tensor");
       indent(b, depth);
-      bprintf(b, "else:\n");
+      adgen_printf(b, "else:\n");
       write_print(b, V_F, depth + 1, "");
     } else {
       write_print(b, s->x, depth, "");
@@ -341,7 +331,7 @@ static void write_stmt(const Stmt *s, Buf *b, int depth) {
     break;
   case S_LOOP:
     indent(b, depth);
-    bprintf(b, "for r in range(%" PRId64 "):\n", s->i);
+    adgen_printf(b, "for r in range(%" PRId64 "):\n", s->i);
     for (int k = 0; k < s->nbody; k++) write_stmt(&s->body[k], b, depth + 1);
     break;
   default: break;
@@ -551,13 +541,13 @@ static void program(uint64_t seed, Buf *prog, Buf *want) {
   for (int k = 0; k < n; k++) gen_stmt(&r, &ss[k], 0);
   buf_clear(prog);
   buf_clear(want);
-  bprintf(prog, "def main():\n%s", INIT);
+  adgen_printf(prog, "def main():\n%s", INIT);
   for (int k = 0; k < n; k++) write_stmt(&ss[k], prog, 0);
   for (int x = 0; x < NVARS; x++) {
     Stmt p = {.kind = S_PRINT, .x = x};
     write_stmt(&p, prog, 0);
   }
-  bprintf(prog, "main()\n");
+  adgen_printf(prog, "main()\n");
   Env e;
   init_env(&e);
   for (int k = 0; k < n; k++) exec_stmt(&e, &ss[k], want);
@@ -642,7 +632,7 @@ static const char *GRAD_CHECK =
 static void grad_program(uint64_t seed, Buf *b) {
   Rng r = {seed};
   buf_clear(b);
-  bprintf(b, "def f(x):\n"
+  adgen_printf(b, "def f(x):\n"
              "    a = [x, 1.0, x * 0.5]\n"
              "    b = [0.5, x]\n"
              "    t = arange(600, dtype='f64') * 0.0 + 1.0\n"
@@ -654,25 +644,25 @@ static void grad_program(uint64_t seed, Buf *b) {
   for (int k = 0; k < n; k++) {
     bool loop = rnd(&r, 4) == 0;
     const char *in = loop ? "        " : "    ";
-    if (loop) bprintf(b, "    for i in range(%d):\n", rnd_in(&r, 1, 3));
+    if (loop) adgen_printf(b, "    for i in range(%d):\n", rnd_in(&r, 1, 3));
     int m = loop ? rnd_in(&r, 1, 3) : 1;
     for (int q = 0; q < m; q++) {
       const char *l = rnd(&r, 2) ? "a" : "b", *o = rnd(&r, 2) ? "a" : "b";
       int i = rnd_in(&r, -2, 1), j = rnd_in(&r, -2, 1), ti = rnd(&r, 600), tj = rnd(&r, 600), ta = rnd(&r, 590);
       switch (tensors ? rnd(&r, 9) : list_cases[rnd(&r, 5)]) {
-      case 0: bprintf(b, "%s%s[%d] = %s[%d] * x * 0.5 + 0.25\n", in, l, i, o, j); break;
-      case 1: bprintf(b, "%s%s = %s\n", in, l, o); break;
-      case 2: bprintf(b, "%skept = kept + [%s]\n", in, l); break;
-      case 3: bprintf(b, "%s%s = %s[0:2] + [%s[%d] * x]\n", in, l, l, o, j); break;
-      case 4: bprintf(b, "%st[%d] = t[%d] * x + %s[%d]\n", in, ti, tj, l, i); break;
-      case 5: bprintf(b, "%st[%d:%d] = t[%d:%d] * x * 0.5\n", in, ta, ta + 10, tj < 590 ? tj : 0, (tj < 590 ? tj : 0) + 10); break;
-      case 6: bprintf(b, "%sacc += t.sum().item() * 0.001 + %s[%d]\n", in, l, i); break;
-      case 7: bprintf(b, "%sold = t\n%st[%d] = x * x\n%sacc += old[%d].item()\n", in, in, ti, in, ti); break;
-      default: bprintf(b, "%s%s[%d] = x\n", in, l, i); break;
+      case 0: adgen_printf(b, "%s%s[%d] = %s[%d] * x * 0.5 + 0.25\n", in, l, i, o, j); break;
+      case 1: adgen_printf(b, "%s%s = %s\n", in, l, o); break;
+      case 2: adgen_printf(b, "%skept = kept + [%s]\n", in, l); break;
+      case 3: adgen_printf(b, "%s%s = %s[0:2] + [%s[%d] * x]\n", in, l, l, o, j); break;
+      case 4: adgen_printf(b, "%st[%d] = t[%d] * x + %s[%d]\n", in, ti, tj, l, i); break;
+      case 5: adgen_printf(b, "%st[%d:%d] = t[%d:%d] * x * 0.5\n", in, ta, ta + 10, tj < 590 ? tj : 0, (tj < 590 ? tj : 0) + 10); break;
+      case 6: adgen_printf(b, "%sacc += t.sum().item() * 0.001 + %s[%d]\n", in, l, i); break;
+      case 7: adgen_printf(b, "%sold = t\n%st[%d] = x * x\n%sacc += old[%d].item()\n", in, in, ti, in, ti); break;
+      default: adgen_printf(b, "%s%s[%d] = x\n", in, l, i); break;
       }
     }
   }
-  bprintf(b, "    for k in kept:\n"
+  adgen_printf(b, "    for k in kept:\n"
              "        acc += sum(k)\n"
              "    return acc + sum(a) + sum(b) + t.sum().item() * 0.01\n");
 }

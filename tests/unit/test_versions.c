@@ -628,33 +628,30 @@ START_TEST(t_threads_read_old_versions) {
 }
 END_TEST
 
-Suite *versions_suite(void) {
-  Suite *s = suite_create("versions");
-  TCase *tc = tcase_create("lists");
+/* A test case of the suite, each test with a fresh VM. */
+static TCase *test_case(Suite *s, const char *name) {
+  TCase *tc = tcase_create(name);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  return tc;
+}
+
+Suite *versions_suite(void) {
+  Suite *s = suite_create("versions");
+  TCase *tc = test_case(s, "lists");
   tcase_add_loop_test(tc, t_list_random, 0, 4);
   tcase_add_test(tc, t_list_chain_bound);
   tcase_add_test(tc, t_list_append_amortised);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("dicts");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 120);
+  tc = test_case(s, "dicts");
   tcase_add_loop_test(tc, t_dict_random, 0, 4);
   tcase_add_test(tc, t_dict_errors);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("tensors");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 120);
+  tc = test_case(s, "tensors");
   tcase_add_loop_test(tc, t_tensor_random, 0, 4);
   tcase_add_test(tc, t_tensor_in_place);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("threads");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 120);
+  tc = test_case(s, "threads");
   tcase_add_test(tc, t_no_update_in_place_beside_threads);
   tcase_add_test(tc, t_threads_read_old_versions);
-  suite_add_tcase(s, tc);
   return s;
 }
 
