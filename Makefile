@@ -9,15 +9,16 @@ FUZZ_SECONDS ?= 300
 
 # Packages the build and the tests need (python3: benchmark baseline, and
 # the check that checkpoints read back with Python's standard library;
-# python3-numpy: tests that compare Mist's output with NumPy's;
-# libjansson-dev: safetensors headers; librsvg2-bin: rsvg-convert renders
-# plot's SVG in a test; dataset-fashion-mnist: the flagship's data).
+# python3-numpy: tests that compare Mist's output with NumPy's, and the
+# baseline of the tensor update benchmark; libjansson-dev: safetensors
+# headers; librsvg2-bin: rsvg-convert renders plot's SVG in a test;
+# dataset-fashion-mnist: the flagship's data).
 DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
         zlib1g-dev libffi-dev clang tmux python3 python3-numpy libopenblas-dev \
         libjansson-dev librsvg2-bin dataset-fashion-mnist
 FUZZ_DEPS := clang libclang-rt-14-dev
 
-.PHONY: all build run test test-asan bench bench-grad bench-fashion-mnist fuzz fuzz-readers deps fuzz-deps clean
+.PHONY: all build run test test-asan bench bench-update bench-grad bench-fashion-mnist fuzz fuzz-readers deps fuzz-deps clean
 
 all: build
 
@@ -74,7 +75,11 @@ test-asan: deps
 	$(SAN_ENV) ctest --test-dir build-asan --output-on-failure -j$(JOBS)
 
 bench: build
-	bash bench/run.sh; s=$$?; bash bench/grad_run.sh || s=1; exit $$s
+	bash bench/run.sh; s=$$?; bash bench/update_run.sh || s=1; bash bench/grad_run.sh || s=1; exit $$s
+
+# Updates of lists, dicts and tensors against CPython and NumPy (bench/update/).
+bench-update: build
+	bash bench/update_run.sh
 
 # The cost of a gradient relative to its function (bench/grad/), beside
 # PyTorch's when python3-torch is installed (optional, not in DEPS).

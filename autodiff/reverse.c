@@ -585,16 +585,18 @@ static void backward_inline(Fill *f, IrNode *y, IrNode *d) {
   case IR_P_GETITEM:
     contribute(f, in[1], prim_in(ad, b, IR_P_SENS_AT, sp, 3, bfwd(f, in[1]), bfwd(f, in[2]), d));
     break;
-  case IR_P_SETITEM:
-    contribute(f, in[1], prim_in(ad, b, IR_P_SENS_WITHOUT, sp, 2, d, bfwd(f, in[2])));
-  {
+  case IR_P_SETITEM: {
     /* v may have been broadcast into place (x[i] = 0.5 on a row): its
-     * sensitivity is summed back to its own shape */
+     * sensitivity is summed back to its own shape.  It reads d before
+     * x's sensitivity is made from d: that update writes in place
+     * (lang/value.c, "Versions"), and reading d after it would copy d
+     * back, at every turn of a loop. */
     IrNode *dv = prim_in(ad, b, IR_P_SENS_ITEM, sp, 2, d, bfwd(f, in[2]));
     Value to = v_none();
     lang_dict_get(ad->vm->builtins, lang_str("_sens_to"), &to);
     if (v_is_obj(to, O_BUILTIN)) dv = call_in(ad, b, kconst(ad, to), 2, (IrNode *[]){dv, bfwd(f, in[3])}, sp);
     contribute(f, in[3], dv);
+    contribute(f, in[1], prim_in(ad, b, IR_P_SENS_WITHOUT, sp, 2, d, bfwd(f, in[2])));
     break;
   }
   case IR_P_UNPACK:

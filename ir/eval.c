@@ -51,6 +51,7 @@ typedef enum {
   /* primitives that reverse mode emits everywhere, done here for the
    * common cases (floats, None) and by fn(args) like I_PRIM otherwise */
   I_TUPLE,      /* make_tuple(args) */
+  I_SETITEM,    /* setitem(x, i, v): a list and an int index here, the rest through the primitive */
   I_SELECT,     /* switch(c, a, b) as a value */
   I_GADD,       /* gadd(a, b) */
   I_ENV_GET,    /* env_get(e, key) */
@@ -411,7 +412,7 @@ static const Op fast_ops[IR_NPRIMS] = {
  * is mostly these: through I_PRIM, copying the arguments and calling
  * cost more than the arithmetic. */
 static const Op prim_ops[IR_NPRIMS] = {
-  [IR_P_MAKE_TUPLE] = I_TUPLE, [IR_P_SWITCH] = I_SELECT, [IR_P_GADD] = I_GADD,
+  [IR_P_MAKE_TUPLE] = I_TUPLE, [IR_P_SETITEM] = I_SETITEM, [IR_P_SWITCH] = I_SELECT, [IR_P_GADD] = I_GADD,
   [IR_P_ENV_GET] = I_ENV_GET, [IR_P_ADD_SENS] = I_SENS_ADD, [IR_P_SUB_SENS] = I_SENS_SUB,
   [IR_P_MUL_SENS] = I_SENS_MUL, [IR_P_TRUEDIV_SENS] = I_SENS_DIV,
   [IR_P_CHECK_DIFF] = I_AD_FLOAT, [IR_P_FLOAT_ARG] = I_AD_FLOAT, [IR_P_J] = I_AD_FLOAT,
@@ -483,7 +484,7 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
       /* on a float: 0 the float itself, 1 one, 2 zero */
       in->a = args[0];
       in->imm = p == IR_P_SEED ? 1 : p == IR_P_ZEROS_LIKE ? 2 : 0;
-    } else if (own && (in->op == I_GADD || in->op == I_ENV_GET || in->op == I_SELECT)) {
+    } else if (own && (in->op == I_GADD || in->op == I_ENV_GET || in->op == I_SELECT || in->op == I_SETITEM)) {
       in->a = args[0];
       in->b = args[1];
       in->c = in->nargs > 2 ? args[2] : -1;
@@ -659,7 +660,7 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
 }
 
 static const char *op_names[] = {
-  "move", "add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "prim", "tuple", "select",
+  "move", "add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "prim", "tuple", "setitem", "select",
   "gadd", "env_get", "add_sens", "sub_sens", "mul_sens", "truediv_sens", "mul_sens2", "ad_float", "call",
   "tailcall", "callg", "closure", "jump", "jumpifnot", "pmove", "moves", "return", "global", "setglobal",
   "import", "interrupt",
@@ -995,6 +996,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     [I_GETITEM] = &&L_I_GETITEM,
     [I_PRIM] = &&L_I_PRIM,
     [I_TUPLE] = &&L_I_TUPLE,
+    [I_SETITEM] = &&L_I_SETITEM,
     [I_SELECT] = &&L_I_SELECT,
     [I_GADD] = &&L_I_GADD,
     [I_ENV_GET] = &&L_I_ENV_GET,
@@ -1090,6 +1092,16 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       ObjSeq *t = lang_tuple_new(in->nargs);
       for (int k = 0; k < in->nargs; k++) copy_value(&t->items[k], &F[in->args[k]]);
       F[in->dst] = v_obj(t);
+      NEXT;
+    }
+    L_I_SETITEM: {
+      /* xs[i] = v on a list: O(1), lang_list_set (lang/value.c) */
+      Value x = F[in->a], i = F[in->b];
+      if (x.tag != V_OBJ || x.o->kind != O_LIST || i.tag != V_INT) goto L_I_PRIM;
+      ObjSeq *s = AS_SEQ(x);
+      int64_t k = i.i < 0 ? i.i + (int64_t)s->len : i.i;
+      if (k < 0 || k >= (int64_t)s->len) goto L_I_PRIM;
+      F[in->dst] = v_obj(lang_list_set(s, (size_t)k, F[in->c], lang_updates_in_place(vm)));
       NEXT;
     }
     L_I_SELECT: {

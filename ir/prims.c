@@ -909,6 +909,12 @@ PRIM_FN(p_sens_without) {
   }
   if (d.tag == V_OBJ && (d.o->kind == O_TUPLE || d.o->kind == O_LIST)) {
     ObjSeq *xs = AS_SEQ(d);
+    if (d.o->kind == O_LIST && i.tag == V_INT) {
+      /* O(1), as the update itself (lang/value.c, "Versions") */
+      int64_t k = i.i < 0 ? i.i + (int64_t)xs->len : i.i;
+      *out = k >= 0 && k < (int64_t)xs->len ? v_obj(lang_list_set(xs, (size_t)k, v_none(), lang_updates_in_place(vm))) : d;
+      return true;
+    }
     ObjSeq *r = d.o->kind == O_TUPLE ? lang_tuple_new(xs->len) : lang_list_new(xs->len);
     memcpy(r->items, xs->items, xs->len * sizeof(Value));
     if (i.tag == V_INT) {

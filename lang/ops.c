@@ -4,7 +4,8 @@
  * own algorithms for //, % and **), concatenation and repetition of
  * str, tuple and list, comparisons (exact between int and float,
  * lexicographic on sequences), equality, truthiness, indexing, slicing
- * and functional item assignment, membership, len, and int()/float().
+ * and functional item assignment (O(1) on lists and dicts through their
+ * versions, value.c), membership, len, and int()/float().
  * When an operand is a tensor, each operation hands over to
  * lang/tensor_ops.c (elementwise, with NumPy's broadcasting).
  *
@@ -245,8 +246,11 @@ static bool concat(MistVM *vm, Value a, Value b, Value *out) {
   }
   ObjSeq *x = AS_SEQ(a), *y = AS_SEQ(b);
   if ((x->len + y->len) > MAX_BUILD_BYTES / sizeof(Value)) return too_big(vm);
-  ObjSeq *r = a.o->kind == O_TUPLE ? lang_tuple_new(x->len + y->len)
-                                   : lang_list_new(x->len + y->len);
+  if (a.o->kind == O_LIST) {
+    *out = v_obj(lang_list_concat(x, y, lang_updates_in_place(vm)));
+    return true;
+  }
+  ObjSeq *r = lang_tuple_new(x->len + y->len);
   memcpy(r->items, x->items, x->len * sizeof(Value));
   memcpy(r->items + x->len, y->items, y->len * sizeof(Value));
   *out = v_obj(r);
@@ -823,16 +827,13 @@ bool lang_setitem(MistVM *vm, Value x, Value index, Value v, Value *out) {
                         lang_type_name(index));
     size_t i = 0;
     if (!index_of(vm, index, s->len, "list assignment index out of range", &i)) return false;
-    ObjSeq *r = lang_list_new(s->len);
-    memcpy(r->items, s->items, s->len * sizeof(Value));
-    r->items[i] = v;
-    *out = v_obj(r);
+    *out = v_obj(lang_list_set(s, i, v, lang_updates_in_place(vm)));
     return true;
   }
   if (v_is_obj(x, O_DICT)) {
     if (!v_is_obj(index, O_STR))
       return lang_raise(vm, "TypeError", "dict keys must be str, not '%s'", lang_type_name(index));
-    *out = v_obj(lang_dict_set(AS_DICT(x), AS_STR(index), v));
+    *out = v_obj(lang_dict_set(AS_DICT(x), AS_STR(index), v, lang_updates_in_place(vm)));
     return true;
   }
   if (v_is_tensor(x)) return lang_tensor_setitem(vm, AS_TENSOR(x), index, v, out);

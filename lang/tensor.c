@@ -7,8 +7,8 @@
  *
  * Memory.  A buffer under LANG_TENSOR_INLINE_MAX bytes is allocated
  * inside its TensorBuf, in GC memory that is not scanned.  A bigger one
- * comes from the VM's caching allocator (devices/alloc.h) and a
- * finaliser on the TensorBuf gives it back; its bytes are counted by
+ * comes from the VM's caching allocator (devices/alloc.h), owned by a
+ * TensorStore whose finaliser gives it back; its bytes are counted by
  * lang_gc_external_alloc, which collects when they have grown by 64 MiB
  * or when LANG_GC_MIN_STEP bytes of them have been allocated since the
  * last collection (lang/gc.h), so a loop making big temporaries stays
@@ -18,8 +18,9 @@
  * to a live allocator.
  *
  * Values are immutable, so a tensor's buffer is written only while the
- * tensor is being made, before any program sees it.  t[i] = v copies
- * the whole buffer (the GC cannot tell whether another view shares it).
+ * tensor is being made, before any program sees it, except by t[i] = v,
+ * which writes in place and keeps the old contents as an old version of
+ * the buffer (the section "Versions" below).
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -85,32 +86,49 @@ void lang_tensor_vm_free(MistVM *vm) {
 
 /* ---- buffers ---- */
 
-static void buf_finalize(void *obj, void *data) {
+/* The owner of a big buffer's bytes: a GC object that is not scanned,
+ * whose finaliser gives the bytes back to the allocator. */
+typedef struct TensorStore {
+  void *data;
+  size_t bytes;
+  TensorHeap *heap;
+} TensorStore;
+
+/* A big buffer, as a version of its bytes (the section "Versions"). */
+typedef struct TensorVersion {
+  TensorBuf buf;
+  size_t history;                /* current version: bytes its old versions take (the budget) */
+  /* an old version: newer's bytes, except the element at byte `at`,
+   * which was `old`, or (at < 0) the elements of region (a view's
+   * geometry only), which were `saved` (contiguous) */
+  struct TensorVersion *newer;
+  int64_t at;
+  uint64_t old;
+  ObjTensor *region, *saved;
+} TensorVersion;
+
+static void store_finalize(void *obj, void *data) {
   (void)data;
-  TensorBuf *b = obj;
-  dev_buf_free(b->heap->alloc, b->data, b->bytes);
-  lang_gc_external_free(b->bytes);
-  heap_release(b->heap);
+  TensorStore *s = obj;
+  dev_buf_free(s->heap->alloc, s->data, s->bytes);
+  lang_gc_external_free(s->bytes);
+  heap_release(s->heap);
 }
 
 static bool out_of_memory(MistVM *vm, size_t bytes) {
   return lang_raise(vm, "MemoryError", "cannot allocate a tensor buffer of %zu bytes", bytes);
 }
 
-static TensorBuf *buf_new(MistVM *vm, size_t bytes, bool zero) {
-  if (bytes < LANG_TENSOR_INLINE_MAX) {
-    TensorBuf *b = lang_alloc_atomic(sizeof(TensorBuf) + bytes + 64);
-    uintptr_t p = ((uintptr_t)(b + 1) + 63) & ~(uintptr_t)63;
-    b->data = (void *)p;
-    b->bytes = bytes;
-    b->heap = NULL;
-    if (zero) memset(b->data, 0, bytes);
-    return b;
-  }
-  TensorHeap *h = heap_of(vm);
+/* Bytes from heap h, owned by a new store; NULL when there are none.
+ * With h NULL, the bytes are GC memory inside the store. */
+static TensorStore *store_new(TensorHeap *h, size_t bytes, bool zero) {
   if (!h) {
-    out_of_memory(vm, bytes);
-    return NULL;
+    TensorStore *s = lang_alloc_atomic(sizeof *s + bytes + 64);
+    s->data = (void *)(((uintptr_t)(s + 1) + 63) & ~(uintptr_t)63);
+    s->bytes = bytes;
+    s->heap = NULL;
+    if (zero) memset(s->data, 0, bytes);
+    return s;
   }
   lang_gc_external_alloc(bytes);
   void *data = zero ? dev_buf_calloc(h->alloc, bytes) : dev_buf_alloc(h->alloc, bytes);
@@ -120,15 +138,37 @@ static TensorBuf *buf_new(MistVM *vm, size_t bytes, bool zero) {
   }
   if (!data) {
     lang_gc_external_free(bytes);
+    return NULL;
+  }
+  TensorStore *s = lang_alloc_atomic(sizeof *s);
+  s->data = data;
+  s->bytes = bytes;
+  s->heap = h;
+  atomic_fetch_add(&h->refs, 1);
+  lang_gc_finalize(s, store_finalize, NULL);
+  return s;
+}
+
+static TensorBuf *buf_new(MistVM *vm, size_t bytes, bool zero) {
+  if (bytes < LANG_TENSOR_INLINE_MAX) {
+    TensorBuf *b = lang_alloc_atomic(sizeof(TensorBuf) + bytes + 64);
+    uintptr_t p = ((uintptr_t)(b + 1) + 63) & ~(uintptr_t)63;
+    b->data = (void *)p;
+    b->bytes = bytes;
+    b->store = NULL;
+    if (zero) memset(b->data, 0, bytes);
+    return b;
+  }
+  TensorHeap *h = heap_of(vm);
+  TensorStore *s = h ? store_new(h, bytes, zero) : NULL;
+  if (!s) {
     out_of_memory(vm, bytes);
     return NULL;
   }
-  TensorBuf *b = lang_alloc_atomic(sizeof *b);
-  b->data = data;
+  TensorBuf *b = lang_alloc(sizeof(TensorVersion));
+  b->data = s->data;
   b->bytes = bytes;
-  b->heap = h;
-  atomic_fetch_add(&h->refs, 1);
-  lang_gc_finalize(b, buf_finalize, NULL);
+  b->store = s;
   return b;
 }
 
@@ -1310,7 +1350,162 @@ bool lang_tensor_getitem(MistVM *vm, ObjTensor *t, Value index, Value *out) {
   return true;
 }
 
+/* ---- versions: t[index] = v in place ----
+ *
+ * As lists are (lang/value.c, "Versions"), but on a buffer, so that
+ * every view of it is covered: the update writes into the bytes, a new
+ * TensorBuf takes them over for the new tensor, and the old TensorBuf
+ * notes the element or region it had there; reading it through any view
+ * (lang_tensor_ptr) first copies the current bytes into a store of its
+ * own and undoes the differences, newest first.  Only a big buffer
+ * (one with a store) is updated in place, through a tensor whose
+ * elements lie at distinct addresses (a broadcast view's do not), by
+ * basic indexing (an advanced index may repeat a position), and not
+ * while other threads read values (lang_updates_in_place; bringing an
+ * old version back takes lang_versions_lock, as lists do).  A buffer's
+ * old versions may take about as many bytes as the buffer (history, at
+ * DIFF_BYTES an update plus the region's bytes); past that, an update
+ * copies, which bounds the work of reading an old version by O(size). */
+
+#define DIFF_BYTES 192
+
+void lang_tensor_buf_current(TensorBuf *buf) {
+  TensorVersion *v = (TensorVersion *)buf;   /* only a big buffer is ever an old version */
+  lang_versions_lock();
+  if (buf->data) {   /* another thread brought it back meanwhile */
+    lang_versions_unlock();
+    return;
+  }
+  size_t n = 1;
+  for (TensorVersion *c = v; !c->buf.data; c = c->newer) n++;
+  TensorVersion **chain = lang_alloc_atomic(n * sizeof *chain);   /* all reachable from v */
+  TensorVersion *c = v;
+  for (size_t i = 0; i < n; i++, c = c->newer) chain[i] = c;
+  TensorBuf *cur = &chain[n - 1]->buf;
+  TensorStore *s = store_new(cur->store->heap, buf->bytes, false);
+  if (!s) s = store_new(NULL, buf->bytes, false);
+  memcpy(s->data, cur->data, buf->bytes);
+  for (size_t k = n - 1; k-- > 0;) {
+    c = chain[k];
+    if (c->at >= 0) {
+      memcpy((char *)s->data + c->at, &c->old, dev_dtype_size(c->region->dtype));
+    } else {
+      TensorBuf at = {.data = s->data, .bytes = buf->bytes};
+      ObjTensor *dst = lang_tensor_view(c->region, c->region->ndim, c->region->shape,
+                                        c->region->strides, c->region->offset);
+      dst->buf = &at;
+      copy_raw(NULL, dst, c->saved);
+    }
+  }
+  v->history = 0;
+  v->newer = NULL;
+  v->region = v->saved = NULL;
+  buf->store = s;
+  __atomic_store_n(&buf->data, s->data, __ATOMIC_RELEASE);
+  lang_versions_unlock();
+}
+
+/* Do t's elements lie at distinct addresses?  Sorted by stride, each
+ * axis must step past everything the axes before it reach. */
+static bool elements_distinct(const ObjTensor *t) {
+  int64_t st[LANG_TENSOR_MAX_DIMS], sh[LANG_TENSOR_MAX_DIMS];
+  int n = 0;
+  for (int d = 0; d < t->ndim; d++) {
+    if (t->shape[d] == 0) return true;
+    if (t->shape[d] == 1) continue;
+    int64_t x = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+    int k = n++;
+    for (; k > 0 && st[k - 1] > x; k--) {
+      st[k] = st[k - 1];
+      sh[k] = sh[k - 1];
+    }
+    st[k] = x;
+    sh[k] = t->shape[d];
+  }
+  int64_t reach = 0;
+  for (int k = 0; k < n; k++) {
+    if (st[k] <= reach) return false;
+    reach += st[k] * (sh[k] - 1);
+  }
+  return true;
+}
+
+/* The bytes of b, a big buffer's current version, move to a new
+ * version, which is returned; b becomes its old version (the caller
+ * notes the difference). */
+static TensorVersion *buf_take_over(TensorVersion *b, size_t cost) {
+  TensorVersion *r = lang_alloc(sizeof *r);
+  r->buf = b->buf;
+  r->history = b->history + cost;
+  b->newer = r;
+  b->history = 0;
+  b->buf.store = NULL;
+  b->buf.data = NULL;
+  return r;
+}
+
+/* t's view of buffer r: the new tensor. */
+static ObjTensor *view_on(const ObjTensor *t, TensorBuf *r) {
+  ObjTensor *v = lang_tensor_view(t, t->ndim, t->shape, t->strides, t->offset);
+  v->buf = r;
+  return v;
+}
+
+/* t[sel] = v in place, when t's buffer allows it; *done false when it
+ * does not (nothing has changed then).  The checks that can fail come
+ * before anything is written. */
+static bool set_in_place(MistVM *vm, ObjTensor *t, const Selection *sel, Value v, Value *out,
+                         bool *done) {
+  *done = false;
+  TensorVersion *b = (TensorVersion *)t->buf;   /* big: it has a store */
+  ObjTensor *region = sel->view;
+  size_t es = dev_dtype_size(t->dtype);
+  size_t cost = DIFF_BYTES + (size_t)region->size * es;
+  if (b->history + cost > b->buf.bytes) return true;
+  if (region->size == 1 && (v.tag == V_INT || v.tag == V_FLOAT || v.tag == V_BOOL)) {
+    uint64_t bits = 0;
+    if (!lang_tensor_store(vm, t->dtype, (char *)&bits, v)) return false;
+    char *p = lang_tensor_ptr(region);
+    TensorVersion *r = buf_take_over(b, cost);
+    b->at = p - (char *)r->buf.data;
+    memcpy(&b->old, p, es);
+    b->region = region;   /* for its dtype */
+    memcpy(p, &bits, es);
+    *out = v_obj(view_on(t, &r->buf));
+    *done = true;
+    return true;
+  }
+  ObjTensor *val;
+  if (v.tag == V_INT || v.tag == V_FLOAT || v.tag == V_BOOL) {
+    if (!lang_tensor_scalar(vm, t->dtype, v, &val)) return false;
+  } else if (!lang_tensor_of_value(vm, "setitem", v, t->dtype, &val)) {
+    return false;
+  }
+  lang_tensor_ptr(val);   /* val's bytes current, so a copy if they are b's */
+  if (val->buf == &b->buf && !(val = copy_as(vm, val, val->dtype))) return false;
+  if (!broadcasts_to(val, region->ndim, region->shape))
+    return lang_raise(vm, "ValueError", "setitem: cannot broadcast shape %s to %s",
+                      shape_str(val->ndim, val->shape), shape_str(region->ndim, region->shape));
+  ObjTensor *saved = copy_as(vm, region, t->dtype);
+  if (!saved) return false;
+  TensorVersion *r = buf_take_over(b, cost);
+  b->at = -1;
+  b->region = region;
+  b->saved = saved;
+  copy_raw(region->size >= LANG_ND_PAR_MIN ? lang_tensor_pool(vm) : NULL, view_on(region, &r->buf), val);
+  *out = v_obj(view_on(t, &r->buf));
+  *done = true;
+  return true;
+}
+
 bool lang_tensor_setitem(MistVM *vm, ObjTensor *t, Value index, Value v, Value *out) {
+  lang_tensor_ptr(t);
+  if (t->buf->store && elements_distinct(t) && lang_updates_in_place(vm)) {
+    Selection sel;
+    bool done;
+    if (!select_index(vm, t, index, &sel)) return false;
+    if (sel.adv < 0 && (!set_in_place(vm, t, &sel, v, out, &done) || done)) return done;
+  }
   ObjTensor *copy = copy_as(vm, t, t->dtype);
   if (!copy) return false;
   Selection sel;

@@ -4,9 +4,13 @@
  * counted in elements) into a TensorBuf, the storage that views share.
  * Like every Mist value it is immutable: slicing, transposing and
  * reshaping contiguous data make new views of the same buffer, and
- * every operation that "changes" a tensor (t[i] = v, arithmetic) builds
- * a new buffer.  Nothing ever writes into a buffer after the tensor
- * that made it has been handed to a program.
+ * arithmetic builds a new buffer.  t[i] = v on a big buffer writes in
+ * place, versioned as lists are (lang/value.h): the new tensor gets a
+ * new TensorBuf that takes over the bytes, and the old TensorBuf, which
+ * every other view of it still holds, becomes an old version that
+ * notes the elements it had there and brings its bytes back when read
+ * (lang_tensor_ptr).  So no view ever sees an update, and a loop that
+ * sets one element at a time costs O(1) a step.
  *
  * Small buffers live inside their TensorBuf in GC memory; big ones
  * (LANG_TENSOR_INLINE_MAX bytes and more) come from the VM's caching
@@ -44,13 +48,17 @@ typedef enum { LANG_DEVICE_CPU } LangDevice;
 
 struct TensorHeap;   /* tensor.c: the allocator, shared by the VM and live buffers */
 
-/* Storage shared by views.  data is 64-byte aligned; heap is NULL when
- * the bytes live inside this object (GC memory), else the allocator
- * that the finaliser gives them back to. */
+/* Storage shared by views.  data is 64-byte aligned.  A small buffer
+ * (under LANG_TENSOR_INLINE_MAX bytes) has its bytes inside this object,
+ * in GC memory that is not scanned (store is NULL), and is never updated
+ * in place.  A big one's bytes are owned by a TensorStore (tensor.c),
+ * outside the GC heap, and this object is the first part of a
+ * TensorVersion (tensor.c, "Versions"): the current version of those
+ * bytes, or an old version, with data and store NULL. */
 typedef struct TensorBuf {
   void *data;
   size_t bytes;
-  struct TensorHeap *heap;
+  struct TensorStore *store;
 } TensorBuf;
 
 typedef struct ObjTensor {
@@ -119,9 +127,20 @@ Value lang_shape_tuple(const ObjTensor *t);
 
 /* ---- elements ---- */
 
-/* Address of element [0, 0, ...]. */
+/* Bring an old version's bytes back (a copy of the current version's,
+ * with the differences undone); b becomes a current version. */
+void lang_tensor_buf_current(TensorBuf *b);
+
+/* Address of element [0, 0, ...].  Valid until the buffer is next
+ * updated in place (lang_tensor_setitem), which may take the bytes
+ * over: C code must not keep it across a call to Mist code. */
 static inline char *lang_tensor_ptr(const ObjTensor *t) {
-  return (char *)t->buf->data + t->offset * (int64_t)dev_dtype_size(t->dtype);
+  char *data = __atomic_load_n((char **)&t->buf->data, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(data == NULL, 0)) {
+    lang_tensor_buf_current(t->buf);
+    data = t->buf->data;
+  }
+  return data + t->offset * (int64_t)dev_dtype_size(t->dtype);
 }
 bool lang_tensor_is_contiguous(const ObjTensor *t);
 /* The element at p (of dtype dt) as a Mist value: float, int or bool. */
@@ -166,7 +185,9 @@ bool lang_tensor_axis(MistVM *vm, int64_t axis, int ndim, int *out);
  * tensor or list (at most one such), or a tuple of them. */
 bool lang_tensor_getitem(MistVM *vm, ObjTensor *t, Value index, Value *out);
 /* A new tensor equal to t with t[index] = v (v broadcast and cast to
- * t's dtype).  The whole buffer is copied: see docs/tensors.md. */
+ * t's dtype).  With basic indexing into a big buffer it writes in place
+ * and t's buffer becomes an old version (see above): O(size of the
+ * region) amortised; otherwise the whole buffer is copied. */
 bool lang_tensor_setitem(MistVM *vm, ObjTensor *t, Value index, Value v, Value *out);
 
 /* A new tensor equal to t with v added at t[index]: positions that an

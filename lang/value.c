@@ -7,9 +7,10 @@
  * (linear probing over entry numbers), small ones are searched
  * linearly, which is faster than hashing for the handful of keys a
  * typical parameter tree has.  All objects are immutable once a program
- * can see them, so "updates" copy: lang_dict_set copies the entries and
- * the index, then adds in place to the copy.
+ * can see them; lists and dicts are updated in O(1) all the same, by
+ * keeping versions (the section "Versions" below).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -162,14 +163,13 @@ bool lang_str_eq(const ObjStr *a, const ObjStr *b) {
 
 /* ---- tuples and lists ---- */
 
-static ObjSeq *seq_new(OKind kind, size_t len) {
+ObjSeq *lang_tuple_new(size_t len) {
   ObjSeq *s = lang_alloc(sizeof(ObjSeq) + len * sizeof(Value));
-  s->obj.kind = kind;
+  s->obj.kind = O_TUPLE;
   s->len = len;
+  s->items = (Value *)(s + 1);
   return s;
 }
-
-ObjSeq *lang_tuple_new(size_t len) { return seq_new(O_TUPLE, len); }
 
 ObjFuncExtra *lang_func_extra(ObjFunc *f) {
   if (!f->x) f->x = lang_alloc(sizeof *f->x);
@@ -181,7 +181,25 @@ void lang_func_share_defaults(ObjFunc *to, const ObjFunc *from) {
   lang_func_extra(to)->ndefaults = from->x->ndefaults;
   to->x->defaults = from->x->defaults;
 }
-ObjSeq *lang_list_new(size_t len) { return seq_new(O_LIST, len); }
+
+/* Lists of fewer than LIST_INLINE items keep them right after the
+ * header, in one allocation; bigger ones in an array of their own.
+ * Storage that versions share is always an array of its own
+ * (take_over): inside an old version's object, it would keep that
+ * object, and through `newer` every version after it, alive. */
+#define LIST_INLINE 64
+
+static ObjList *list_alloc(size_t len, size_t cap) {
+  bool inline_items = cap < LIST_INLINE;
+  ObjList *l = lang_alloc(sizeof(ObjList) + (inline_items ? cap * sizeof(Value) : 0));
+  l->seq.obj.kind = O_LIST;
+  l->seq.len = len;
+  l->seq.items = inline_items ? (Value *)(l + 1) : lang_alloc(cap * sizeof(Value));
+  l->cap = cap;
+  return l;
+}
+
+ObjSeq *lang_list_new(size_t len) { return &list_alloc(len, len)->seq; }
 
 Value lang_ellipsis(void) {
   static Obj ellipsis = {O_ELLIPSIS};
@@ -195,6 +213,139 @@ Value lang_tuple_of(int n, ...) {
   for (int i = 0; i < n; i++) t->items[i] = va_arg(ap, Value);
   va_end(ap);
   return v_obj(t);
+}
+
+/* ---- versions: lists and dicts updated in O(1) ----
+ *
+ * Values are immutable, but copying a whole list to change one item
+ * makes every loop that fills a list quadratic.  So lists and dicts are
+ * versioned, after Baker's "shallow binding" of functional arrays: one
+ * object of a storage's versions, the current one, holds the storage;
+ * every other one (an old version) holds only how it differs from the
+ * next newer version: one item or entry value, or a shorter length.  An
+ * update of the current version s writes into the storage, hands it to
+ * a new object (the new current version) and turns s into an old
+ * version: O(1), and s still reads as the value it was, because reading
+ * an old version (AS_SEQ, AS_DICT) first brings its contents back: it
+ * copies the current version's items and undoes the differences on the
+ * way, and becomes the current version of that new copy.
+ *
+ * So no update is ever visible through another name, whoever holds the
+ * old value (a closure, a tuple, a backpropagator, another list), and
+ * the common case, where nobody does, costs O(1).  Reading an old
+ * version costs what the copy would have cost.  Each storage allows
+ * VERSION_BUDGET(len) old versions; past that, an update copies into
+ * fresh storage, which bounds the differences to undo, and so the cost
+ * of reading any old version, by O(len): updates stay O(1) amortised.
+ *
+ * An old version must never be read through a pointer taken before the
+ * update (value.h, AS_SEQ).  Threads: the data pipeline's threads read
+ * values while the program runs.  While they do, updates copy instead
+ * (the caller passes in_place false, lang_updates_in_place), so nothing
+ * a thread reads is written; and old versions are brought back under
+ * one process-wide lock (the only state versions share), publishing
+ * the contents before the pointer that says they are there, so two
+ * threads reading one old version do not both rebuild it at once.
+ */
+
+#define VERSION_BUDGET(len) ((len) + 16)
+_Static_assert(sizeof(ObjList) == 48, "a list made on every update stays at 48 bytes");
+
+static pthread_mutex_t versions_mutex = PTHREAD_MUTEX_INITIALIZER;
+void lang_versions_lock(void) { pthread_mutex_lock(&versions_mutex); }
+void lang_versions_unlock(void) { pthread_mutex_unlock(&versions_mutex); }
+
+/* The current version of l's storage is about to move to a new object
+ * of length len, which is returned; l becomes an old version whose
+ * newer one that is (the caller says how they differ). */
+static ObjList *take_over(ObjList *l, size_t len) {
+  Value *items = l->seq.items;
+  if (items == (Value *)(l + 1)) {
+    items = lang_alloc((l->cap ? l->cap : 1) * sizeof(Value));
+    memcpy(items, l->seq.items, l->seq.len * sizeof(Value));
+  }
+  ObjList *r = lang_alloc(sizeof(ObjList));
+  r->seq.obj.kind = O_LIST;
+  r->seq.len = len;
+  r->seq.items = items;
+  r->cap = l->cap;
+  r->ndiffs = l->ndiffs + 1;
+  l->seq.items = NULL;
+  l->newer = r;   /* over cap and ndiffs, no longer l's */
+  return r;
+}
+
+ObjSeq *lang_list_set(ObjSeq *s, size_t i, Value v, bool in_place) {
+  ObjList *l = (ObjList *)s;
+  if (!in_place || l->ndiffs >= VERSION_BUDGET(s->len) || i >= LANG_LIST_PREFIX) {
+    ObjSeq *r = lang_list_new(s->len);
+    memcpy(r->items, s->items, s->len * sizeof(Value));
+    r->items[i] = v;
+    return r;
+  }
+  ObjList *r = take_over(l, s->len);
+  l->seq.at = (uint32_t)i;
+  l->old = r->seq.items[i];
+  r->seq.items[i] = v;
+  return &r->seq;
+}
+
+ObjSeq *lang_list_concat(ObjSeq *a, const ObjSeq *b, bool in_place) {
+  ObjList *l = (ObjList *)a;
+  size_t n = a->len, m = b->len, need = n + m;
+  const Value *tail = b->items;   /* read before take_over: b may be a */
+  if (in_place && need <= l->cap && l->ndiffs < VERSION_BUDGET(need)) {
+    ObjList *r = take_over(l, need);
+    l->seq.at = LANG_LIST_PREFIX;
+    memcpy(r->seq.items + n, tail, m * sizeof(Value));
+    return &r->seq;
+  }
+  /* growing a list by a smaller part, as `xs = xs + [v]` does: room to
+   * grow in place next time, so that appending is O(1) amortised */
+  ObjList *r = list_alloc(need, m < n ? need + need / 2 : need);
+  memcpy(r->seq.items, a->items, n * sizeof(Value));
+  memcpy(r->seq.items + n, tail, m * sizeof(Value));
+  return &r->seq;
+}
+
+/* The versions from old version v to the current one, in an array
+ * (*n of them, v first, the current one last). */
+static void **version_chain(void *v, void *(*newer)(void *), bool (*current)(void *), size_t *n) {
+  size_t k = 1;
+  for (void *c = v; !current(c); c = newer(c)) k++;
+  void **chain = lang_alloc_atomic(k * sizeof *chain);   /* all reachable from v */
+  void *c = v;
+  for (size_t i = 0; i < k; i++, c = newer(c)) chain[i] = c;
+  *n = k;
+  return chain;
+}
+
+static void *list_newer(void *v) { return ((ObjList *)v)->newer; }
+static bool list_is_current(void *v) { return ((ObjList *)v)->seq.items != NULL; }
+
+ObjSeq *lang_list_current(ObjSeq *s) {
+  ObjList *l = (ObjList *)s;
+  lang_versions_lock();
+  if (l->seq.items) {   /* another thread brought it back meanwhile */
+    lang_versions_unlock();
+    return s;
+  }
+  size_t n, len = s->len;
+  void **chain = version_chain(l, list_newer, list_is_current, &n);
+  ObjList *cur = chain[n - 1];
+  Value *items = lang_alloc((len ? len : 1) * sizeof(Value));
+  memcpy(items, cur->seq.items, len * sizeof(Value));
+  /* undo the differences, newest first */
+  for (size_t k = n - 1; k-- > 0;) {
+    ObjList *c = chain[k];
+    if (c->seq.at != LANG_LIST_PREFIX && c->seq.at < len) items[c->seq.at] = c->old;
+  }
+  l->old = v_none();
+  l->cap = len;      /* over newer, which lets the chain go */
+  l->ndiffs = 0;
+  __atomic_store_n(&l->seq.items, items, __ATOMIC_RELEASE);
+  lang_versions_unlock();
+  return s;
 }
 
 /* ---- dicts ---- */
@@ -252,8 +403,47 @@ ObjDict *lang_dict_new(void) {
   return d;
 }
 
+static void *dict_newer(void *v) { return ((ObjDict *)v)->newer; }
+static bool dict_is_current(void *v) { return ((ObjDict *)v)->newer == NULL; }
+
+ObjDict *lang_dict_current(ObjDict *d) {
+  lang_versions_lock();
+  if (!d->newer) {   /* another thread brought it back meanwhile */
+    lang_versions_unlock();
+    return d;
+  }
+  size_t n, len = d->len;
+  void **chain = version_chain(d, dict_newer, dict_is_current, &n);
+  ObjDict *cur = chain[n - 1];
+  DictEntry *entries = lang_alloc(entries_room(len) * sizeof(DictEntry));
+  if (len) memcpy(entries, cur->entries, len * sizeof(DictEntry));
+  for (size_t k = n - 1; k-- > 0;) {
+    ObjDict *c = chain[k];
+    if (c->at != LANG_VERSION_PREFIX && c->at < len) entries[c->at].value = c->old;
+  }
+  d->entries = entries;
+  d->index = NULL;
+  d->cap = 0;
+  d->ndiffs = 0;
+  d->old = v_none();
+  if (len > DICT_LINEAR) {
+    size_t cap = 16;
+    while (cap < 2 * len) cap *= 2;
+    rebuild_index(d, cap);
+  }
+  __atomic_store_n(&d->newer, NULL, __ATOMIC_RELEASE);
+  lang_versions_unlock();
+  return d;
+}
+
+/* d, or for an old version its contents brought back. */
+static ObjDict *current(const ObjDict *d) {
+  return __atomic_load_n(&d->newer, __ATOMIC_ACQUIRE) ? lang_dict_current((ObjDict *)d) : (ObjDict *)d;
+}
+
 bool lang_dict_get(const ObjDict *d, ObjStr *key, Value *out) {
   ptrdiff_t e;
+  d = current(d);
   if (!d->index) {
     for (size_t i = 0; i < d->len; i++) {
       const ObjStr *k = d->entries[i].key;
@@ -272,6 +462,7 @@ bool lang_dict_get(const ObjDict *d, ObjStr *key, Value *out) {
 }
 
 void lang_dict_put(ObjDict *d, ObjStr *key, Value value) {
+  d = current(d);
   uint32_t h = lang_str_hash(key);
   size_t slot = 0;
   ptrdiff_t e = find(d, key->data, key->len, h, &slot);
@@ -297,6 +488,7 @@ void lang_dict_put(ObjDict *d, ObjStr *key, Value value) {
 }
 
 static ObjDict *dict_copy(const ObjDict *d, size_t extra) {
+  d = current(d);
   ObjDict *c = lang_dict_new();
   c->len = d->len;
   if (d->len + extra > 0) {
@@ -311,13 +503,38 @@ static ObjDict *dict_copy(const ObjDict *d, size_t extra) {
   return c;
 }
 
-ObjDict *lang_dict_set(const ObjDict *d, ObjStr *key, Value value) {
-  ObjDict *c = dict_copy(d, 1);
-  lang_dict_put(c, key, value);
-  return c;
+/* A versioned update (see "Versions" above): the new current version
+ * takes d's storage, and d notes the value it had, or its length. */
+ObjDict *lang_dict_set(const ObjDict *dc, ObjStr *key, Value value, bool in_place) {
+  ObjDict *d = current(dc);
+  if (!in_place || d->ndiffs >= VERSION_BUDGET(d->len)) {
+    ObjDict *c = dict_copy(d, 1);
+    lang_dict_put(c, key, value);
+    return c;
+  }
+  ptrdiff_t e = find(d, key->data, key->len, lang_str_hash(key), NULL);
+  ObjDict *r = lang_dict_new();
+  r->len = d->len;
+  r->cap = d->cap;
+  r->index = d->index;
+  r->entries = d->entries;
+  r->ndiffs = d->ndiffs + 1;
+  d->entries = NULL;
+  d->index = NULL;
+  d->newer = r;
+  if (e >= 0) {
+    d->at = (size_t)e;
+    d->old = r->entries[e].value;
+    r->entries[e].value = value;
+  } else {
+    d->at = LANG_VERSION_PREFIX;
+    lang_dict_put(r, key, value);
+  }
+  return r;
 }
 
 ObjDict *lang_dict_del(const ObjDict *d, ObjStr *key) {
+  d = current(d);
   ptrdiff_t e = find(d, key->data, key->len, lang_str_hash(key), NULL);
   if (e < 0) return NULL;
   ObjDict *c = lang_dict_new();
@@ -336,7 +553,7 @@ ObjDict *lang_dict_del(const ObjDict *d, ObjStr *key) {
 
 ObjStr *lang_intern(MistVM *vm, const char *s, size_t len) {
   if (!vm->interned) vm->interned = lang_dict_new();
-  ObjDict *d = vm->interned;
+  ObjDict *d = current(vm->interned);
   ptrdiff_t e = find(d, s, len, hash_bytes(s, len), NULL);
   if (e >= 0) return d->entries[e].key;
   ObjStr *k = lang_str_new(s, len);
@@ -390,10 +607,10 @@ bool lang_holds_function(Value v) {
   if (o->flags & OBJ_FN_KNOWN) return o->flags & OBJ_FN_HELD;
   bool held = false;
   if (o->kind == O_DICT) {
-    ObjDict *d = (ObjDict *)o;
+    ObjDict *d = AS_DICT(v);
     for (size_t i = 0; i < d->len && !held; i++) held = lang_holds_function(d->entries[i].value);
   } else {
-    ObjSeq *s = (ObjSeq *)o;
+    ObjSeq *s = AS_SEQ(v);
     for (size_t i = 0; i < s->len && !held; i++) held = lang_holds_function(s->items[i]);
   }
   o->flags |= OBJ_FN_KNOWN | (held ? OBJ_FN_HELD : 0);

@@ -4,7 +4,13 @@
  * float live inside it; everything else is a pointer to a heap object
  * owned by the Boehm GC (see gc.c, the only user of <gc.h>).  All values
  * are immutable, so objects are shared freely and never copied to be
- * safe; "updates" (lang_list_set, lang_dict_set...) build new objects.
+ * safe; "updates" (lang_list_set, lang_dict_set...) return new objects.
+ * Lists and dicts are *versioned* (value.c, "Versions"): an update
+ * writes into the storage that the old object and the new one share and
+ * turns the old object into a note of what it had there, so it costs
+ * O(1) and every object still reads as the value it always was.  Read
+ * them through AS_SEQ and AS_DICT, which bring an old version's
+ * contents back first.
  *
  * The object kinds and their layouts are declared here; the Python
  * semantics of operations on them (arithmetic, comparison, printing)
@@ -81,17 +87,41 @@ typedef struct ObjStr {
   char data[];
 } ObjStr;
 
-/* Tuples and lists share a layout: a fixed array of values. */
+/* Tuples and lists share a layout: len values at items.  A tuple's
+ * items follow the header.  A list is an ObjList: items is NULL while it
+ * is an old version (see below), so read lists through AS_SEQ. */
 typedef struct ObjSeq {
   Obj obj;
+  uint32_t at;      /* a list's old version: see ObjList */
   size_t len;
-  Value items[];
+  Value *items;
 } ObjSeq;
+
+/* A list.  The current version of its storage has items (room for cap
+ * values) and counts the old versions made from that storage (ndiffs,
+ * which bounds the work of bringing one back).  An old version has items
+ * NULL and says how it differs from the newer version `newer`: item
+ * seq.at was `old`, or, when seq.at is LANG_LIST_PREFIX, it is newer's
+ * first len items (newer was made by appending to it).  A list is made
+ * on every update, so it is kept to 48 bytes: a union, and the index
+ * (below 2^32: lists are shorter than 2^30) in ObjSeq's padding. */
+#define LANG_LIST_PREFIX UINT32_MAX
+typedef struct ObjList {
+  ObjSeq seq;
+  union {
+    struct { size_t cap, ndiffs; };                 /* the current version */
+    struct { struct ObjList *newer; Value old; };   /* an old version */
+  };
+} ObjList;
 
 /* Dicts map str keys to values, keeping insertion order.  Entries are
  * stored in order; index is an open-addressing table of entry numbers
  * (-1 = empty) of size cap (a power of two, at least 2 * len), or NULL
- * for small dicts, which are searched linearly. */
+ * for small dicts, which are searched linearly.  Versioned like lists:
+ * an old version has newer set and entries and index NULL; it differs
+ * from newer in the value of entry `at` (old), or is newer's first len
+ * entries (at == LANG_VERSION_PREFIX). */
+#define LANG_VERSION_PREFIX SIZE_MAX
 typedef struct DictEntry {
   ObjStr *key;
   Value value;
@@ -103,6 +133,10 @@ typedef struct ObjDict {
   size_t cap;
   int32_t *index;
   DictEntry *entries;
+  size_t ndiffs;
+  struct ObjDict *newer;
+  size_t at;
+  Value old;
 } ObjDict;
 
 typedef struct ObjRange {
@@ -278,8 +312,30 @@ static inline Value v_obj(void *o) { Value v; v.tag = V_OBJ; v.pad = 0; v.o = (O
 
 static inline bool v_is_obj(Value v, OKind k) { return v.tag == V_OBJ && v.o->kind == k; }
 #define AS_STR(v) ((ObjStr *)(v).o)
-#define AS_SEQ(v) ((ObjSeq *)(v).o)
-#define AS_DICT(v) ((ObjDict *)(v).o)
+/* A tuple or list, and a dict, with an old version's contents brought
+ * back first (lang_list_current, lang_dict_current).  The pointer and
+ * its items stay valid until the next update of a list or dict, which
+ * may take over the storage: C code must not keep them across a call to
+ * Mist code or an update (lang_setitem, list concatenation).  Safe on
+ * any thread: bringing a version back is done under one lock, and no
+ * update writes in place while other threads read values
+ * (lang_updates_in_place, lang/vm.h). */
+ObjSeq *lang_list_current(ObjSeq *s);
+ObjDict *lang_dict_current(ObjDict *d);
+static inline ObjSeq *lang_as_seq(Value v) {
+  ObjSeq *s = (ObjSeq *)v.o;
+  return __builtin_expect(__atomic_load_n(&s->items, __ATOMIC_ACQUIRE) != NULL, 1) ? s : lang_list_current(s);
+}
+static inline ObjDict *lang_as_dict(Value v) {
+  ObjDict *d = (ObjDict *)v.o;
+  return __builtin_expect(__atomic_load_n(&d->newer, __ATOMIC_ACQUIRE) == NULL, 1) ? d : lang_dict_current(d);
+}
+/* The lock under which old versions of lists, dicts and tensor buffers
+ * are brought back (value.c). */
+void lang_versions_lock(void);
+void lang_versions_unlock(void);
+#define AS_SEQ(v) lang_as_seq(v)
+#define AS_DICT(v) lang_as_dict(v)
 #define AS_RANGE(v) ((ObjRange *)(v).o)
 #define AS_SLICE(v) ((ObjSlice *)(v).o)
 #define AS_FUNC(v) ((ObjFunc *)(v).o)
@@ -320,12 +376,20 @@ ObjSeq *lang_list_new(size_t len);
 Value lang_ellipsis(void);
 Value lang_tuple_of(int n, ...);            /* n Values */
 
-/* Dicts (string keys).  lang_dict_set returns a new dict and leaves d as
- * it was; lang_dict_put changes d in place and is only for a dict still
- * being built that no program has seen. */
+/* The list s with item i (< s->len) set to v, and the list a + b (b a
+ * tuple or list).  s and a come from AS_SEQ (current versions).  With
+ * in_place (lang_updates_in_place), in O(1) amortised: s and a read as
+ * before, as old versions; else by copying. */
+ObjSeq *lang_list_set(ObjSeq *s, size_t i, Value v, bool in_place);
+ObjSeq *lang_list_concat(ObjSeq *a, const ObjSeq *b, bool in_place);
+
+/* Dicts (string keys).  lang_dict_set returns a new dict, with in_place
+ * in O(1) amortised (d then reads as it was, as an old version), else
+ * by copying; lang_dict_put changes d in place and is only for a dict
+ * still being built that no program has seen. */
 ObjDict *lang_dict_new(void);
 bool lang_dict_get(const ObjDict *d, ObjStr *key, Value *out);
-ObjDict *lang_dict_set(const ObjDict *d, ObjStr *key, Value value);
+ObjDict *lang_dict_set(const ObjDict *d, ObjStr *key, Value value, bool in_place);
 void lang_dict_put(ObjDict *d, ObjStr *key, Value value);
 ObjDict *lang_dict_del(const ObjDict *d, ObjStr *key);   /* NULL if absent */
 

@@ -139,7 +139,19 @@ struct MistVM {
   struct LangLock *lock;
   void (*stop_threads)(MistVM *vm);
   void *threads;          /* the owner of stop_threads' private state */
+  /* threads that may read Mist values without the interpreter lock (the
+   * data pipeline's, stdlib/data.c), counted with __atomic builtins:
+   * while there are any, updates do not write in place
+   * (lang_updates_in_place) */
+  int background;
 };
+
+/* May xs[i] = v (and d[k] = v, xs + [v], t[i] = v) write into storage
+ * that the old value shares (lang/value.c, "Versions")?  Not while
+ * another thread may be reading values: it could see the write. */
+static inline bool lang_updates_in_place(MistVM *vm) {
+  return __atomic_load_n(&vm->background, __ATOMIC_ACQUIRE) == 0;
+}
 
 /* A fresh VM, zeroed, in memory the collector scans but never frees
  * (hosts keep the handle where the collector cannot see it); release it

@@ -1012,8 +1012,10 @@ static char *stack_low_of_thread(void) {
 
 static void thread_exit(Pipe *p) {
   Registry *r = p->reg;
+  MistVM *vm = p->vm;
   pthread_mutex_lock(&p->mu);
   pipe_release(p);   /* unlocks */
+  __atomic_sub_fetch(&vm->background, 1, __ATOMIC_RELEASE);
   pthread_mutex_lock(&r->mu);
   r->nthreads--;
   pthread_cond_broadcast(&r->cv);
@@ -1066,7 +1068,10 @@ static bool start_thread(Worker *w, void *(*fn)(void *), ThreadStart *ts) {
   pthread_mutex_lock(&r->mu);
   r->nthreads++;
   pthread_mutex_unlock(&r->mu);
+  /* the thread reads values: no more updates in place until it is done */
+  __atomic_add_fetch(&p->vm->background, 1, __ATOMIC_SEQ_CST);
   if (!lang_gc_thread_start(THREAD_STACK, fn, ts)) {
+    __atomic_sub_fetch(&p->vm->background, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&r->mu);
     r->nthreads--;
     pthread_mutex_unlock(&r->mu);

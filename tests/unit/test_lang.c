@@ -1371,10 +1371,10 @@ START_TEST(test_dict) {
   for (int i = 0; i < 3; i++) lang_dict_put(d, lang_str(keys[i]), v_int(i));
   ck_assert_str_eq(repr(v_obj(d)), "{'b': 0, 'a': 1, 'c': 2}");
   /* an update keeps the key's place; set copies, leaving the original */
-  ObjDict *e = lang_dict_set(d, lang_str("a"), S("new"));
+  ObjDict *e = lang_dict_set(d, lang_str("a"), S("new"), true);
   ck_assert_str_eq(repr(v_obj(e)), "{'b': 0, 'a': 'new', 'c': 2}");
   ck_assert_str_eq(repr(v_obj(d)), "{'b': 0, 'a': 1, 'c': 2}");
-  ObjDict *f = lang_dict_set(e, lang_str("z"), v_none());
+  ObjDict *f = lang_dict_set(e, lang_str("z"), v_none(), true);
   ck_assert_str_eq(repr(v_obj(f)), "{'b': 0, 'a': 'new', 'c': 2, 'z': None}");
   ck_assert_int_eq(e->len, 3);
   ObjDict *g = lang_dict_del(f, lang_str("a"));
@@ -1394,7 +1394,7 @@ START_TEST(test_dict) {
     ck_assert_int_eq(v.i, i);
   }
   ck_assert(!lang_dict_get(big, lang_str("k1000"), &v));
-  ObjDict *big2 = lang_dict_set(big, lang_str("k500"), v_int(-1));
+  ObjDict *big2 = lang_dict_set(big, lang_str("k500"), v_int(-1), true);
   ck_assert(lang_dict_get(big2, lang_str("k500"), &v) && v.i == -1);
   ck_assert(lang_dict_get(big, lang_str("k500"), &v) && v.i == 500);
   ck_assert_str_eq(big2->entries[500].key->data, "k500");
@@ -1405,7 +1405,7 @@ START_TEST(test_dict) {
   ck_assert(lang_dict_get(big3, lang_str("k999"), &v) && v.i == 999);
   /* growth by functional updates, one key at a time */
   ObjDict *h = lang_dict_new();
-  for (int i = 0; i < 40; i++) h = lang_dict_set(h, lang_str_fmt("%d", i), v_int(i));
+  for (int i = 0; i < 40; i++) h = lang_dict_set(h, lang_str_fmt("%d", i), v_int(i), true);
   for (int i = 0; i < 40; i++) ck_assert(lang_dict_get(h, lang_str_fmt("%d", i), &v) && v.i == i);
   /* getitem, setitem, contains */
   ck_assert_str_eq(getitem(v_obj(d), S("c")), "2");
