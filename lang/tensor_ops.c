@@ -14,8 +14,9 @@
  *
  * Reductions move the reduced axes last (a view), copy when that view is
  * not contiguous, and reduce each contiguous block: floating sums are
- * pairwise in double (dev_sum_*), integer sums are exact and overflow is
- * an error.  matmul hands f32/f64 work to BLAS (devices/blas.h), passing
+ * pairwise in double (dev_sum_*); integer sums and products are exact,
+ * an error only when the result does not fit in i64 (never because a
+ * partial result did not).  matmul hands f32/f64 work to BLAS (devices/blas.h), passing
  * transposed operands as transposes rather than copying them, and
  * batches through dev_gemm_batched_*; integer matmul is a loop here.
  */
@@ -694,21 +695,47 @@ static void reduce_f64(RedCtx *c, const double *x, char *dst, int64_t n) {
   }
 }
 
+/* An integer product kept exactly: its sign and its magnitude, until
+ * that passes 2^63.  A partial product may overflow while the whole does
+ * not (a 0 further on, or 2^62 * 2 * -1); without a 0 the magnitudes
+ * never shrink, so one past 2^63 stays past it. */
+typedef struct ProdAcc {
+  uint64_t mag;
+  bool negative, past, zero;
+} ProdAcc;
+
+static inline void prod_add(ProdAcc *p, int64_t v) {
+  if (v == 0) p->zero = true;
+  if (p->zero || p->past) return;
+  p->negative ^= v < 0;
+  uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  p->past = __builtin_mul_overflow(p->mag, a, &p->mag) || p->mag > (uint64_t)1 << 63;
+}
+
+/* The product, or 0 and an overflow noted in c when it does not fit. */
+static int64_t prod_total(RedCtx *c, const ProdAcc *p) {
+  if (p->zero) return 0;
+  if (p->past || (!p->negative && p->mag == (uint64_t)1 << 63)) {
+    atomic_store(&c->err, ERR_OVERFLOW);
+    return 0;
+  }
+  return p->negative ? (int64_t)(0 - p->mag) : (int64_t)p->mag;
+}
+
 #define REDUCE_INT(T, NAME)                                                          \
   static void reduce_##NAME(RedCtx *c, const T *x, char *dst, int64_t n) {           \
     switch (c->op) {                                                                 \
     case TR_SUM: {                                                                   \
-      int64_t r = 0;                                                                 \
-      for (int64_t i = 0; i < n; i++)                                                \
-        if (__builtin_add_overflow(r, (int64_t)x[i], &r)) atomic_store(&c->err, ERR_OVERFLOW); \
-      *(int64_t *)dst = r;                                                           \
+      __int128 r = 0;   /* exact for any count of i64s: only the total must fit */   \
+      for (int64_t i = 0; i < n; i++) r += x[i];                                     \
+      if (r < INT64_MIN || r > INT64_MAX) atomic_store(&c->err, ERR_OVERFLOW);       \
+      *(int64_t *)dst = (int64_t)r;                                                  \
       return;                                                                        \
     }                                                                                \
     case TR_PROD: {                                                                  \
-      int64_t r = 1;                                                                 \
-      for (int64_t i = 0; i < n; i++)                                                \
-        if (__builtin_mul_overflow(r, (int64_t)x[i], &r)) atomic_store(&c->err, ERR_OVERFLOW); \
-      *(int64_t *)dst = r;                                                           \
+      ProdAcc p = {1, false, false, false};                                          \
+      for (int64_t i = 0; i < n && !p.zero; i++) prod_add(&p, (int64_t)x[i]);       \
+      *(int64_t *)dst = prod_total(c, &p);                                           \
       return;                                                                        \
     }                                                                                \
     case TR_MAX: case TR_MIN: {                                                      \
@@ -827,9 +854,12 @@ bool lang_tensor_reduce(MistVM *vm, TensorReduction op, ObjTensor *x, uint64_t a
   case TR_ANY: case TR_ALL: cdt = rdt = DT_BOOL; break;
   default: break;
   }
-  if (inner == 0 && outer > 0) {
+  /* max, min, argmax and argmin over a zero-length axis have no value
+   * to give even when the result is empty (NumPy refuses both) */
+  if (inner == 0) {
     switch (op) {
-    case TR_SUM: case TR_ANY: return (*out = lang_tensor_new(vm, rdt, ond, oshape, true)) != NULL;
+    case TR_SUM: case TR_ANY:
+      return (*out = lang_tensor_new(vm, rdt, ond, oshape, true)) != NULL;
     case TR_PROD: case TR_ALL:
       return lang_tensor_full(vm, rdt, ond, oshape, v_int(1), out);
     case TR_MEAN: return lang_tensor_full(vm, rdt, ond, oshape, v_float(NAN), out);
