@@ -125,6 +125,7 @@ struct MistVM {
   double deadline;        /* seconds since the epoch, 0 = none */
   double time_limit;      /* seconds each mist_eval / mist_run_file may run, 0 = none */
   bool sandbox;           /* no file system access */
+  int dump;               /* the stages of the pipeline to print (api/mist.c, MIST_DUMP_) */
 
   LangPrintOptions print_options;
 
