@@ -463,7 +463,7 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
   sb_printf(&path, "%s.ms", name->data);
   if (!file_exists(path.data)) {
     path.len = 0;
-    sb_printf(&path, "%s/%s.ms", MIST_STDLIB_DIR, name->data);
+    sb_printf(&path, "%s/%s.ms", lang_stdlib_dir(), name->data);
     if (!file_exists(path.data)) return lang_raise(vm, "ImportError", "No module named '%s'", name->data);
   }
   char *real = realpath(path.data, NULL);

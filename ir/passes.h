@@ -65,8 +65,7 @@ bool ir_inline(MistVM *vm, IrUnit *u, IrGraph *g);
  * comparison's truthiness cannot change), check_bound of a value that
  * cannot be Unbound, and the sensitivity algebra of autodiff (gadd(None,
  * x) is x, env_get of a make_env with constant keys is the value under
- * the key, the sensitivity of an int operand is None, ...; the primitives are looked up by name, so those missing
- * are skipped).  u may be NULL (constants are then made in
+ * the key, the sensitivity of an int operand is None, ...).  u may be NULL (constants are then made in
  * a scratch unit and every graph g reaches counts). */
 bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g);
 

@@ -11,6 +11,7 @@
  * are then taken out of their schedules together.  Pruning a unit and
  * the pointer map (NodeMap, declared in passes.h) live here too.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,9 +138,14 @@ void ir_scope_collect(IrScope *s, IrUnit *u, IrGraph *root) {
 /* ---- replacing and removing nodes ---- */
 
 IrNode *ir_repl_resolve(const NodeMap *repl, IrNode *x) {
-  for (int guard = 0; x && guard < 1000000; guard++) {
+  /* a chain visits each entry at most once, unless a pass made a cycle */
+  for (size_t steps = 0; x; steps++) {
     IrNode *y = ir_map_get(repl, x);
     if (!y || y == x) return x;
+    if (steps > repl->n) {
+      fprintf(stderr, "mist: internal error: a cycle of node replacements (ir_repl_resolve)\n");
+      abort();
+    }
     x = y;
   }
   return x;
@@ -264,7 +270,6 @@ IrGraph *ir_known_callee(const IrNode *f) {
   return fn->nenv == 0 && lang_func_ndefaults(fn) == 0 ? fn->graph : NULL;
 }
 
-int ir_prim_named(const char *name) { return ir_prim_lookup(name, strlen(name)); }
 
 static bool plain_value(Value v, int depth) {
   switch (v.tag) {

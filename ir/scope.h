@@ -55,10 +55,6 @@ bool ir_never_unbound(const IrNode *x);
  * (autodiff's output calls its rules that way); NULL otherwise. */
 IrGraph *ir_known_callee(const IrNode *f);
 
-/* A primitive by name, -1 when ops.def has no such row (the passes
- * know some primitives of autodiff/ that may not exist yet). */
-int ir_prim_named(const char *name);
-
 /* A constant of a plain kind: None, bool, int, float, str, or a tuple of
  * those.  Folding only takes and makes these. */
 bool ir_plain_const(const IrNode *x);

@@ -77,6 +77,16 @@ expect dump-ir-only 0 '^# ---- ir: ' "$mist" --dump=ir -e 'print(1)'
 expect dump-unknown 2 "unknown stage 'typo'" "$mist" --dump=ir,typo "$dir/prog.ms"
 expect dump-empty 2 'needs its stages' "$mist" --dump= "$dir/prog.ms"
 
+# the standard library is found beside the binary: an installation's
+# share/mist/stdlib (a module only that copy has), or $MIST_STDLIB
+mkdir -p "$dir/inst/bin" "$dir/inst/share/mist/stdlib"
+cp "$mist" "$dir/inst/bin/mist"
+cp "$(dirname "$0")/../../stdlib/"*.ms "$dir/inst/share/mist/stdlib/"
+printf 'here = "installed"\n' > "$dir/inst/share/mist/stdlib/only_installed.ms"
+expect stdlib-installed 0 '^installed 6.0$' "$dir/inst/bin/mist" -e 'import only_installed; print(only_installed.here, grad(lambda x: x * x * x)(2.0) / 2)'
+expect stdlib-env 0 '^installed$' env MIST_STDLIB="$dir/inst/share/mist/stdlib" "$mist" -e 'import only_installed; print(only_installed.here)'
+expect stdlib-env-missing 1 "No module named 'nn'" env MIST_STDLIB="$dir/nowhere" "$mist" -e 'import nn'
+
 if [ "$fails" -gt 0 ]; then
   echo "$fails failed"
   exit 1
