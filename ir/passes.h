@@ -21,6 +21,7 @@
 #define MIST_IR_PASSES_H
 
 #include "ir/ir.h"
+#include "ir/map.h"
 
 /* ---- the pipeline ---- */
 
@@ -106,17 +107,6 @@ void ir_prune_unit(IrUnit *u, IrGraph *keep);
 void ir_forget_free_vars(IrGraph *g);
 
 /* ---- cloning (clone.c) ---- */
-
-/* A map between pointers (nodes to nodes, graphs to graphs), open
- * addressing on the GC heap.  Zero-initialise it: NodeMap m = {0}. */
-typedef struct NodeMap {
-  size_t cap, n;
-  const void **keys;
-  void **vals;
-} NodeMap;
-
-void *ir_map_get(const NodeMap *m, const void *key);     /* NULL when absent */
-void ir_map_put(NodeMap *m, const void *key, void *val);  /* adds or replaces */
 
 /* A copy of graph h with parent new_parent, added to u, and copies of
  * every graph nested in h that h's body reaches (their parents remapped

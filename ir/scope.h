@@ -7,15 +7,6 @@
 
 #include "ir/passes.h"
 
-/* ints in a NodeMap (stored as val + 1, so 0 stays "absent") */
-static inline int ir_map_int(const NodeMap *m, const void *key, int dflt) {
-  void *v = ir_map_get(m, key);
-  return v ? (int)((intptr_t)v - 1) : dflt;
-}
-static inline void ir_map_set_int(NodeMap *m, const void *key, int val) {
-  ir_map_put(m, key, (void *)((intptr_t)val + 1));
-}
-
 /* Call fn for each graph constant g refers to: in its schedule (pos = the
  * node's position), its output (pos = nnodes) and its parameters'
  * default values (pos = -1). */
