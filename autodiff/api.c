@@ -69,7 +69,7 @@ ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
   }
   ObjModule from = {0};
   from.obj.kind = O_MODULE;
-  from.path = lang_str_fmt("%s/%s.ms", MIST_STDLIB_DIR, name);
+  from.path = lang_str_fmt("%s/%s.ms", lang_stdlib_dir(), name);
   if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
   if (!v_is_obj(m, O_MODULE)) return NULL;
   lang_dict_put(cache, lang_str(name), m);
@@ -131,7 +131,11 @@ static bool J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out)
    * the arguments are not all its parameters: no float transform) */
   int depth = 0;
   for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
-  mask = depth >= 63 ? -1 : (int64_t)((uint64_t)mask << depth);
+  /* the mask only spares work: where a bit would not fit (more than 64
+   * parameters with the continuations), every sensitivity is computed
+   * and grad returns those asked for */
+  uint64_t bits = (uint64_t)mask;
+  mask = depth >= 64 || (depth && bits >> (64 - depth)) ? -1 : (int64_t)(bits << depth);
   floats &= depth == 0;
   ObjFuncExtra *x = f->x;
   if (x && x->jmform[floats] && x->jmbits[floats] == (uint64_t)mask) {
@@ -434,7 +438,9 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
     ObjStr *pn = x[a]->name ? x[a]->name : lang_str("x");
     checked[a] = ir_prim_apply(u, g, IR_P_CHECK_DIFF, sp, 2, x[a], ir_const(u, v_obj(pn), sp));
   }
-  /* J(f) computing only the sensitivities of the argnums */
+  /* J(f) computing only the sensitivities of the argnums: a mask of 64
+   * bits, which only spares work, so an argnum past 63 makes it compute
+   * them all (grad still returns those asked for) */
   uint64_t mask = 0;
   for (int i = 0; i < nn; i++) mask |= nums[i] < 64 ? (uint64_t)1 << nums[i] : ~(uint64_t)0;
   /* (given the arguments too: for floats, the transform made for floats) */

@@ -28,17 +28,17 @@
 #include <string.h>
 
 #include "autodiff/ad.h"
-#include "autodiff/map.h"
 #include "ir/eval.h"
+#include "ir/map.h"
 #include "lang/gc.h"
 
 enum { MAX_CHAIN = MAX_TRANSFORMS };
 
 /* autodiff's caches, hung off the VM */
 typedef struct AdState {
-  Map wrappers;   /* ObjBuiltin -> IrGraph: b with its rule's signature (NULL: none) */
-  Map bound;      /* ObjBuiltin -> IrGraph: x.b over x */
-  Map tried;      /* ObjBuiltin -> itself once its signature was looked for */
+  NodeMap wrappers;   /* ObjBuiltin -> IrGraph: b with its rule's signature (NULL: none) */
+  NodeMap bound;      /* ObjBuiltin -> IrGraph: x.b over x */
+  NodeMap tried;      /* ObjBuiltin -> itself once its signature was looked for */
   ObjDict *shaped;   /* a key -> a CacheEntry (ad_cache_get) */
   ObjDict *modules;  /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
 } AdState;
@@ -150,10 +150,10 @@ static Value signature_of(MistVM *vm, ObjBuiltin *b) {
  * b has none (then each call shape has its own, see shaped()). */
 static IrGraph *wrapper(MistVM *vm, ObjBuiltin *b, bool bound) {
   AdState *s = state(vm);
-  Map *cache = bound ? &s->bound : &s->wrappers;
-  IrGraph *g = map_get(cache, b);
-  if (g || (!bound && map_get(&s->tried, b))) return g;
-  if (!bound) map_put(&s->tried, b, b);
+  NodeMap *cache = bound ? &s->bound : &s->wrappers;
+  IrGraph *g = ir_map_get(cache, b);
+  if (g || (!bound && ir_map_get(&s->tried, b))) return g;
+  if (!bound) ir_map_put(&s->tried, b, b);
   Value sig = signature_of(vm, b);
   if (!v_is_obj(sig, O_FUNC)) return NULL;
   ObjFunc *f = AS_FUNC(sig);
@@ -163,7 +163,7 @@ static IrGraph *wrapper(MistVM *vm, ObjBuiltin *b, bool bound) {
   ObjStr **names = lang_alloc((np + 1) * sizeof *names);
   for (int i = 0; i < np; i++) names[i] = f->graph->params[i + (bound ? 1 : 0)]->name;
   g = call_graph(b, bound, np, names, 0, nd, lang_func_defaults(f) + (lang_func_ndefaults(f) - nd));
-  map_put(cache, b, g);
+  ir_map_put(cache, b, g);
   return g;
 }
 

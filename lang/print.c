@@ -140,41 +140,47 @@ static bool unprintable(uint32_t c) {
   return (c & 0xfffe) == 0xfffe;   /* the noncharacters at the end of each plane */
 }
 
+void lang_quote(StrBuf *out, const char *s, size_t len, char quote, unsigned flags) {
+  sb_addc(out, quote);
+  size_t i = 0;
+  while (i < len) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x80 && (flags & LANG_QUOTE_UNPRINTABLE)) {
+      uint32_t cp;
+      size_t n = lang_utf8_decode(s + i, len - i, &cp);
+      if (!unprintable(cp)) sb_add(out, s + i, n);
+      else if (cp < 0x100) sb_printf(out, "\\x%02x", (unsigned)cp);
+      else if (cp < 0x10000) sb_printf(out, "\\u%04x", (unsigned)cp);
+      else sb_printf(out, "\\U%08x", (unsigned)cp);
+      i += n;
+      continue;
+    }
+    i++;
+    if (c == (unsigned char)quote || c == '\\') {
+      sb_addc(out, '\\');
+      sb_addc(out, (char)c);
+    } else if (c == '\n') {
+      sb_adds(out, "\\n");
+    } else if (c == '\t') {
+      sb_adds(out, "\\t");
+    } else if (c == '\r') {
+      sb_adds(out, "\\r");
+    } else if (c < 0x20 || c == 0x7f) {
+      sb_printf(out, "\\x%02x", c);
+    } else if ((c == '{' || c == '}') && (flags & LANG_QUOTE_BRACES)) {
+      sb_addc(out, (char)c);
+      sb_addc(out, (char)c);
+    } else {
+      sb_addc(out, (char)c);
+    }
+  }
+  sb_addc(out, quote);
+}
+
 void lang_str_repr(const ObjStr *s, StrBuf *out) {
   bool sq = memchr(s->data, '\'', s->len) != NULL;
   bool dq = memchr(s->data, '"', s->len) != NULL;
-  char quote = sq && !dq ? '"' : '\'';
-  sb_addc(out, quote);
-  size_t i = 0;
-  while (i < s->len) {
-    unsigned char c = (unsigned char)s->data[i];
-    if (c < 0x80) {
-      i++;
-      if (c == (unsigned char)quote || c == '\\') {
-        sb_addc(out, '\\');
-        sb_addc(out, (char)c);
-      } else if (c == '\n') {
-        sb_adds(out, "\\n");
-      } else if (c == '\t') {
-        sb_adds(out, "\\t");
-      } else if (c == '\r') {
-        sb_adds(out, "\\r");
-      } else if (c < 0x20 || c == 0x7f) {
-        sb_printf(out, "\\x%02x", c);
-      } else {
-        sb_addc(out, (char)c);
-      }
-      continue;
-    }
-    uint32_t cp;
-    size_t n = lang_utf8_decode(s->data + i, s->len - i, &cp);
-    if (!unprintable(cp)) sb_add(out, s->data + i, n);
-    else if (cp < 0x100) sb_printf(out, "\\x%02x", (unsigned)cp);
-    else if (cp < 0x10000) sb_printf(out, "\\u%04x", (unsigned)cp);
-    else sb_printf(out, "\\U%08x", (unsigned)cp);
-    i += n;
-  }
-  sb_addc(out, quote);
+  lang_quote(out, s->data, s->len, sq && !dq ? '"' : '\'', LANG_QUOTE_UNPRINTABLE);
 }
 
 /* ---- repr and str ---- */

@@ -125,6 +125,7 @@ struct MistVM {
   double deadline;        /* seconds since the epoch, 0 = none */
   double time_limit;      /* seconds each mist_eval / mist_run_file may run, 0 = none */
   bool sandbox;           /* no file system access */
+  int dump;               /* the stages of the pipeline to print (api/mist.c, MIST_DUMP_) */
 
   LangPrintOptions print_options;
 
@@ -187,6 +188,14 @@ ObjStr *lang_error_render(MistVM *vm);
 int lang_file_add(MistVM *vm, const char *path, const char *text, size_t len);
 /* The text of line `line` of file `file` (without newline), or NULL. */
 const char *lang_file_line(MistVM *vm, int file, int line, size_t *len);
+
+/* The folder of the standard library's .ms files: $MIST_STDLIB when
+ * set; else the one beside the code that runs (the mist binary, a test,
+ * or a host linked with the library): stdlib/ of the source tree a build
+ * folder sits in (build/mist, build/tests/test_x), or share/mist/stdlib
+ * of an installation (bin/mist); else the source tree it was built
+ * from.  Found once per process. */
+const char *lang_stdlib_dir(void);
 
 void lang_write(MistVM *vm, const char *text, size_t len);
 /* Diagnostics (progress bars) through vm->write_err, else to stderr
