@@ -7,9 +7,11 @@ to three operations to them: broadcasting arithmetic, comparisons,
 where, math functions, reductions with axes and keepdims, reshape with
 -1, transpose, concat and stack, subscripts (ints, slices with negative
 steps, None, `...`, int lists and tensors, bool masks), setitem, astype
-and matmul, sometimes with a Python number as an operand.  NumPy computes
+and matmul, sometimes with a Python number as an operand, and gradients
+of subscripts and updates (grad_stmts: the sensitivity of x[i] scattered
+back to x, of x[i] = v to x and v, against sums NumPy makes).  NumPy computes
 what each case must give, under Mist's documented dtype rules
-(docs/tensors.md, *Dtypes and promotion*: the places where Mist differs
+(docs/tensors.md, *Differences from NumPy*: the places where Mist differs
 from NumPy on purpose are written out below where they apply, each
 naming its rule); the value, shape and dtype Mist prints are compared
 with it, and where NumPy raises, Mist must raise too (an error, never a
@@ -439,6 +441,58 @@ def matmul_op(rng, x):
     return text, lambda: np.asarray(np_call(np.matmul, a.astype(NP[rd]), b.astype(NP[rd])))
 
 
+def grad_stmts(rng, x):
+    """(statements, value): the gradient of sum(W * x[i]) or of
+    sum(W * (x with x[i] = v)) by Mist's grad, against the sums NumPy
+    makes: an element read k times gets the k weights it meets (its
+    position in x counted with bincount), an element written gets none,
+    and v gets the weights of the places it was written to, summed over
+    the axes it was broadcast along."""
+    tx, a = x
+    idx, text = _subscripts.rand_index(rng, a.shape)
+    try:
+        sel_shape = np.shape(a[idx])
+    except (IndexError, ValueError):
+        sel_shape = ()
+    tw, w = leaf(rng, sel_shape, rng.choice(["f32", "f64"]))
+    positions = np.arange(a.size).reshape(a.shape)
+    if rng.random() < 0.5:
+        def value():
+            refuse(idx, a.shape)
+            at = np.asarray(np_call(positions.__getitem__, idx))
+            weights = np.broadcast_to(w, at.shape).astype(np.float64).reshape(-1)
+            g = np.bincount(at.reshape(-1), weights=weights, minlength=a.size)
+            return g.reshape(a.shape).astype(a.dtype)
+        return ["r = grad(lambda t: (t%s * %s).sum())(%s)" % (text, tw, tx)], value
+    tw, w = leaf(rng, a.shape, rng.choice(["f32", "f64"]))
+    tv, v = leaf(rng, broadcastable_shape(rng, sel_shape), rng.choice(["f32", "f64"]))
+    try:
+        at = positions[idx]
+        # an element written twice takes one of its values, which one is
+        # not promised: then only the gradient with respect to x
+        wrt_v = len(np.unique(at)) == np.size(at) and rng.random() < 0.5
+    except (IndexError, ValueError):
+        wrt_v = False
+
+    def value():
+        refuse(idx, a.shape)
+        at = np.asarray(np_call(positions.__getitem__, idx))
+        vv = v
+        while vv.ndim > at.ndim and vv.shape[0] == 1:
+            vv = vv.reshape(vv.shape[1:])
+        np_call(np.broadcast_to, vv, at.shape)
+        if not wrt_v:
+            kept = np.ones(a.size)
+            kept[at.reshape(-1)] = 0
+            return np.where(kept.reshape(a.shape) == 1, w.astype(np.float64), 0.0).astype(a.dtype)
+        g = w.astype(np.float64).reshape(-1)[at]
+        g = g.sum(axis=tuple(range(at.ndim - vv.ndim))) if at.ndim > vv.ndim else g
+        g = g.sum(axis=tuple(k for k in range(vv.ndim) if vv.shape[k] == 1 and g.shape[k] != 1), keepdims=True)
+        return g.reshape(v.shape).astype(v.dtype)
+    return ["def gf(t, v):", "    r = t", "    r%s = v" % text, "    return (r * %s).sum()" % tw,
+            "r = grad(gf, argnums=%d)(%s, %s)" % (int(wrt_v), tx, tv)], value
+
+
 EXPR_OPS = [binop, binop, compare, where_op, unary, reduce_op, reshape_op, transpose_op, join_op,
             getitem_op, getitem_op, astype_op, matmul_op]
 
@@ -448,8 +502,9 @@ def make_case(rng):
     x = leaf(rng)
     stmts = []
     for _ in range(rng.choice([1, 1, 2, 2, 3])):
-        if rng.random() < 0.12:
-            more, value = setitem_stmts(rng, x)
+        if rng.random() < 0.12 or (rng.random() < 0.12 and is_float(dtype_of(x[1]))):
+            more, value = (setitem_stmts if rng.random() < 0.5 or not is_float(dtype_of(x[1]))
+                           else grad_stmts)(rng, x)
             stmts += more
             t = "r"
         else:
