@@ -1468,7 +1468,6 @@ static ObjTensor *view_on(const ObjTensor *t, TensorBuf *r) {
   return v;
 }
 
-
 /* NumPy lets the value written have more axes than the place it goes to
  * when the extra leading ones have size 1 (`x[0] = [[5]]`): v without
  * them, as a view. */

@@ -16,9 +16,10 @@
  * not contiguous, and reduce each contiguous block: floating sums are
  * pairwise in double (dev_sum_*); integer sums and products are exact,
  * an error only when the result does not fit in i64 (never because a
- * partial result did not).  matmul hands f32/f64 work to BLAS (devices/blas.h), passing
- * transposed operands as transposes rather than copying them, and
- * batches through dev_gemm_batched_*; integer matmul is a loop here.
+ * partial result did not).  matmul hands f32/f64 work to BLAS
+ * (devices/blas.h), passing transposed operands as transposes rather
+ * than copying them, and batches through dev_gemm_batched_*; integer
+ * matmul is a loop here.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -858,8 +859,7 @@ bool lang_tensor_reduce(MistVM *vm, TensorReduction op, ObjTensor *x, uint64_t a
    * to give even when the result is empty (NumPy refuses both) */
   if (inner == 0) {
     switch (op) {
-    case TR_SUM: case TR_ANY:
-      return (*out = lang_tensor_new(vm, rdt, ond, oshape, true)) != NULL;
+    case TR_SUM: case TR_ANY: return (*out = lang_tensor_new(vm, rdt, ond, oshape, true)) != NULL;
     case TR_PROD: case TR_ALL:
       return lang_tensor_full(vm, rdt, ond, oshape, v_int(1), out);
     case TR_MEAN: return lang_tensor_full(vm, rdt, ond, oshape, v_float(NAN), out);
