@@ -723,20 +723,39 @@ static int64_t prod_total(RedCtx *c, const ProdAcc *p) {
   return p->negative ? (int64_t)(0 - p->mag) : (int64_t)p->mag;
 }
 
+/* Integer sums and products: in i64 while no partial result overflows,
+ * else again exactly (a sum in 128 bits, a product as a ProdAcc), where
+ * only the total must fit in i64. */
 #define REDUCE_INT(T, NAME)                                                          \
+  static int64_t sum_exact_##NAME(RedCtx *c, const T *x, int64_t n) {                \
+    __int128 r = 0;                                                                  \
+    for (int64_t i = 0; i < n; i++) r += x[i];                                       \
+    if (r < INT64_MIN || r > INT64_MAX) atomic_store(&c->err, ERR_OVERFLOW);         \
+    return (int64_t)r;                                                               \
+  }                                                                                  \
+                                                                                     \
   static void reduce_##NAME(RedCtx *c, const T *x, char *dst, int64_t n) {           \
     switch (c->op) {                                                                 \
     case TR_SUM: {                                                                   \
-      __int128 r = 0;   /* exact for any count of i64s: only the total must fit */   \
-      for (int64_t i = 0; i < n; i++) r += x[i];                                     \
-      if (r < INT64_MIN || r > INT64_MAX) atomic_store(&c->err, ERR_OVERFLOW);       \
-      *(int64_t *)dst = (int64_t)r;                                                  \
+      int64_t r = 0;                                                                 \
+      for (int64_t i = 0; i < n; i++)                                                \
+        if (__builtin_add_overflow(r, (int64_t)x[i], &r)) {                          \
+          r = sum_exact_##NAME(c, x, n);                                             \
+          break;                                                                     \
+        }                                                                            \
+      *(int64_t *)dst = r;                                                           \
       return;                                                                        \
     }                                                                                \
     case TR_PROD: {                                                                  \
-      ProdAcc p = {1, false, false, false};                                          \
-      for (int64_t i = 0; i < n && !p.zero; i++) prod_add(&p, (int64_t)x[i]);       \
-      *(int64_t *)dst = prod_total(c, &p);                                           \
+      int64_t r = 1;                                                                 \
+      for (int64_t i = 0; i < n; i++)                                                \
+        if (__builtin_mul_overflow(r, (int64_t)x[i], &r)) {                          \
+          ProdAcc p = {1, false, false, false};                                      \
+          for (int64_t j = 0; j < n && !p.zero; j++) prod_add(&p, (int64_t)x[j]);   \
+          r = prod_total(c, &p);                                                     \
+          break;                                                                     \
+        }                                                                            \
+      *(int64_t *)dst = r;                                                           \
       return;                                                                        \
     }                                                                                \
     case TR_MAX: case TR_MIN: {                                                      \
