@@ -451,7 +451,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   IrNode *fj = ir_prim_applyv(u, g, IR_P_JMASK, sp, np + 2, jm);
   IrNode **in = lang_alloc((np + 2) * sizeof *in);
   in[0] = fj;
-  in[1] = ir_const(u, vm->ad_kid, sp);
+  in[1] = ir_const(u, ad_state(vm)->kid, sp);
   /* arguments enter the transformed world: J(x) is x but for functions */
   for (int i = 0; i < np; i++) in[2 + i] = ir_prim_apply(u, g, IR_P_J, sp, 1, checked[i]);
   IrNode *t = ir_apply(u, g, np + 2, in, sp);
@@ -523,7 +523,7 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   IrNode **x = lang_alloc((n + 1) * sizeof *x);
   IrNode **in = lang_alloc((n + 2) * sizeof *in);
   in[0] = ir_prim_apply(u, g, IR_P_J, sp, 1, fparam);
-  in[1] = ir_const(u, vm->ad_kid, sp);
+  in[1] = ir_const(u, ad_state(vm)->kid, sp);
   for (int i = 0; i < n; i++) {
     ObjStr *pn = fg && i < fg->nparams && fg->params[i]->name ? fg->params[i]->name : lang_str_fmt("x%d", i + 1);
     x[i] = ir_param(u, g, pn, sp);
@@ -757,25 +757,23 @@ static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
 }
 
 void ad_register(MistVM *vm) {
-  vm->ad_J = p_J_hook;
-  vm->ad_Jmask = J_masked;
-  vm->ad_sens = ad_sens_hook;
+  static const IrAdInterface interface = {p_J_hook, J_masked, p_F_hook, ad_sens_hook};
+  vm->ad = &interface;
   /* kid(r) = r: the continuation that hands a backpropagator's results
    * back to its caller */
   IrUnit *u = ir_unit_new();
   IrGraph *kid = ir_graph_new(u, "kid", NULL, IRG_FUNCTION, span_none());
   kid->ret = ir_param(u, kid, lang_str("r"), span_none());
-  vm->ad_kid = v_obj(ev_closure(vm, kid, NULL));
+  ad_state(vm)->kid = v_obj(ev_closure(vm, kid, NULL));
   lang_def_builtin(vm, "grad", b_grad, -1, -1);
   lang_def_builtin(vm, "value_and_grad", b_value_and_grad, -1, -1);
   lang_def_builtin(vm, "vjp", b_vjp, -1, -1);
   lang_def_builtin(vm, "jacobian", b_jacobian, -1, -1);
   lang_def_builtin(vm, "jvp", b_jvp, -1, -1);
-  vm->ad_F = p_F_hook;
   lang_def_builtin(vm, "hessian", b_hessian, -1, -1);
   lang_dict_put(vm->builtins, lang_str("stop_gradient"), ir_prim_value(vm, IR_P_STOP_GRADIENT));
   /* for the rules in stdlib/ad_rules.ms */
-  lang_dict_put(vm->builtins, lang_str("_ad_kid"), vm->ad_kid);
+  lang_dict_put(vm->builtins, lang_str("_ad_kid"), ad_state(vm)->kid);
   lang_dict_put(vm->builtins, lang_str("_gadd"), ir_prim_value(vm, IR_P_GADD));
   lang_def_builtin(vm, "_env_first", b_env_first, 1, 1);
   lang_def_builtin(vm, "_grad_closure", b_grad_closure, 3, 3);

@@ -34,16 +34,7 @@
 
 enum { MAX_CHAIN = MAX_TRANSFORMS };
 
-/* autodiff's caches, hung off the VM */
-typedef struct AdState {
-  NodeMap wrappers;   /* ObjBuiltin -> IrGraph: b with its rule's signature (NULL: none) */
-  NodeMap bound;      /* ObjBuiltin -> IrGraph: x.b over x */
-  NodeMap tried;      /* ObjBuiltin -> itself once its signature was looked for */
-  ObjDict *shaped;   /* a key -> a CacheEntry (ad_cache_get) */
-  ObjDict *modules;  /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
-} AdState;
-
-static AdState *state(MistVM *vm) {
+AdState *ad_state(MistVM *vm) {
   if (!vm->ad_state) {
     AdState *s = lang_alloc(sizeof *s);
     s->shaped = lang_dict_new();
@@ -67,11 +58,11 @@ typedef struct CacheEntry {
   Value keep[3];
 } CacheEntry;
 
-ObjDict *ad_module_cache(MistVM *vm) { return state(vm)->modules; }
+ObjDict *ad_module_cache(MistVM *vm) { return ad_state(vm)->modules; }
 
 IrGraph *ad_cache_get(MistVM *vm, const char *key) {
   Value v;
-  if (!lang_dict_get(state(vm)->shaped, lang_str(key), &v)) return NULL;
+  if (!lang_dict_get(ad_state(vm)->shaped, lang_str(key), &v)) return NULL;
   return ((CacheEntry *)v.o)->graph;
 }
 
@@ -82,7 +73,7 @@ void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value ke
   e->keep[0] = keep0;
   e->keep[1] = keep1;
   e->keep[2] = keep2;
-  lang_dict_put(state(vm)->shaped, lang_str(key), v_obj((Obj *)e));
+  lang_dict_put(ad_state(vm)->shaped, lang_str(key), v_obj((Obj *)e));
 }
 
 /* ---- the graphs ---- */
@@ -149,7 +140,7 @@ static Value signature_of(MistVM *vm, ObjBuiltin *b) {
 /* The graph of b (of x.b when bound) with its rule's signature, NULL when
  * b has none (then each call shape has its own, see shaped()). */
 static IrGraph *wrapper(MistVM *vm, ObjBuiltin *b, bool bound) {
-  AdState *s = state(vm);
+  AdState *s = ad_state(vm);
   NodeMap *cache = bound ? &s->bound : &s->wrappers;
   IrGraph *g = ir_map_get(cache, b);
   if (g || (!bound && ir_map_get(&s->tried, b))) return g;

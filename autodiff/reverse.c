@@ -10,7 +10,7 @@
  * sensitivities (None stands for zero), and ends by calling
  * k((env, dp1..dpn)), where env maps G's free variables to their
  * sensitivities.  A call in non-tail position passes the identity
- * function as k (vm->ad_kid), so the caller gets the tuple back.  A call in tail position passes as k a
+ * function as k (ad_state(vm)->kid), so the caller gets the tuple back.  A call in tail position passes as k a
  * closure holding the rest of G's backward pass, so the call stays a
  * tail call forward, and the backward pass continues with a tail call:
  * a loop of a million iterations runs in constant C stack both ways,
@@ -231,12 +231,13 @@ static bool is_unary_sens(int p) { return ir_prims[p].arity == 3; }
 /* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
  * Unbound with an error raised when it cannot be had. */
 Value ad_sens_definition(MistVM *vm, int p) {
-  if (!vm->ad_sens_fns) {
+  AdState *st = ad_state(vm);
+  if (!st->sens_fns) {
     Value *fns = lang_alloc(IR_NPRIMS * sizeof *fns);
     for (int i = 0; i < IR_NPRIMS; i++) fns[i] = v_unbound();
-    vm->ad_sens_fns = fns;
+    st->sens_fns = fns;
   }
-  if (vm->ad_sens_fns[p].tag != V_UNBOUND) return vm->ad_sens_fns[p];
+  if (st->sens_fns[p].tag != V_UNBOUND) return st->sens_fns[p];
   ObjModule *m = ad_stdlib_module(vm, "ad_sens");
   if (!m) return v_unbound();
   Value fn = ad_module_global(m, "", ir_prims[p].name);
@@ -244,11 +245,11 @@ Value ad_sens_definition(MistVM *vm, int p) {
     lang_raise(vm, "NameError", "%s is missing from stdlib/ad_sens.ms", ir_prims[p].name);
     return fn;
   }
-  vm->ad_sens_fns[p] = fn;
+  st->sens_fns[p] = fn;
   return fn;
 }
 
-/* vm->ad_sens: what the C fast paths of prims_sens.c leave (set when
+/* vm->ad->sens: what the C fast paths of prims_sens.c leave (set when
  * the builtins are registered, so that a printed derivative runs). */
 bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out) {
   Value fn = ad_sens_definition(vm, p);
@@ -320,7 +321,7 @@ static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
     a[2] = x;
   } else {
     fn = fwd(f, callee, f->jh);
-    a[2] = kconst(ad, ad->vm->ad_kid);
+    a[2] = kconst(ad, ad_state(ad->vm)->kid);
   }
   a[0] = fn;
   a[1] = names;
@@ -381,7 +382,7 @@ static void forward(Fill *f, int i) {
       IrNode **a = lang_alloc((nargs + 2) * sizeof *a);
       mapped_args(f, y, 1, a);
       memmove(a + 4, a + 3, (nargs - 3 > 0 ? nargs - 3 : 0) * sizeof *a);
-      a[3] = kconst(ad, ad->vm->ad_kid);
+      a[3] = kconst(ad, ad_state(ad->vm)->kid);
       IrNode *t = ir_prim_applyv(ad->u, f->jh, IR_P_BP_CALL_J, y->span, nargs + 1, a);
       v = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 0));
       f->bp[i] = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 1));
@@ -445,7 +446,7 @@ static void forward(Fill *f, int i) {
           ad->failed = true;
           return;
         }
-        args[0] = kconst(ad, ad->vm->ad_kid);
+        args[0] = kconst(ad, ad_state(ad->vm)->kid);
         mapped_args(f, y, 1, args + 1);
         v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, args, i);
         break;
@@ -484,7 +485,7 @@ static void forward(Fill *f, int i) {
         return;
       }
       IrNode **a2 = lang_alloc((nargs + 1) * sizeof *a2);
-      a2[0] = kconst(ad, ad->vm->ad_kid);
+      a2[0] = kconst(ad, ad_state(ad->vm)->kid);
       memcpy(a2 + 1, args, nargs * sizeof *args);
       v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, a2, i);
     } else if (rule.tag != V_UNBOUND && ad_is_packed(callee->value)) {
@@ -515,7 +516,7 @@ static void forward(Fill *f, int i) {
   } else {
     /* a graph or a function value: f'(kid, args'), or a branch of an
      * if, whose transform knows its continuation: J(switch)() */
-    args[0] = kconst(ad, ad->vm->ad_kid);
+    args[0] = kconst(ad, ad_state(ad->vm)->kid);
     mapped_args(f, y, 1, args + 1);
     if (ir_map_get(&ad->nok, y)) v = forward_pair(f, y, fwd(f, callee, f->jh), 0, args, i);
     else v = forward_pair(f, y, fwd(f, callee, f->jh), nargs + 1, args, i);
@@ -921,7 +922,7 @@ static void fill(Ad *ad, IrGraph *h) {
   IrNode *kfix = ir_map_get(&ad->kfix, h);
   /* grad calls its masked transform with the identity continuation, so
    * there the backward pass simply returns (the optimiser inlines it) */
-  f.k = kfix ? kfix : h == ad->root && ad->kid ? kconst(ad, ad->vm->ad_kid) : f.jh->params[0];
+  f.k = kfix ? kfix : h == ad->root && ad->kid ? kconst(ad, ad_state(ad->vm)->kid) : f.jh->params[0];
   int n = h->nnodes;
   f.kind = lang_alloc_atomic((n ? n : 1) * sizeof *f.kind);
   f.bp = lang_alloc((n ? n : 1) * sizeof *f.bp);
@@ -940,7 +941,7 @@ static void fill(Ad *ad, IrGraph *h) {
   for (int i = 0; i < n; i++) {
     IrNode *y = h->nodes[i];
     if (!is_branch_call(h, y)) continue;
-    IrNode *k = tail && i == n - 1 ? ir_const_graph(ad->u, f.b, y->span) : kconst(ad, ad->vm->ad_kid);
+    IrNode *k = tail && i == n - 1 ? ir_const_graph(ad->u, f.b, y->span) : kconst(ad, ad_state(ad->vm)->kid);
     for (int j = 2; j <= 3; j++) {
       IrGraph *a = ir_node_graph(y->in[0]->in[j]);
       /* (a branch has one switch; were it shared, the first call would

@@ -1332,4 +1332,5 @@ void ev_init(MistVM *vm) {
   EvState *st = lang_alloc(sizeof *st);
   vm->eval = st;
   vm->call = ev_call;
+  vm->graph_name = ir_graph_name;
 }

@@ -15,6 +15,7 @@
  * def's name where it has one, else by name with a comment. */
 #include <string.h>
 
+#include "ir/eval.h"
 #include "ir/ir.h"
 #include "ir/source_int.h"
 #include "lang/gc.h"
@@ -155,7 +156,7 @@ void src_fold(Src *s) {
     bool named = src_value_name(s, v) || (v_is_obj(v, O_FUNC) && src_top_def(AS_FUNC(v)->graph));
     set_known(s, s->root->fv[i], v, made && (named || literal(v, 0)));
   }
-  if (!s->vm->ad_J) return;
+  if (!s->vm->ad) return;
   for (bool more = true; more;) {
     more = false;
     for (int gx = 0; gx < s->ngraphs; gx++) {
@@ -169,8 +170,8 @@ void src_fold(Src *s) {
           continue;
         /* grad's J(f) for its argnums only (jmask): that transform */
         Value mask = masked && n->in[2]->kind == IR_CONST ? n->in[2]->value : v_none();
-        if (masked && (mask.tag != V_INT || !s->vm->ad_Jmask)) continue;
-        if (masked ? !s->vm->ad_Jmask(s->vm, v, mask.i, false, &jv) : !s->vm->ad_J(s->vm, v, &jv)) {
+        if (masked && mask.tag != V_INT) continue;
+        if (masked ? !s->vm->ad->Jmask(s->vm, v, mask.i, false, &jv) : !s->vm->ad->J(s->vm, v, &jv)) {
           lang_error_clear(s->vm);   /* left as a call of J, which raises it when run */
           continue;
         }

@@ -193,8 +193,8 @@ static bool repr_items(MistVM *vm, const Value *items, size_t n, StrBuf *out) {
   return true;
 }
 
-static const char *graph_name(struct IrGraph *g) {
-  const char *name = g ? ir_graph_name(g) : NULL;
+static const char *graph_name(MistVM *vm, struct IrGraph *g) {
+  const char *name = g && vm->graph_name ? vm->graph_name(g) : NULL;
   return name ? name : "?";
 }
 
@@ -256,12 +256,12 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
     sb_addc(out, ')');
     return true;
   }
-  case O_FUNC: sb_printf(out, "<function %s>", graph_name(AS_FUNC(v)->graph)); return true;
+  case O_FUNC: sb_printf(out, "<function %s>", graph_name(vm, AS_FUNC(v)->graph)); return true;
   case O_BUILTIN: sb_printf(out, "<built-in function %s>", AS_BUILTIN(v)->name); return true;
   case O_BOUND: {
     ObjBound *b = AS_BOUND(v);
     const char *name = v_is_obj(b->fn, O_BUILTIN) ? AS_BUILTIN(b->fn)->name
-                       : v_is_obj(b->fn, O_FUNC) ? graph_name(AS_FUNC(b->fn)->graph)
+                       : v_is_obj(b->fn, O_FUNC) ? graph_name(vm, AS_FUNC(b->fn)->graph)
                        : "?";
     sb_printf(out, "<built-in method %s of %s object>", name, lang_type_name(b->self));
     return true;
@@ -271,7 +271,7 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
     sb_printf(out, "<module '%s'>", m->name ? m->name->data : "?");
     return true;
   }
-  case O_GRAPH: sb_printf(out, "<graph %s>", graph_name(AS_GRAPH(v)->graph)); return true;
+  case O_GRAPH: sb_printf(out, "<graph %s>", graph_name(vm, AS_GRAPH(v)->graph)); return true;
   case O_ENV: sb_printf(out, "<env of %zu sensitivities>", ((ObjEnv *)v.o)->len); return true;
   case O_SPARSE: sb_printf(out, "<sensitivity of parts>"); return true;
   case O_TENSOR: lang_tensor_repr(vm, AS_TENSOR(v), out); return true;

@@ -95,23 +95,16 @@ struct MistVM {
   ObjSeq *argv;           /* what args() returns */
 
   LangCallFn call;        /* set by the interpreter */
+  /* a function's name, for its repr: set by the interpreter, which
+   * knows graphs (lang/ does not) */
+  const char *(*graph_name)(struct IrGraph *g);
   /* the builtin being called, set just before its C function runs, for
    * builtins made at run time that carry data (ObjBuiltin.data) */
   ObjBuiltin *callee;
-  /* the reverse-mode transform of a value (autodiff/), for primitive J */
-  bool (*ad_J)(MistVM *vm, Value v, Value *out);
-  /* J(v) whose backpropagator gives only the parameters in mask, for
-   * jmask; made for float arguments when floats is set */
-  bool (*ad_Jmask)(MistVM *vm, Value v, int64_t mask, bool floats, Value *out);
-  Value ad_kid;           /* autodiff: the identity continuation, a closure */
-  bool (*ad_F)(MistVM *vm, Value v, Value *out);   /* forward mode, for primitive F */
-  /* the sensitivity primitive `prim` (add_sens, sin_sens...) on what its
-   * C fast path does not handle: its Mist definition in
-   * stdlib/ad_sens.ms, called by autodiff/ (installed with the first
-   * transform, the only place such primitives come from) */
-  bool (*ad_sens)(MistVM *vm, int prim, int argc, const Value *argv, Value *out);
-  Value *ad_sens_fns;     /* autodiff's cache of those definitions, by primitive */
-  void *ad_state;         /* autodiff's other caches (autodiff/builtins.c) */
+  /* autodiff/ as the interpreter's primitives reach it (IrAdInterface,
+   * ir/eval.h), installed by autodiff's ad_register; NULL without it */
+  const struct IrAdInterface *ad;
+  void *ad_state;         /* autodiff's own state and caches (AdState, autodiff/ad.h) */
   /* `import name` from module `from`: set by the API, which owns the
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
