@@ -149,7 +149,6 @@ void ir_free_vars(IrGraph *g);
 /* Text form.  ir_print_graph writes g and every graph it uses that is
  * nested in it or synthetic (branches, loops, joins), in text form. */
 void ir_print_graph(MistVM *vm, IrGraph *g, StrBuf *out);
-void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out);   /* as Mist source (source.c) */
 void ir_print_unit(MistVM *vm, IrUnit *u, StrBuf *out);
 /* A str as a double-quoted literal (braces doubled in an f-string: fstr). */
 void ir_str_literal(StrBuf *out, const char *s, size_t len, bool fstr);
