@@ -26,11 +26,17 @@
  *  - a graph or any function value: t = f'(kid, a'...).
  * Free variables of nested graphs are the forward values of the
  * enclosing transform, and the sensitivity of a closure (an env) flows
- * back to the nodes it captured.
+ * back to the nodes it captured.  J of a value (a closure's transform
+ * over J of its captures, containers item by item) is at the end.
+ *
+ * Within autodiff/, this file and forward.c make the transforms: they
+ * use the rules of builtins (builtins.c, calls.c, nest.c, tangents.c)
+ * and rules.c, and only api.c uses them.
  */
 #include <string.h>
 
 #include "autodiff/ad.h"
+#include "ir/eval.h"
 #include "ir/map.h"
 #include "ir/passes.h"
 #include "lang/gc.h"
@@ -227,35 +233,6 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
 
 static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }
 static bool is_unary_sens(int p) { return ir_prims[p].arity == 3; }
-
-/* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
- * Unbound with an error raised when it cannot be had. */
-Value ad_sens_definition(MistVM *vm, int p) {
-  AdState *st = ad_state(vm);
-  if (!st->sens_fns) {
-    Value *fns = lang_alloc(IR_NPRIMS * sizeof *fns);
-    for (int i = 0; i < IR_NPRIMS; i++) fns[i] = v_unbound();
-    st->sens_fns = fns;
-  }
-  if (st->sens_fns[p].tag != V_UNBOUND) return st->sens_fns[p];
-  ObjModule *m = ad_stdlib_module(vm, "ad_sens");
-  if (!m) return v_unbound();
-  Value fn = ad_module_global(m, "", ir_prims[p].name);
-  if (fn.tag == V_UNBOUND) {
-    lang_raise(vm, "NameError", "%s is missing from stdlib/ad_sens.ms", ir_prims[p].name);
-    return fn;
-  }
-  st->sens_fns[p] = fn;
-  return fn;
-}
-
-/* vm->ad->sens: what the C fast paths of prims_sens.c leave (set when
- * the builtins are registered, so that a printed derivative runs). */
-bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out) {
-  Value fn = ad_sens_definition(vm, p);
-  if (fn.tag == V_UNBOUND) return false;
-  return vm->call(vm, fn, argc, argv, NULL, out);
-}
 
 /* t = callee(args...); value = t[0]; bp = t[1] */
 static IrNode *forward_pair(Fill *f, IrNode *y, IrNode *callee, int n, IrNode **args, int i) {
@@ -472,7 +449,7 @@ static void forward(Fill *f, int i) {
   } else if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(ad, b->name);
-    const char *twin = ad_mist_twin(callee->value, false);
+    const char *twin = ad_mist_twin(ad->vm, callee->value, false);
     mapped_args(f, y, 1, args);
     if (twin) {
       /* jvp, jacobian, hessian: their Mist definitions (stdlib/ad.ms),
@@ -488,7 +465,7 @@ static void forward(Fill *f, int i) {
       a2[0] = kconst(ad, ad_state(ad->vm)->kid);
       memcpy(a2 + 1, args, nargs * sizeof *args);
       v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, a2, i);
-    } else if (rule.tag != V_UNBOUND && ad_is_packed(callee->value)) {
+    } else if (rule.tag != V_UNBOUND && ad_is_packed(ad->vm, callee->value)) {
       /* vjp(f, x1..xn): the rule takes (f, (x1..xn)) */
       if (nargs < 1) {
         ad_error(ad, y->span, "%s() takes a function and its arguments", b->name);
@@ -1353,4 +1330,79 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
   if (!ir_verify_unit(vm, ad.u)) return NULL;
 #endif
   return jg;
+}
+
+/* ---- J of values ---- */
+
+/* The closure of f's transform (computing only the sensitivities of the
+ * parameters in mask; made for float arguments when floats is set) over
+ * the J-values of what f captured. */
+static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, bool floats, Value *out) {
+  IrGraph *jg = ad_reverse_masked(vm, f->graph, mask, floats);
+  if (!jg) return false;
+  IrGraph *envg = jg->parent;
+  ir_free_vars(jg);
+  Value *env = lang_alloc((jg->nfv ? jg->nfv : 1) * sizeof *env);
+  for (int k = 0; k < jg->nfv; k++) {
+    int i = ad_env_param(envg, jg->fv[k]);
+    if (i < 0 || i >= f->nenv)
+      return lang_raise(vm, "TypeError", "internal error: free variable of J(%s)", f->graph->name->data);
+    if (!ad_J_value(vm, f->env[i], &env[k])) return false;
+  }
+  ObjFunc *jf = ev_closure(vm, jg, env);
+  lang_func_extra(jf)->primal = f;
+  *out = v_obj(jf);
+  return true;
+}
+
+
+/* jmask(f, mask, xs...): J(f) for grad(f, argnums), whose backpropagator
+ * leaves out the sensitivities of the other parameters; made once per
+ * mask, and apart for calls whose arguments are all floats (floats), for
+ * which a transform that knows its parameters are floats is simpler: no
+ * sensitivity of an addition needs its operands, say. */
+bool ad_J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out) {
+  if (!v_is_obj(v, O_FUNC)) return ad_J_value(vm, v, out);
+  ObjFunc *f = AS_FUNC(v);
+  /* f differentiated already (grad(grad(f))) takes a continuation first
+   * for each time: the mask counts f's own parameters after them (and
+   * the arguments are not all its parameters: no float transform) */
+  int depth = 0;
+  for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
+  /* the mask only spares work: where a bit would not fit (more than 64
+   * parameters with the continuations), every sensitivity is computed
+   * and grad returns those asked for */
+  uint64_t bits = (uint64_t)mask;
+  mask = depth >= 64 || (depth && bits >> (64 - depth)) ? -1 : (int64_t)(bits << depth);
+  floats &= depth == 0;
+  ObjFuncExtra *x = f->x;
+  if (x && x->jmform[floats] && x->jmbits[floats] == (uint64_t)mask) {
+    *out = v_obj(x->jmform[floats]);
+    return true;
+  }
+  if (!J_closure(vm, f, (uint64_t)mask, floats, out)) return false;
+  x = lang_func_extra(f);
+  x->jmform[floats] = AS_FUNC(*out);
+  x->jmbits[floats] = (uint64_t)mask;
+  return true;
+}
+
+
+bool ad_J_value(MistVM *vm, Value v, Value *out) {
+  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST) || v_is_obj(v, O_DICT)) return ad_map_functions(vm, v, ad_J_value, out);
+  if (v_is_obj(v, O_FUNC)) {
+    ObjFunc *f = AS_FUNC(v);
+    /* a closure's captured values never change: its J is made once
+     * (grad(f) asks for it on every call) */
+    if (f->x && f->x->jform) {
+      *out = v_obj(f->x->jform);
+      return true;
+    }
+    if (!J_closure(vm, f, ~(uint64_t)0, false, out)) return false;
+    lang_func_extra(f)->jform = AS_FUNC(*out);
+    return true;
+  }
+  if (v_is_obj(v, O_BUILTIN) || v_is_obj(v, O_BOUND)) return ad_builtin_transform(vm, v, 'J', out);
+  *out = v;
+  return true;
 }
