@@ -16,8 +16,21 @@ typedef struct AdTransforms {
   IrGraph *(*forward)(MistVM *vm, IrGraph *g);        /* ad_forward */
 } AdTransforms;
 
+/* The transforms of a graph taken as a root, made once each. */
+typedef struct AdRoots {
+  IrGraph *jroot;      /* reverse mode (its free variables become parameters
+                          of its parent, the env graph, in g->fv order) */
+  /* the last transform made with a mask of parameters (grad's argnums),
+   * whose backpropagator computes only their sensitivities, and that
+   * mask: [0] the general one, [1] the one made for float arguments */
+  IrGraph *jmroot[2];
+  uint64_t jmask[2];
+  IrGraph *froot;      /* forward mode */
+} AdRoots;
+
 typedef struct AdState {
   AdTransforms transform;
+  NodeMap roots;      /* IrGraph -> its AdRoots */
   /* the derivative builtins of api.c, known by their C functions */
   BuiltinFn vjp, jvp, jacobian, hessian;
   Value kid;          /* the identity continuation, a closure (ad_register) */
@@ -30,6 +43,16 @@ typedef struct AdState {
 } AdState;
 
 AdState *ad_state(MistVM *vm);
+
+/* g's root transforms (made empty on first use); ad_roots_of: NULL when
+ * none was ever asked for. */
+AdRoots *ad_roots(MistVM *vm, IrGraph *g);
+AdRoots *ad_roots_of(MistVM *vm, IrGraph *g);
+
+/* Re-key an env of sensitivities between J(f)'s free variables and f's
+ * own, in either direction (to_f: towards f's): the primitives jenv and
+ * jinv_env, through vm->ad (reverse.c). */
+bool ad_rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out);
 
 /* The reverse-mode transform of graph g taken as a root: a graph
  * J(g)(k, p1..pn) returning (value, backpropagator), where the

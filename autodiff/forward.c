@@ -466,7 +466,8 @@ static void fill(Fw *w, IrGraph *h) {
  * of parameters (value, tangent) of an environment graph, in g->fv
  * order. */
 IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
-  if (g->froot) return g->froot;
+  AdRoots *roots = ad_roots(vm, g);
+  if (roots->froot) return roots->froot;
   Fw w = {0};
   w.vm = vm;
   w.u = ir_unit_new();
@@ -532,7 +533,7 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, w.u)) return NULL;
 #endif
-  g->froot = fg;
+  roots->froot = fg;
   return fg;
 }
 

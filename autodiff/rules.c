@@ -25,6 +25,17 @@ AdState *ad_state(MistVM *vm) {
   return vm->ad_state;
 }
 
+AdRoots *ad_roots_of(MistVM *vm, IrGraph *g) { return ir_map_get(&ad_state(vm)->roots, g); }
+
+AdRoots *ad_roots(MistVM *vm, IrGraph *g) {
+  AdRoots *r = ad_roots_of(vm, g);
+  if (!r) {
+    r = lang_alloc(sizeof *r);
+    ir_map_put(&ad_state(vm)->roots, g, r);
+  }
+  return r;
+}
+
 /* ---- a cache of the graphs the derivative builtins make ----
  *
  * grad(f), vjp(f, ...), a method's rule...: each call would make a new
