@@ -25,7 +25,7 @@
 #include "autodiff/ad.h"
 #include "ir/eval.h"
 #include "ir/passes.h"
-#include "ir/source.h"
+#include "stdlib/source.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "mist.h"
@@ -502,7 +502,7 @@ static MistStatus print_grad_source(MistVM *vm, IrGraph *g, StrBuf *sb) {
     return MIST_ERROR;
   }
   if (!vm->call(vm, grad, 1, &f, NULL, &gf)) return MIST_ERROR;
-  ir_print_source_value(vm, gf, sb);
+  std_print_source_value(vm, gf, sb);
   return MIST_OK;
 }
 
@@ -520,7 +520,7 @@ static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
     if (!jg) return MIST_ERROR;
     g = jg;
   }
-  if (flags & MIST_IR_SOURCE) ir_print_source(vm, g, &sb);
+  if (flags & MIST_IR_SOURCE) std_print_source(vm, g, &sb);
   else ir_print_graph(vm, g, &sb);
   lang_write(vm, sb.data, sb.len);
   return MIST_OK;
