@@ -383,14 +383,20 @@ def getitem_op(rng, x):
     return "%s%s" % (tx, text), value
 
 
+def rand_subscript(rng, a):
+    """A random subscript of a: (numpy object, Mist text, the shape it
+    selects, () when NumPy refuses it)."""
+    idx, text = _subscripts.rand_index(rng, a.shape)
+    try:
+        return idx, text, np.shape(a[idx])
+    except (IndexError, ValueError):
+        return idx, text, ()
+
+
 def setitem_stmts(rng, x):
     """(statements, value): r = x; r[i] = v."""
     tx, a = x
-    idx, text = _subscripts.rand_index(rng, a.shape)
-    try:
-        sel_shape = np.shape(a[idx])
-    except (IndexError, ValueError):
-        sel_shape = ()
+    idx, text, sel_shape = rand_subscript(rng, a)
     if rng.random() < 0.4:
         v = rng.choice([rng.randint(-3, 3), rng.randint(-8, 8) / 4, True])
         tv, vv = fmt(v), v
@@ -449,11 +455,7 @@ def grad_stmts(rng, x):
     and v gets the weights of the places it was written to, summed over
     the axes it was broadcast along."""
     tx, a = x
-    idx, text = _subscripts.rand_index(rng, a.shape)
-    try:
-        sel_shape = np.shape(a[idx])
-    except (IndexError, ValueError):
-        sel_shape = ()
+    idx, text, sel_shape = rand_subscript(rng, a)
     tw, w = leaf(rng, sel_shape, rng.choice(["f32", "f64"]))
     positions = np.arange(a.size).reshape(a.shape)
     if rng.random() < 0.5:
