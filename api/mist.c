@@ -21,6 +21,7 @@
 
 #include "autodiff/ad.h"
 #include "ir/eval.h"
+#include "ir/infer.h"
 #include "ir/source.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
@@ -464,7 +465,29 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
   return MIST_ERROR;
 }
 
+/* `mist ir --types`: the specialisation of g for the argument types,
+ * with the module's own defs as the values of its globals. */
+static MistStatus print_types(MistVM *vm, IrGraph *g, IrGraph *module_code, int nargs,
+                              const char *const *argtypes) {
+  IrType **args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *args);
+  for (int i = 0; i < nargs; i++)
+    if (!(args[i] = ir_parse_argtype(vm, argtypes[i]))) return MIST_ERROR;
+  IrInferOpts opts = {module_code};
+  IrTyped *t = ir_infer(vm, g, nargs, args, &opts);
+  if (!t) return MIST_ERROR;
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_typed(vm, t, &sb);
+  lang_write(vm, sb.data, sb.len);
+  return MIST_OK;
+}
+
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags) {
+  return mist_print_file_ir_types(vm, path, name, flags, -1, NULL);
+}
+
+MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *name, int flags,
+                                    int nargs, const char *const *argtypes) {
   lang_gc_enter_thread();
   lang_error_clear(vm);
   size_t len;
@@ -482,7 +505,7 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
   for (int i = 0; i < lr.unit->ngraphs; i++) {
     IrGraph *g = lr.unit->graphs[i];
     if ((g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0)
-      return print_graph(vm, g, flags);
+      return nargs >= 0 ? print_types(vm, g, lr.main, nargs, argtypes) : print_graph(vm, g, flags);
   }
   lang_raise(vm, "NameError", "no top-level function named '%s' in %s", name, path);
   return MIST_ERROR;

@@ -82,6 +82,13 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags);
  * of its top-level function `name` to the write callback. */
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags);
 
+/* The same, specialised to nargs argument types (`int`, `float`,
+ * `f32[64,784]`...: docs/types.md) with a type on every node, as
+ * `mist ir --types` prints it; nargs -1 prints as mist_print_file_ir
+ * does (flags apply only then). */
+MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *name, int flags,
+                                    int nargs, const char *const *argtypes);
+
 /* Limit each later mist_eval / mist_run_file to `seconds` of wall-clock
  * time (0: no limit).  A program that runs longer stops with a
  * "TimeoutError": "the program ran past its time limit of N seconds". */

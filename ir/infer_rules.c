@@ -1,0 +1,1227 @@
+/* infer_rules.c: the type and shape rule of every primitive (one table,
+ * indexed by IrPrim and checked complete when compiled) and of the math
+ * and tensor builtins (a second table, whose row a builtin carries in
+ * ObjBuiltin.type_rule, attached once per VM: no name is compared while
+ * inferring).  A builtin without a rule gives `any`.
+ *
+ * The rules follow the interpreter's (ir/prims.c, lang/ops.c,
+ * lang/tensor*.c): Python's numbers (int op int is an int, with a float
+ * a float, / always a float), NumPy's broadcasting, matmul, reductions
+ * with axis= and keepdims=, reshape with -1, indexing by ints, slices,
+ * None and tuples of them.  Where shapes are known the rule calls the
+ * interpreter's own check (lang_broadcast_shapes, lang_matmul_shape),
+ * so a proven error has its message; where a dimension is unknown the
+ * result's is too.  The sensitivity primitives of autodiff type None (a
+ * zero) as None, so that a derivative program's bookkeeping of zeros is
+ * typed precisely enough to be removed.
+ */
+#include <string.h>
+
+#include "ir/infer_int.h"
+#include "lang/gc.h"
+#include "lang/tensor.h"
+#include "lang/tensor_impl.h"
+
+#define RULE(name) static IrType *name(InferCx *cx, IrType **a, int n)
+#define UNUSED (void)cx, (void)a, (void)n
+
+static bool is_num(const IrType *t) { return ir_type_is_number(t); }
+static bool is_tensor(const IrType *t) { return t->kind == IT_TENSOR; }
+static bool is_fn(const IrType *t) {
+  return t->kind == IT_CLOSURE || t->kind == IT_FNSET || t->kind == IT_BUILTIN;
+}
+static bool known_int(const IrType *t) { return t->kind == IT_INT && t->has_val; }
+static bool known_bool(const IrType *t) {
+  return (t->kind == IT_BOOL || t->kind == IT_INT) && t->has_val;
+}
+
+/* Truthiness, when the type decides it: 1 true, 0 false, -1 unknown. */
+static int truth(const IrType *t) {
+  if (t->kind == IT_NONE) return 0;
+  if (known_bool(t)) return t->ival != 0;
+  if (is_fn(t) || t->kind == IT_MODULE) return 1;
+  if ((t->kind == IT_TUPLE || t->kind == IT_DICT) && t->n >= 0) return t->n > 0;
+  if (t->kind == IT_LIST && t->n >= 0) return t->n > 0;
+  return -1;
+}
+
+static IrType *tensor_like(const IrType *t, int dt) { return ir_type_tensor(dt, t->n, t->dims); }
+
+static IrType *none_tuple(int64_t n) {
+  if (n < 0 || n > 64) return &ir_t_any;
+  IrType *items[64];
+  for (int64_t i = 0; i < n; i++) items[i] = &ir_t_none;
+  return ir_type_tuple((int)n, items);
+}
+
+/* ---- tensors: dtypes and broadcasting ---- */
+
+/* A Python number's dtype beside a tensor of dtype dt (tensor_ops.c). */
+static int scalar_with(int dt, const IrType *s) {
+  if (dt < 0) return -1;
+  if (s->kind == IT_FLOAT) return lang_dtype_is_float(dt) ? dt : DT_F32;
+  if (s->kind == IT_INT) return dt == DT_BOOL ? DT_I64 : dt;
+  return dt;
+}
+
+/* The dtype op computes in for operands x and y (one a tensor). */
+static int binop_dtype(TensorBinop op, const IrType *x, const IrType *y) {
+  int dt;
+  if (is_tensor(x) && is_tensor(y))
+    dt = x->dtype < 0 || y->dtype < 0 ? -1 : (int)lang_dtype_promote(x->dtype, y->dtype);
+  else if (is_tensor(x)) dt = scalar_with(x->dtype, y);
+  else dt = scalar_with(y->dtype, x);
+  if (dt < 0) return -1;
+  bool arith = op <= TB_POW;
+  if (arith && dt == DT_BOOL) dt = DT_I64;
+  if ((op == TB_TRUEDIV || op == TB_ATAN2) && !lang_dtype_is_float(dt)) dt = DT_F32;
+  return dt;
+}
+
+static bool all_known(const IrType *t) {
+  if (t->n < 0) return false;
+  for (int i = 0; i < t->n; i++)
+    if (t->dims[i] < 0) return false;
+  return true;
+}
+
+/* The broadcast shape of x and y (tensors or numbers) as a tensor of
+ * dtype dt; never, with the interpreter's error, when they cannot. */
+static IrType *broadcast(InferCx *cx, const char *fname, const IrType *x, const IrType *y, int dt) {
+  static const IrType scalar = {.kind = IT_TENSOR, .n = 0};
+  if (!is_tensor(x)) x = &scalar;
+  if (!is_tensor(y)) y = &scalar;
+  if (x->n < 0 || y->n < 0) return ir_type_tensor(dt, -1, NULL);
+  int nd = x->n > y->n ? x->n : y->n;
+  int64_t out[LANG_TENSOR_MAX_DIMS];
+  if (all_known(x) && all_known(y)) {
+    if (!lang_broadcast_shapes(cx->vm, fname, x->n, x->dims, y->n, y->dims, &nd, out))
+      return ir_infer_fail(cx);
+    return ir_type_tensor(dt, nd, out);
+  }
+  for (int i = 0; i < nd; i++) {
+    int64_t p = i < nd - x->n ? 1 : x->dims[i - (nd - x->n)];
+    int64_t q = i < nd - y->n ? 1 : y->dims[i - (nd - y->n)];
+    if (p >= 0 && q >= 0 && p != q && p != 1 && q != 1) return &ir_t_never;
+    out[i] = p == 1 ? q : q == 1 ? p : p >= 0 ? p : q;
+  }
+  return ir_type_tensor(dt, nd, out);
+}
+
+/* op on two operands of which one is a tensor (numbers, tensors, lists) */
+static IrType *tensor_binop(InferCx *cx, TensorBinop op, IrType *x, IrType *y) {
+  if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_any;
+  if (!(is_tensor(x) || is_num(x)) || !(is_tensor(y) || is_num(y))) return &ir_t_any;
+  int dt = binop_dtype(op, x, y);
+  if (op >= TB_EQ) dt = DT_BOOL;
+  return broadcast(cx, lang_tensor_binop_name(op), x, y, dt);
+}
+
+/* ---- arithmetic ---- */
+
+static TensorBinop binop_of(int p) {
+  switch (p) {
+  case IR_P_ADD: return TB_ADD;
+  case IR_P_SUB: return TB_SUB;
+  case IR_P_MUL: return TB_MUL;
+  case IR_P_TRUEDIV: return TB_TRUEDIV;
+  case IR_P_FLOORDIV: return TB_FLOORDIV;
+  case IR_P_MOD: return TB_MOD;
+  case IR_P_POW: return TB_POW;
+  case IR_P_EQ: return TB_EQ;
+  case IR_P_NE: return TB_NE;
+  case IR_P_LT: return TB_LT;
+  case IR_P_LE: return TB_LE;
+  case IR_P_GT: return TB_GT;
+  default: return TB_GE;
+  }
+}
+
+/* int op int with both known: the value, when it fits. */
+static IrType *fold_int(int p, int64_t x, int64_t y) {
+  int64_t r;
+  switch (p) {
+  case IR_P_ADD: if (__builtin_add_overflow(x, y, &r)) return &ir_t_int; break;
+  case IR_P_SUB: if (__builtin_sub_overflow(x, y, &r)) return &ir_t_int; break;
+  case IR_P_MUL: if (__builtin_mul_overflow(x, y, &r)) return &ir_t_int; break;
+  case IR_P_FLOORDIV:
+    if (y == 0 || (x == INT64_MIN && y == -1)) return &ir_t_int;
+    r = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) r--;
+    break;
+  case IR_P_MOD:
+    if (y == 0 || y == -1) return &ir_t_int;
+    r = x % y;
+    if (r != 0 && ((r < 0) != (y < 0))) r += y;
+    break;
+  default: return &ir_t_int;
+  }
+  return ir_type_int_val(r);
+}
+
+static IrType *arith(InferCx *cx, int p, IrType *x, IrType *y) {
+  if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_any;
+  if (is_tensor(x) || is_tensor(y)) return tensor_binop(cx, binop_of(p), x, y);
+  if (is_num(x) && is_num(y)) {
+    if (p == IR_P_TRUEDIV) return &ir_t_float;
+    if (x->kind == IT_FLOAT || y->kind == IT_FLOAT) return &ir_t_float;
+    if (p == IR_P_POW) {
+      if (known_bool(y)) return y->ival >= 0 ? &ir_t_int : &ir_t_float;
+      return &ir_t_any;   /* an int, or a float for a negative power */
+    }
+    if (known_bool(x) && known_bool(y)) return fold_int(p, x->ival, y->ival);
+    return &ir_t_int;
+  }
+  IrType *s = x->kind == IT_STR ? x : y;
+  IrType *o = s == x ? y : x;
+  if (s->kind == IT_STR) {
+    if (p == IR_P_ADD && o->kind == IT_STR) return &ir_t_str;
+    if (p == IR_P_MUL && (o->kind == IT_INT || o->kind == IT_BOOL)) return &ir_t_str;
+    if (p == IR_P_MOD && s == x) return &ir_t_str;
+    return &ir_t_never;
+  }
+  if (p == IR_P_ADD && x->kind == y->kind && (x->kind == IT_TUPLE || x->kind == IT_LIST)) {
+    if (x->n >= 0 && y->n >= 0 && x->n + y->n <= 64) {
+      IrType *items[128];
+      memcpy(items, x->items, (size_t)x->n * sizeof *items);
+      memcpy(items + x->n, y->items, (size_t)y->n * sizeof *items);
+      return x->kind == IT_TUPLE ? ir_type_tuple(x->n + y->n, items) : ir_type_list(x->n + y->n, items);
+    }
+    if (x->kind == IT_TUPLE) return &ir_t_any;
+    IrType *item = &ir_t_never;
+    for (int i = 0; i < (x->n < 0 ? 1 : x->n); i++) item = ir_type_join(item, x->items[i]);
+    for (int i = 0; i < (y->n < 0 ? 1 : y->n); i++) item = ir_type_join(item, y->items[i]);
+    return ir_type_list(-1, &item);
+  }
+  if (p == IR_P_MUL && ((x->kind == IT_LIST && is_num(y)) || (y->kind == IT_LIST && is_num(x)))) {
+    IrType *l = x->kind == IT_LIST ? x : y, *item = &ir_t_never;
+    for (int i = 0; i < (l->n < 0 ? 1 : l->n); i++) item = ir_type_join(item, l->items[i]);
+    return ir_type_list(-1, &item);
+  }
+  return &ir_t_any;
+}
+
+RULE(r_add) { (void)n; return arith(cx, IR_P_ADD, a[0], a[1]); }
+RULE(r_sub) { (void)n; return arith(cx, IR_P_SUB, a[0], a[1]); }
+RULE(r_mul) { (void)n; return arith(cx, IR_P_MUL, a[0], a[1]); }
+RULE(r_truediv) { (void)n; return arith(cx, IR_P_TRUEDIV, a[0], a[1]); }
+RULE(r_floordiv) { (void)n; return arith(cx, IR_P_FLOORDIV, a[0], a[1]); }
+RULE(r_mod) { (void)n; return arith(cx, IR_P_MOD, a[0], a[1]); }
+RULE(r_pow) { (void)n; return arith(cx, IR_P_POW, a[0], a[1]); }
+
+static IrType *matmul(InferCx *cx, IrType *x, IrType *y) {
+  if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_any;
+  if (!is_tensor(x) || !is_tensor(y)) return &ir_t_any;
+  int dt = x->dtype < 0 || y->dtype < 0 ? -1 : (int)lang_dtype_promote(x->dtype, y->dtype);
+  if (dt == DT_BOOL) dt = DT_I64;
+  if (x->n < 0 || y->n < 0) return ir_type_tensor(dt, -1, NULL);
+  int64_t out[LANG_TENSOR_MAX_DIMS];
+  int nd;
+  if (all_known(x) && all_known(y)) {
+    if (!lang_matmul_shape(cx->vm, x->n, x->dims, y->n, y->dims, &nd, out)) return ir_infer_fail(cx);
+    return ir_type_tensor(dt, nd, out);
+  }
+  if (x->n == 0 || y->n == 0) return &ir_t_never;
+  /* with unknown dims: the shape's rank, and the dims that are known */
+  int xb = x->n > 2 ? x->n - 2 : 0, yb = y->n > 2 ? y->n - 2 : 0, nb = xb > yb ? xb : yb;
+  int64_t k1 = x->dims[x->n - 1], k2 = y->n == 1 ? y->dims[0] : y->dims[y->n - 2];
+  if (k1 >= 0 && k2 >= 0 && k1 != k2) return &ir_t_never;
+  nd = 0;
+  for (int i = 0; i < nb; i++) out[nd++] = -1;
+  if (x->n > 1) out[nd++] = x->dims[x->n - 2];
+  if (y->n > 1) out[nd++] = y->dims[y->n - 1];
+  return ir_type_tensor(dt, nd, out);
+}
+
+RULE(r_matmul) {
+  (void)n;
+  if (is_num(a[0]) || is_num(a[1])) return &ir_t_never;
+  return matmul(cx, a[0], a[1]);
+}
+
+RULE(r_neg) {
+  UNUSED;
+  IrType *x = a[0];
+  if (known_bool(x) && x->ival != INT64_MIN) return ir_type_int_val(-x->ival);
+  if (x->kind == IT_BOOL || x->kind == IT_INT) return &ir_t_int;
+  if (x->kind == IT_FLOAT || is_tensor(x)) return x;
+  return x->kind == IT_ANY ? x : &ir_t_any;
+}
+
+RULE(r_pos) {
+  UNUSED;
+  IrType *x = a[0];
+  if (x->kind == IT_BOOL) return x->has_val ? ir_type_int_val(x->ival) : &ir_t_int;
+  if (x->kind == IT_INT || x->kind == IT_FLOAT || is_tensor(x)) return x;
+  return &ir_t_any;
+}
+
+RULE(r_not) {
+  UNUSED;
+  int t = truth(a[0]);
+  if (is_tensor(a[0])) return &ir_t_any;   /* a tensor's truth may raise */
+  return t < 0 ? &ir_t_bool : ir_type_bool_val(!t);
+}
+
+RULE(r_truth) {
+  UNUSED;
+  int t = truth(a[0]);
+  return t < 0 ? &ir_t_bool : ir_type_bool_val(t);
+}
+
+static IrType *compare(InferCx *cx, int p, IrType *x, IrType *y) {
+  if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_any;
+  if (is_tensor(x) || is_tensor(y)) return tensor_binop(cx, binop_of(p), x, y);
+  if (known_bool(x) && known_bool(y)) {
+    int64_t u = x->ival, v = y->ival;
+    bool r = p == IR_P_EQ ? u == v : p == IR_P_NE ? u != v : p == IR_P_LT ? u < v
+           : p == IR_P_LE ? u <= v : p == IR_P_GT ? u > v : u >= v;
+    return ir_type_bool_val(r);
+  }
+  return &ir_t_bool;
+}
+
+RULE(r_eq) { (void)n; return compare(cx, IR_P_EQ, a[0], a[1]); }
+RULE(r_ne) { (void)n; return compare(cx, IR_P_NE, a[0], a[1]); }
+RULE(r_lt) { (void)n; return compare(cx, IR_P_LT, a[0], a[1]); }
+RULE(r_le) { (void)n; return compare(cx, IR_P_LE, a[0], a[1]); }
+RULE(r_gt) { (void)n; return compare(cx, IR_P_GT, a[0], a[1]); }
+RULE(r_ge) { (void)n; return compare(cx, IR_P_GE, a[0], a[1]); }
+
+/* is: decided when one side is None and the other is known to be or
+ * not to be None */
+static IrType *identity(IrType *x, IrType *y, bool is) {
+  if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_bool;
+  if (x->kind == IT_NONE && y->kind == IT_NONE) return ir_type_bool_val(is);
+  if ((x->kind == IT_NONE) != (y->kind == IT_NONE)) return ir_type_bool_val(!is);
+  return &ir_t_bool;
+}
+
+RULE(r_is) { UNUSED; return identity(a[0], a[1], true); }
+RULE(r_is_not) { UNUSED; return identity(a[0], a[1], false); }
+RULE(r_contains) { UNUSED; return &ir_t_bool; }
+
+/* ---- structures ---- */
+
+RULE(r_make_tuple) { (void)cx; return n > 64 ? &ir_t_any : ir_type_tuple(n, a); }
+
+RULE(r_make_list) {
+  (void)cx;
+  if (n <= 64) return ir_type_list(n, a);
+  IrType *item = &ir_t_never;
+  for (int i = 0; i < n; i++) item = ir_type_join(item, a[i]);
+  return ir_type_list(-1, &item);
+}
+
+RULE(r_make_dict) {
+  (void)cx;
+  if (n % 2 || n / 2 > 64) return &ir_t_any;
+  ObjStr *keys[64];
+  IrType *vals[64];
+  int k = 0;
+  for (int i = 0; i < n; i += 2) {
+    if (a[i]->kind != IT_STR) return a[i]->kind == IT_ANY ? &ir_t_any : &ir_t_never;
+    if (!a[i]->sval) return &ir_t_any;
+    int j = 0;
+    while (j < k && !lang_str_eq(keys[j], a[i]->sval)) j++;
+    keys[j] = a[i]->sval;
+    vals[j] = a[i + 1];
+    if (j == k) k++;
+  }
+  return ir_type_dict(k, keys, vals);
+}
+
+static IrType *items_join(const IrType *t) {
+  IrType *r = &ir_t_never;
+  for (int i = 0; i < (t->n < 0 ? 1 : t->n); i++) r = ir_type_join(r, t->items[i]);
+  return r;
+}
+
+/* t[i] of a tensor: i an int, a slice, None or a tuple of them */
+static IrType *tensor_index(const IrType *t, const IrType *i) {
+  if (t->n < 0) return ir_type_tensor(t->dtype, -1, NULL);
+  const IrType *const *idx = (const IrType *const *)&i;
+  int ni = 1;
+  if (i->kind == IT_TUPLE) {
+    idx = (const IrType *const *)i->items;
+    ni = i->n;
+  }
+  int64_t out[LANG_TENSOR_MAX_DIMS];
+  int nd = 0, axis = 0;
+  for (int k = 0; k < ni; k++) {
+    const IrType *x = idx[k];
+    if (x->kind == IT_NONE) {
+      if (nd == LANG_TENSOR_MAX_DIMS) return &ir_t_any;
+      out[nd++] = 1;
+      continue;
+    }
+    if (axis >= t->n) return x->kind == IT_INT || x->kind == IT_SLICE ? &ir_t_never : &ir_t_any;
+    if (x->kind == IT_INT || x->kind == IT_BOOL) {
+      if (x->kind == IT_BOOL) return &ir_t_any;
+      int64_t d = t->dims[axis];
+      if (x->has_val && d >= 0 && (x->ival >= d || x->ival < -d)) return &ir_t_never;
+      axis++;
+    } else if (x->kind == IT_SLICE) {
+      out[nd++] = -1;
+      axis++;
+    } else {
+      /* an array index, Ellipsis, a bool mask: the rank is not known here */
+      return ir_type_tensor(t->dtype, -1, NULL);
+    }
+  }
+  while (axis < t->n && nd < LANG_TENSOR_MAX_DIMS) out[nd++] = t->dims[axis++];
+  return ir_type_tensor(t->dtype, nd, out);
+}
+
+static IrType *getitem(InferCx *cx, IrType *x, IrType *i) {
+  (void)cx;
+  if (x->kind == IT_ANY || i->kind == IT_ANY) return &ir_t_any;
+  switch (x->kind) {
+  case IT_TUPLE: case IT_LIST:
+    if (i->kind == IT_SLICE) {
+      if (x->kind == IT_TUPLE) return &ir_t_any;
+      IrType *item = items_join(x);
+      return ir_type_list(-1, &item);
+    }
+    if (i->kind != IT_INT && i->kind != IT_BOOL) return &ir_t_never;
+    if (x->n < 0) return x->items[0];
+    if (i->has_val) {
+      int64_t k = i->ival < 0 ? i->ival + x->n : i->ival;
+      return k >= 0 && k < x->n ? x->items[k] : &ir_t_never;
+    }
+    return x->n ? items_join(x) : &ir_t_never;
+  case IT_DICT:
+    if (i->kind != IT_STR) return &ir_t_never;
+    if (i->sval) {
+      for (int k = 0; k < x->n; k++)
+        if (lang_str_eq(x->keys[k], i->sval)) return x->items[k];
+      return &ir_t_never;
+    }
+    return x->n ? items_join(x) : &ir_t_never;
+  case IT_STR: return i->kind == IT_INT || i->kind == IT_SLICE ? &ir_t_str : &ir_t_never;
+  case IT_TENSOR: return tensor_index(x, i);
+  case IT_NONE: return &ir_t_never;
+  default: return &ir_t_any;
+  }
+}
+
+RULE(r_getitem) { (void)n; return getitem(cx, a[0], a[1]); }
+
+RULE(r_setitem) {
+  UNUSED;
+  IrType *x = a[0], *i = a[1], *v = a[2];
+  if (x->kind == IT_ANY) return x;
+  if (x->kind == IT_TUPLE || x->kind == IT_LIST) {
+    if (x->kind == IT_TUPLE) return &ir_t_never;   /* tuples cannot be updated */
+    if (i->kind != IT_INT) return &ir_t_any;
+    if (x->n >= 0 && i->has_val) {
+      int64_t k = i->ival < 0 ? i->ival + x->n : i->ival;
+      if (k < 0 || k >= x->n) return &ir_t_never;
+      IrType **items = lang_alloc((size_t)x->n * sizeof *items);
+      memcpy(items, x->items, (size_t)x->n * sizeof *items);
+      items[k] = v;
+      return ir_type_list(x->n, items);
+    }
+    if (x->n >= 0) {
+      IrType **items = lang_alloc((size_t)(x->n ? x->n : 1) * sizeof *items);
+      for (int k = 0; k < x->n; k++) items[k] = ir_type_join(x->items[k], v);
+      return ir_type_list(x->n, items);
+    }
+    IrType *item = ir_type_join(x->items[0], v);
+    return ir_type_list(-1, &item);
+  }
+  if (x->kind == IT_DICT && i->kind == IT_STR && i->sval && x->n < 64) {
+    ObjStr *keys[64];
+    IrType *vals[64];
+    memcpy(keys, x->keys, (size_t)x->n * sizeof *keys);
+    memcpy(vals, x->items, (size_t)x->n * sizeof *vals);
+    int k = 0;
+    while (k < x->n && !lang_str_eq(keys[k], i->sval)) k++;
+    keys[k] = i->sval;
+    vals[k] = v;
+    return ir_type_dict(k == x->n ? x->n + 1 : x->n, keys, vals);
+  }
+  if (is_tensor(x)) return x;
+  return &ir_t_any;
+}
+
+RULE(r_slice) { UNUSED; return &ir_t_slice; }
+
+RULE(r_unpack) {
+  UNUSED;
+  IrType *x = a[0], *k = a[1];
+  if (!known_int(k) || k->ival < 0 || k->ival > 64) return &ir_t_any;
+  int m = (int)k->ival;
+  IrType *items[64];
+  switch (x->kind) {
+  case IT_TUPLE: case IT_LIST:
+    if (x->n >= 0) {
+      if (x->n != m) return &ir_t_never;
+      return ir_type_tuple(m, x->items);
+    }
+    for (int i = 0; i < m; i++) items[i] = x->items[0];
+    return ir_type_tuple(m, items);
+  case IT_TENSOR: {
+    if (x->n == 0) return &ir_t_never;
+    if (x->n > 0 && x->dims[0] >= 0 && x->dims[0] != m) return &ir_t_never;
+    IrType *row = x->n < 0 ? ir_type_tensor(x->dtype, -1, NULL) : ir_type_tensor(x->dtype, x->n - 1, x->dims + 1);
+    for (int i = 0; i < m; i++) items[i] = row;
+    return ir_type_tuple(m, items);
+  }
+  case IT_NONE: case IT_INT: case IT_FLOAT: case IT_BOOL: return &ir_t_never;
+  default:
+    for (int i = 0; i < m; i++) items[i] = x->kind == IT_STR ? &ir_t_str : &ir_t_any;
+    return ir_type_tuple(m, items);
+  }
+}
+
+RULE(r_len) {
+  UNUSED;
+  IrType *x = a[0];
+  if ((x->kind == IT_TUPLE || x->kind == IT_LIST || x->kind == IT_DICT) && x->n >= 0)
+    return ir_type_int_val(x->n);
+  if (is_tensor(x)) {
+    if (x->n == 0) return &ir_t_never;
+    return x->n > 0 && x->dims[0] >= 0 ? ir_type_int_val(x->dims[0]) : &ir_t_int;
+  }
+  if (is_num(x) || x->kind == IT_NONE) return &ir_t_never;
+  return &ir_t_int;
+}
+
+RULE(r_iter_seq) {
+  UNUSED;
+  IrType *x = a[0];
+  if (x->kind == IT_DICT) {
+    IrType *items[64];
+    for (int i = 0; i < x->n; i++) items[i] = ir_type_str_val(x->keys[i]);
+    return ir_type_list(x->n, items);
+  }
+  if (x->kind == IT_TUPLE || x->kind == IT_LIST || x->kind == IT_STR || is_tensor(x)) return x;
+  if (is_num(x) || x->kind == IT_NONE) return &ir_t_never;
+  return &ir_t_any;
+}
+
+RULE(r_str) { UNUSED; return &ir_t_str; }
+
+/* ---- control and functions ---- */
+
+RULE(r_switch) {
+  UNUSED;
+  int t = truth(a[0]);
+  if (t >= 0) return t ? a[1] : a[2];
+  return ir_type_join(a[1], a[2]);
+}
+
+RULE(r_call_kw) {
+  IrType *names = a[1];
+  if (names->kind != IT_TUPLE) return &ir_t_any;
+  int nkw = names->n, npos = n - 2 - nkw;
+  if (npos < 0) return &ir_t_never;
+  ObjStr **kw = lang_alloc((size_t)(nkw ? nkw : 1) * sizeof *kw);
+  for (int i = 0; i < nkw; i++) {
+    if (names->items[i]->kind != IT_STR || !names->items[i]->sval) return &ir_t_any;
+    kw[i] = names->items[i]->sval;
+  }
+  return ir_infer_call(cx, a[0], npos, a + 2, nkw, kw, a + 2 + npos);
+}
+
+/* x.name of a tensor: its properties, or its method bound to it */
+static IrType *tensor_attr(InferCx *cx, IrType *x, ObjStr *name) {
+  const char *s = name->data;
+  if (strcmp(s, "shape") == 0) {
+    if (x->n < 0) return &ir_t_any;
+    IrType *items[LANG_TENSOR_MAX_DIMS];
+    for (int i = 0; i < x->n; i++) items[i] = x->dims[i] >= 0 ? ir_type_int_val(x->dims[i]) : &ir_t_int;
+    return ir_type_tuple(x->n, items);
+  }
+  if (strcmp(s, "ndim") == 0) return x->n >= 0 ? ir_type_int_val(x->n) : &ir_t_int;
+  if (strcmp(s, "size") == 0) {
+    if (!all_known(x)) return &ir_t_int;
+    int64_t k = 1;
+    for (int i = 0; i < x->n; i++) k *= x->dims[i];
+    return ir_type_int_val(k);
+  }
+  if (strcmp(s, "dtype") == 0 || strcmp(s, "device") == 0) return &ir_t_str;
+  if (strcmp(s, "T") == 0) {
+    if (x->n < 0) return x;
+    int64_t d[LANG_TENSOR_MAX_DIMS];
+    for (int i = 0; i < x->n; i++) d[i] = x->dims[x->n - 1 - i];
+    return ir_type_tensor(x->dtype, x->n, d);
+  }
+  Value b;
+  if (cx->vm->builtins && lang_dict_get(cx->vm->builtins, name, &b) && v_is_obj(b, O_BUILTIN))
+    return ir_type_bound(AS_BUILTIN(b), x);
+  return &ir_t_any;
+}
+
+RULE(r_getattr) {
+  (void)n;
+  if (a[1]->kind != IT_STR || !a[1]->sval) return &ir_t_any;
+  if (is_tensor(a[0])) return tensor_attr(cx, a[0], a[1]->sval);
+  return &ir_t_any;
+}
+
+RULE(r_call_method) {
+  if (n < 2 || a[1]->kind != IT_STR || !a[1]->sval) return &ir_t_any;
+  IrType *m = is_tensor(a[0]) ? tensor_attr(cx, a[0], a[1]->sval) : &ir_t_any;
+  if (m->kind != IT_BUILTIN) return &ir_t_any;
+  return ir_infer_call(cx, m, n - 2, a + 2, 0, NULL, NULL);
+}
+
+RULE(r_global) {
+  (void)n;
+  if (a[0]->kind != IT_STR || !a[0]->sval) return &ir_t_any;
+  return ir_infer_global(cx, a[0]->sval);
+}
+
+RULE(r_set_global) { UNUSED; return a[1]; }
+RULE(r_import) { UNUSED; return &ir_t_module; }
+RULE(r_never) { UNUSED; return &ir_t_never; }
+
+RULE(r_check_bound) {
+  UNUSED;
+  return a[0]->kind == IT_UNBOUND ? &ir_t_never : a[0];
+}
+
+/* ---- autodiff ---- */
+
+static IrType *gadd(InferCx *cx, IrType *x, IrType *y) {
+  if (x->kind == IT_NONE) return y;
+  if (y->kind == IT_NONE) return x;
+  if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_any;
+  if (x->kind == y->kind && (x->kind == IT_TUPLE || x->kind == IT_LIST) && x->n == y->n && x->n >= 0) {
+    IrType **items = lang_alloc((size_t)(x->n ? x->n : 1) * sizeof *items);
+    for (int i = 0; i < x->n; i++) items[i] = gadd(cx, x->items[i], y->items[i]);
+    return x->kind == IT_TUPLE ? ir_type_tuple(x->n, items) : ir_type_list(x->n, items);
+  }
+  if (x->kind == IT_ENV && y->kind == IT_ENV) {
+    IrType *j = ir_type_join(x, y);   /* the union of the keys */
+    if (j->kind != IT_ENV) return &ir_t_any;
+    for (int i = 0; i < j->n; i++) {
+      IrType *p = &ir_t_none, *q = &ir_t_none;
+      for (int k = 0; k < x->n; k++)
+        if (x->ekeys[k] == j->ekeys[i]) p = x->items[k];
+      for (int k = 0; k < y->n; k++)
+        if (y->ekeys[k] == j->ekeys[i]) q = y->items[k];
+      j->items[i] = gadd(cx, p, q);
+    }
+    return j;
+  }
+  if (x->kind == IT_DICT || x->kind == IT_ENV || y->kind == IT_ENV) return &ir_t_any;
+  if (is_tensor(x) && is_tensor(y) && ir_type_eq(x, y)) return x;
+  /* a tensor sensitivity and its float or tensor parts add as numbers */
+  IrType *r = arith(cx, IR_P_ADD, x, y);
+  return r;
+}
+
+RULE(r_gadd) { (void)n; return gadd(cx, a[0], a[1]); }
+
+RULE(r_env_get) {
+  UNUSED;
+  IrType *e = a[0], *k = a[1];
+  if (e->kind == IT_NONE) return &ir_t_none;
+  if (e->kind != IT_ENV || !known_int(k)) return &ir_t_any;
+  for (int i = 0; i < e->n; i++)
+    if (e->ekeys[i] == k->ival) return e->items[i];
+  return &ir_t_none;
+}
+
+static IrType *env_with(InferCx *cx, IrType *e, IrType *k, IrType *v) {
+  if (v->kind == IT_NONE) return e;
+  if (!known_int(k) || (e->kind != IT_NONE && e->kind != IT_ENV)) return &ir_t_any;
+  IrType *one = ir_type_env(1, &k->ival, &v);
+  return e->kind == IT_NONE ? one : gadd(cx, e, one);
+}
+
+RULE(r_env_set) { (void)n; return env_with(cx, a[0], a[1], a[2]); }
+
+RULE(r_make_env) {
+  if (n % 2) return &ir_t_never;
+  IrType *e = &ir_t_none;
+  for (int i = 0; i < n; i += 2) {
+    if (a[i + 1]->kind == IT_ANY) {
+      /* present or not: under its key, any */
+      if (!known_int(a[i])) return &ir_t_any;
+      e = env_with(cx, e, a[i], a[i + 1]);
+      continue;
+    }
+    e = env_with(cx, e, a[i], a[i + 1]);
+    if (e->kind == IT_ANY) return e;
+  }
+  return e;
+}
+
+/* J or F of a value: what the transform gives, for a function that
+ * captures nothing or a builtin (the transform is made now, as the
+ * interpreter would make it, and cached by autodiff); non-functions are
+ * their own transform. */
+static IrType *transform(InferCx *cx, IrType *f, bool (*hook)(MistVM *, Value, Value *)) {
+  MistVM *vm = cx->vm;
+  if (!hook) return &ir_t_any;
+  Value v, out;
+  if (f->kind == IT_CLOSURE && !f->ctx && f->graph->nfv == 0 && f->graph->ndefaults == 0) {
+    ObjFunc *fn = lang_alloc(sizeof *fn);
+    fn->obj.kind = O_FUNC;
+    fn->graph = f->graph;
+    v = v_obj(fn);
+  } else if (f->kind == IT_BUILTIN && f->n == 0 && f->builtin->fn) {
+    v = v_obj(f->builtin);
+  } else if (is_num(f) || is_tensor(f) || f->kind == IT_NONE || f->kind == IT_STR) {
+    return f;
+  } else {
+    return &ir_t_any;
+  }
+  if (!hook(vm, v, &out)) {
+    lang_error_clear(vm);
+    return &ir_t_any;
+  }
+  return ir_type_of_value(out);
+}
+
+RULE(r_J) { (void)n; return transform(cx, a[0], cx->vm->ad_J); }
+RULE(r_F) { (void)n; return transform(cx, a[0], cx->vm->ad_F); }
+RULE(r_jmask) { UNUSED; return &ir_t_any; }
+
+RULE(r_bp_call) {
+  (void)n;
+  IrType *bp = a[0], *d = a[1];
+  if (d->kind == IT_NONE || bp->kind == IT_NONE) return known_int(a[2]) ? none_tuple(a[2]->ival) : &ir_t_any;
+  IrType *r = ir_infer_call(cx, bp, 1, &d, 0, NULL, NULL);
+  if (d->kind == IT_ANY || bp->kind == IT_ANY) return &ir_t_any;
+  return r;
+}
+
+RULE(r_bp_call_j) {
+  IrType *bp = a[0], *d = a[1];
+  int m = n - 3;
+  if (d->kind == IT_NONE || bp->kind == IT_NONE) {
+    if (!known_int(a[2])) return &ir_t_any;
+    IrType *r = none_tuple(a[2]->ival);
+    for (int i = 0; i < m; i++) {
+      IrType *pair[2] = {r, &ir_t_none};
+      r = ir_type_tuple(2, pair);
+    }
+    return r;
+  }
+  IrType **args = lang_alloc((size_t)(m + 1) * sizeof *args);
+  memcpy(args, a + 3, (size_t)m * sizeof *args);
+  args[m] = d;
+  IrType *r = ir_infer_call(cx, bp, m + 1, args, 0, NULL, NULL);
+  return d->kind == IT_ANY || bp->kind == IT_ANY ? &ir_t_any : r;
+}
+
+RULE(r_sens_item) {
+  (void)n;
+  if (a[0]->kind == IT_NONE) return &ir_t_none;
+  if (a[0]->kind == IT_TUPLE || a[0]->kind == IT_LIST || a[0]->kind == IT_DICT) {
+    IrType *r = getitem(cx, a[0], a[1]);
+    return r->kind == IT_NEVER ? &ir_t_none : r;
+  }
+  return &ir_t_any;
+}
+
+RULE(r_sens_at) {
+  UNUSED;
+  IrType *x = a[0], *i = a[1], *d = a[2];
+  if (d->kind == IT_NONE) return &ir_t_none;
+  if ((x->kind == IT_TUPLE || x->kind == IT_LIST) && x->n >= 0 && known_int(i)) {
+    int64_t k = i->ival < 0 ? i->ival + x->n : i->ival;
+    if (k < 0 || k >= x->n) return &ir_t_any;
+    IrType **items = lang_alloc((size_t)x->n * sizeof *items);
+    for (int j = 0; j < x->n; j++) items[j] = j == k ? d : &ir_t_none;
+    return x->kind == IT_TUPLE ? ir_type_tuple(x->n, items) : ir_type_list(x->n, items);
+  }
+  if (is_tensor(x) && x->dtype >= 0 && lang_dtype_is_float(x->dtype)) return x;
+  return &ir_t_any;
+}
+
+RULE(r_sens_like) {
+  UNUSED;
+  IrType *x = a[0], *d = a[1];
+  if (x->kind == IT_LIST && d->kind == IT_TUPLE) return ir_type_list(d->n, d->items);
+  if (d->kind == IT_NONE || (x->kind == IT_TUPLE && d->kind == IT_TUPLE)) return d;
+  return &ir_t_any;
+}
+
+/* zero shaped like x: 0.0 for a number, zeros of a float tensor, and so
+ * for each leaf of a tuple or list */
+static IrType *zero_like(IrType *x) {
+  if (is_num(x)) return &ir_t_float;
+  if (is_tensor(x)) return x;
+  if ((x->kind == IT_TUPLE || x->kind == IT_LIST) && x->n >= 0) {
+    IrType **items = lang_alloc((size_t)(x->n ? x->n : 1) * sizeof *items);
+    for (int i = 0; i < x->n; i++) items[i] = zero_like(x->items[i]);
+    return x->kind == IT_TUPLE ? ir_type_tuple(x->n, items) : ir_type_list(x->n, items);
+  }
+  if (x->kind == IT_NONE) return &ir_t_none;
+  return &ir_t_any;
+}
+
+RULE(r_zeros_like) { UNUSED; return zero_like(a[0]); }
+
+RULE(r_seed) {
+  UNUSED;
+  if (a[0]->kind == IT_FLOAT) return &ir_t_float;
+  if (is_tensor(a[0])) {
+    if (a[0]->dtype >= 0 && !lang_dtype_is_float(a[0]->dtype)) return &ir_t_never;
+    return a[0];
+  }
+  if (a[0]->kind == IT_ANY) return &ir_t_any;
+  return &ir_t_never;
+}
+
+RULE(r_identity) { UNUSED; return a[0]; }
+
+RULE(r_check_diff) {
+  UNUSED;
+  IrTypeKind k = a[0]->kind;
+  if (k == IT_INT || k == IT_BOOL || k == IT_STR) return &ir_t_never;
+  if (is_tensor(a[0]) && a[0]->dtype >= 0 && !lang_dtype_is_float(a[0]->dtype)) return &ir_t_never;
+  return a[0];
+}
+
+RULE(r_float_arg) {
+  UNUSED;
+  if (a[0]->kind == IT_FLOAT || a[0]->kind == IT_ANY) return &ir_t_float;
+  return &ir_t_never;
+}
+
+RULE(r_sens_without) {
+  UNUSED;
+  IrType *d = a[0], *i = a[1];
+  if (d->kind == IT_NONE) return d;
+  if ((d->kind == IT_TUPLE || d->kind == IT_LIST) && d->n >= 0 && known_int(i)) {
+    int64_t k = i->ival < 0 ? i->ival + d->n : i->ival;
+    IrType **items = lang_alloc((size_t)(d->n ? d->n : 1) * sizeof *items);
+    for (int j = 0; j < d->n; j++) items[j] = j == k ? &ir_t_none : d->items[j];
+    return d->kind == IT_TUPLE ? ir_type_tuple(d->n, items) : ir_type_list(d->n, items);
+  }
+  if (is_tensor(d) && d->dtype >= 0 && lang_dtype_is_float(d->dtype)) return d;
+  return &ir_t_any;
+}
+
+RULE(r_rekey_env) {
+  UNUSED;
+  return a[1]->kind == IT_NONE ? &ir_t_none : &ir_t_any;
+}
+
+RULE(r_no_derivative) {
+  UNUSED;
+  return a[0]->kind == IT_NONE ? &ir_t_none : a[0]->kind == IT_ANY ? &ir_t_any : &ir_t_never;
+}
+
+RULE(r_tan_item) {
+  UNUSED;
+  IrType *t = a[0], *i = a[1];
+  if (t->kind == IT_NONE) return t;
+  if (t->kind == IT_TUPLE && known_int(i)) return i->ival >= 0 && i->ival < t->n ? t->items[i->ival] : &ir_t_none;
+  return &ir_t_any;
+}
+
+RULE(r_tan_tuple) {
+  UNUSED;
+  IrType *t = a[0];
+  if (t->kind == IT_LIST) return t->n >= 0 ? ir_type_tuple(t->n, t->items) : &ir_t_any;
+  return t->kind == IT_ANY ? t : t;
+}
+
+/* cons_list(acc, 0): the chain (e_n, (... (e_1, None))) as a list */
+RULE(r_cons_list) {
+  UNUSED;
+  if (!known_int(a[1]) || a[1]->ival != 0) return &ir_t_any;
+  IrType *items[64];
+  int k = 0;
+  IrType *c = a[0];
+  while (c->kind == IT_TUPLE && c->n == 2 && k < 64) {
+    items[k++] = c->items[0];
+    c = c->items[1];
+  }
+  if (c->kind != IT_NONE) {
+    IrType *item = &ir_t_any;
+    return ir_type_list(-1, &item);
+  }
+  for (int i = 0; i < k / 2; i++) {
+    IrType *t = items[i];
+    items[i] = items[k - 1 - i];
+    items[k - 1 - i] = t;
+  }
+  return ir_type_list(k, items);
+}
+
+RULE(r_cons_sens) { UNUSED; return a[0]->kind == IT_NONE ? &ir_t_none : &ir_t_any; }
+
+/* The sensitivity of one argument of an operation: None for a zero
+ * sensitivity or an argument that has none (an int, bool or str), else
+ * shaped like the argument. */
+static IrType *sens_like_arg(const IrType *d, const IrType *x) {
+  if (d->kind == IT_NONE) return &ir_t_none;
+  if (x->kind == IT_INT || x->kind == IT_BOOL || x->kind == IT_STR || x->kind == IT_NONE) return &ir_t_none;
+  if (d->kind == IT_ANY || x->kind == IT_ANY) return &ir_t_any;
+  if (x->kind == IT_FLOAT) return &ir_t_float;
+  if (is_tensor(x) && x->dtype >= 0 && lang_dtype_is_float(x->dtype)) return (IrType *)x;
+  return &ir_t_any;
+}
+
+RULE(r_binary_sens) {
+  UNUSED;
+  if (!known_int(a[3]) || (a[3]->ival != 0 && a[3]->ival != 1)) return &ir_t_any;
+  return sens_like_arg(a[0], a[1 + a[3]->ival]);
+}
+
+RULE(r_unary_sens) { UNUSED; return sens_like_arg(a[0], a[1]); }
+
+/* ---- the table: one row per primitive, in ops.def's order ---- */
+
+#define PRIM_RULES(R) \
+  R(ADD, r_add) R(SUB, r_sub) R(MUL, r_mul) R(TRUEDIV, r_truediv) R(FLOORDIV, r_floordiv) \
+  R(MOD, r_mod) R(POW, r_pow) R(MATMUL, r_matmul) R(NEG, r_neg) R(POS, r_pos) R(NOT, r_not) \
+  R(TRUTH, r_truth) R(EQ, r_eq) R(NE, r_ne) R(LT, r_lt) R(LE, r_le) R(GT, r_gt) R(GE, r_ge) \
+  R(IS, r_is) R(IS_NOT, r_is_not) R(CONTAINS, r_contains) \
+  R(MAKE_TUPLE, r_make_tuple) R(MAKE_LIST, r_make_list) R(MAKE_DICT, r_make_dict) \
+  R(GETITEM, r_getitem) R(SETITEM, r_setitem) R(SLICE, r_slice) R(UNPACK, r_unpack) R(LEN, r_len) \
+  R(ITER_SEQ, r_iter_seq) R(FORMAT, r_str) R(CONCAT_STR, r_str) R(REPR, r_str) R(STR, r_str) \
+  R(SWITCH, r_switch) R(CALL_KW, r_call_kw) R(CALL_METHOD, r_call_method) R(GETATTR, r_getattr) \
+  R(GLOBAL, r_global) R(SET_GLOBAL, r_set_global) R(IMPORT, r_import) R(ASSERT_FAIL, r_never) \
+  R(CHECK_BOUND, r_check_bound) \
+  R(GADD, r_gadd) R(ENV_GET, r_env_get) R(ENV_SET, r_env_set) R(J, r_J) R(JMASK, r_jmask) \
+  R(BP_CALL, r_bp_call) R(SENS_ITEM, r_sens_item) R(SENS_AT, r_sens_at) R(SENS_LIKE, r_sens_like) \
+  R(SEED, r_seed) R(ZEROS_LIKE, r_zeros_like) R(STOP_GRADIENT, r_identity) \
+  R(CHECK_DIFF, r_check_diff) R(FLOAT_ARG, r_float_arg) R(SENS_WITHOUT, r_sens_without) \
+  R(BP_CALL_J, r_bp_call_j) R(JINV_ENV, r_rekey_env) R(NO_DERIVATIVE, r_no_derivative) \
+  R(TAN_ITEM, r_tan_item) R(TAN_TUPLE, r_tan_tuple) R(F, r_F) \
+  R(CONS_LIST, r_cons_list) R(CONS_SENS, r_cons_sens) R(CONS_TAN, r_cons_sens) R(JENV, r_rekey_env) \
+  R(MAKE_ENV, r_make_env) \
+  R(ADD_SENS, r_binary_sens) R(SUB_SENS, r_binary_sens) R(MUL_SENS, r_binary_sens) \
+  R(TRUEDIV_SENS, r_binary_sens) R(POW_SENS, r_binary_sens) R(MATMUL_SENS, r_binary_sens) \
+  R(NEG_SENS, r_unary_sens) R(POS_SENS, r_unary_sens) R(EXP_SENS, r_unary_sens) \
+  R(LOG_SENS, r_unary_sens) R(SQRT_SENS, r_unary_sens) R(SIN_SENS, r_unary_sens) \
+  R(COS_SENS, r_unary_sens) R(TANH_SENS, r_unary_sens) R(SIGMOID_SENS, r_unary_sens) \
+  R(SUM_SENS, r_unary_sens) R(RELU_SENS, r_unary_sens)
+
+#define ROW(e, fn) [IR_P_##e] = fn,
+const InferRule ir_infer_prim_rules[IR_NPRIMS] = {PRIM_RULES(ROW)};
+#undef ROW
+
+/* Every primitive has its row: one added to ops.def without a rule is a
+ * compile error here (a row given twice is one too: -Woverride-init). */
+#define PRIM(e, name, arity, flags, doc) +1
+#define ONE(e, fn) +1
+enum { N_OPS_DEF = 0
+#include "ir/ops.def"
+  , N_RULES = 0 PRIM_RULES(ONE) };
+#undef ONE
+#undef PRIM
+_Static_assert(N_RULES == N_OPS_DEF, "ir/infer_rules.c: a primitive of ops.def has no type rule");
+
+/* ---- builtins ---- */
+
+typedef IrType *(*BuiltinRule)(InferCx *cx, IrType **a, int n, int nkw, ObjStr **kwn, IrType **kwt);
+#define BRULE(name) \
+  static IrType *name(InferCx *cx, IrType **a, int n, int nkw, ObjStr **kwn, IrType **kwt)
+
+/* keyword argument `name`, or NULL */
+static IrType *kwarg(int nkw, ObjStr **kwn, IrType **kwt, const char *name) {
+  for (int i = 0; i < nkw; i++)
+    if (strcmp(kwn[i]->data, name) == 0) return kwt[i];
+  return NULL;
+}
+
+/* exp, log, sqrt, sin...: a float for a number, a float tensor of the
+ * same shape for a tensor */
+BRULE(b_float_unary) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 1 || nkw) return &ir_t_any;
+  IrType *x = a[0];
+  if (is_num(x)) return &ir_t_float;
+  if (is_tensor(x)) return tensor_like(x, x->dtype < 0 ? -1 : lang_dtype_is_float(x->dtype) ? x->dtype : DT_F32);
+  return x->kind == IT_NONE || x->kind == IT_STR ? &ir_t_never : &ir_t_any;
+}
+
+/* relu, abs: the same type for a float or tensor */
+BRULE(b_same_unary) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 1 || nkw) return &ir_t_any;
+  if (a[0]->kind == IT_FLOAT || is_tensor(a[0])) return a[0];
+  return &ir_t_any;
+}
+
+/* maximum, minimum: elementwise with broadcasting */
+BRULE(b_extremum) {
+  (void)kwn, (void)kwt;
+  if (n != 2 || nkw) return &ir_t_any;
+  if (is_tensor(a[0]) || is_tensor(a[1])) return tensor_binop(cx, TB_MAXIMUM, a[0], a[1]);
+  if (is_num(a[0]) && is_num(a[1])) {
+    if (a[0]->kind == IT_FLOAT || a[1]->kind == IT_FLOAT) return &ir_t_float;
+    return a[0]->kind == IT_BOOL && a[1]->kind == IT_BOOL ? &ir_t_bool : &ir_t_int;
+  }
+  return &ir_t_any;
+}
+
+/* The axes a reduction's axis argument names (None: all), or -1. */
+static int reduce_axes(InferCx *cx, const IrType *t, const IrType *axis, bool *which) {
+  for (int d = 0; d < t->n; d++) which[d] = axis == NULL || axis->kind == IT_NONE;
+  if (!axis || axis->kind == IT_NONE) return t->n;
+  const IrType *const *items = (const IrType *const *)&axis;
+  int k = 1;
+  if (axis->kind == IT_TUPLE) items = (const IrType *const *)axis->items, k = axis->n;
+  for (int i = 0; i < k; i++) {
+    if (!known_int(items[i])) return -1;
+    int d;
+    if (!lang_tensor_axis(cx->vm, items[i]->ival, t->n, &d)) return -2;
+    which[d] = true;
+  }
+  return k;
+}
+
+/* sum, mean, prod of a tensor, with axis= and keepdims= (positional
+ * too: t.sum(1, True)) */
+static IrType *reduce(InferCx *cx, IrType **a, int n, int nkw, ObjStr **kwn, IrType **kwt, bool mean,
+                      bool arg) {
+  IrType *t = a[0];
+  if (!is_tensor(t)) return &ir_t_any;
+  IrType *axis = n > 1 ? a[1] : kwarg(nkw, kwn, kwt, "axis");
+  IrType *keep = n > 2 ? a[2] : kwarg(nkw, kwn, kwt, "keepdims");
+  if (n > 3 || (keep && !known_bool(keep))) return &ir_t_any;
+  bool keepdims = keep && keep->ival;
+  int dt = t->dtype;
+  if (arg) dt = DT_I64;
+  else if (mean) dt = dt < 0 ? -1 : lang_dtype_is_float(dt) ? dt : DT_F32;
+  else if (dt == DT_BOOL || dt == DT_I32) dt = DT_I64;
+  if (t->n < 0) return ir_type_tensor(dt, -1, NULL);
+  bool which[LANG_TENSOR_MAX_DIMS];
+  int k = reduce_axes(cx, t, axis, which);
+  if (k == -2) return ir_infer_fail(cx);
+  if (k < 0) return ir_type_tensor(dt, keepdims ? t->n : -1, NULL);
+  int64_t out[LANG_TENSOR_MAX_DIMS];
+  int nd = 0;
+  for (int d = 0; d < t->n; d++) {
+    if (!which[d]) out[nd++] = t->dims[d];
+    else if (keepdims) out[nd++] = 1;
+  }
+  return ir_type_tensor(dt, nd, out);
+}
+
+BRULE(b_sum) {
+  if (n >= 1 && (a[0]->kind == IT_LIST || a[0]->kind == IT_TUPLE) && !nkw && n == 1) {
+    IrType *item = items_join(a[0]);
+    if (item->kind == IT_FLOAT) return &ir_t_float;
+    if (item->kind == IT_INT || item->kind == IT_BOOL) return &ir_t_int;
+    return &ir_t_any;
+  }
+  return reduce(cx, a, n, nkw, kwn, kwt, false, false);
+}
+BRULE(b_mean) { return reduce(cx, a, n, nkw, kwn, kwt, true, false); }
+BRULE(b_prod) { return reduce(cx, a, n, nkw, kwn, kwt, false, false); }
+BRULE(b_argmax) { return reduce(cx, a, n, nkw, kwn, kwt, false, true); }
+
+/* The shape a shape argument gives: an int or a tuple of ints; known[i]
+ * false for a dimension whose value is not known.  -1 when not a shape. */
+static int shape_arg(const IrType *s, int64_t *dims) {
+  if (s->kind == IT_INT) {
+    dims[0] = s->has_val ? s->ival : -2;
+    return 1;
+  }
+  if ((s->kind != IT_TUPLE && s->kind != IT_LIST) || s->n < 0 || s->n > LANG_TENSOR_MAX_DIMS) return -1;
+  for (int i = 0; i < s->n; i++) {
+    if (s->items[i]->kind != IT_INT) return -1;
+    dims[i] = s->items[i]->has_val ? s->items[i]->ival : -2;
+  }
+  return s->n;
+}
+
+BRULE(b_reshape) {
+  (void)cx;
+  if (n < 1 || !is_tensor(a[0])) return &ir_t_any;
+  IrType *t = a[0], *s = n == 2 ? a[1] : kwarg(nkw, kwn, kwt, "shape");
+  int64_t dims[LANG_TENSOR_MAX_DIMS];
+  int nd;
+  if (n > 2) {
+    /* t.reshape(2, 3) */
+    if (n - 1 > LANG_TENSOR_MAX_DIMS) return &ir_t_any;
+    IrType *items[LANG_TENSOR_MAX_DIMS];
+    for (int i = 1; i < n; i++) items[i - 1] = a[i];
+    s = ir_type_tuple(n - 1, items);
+  }
+  if (!s || (nd = shape_arg(s, dims)) < 0) return ir_type_tensor(t->dtype, -1, NULL);
+  int infer = -1;
+  int64_t known = 1;
+  bool unknown = false;
+  for (int d = 0; d < nd; d++) {
+    if (dims[d] == -1) {
+      if (infer >= 0) return &ir_t_any;
+      infer = d;
+    } else if (dims[d] < 0) {
+      unknown = true;
+      dims[d] = -1;
+    } else if (__builtin_mul_overflow(known, dims[d], &known)) {
+      return &ir_t_any;
+    }
+  }
+  if (infer >= 0) {
+    dims[infer] = -1;
+    if (!unknown && all_known(t) && known > 0) {
+      int64_t size = 1;
+      for (int d = 0; d < t->n; d++) size *= t->dims[d];
+      if (size % known == 0) dims[infer] = size / known;
+    }
+  }
+  /* a size that cannot match is left to the interpreter's error */
+  return ir_type_tensor(t->dtype, nd, dims);
+}
+
+BRULE(b_transpose) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 1 || nkw || !is_tensor(a[0])) return &ir_t_any;
+  IrType *t = a[0];
+  if (t->n < 0) return t;
+  int64_t d[LANG_TENSOR_MAX_DIMS];
+  for (int i = 0; i < t->n; i++) d[i] = t->dims[t->n - 1 - i];
+  return ir_type_tensor(t->dtype, t->n, d);
+}
+
+BRULE(b_matmul) {
+  (void)kwn, (void)kwt;
+  if (n != 2 || nkw) return &ir_t_any;
+  return matmul(cx, a[0], a[1]);
+}
+
+static int dtype_kw(IrType *dt, int dflt) {
+  if (!dt) return dflt;
+  if (dt->kind != IT_STR || !dt->sval) return -1;
+  static const char *names[] = {"bool", "i32", "i64", "f32", "f64"};
+  for (int i = 0; i < 5; i++)
+    if (strcmp(dt->sval->data, names[i]) == 0) return i;
+  return -2;
+}
+
+/* zeros(shape, dtype='f32'), ones, rand, randn */
+BRULE(b_filled) {
+  (void)cx;
+  IrType *s = n >= 1 ? a[0] : kwarg(nkw, kwn, kwt, "shape");
+  int dt = dtype_kw(n >= 2 ? a[1] : kwarg(nkw, kwn, kwt, "dtype"), DT_F32);
+  if (!s || dt == -2) return &ir_t_any;
+  int64_t dims[LANG_TENSOR_MAX_DIMS];
+  int nd = shape_arg(s, dims);
+  if (nd < 0) return ir_type_tensor(dt, -1, NULL);
+  for (int i = 0; i < nd; i++)
+    if (dims[i] < -1) dims[i] = -1;
+    else if (dims[i] == -1) return &ir_t_never;
+  return ir_type_tensor(dt, nd, dims);
+}
+
+BRULE(b_like) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 1 || nkw) return &ir_t_any;
+  if (is_tensor(a[0])) return a[0];
+  return &ir_t_any;
+}
+
+BRULE(b_astype) {
+  (void)cx;
+  if (n < 1 || !is_tensor(a[0])) return &ir_t_any;
+  int dt = dtype_kw(n >= 2 ? a[1] : kwarg(nkw, kwn, kwt, "dtype"), -2);
+  if (dt == -2) return &ir_t_any;
+  return tensor_like(a[0], dt);
+}
+
+BRULE(b_item) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 1 || nkw || !is_tensor(a[0])) return &ir_t_any;
+  int dt = a[0]->dtype;
+  if (dt < 0) return &ir_t_any;
+  return lang_dtype_is_float(dt) ? &ir_t_float : dt == DT_BOOL ? &ir_t_bool : &ir_t_int;
+}
+
+/* The dtype and dims of tensor(data): nested lists of numbers */
+static bool data_shape(const IrType *t, int depth, int64_t *dims, int *nd, int *dt) {
+  if (is_num(t)) {
+    if (*nd < 0) *nd = depth;
+    else if (*nd != depth) return false;
+    int k = t->kind == IT_FLOAT ? DT_F32 : t->kind == IT_INT ? DT_I64 : DT_BOOL;
+    if (k > *dt) *dt = k;
+    return true;
+  }
+  if ((t->kind != IT_LIST && t->kind != IT_TUPLE) || t->n < 0 || depth >= LANG_TENSOR_MAX_DIMS) return false;
+  if (*nd >= 0 && depth >= *nd) return false;
+  if (dims[depth] == -3) dims[depth] = t->n;
+  else if (dims[depth] != t->n) return false;
+  if (t->n == 0) {
+    if (*nd < 0) *nd = depth + 1;
+    return *nd == depth + 1;
+  }
+  for (int i = 0; i < t->n; i++)
+    if (!data_shape(t->items[i], depth + 1, dims, nd, dt)) return false;
+  return true;
+}
+
+BRULE(b_tensor) {
+  (void)cx;
+  if (n < 1) return &ir_t_any;
+  IrType *dtk = n >= 2 ? a[1] : kwarg(nkw, kwn, kwt, "dtype");
+  int want = dtype_kw(dtk, -1);
+  if (want == -2) return &ir_t_any;
+  if (is_tensor(a[0])) return tensor_like(a[0], want >= 0 ? want : a[0]->dtype);
+  int64_t dims[LANG_TENSOR_MAX_DIMS];
+  for (int i = 0; i < LANG_TENSOR_MAX_DIMS; i++) dims[i] = -3;
+  int nd = -1, dt = DT_BOOL;
+  if (!data_shape(a[0], 0, dims, &nd, &dt)) return ir_type_tensor(want, -1, NULL);
+  if (nd > 0 && dims[nd - 1] == 0) dt = DT_F32;   /* tensor([]) is f32 */
+  return ir_type_tensor(want >= 0 ? want : dt, nd, dims);
+}
+
+BRULE(b_float) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 1 || nkw) return &ir_t_any;
+  return is_num(a[0]) || a[0]->kind == IT_STR || is_tensor(a[0]) ? &ir_t_float : &ir_t_any;
+}
+
+BRULE(b_int) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 1 || nkw) return &ir_t_any;
+  if (a[0]->kind == IT_INT) return a[0];
+  return is_num(a[0]) || a[0]->kind == IT_STR || is_tensor(a[0]) ? &ir_t_int : &ir_t_any;
+}
+
+BRULE(b_abs) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 1 || nkw) return &ir_t_any;
+  if (a[0]->kind == IT_FLOAT || is_tensor(a[0])) return a[0];
+  if (a[0]->kind == IT_INT || a[0]->kind == IT_BOOL) return &ir_t_int;
+  return &ir_t_any;
+}
+
+static const struct {
+  const char *name;
+  BuiltinRule rule;
+} builtin_rules[] = {
+  {"exp", b_float_unary},    {"log", b_float_unary},     {"sqrt", b_float_unary},
+  {"sin", b_float_unary},    {"cos", b_float_unary},     {"tanh", b_float_unary},
+  {"sigmoid", b_float_unary}, {"tan", b_float_unary},    {"asin", b_float_unary},
+  {"acos", b_float_unary},   {"atan", b_float_unary},    {"log2", b_float_unary},
+  {"log10", b_float_unary},  {"erf", b_float_unary},     {"lgamma", b_float_unary},
+  {"relu", b_same_unary},    {"abs", b_abs},             {"maximum", b_extremum},
+  {"minimum", b_extremum},   {"sum", b_sum},             {"mean", b_mean},
+  {"prod", b_prod},          {"argmax", b_argmax},       {"argmin", b_argmax},
+  {"reshape", b_reshape},    {"transpose", b_transpose}, {"matmul", b_matmul},
+  {"zeros", b_filled},       {"ones", b_filled},         {"zeros_like", b_like},
+  {"ones_like", b_like},     {"astype", b_astype},       {"item", b_item},
+  {"tensor", b_tensor},      {"float", b_float},         {"int", b_int},
+};
+
+void ir_infer_attach_rules(MistVM *vm) {
+  if (!vm->builtins) return;
+  for (size_t i = 0; i < sizeof builtin_rules / sizeof builtin_rules[0]; i++) {
+    Value b;
+    if (lang_dict_get(vm->builtins, lang_str(builtin_rules[i].name), &b) && v_is_obj(b, O_BUILTIN))
+      AS_BUILTIN(b)->type_rule = (int)i + 1;
+  }
+}
+
+IrType *ir_infer_builtin(InferCx *cx, ObjBuiltin *b, IrType **args, int n, int nkw,
+                         ObjStr **kwnames, IrType **kwtypes) {
+  int r = b->type_rule;
+  if (r <= 0 || r > (int)(sizeof builtin_rules / sizeof builtin_rules[0])) return &ir_t_any;
+  for (int i = 0; i < n; i++)
+    if (args[i]->kind == IT_ANY) return &ir_t_any;
+  return builtin_rules[r - 1].rule(cx, args, n, nkw, kwnames, kwtypes);
+}
