@@ -465,14 +465,37 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
   return MIST_ERROR;
 }
 
-/* `mist ir --types`: the specialisation of g for the argument types,
- * with the module's own defs as the values of its globals. */
-static MistStatus print_types(MistVM *vm, IrGraph *g, IrGraph *module_code, int nargs,
+/* `mist ir --types`: the specialisation of g (with --grad, of grad(g))
+ * for the argument types, the module's own defs standing for its
+ * globals. */
+static MistStatus print_types(MistVM *vm, IrGraph *g, IrGraph *module_code, int flags, int nargs,
                               const char *const *argtypes) {
   IrType **args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *args);
   for (int i = 0; i < nargs; i++)
     if (!(args[i] = ir_parse_argtype(vm, argtypes[i]))) return MIST_ERROR;
-  IrInferOpts opts = {module_code};
+  IrType **fv = NULL;
+  if (flags & MIST_IR_GRAD) {
+    /* the graph of grad(g), with the types of what it captured (g) */
+    ir_free_vars(g);
+    Value *env = lang_alloc((g->nfv ? g->nfv : 1) * sizeof *env);
+    for (int i = 0; i < g->nfv; i++) env[i] = v_unbound();
+    Value f = v_obj(ev_closure(vm, g, env)), grad, gf;
+    if (!lang_dict_get(vm->builtins, lang_str("grad"), &grad)) {
+      lang_raise(vm, "NameError", "grad is not available in this build");
+      return MIST_ERROR;
+    }
+    if (!vm->call(vm, grad, 1, &f, NULL, &gf)) return MIST_ERROR;
+    if (!v_is_obj(gf, O_FUNC)) {
+      lang_raise(vm, "TypeError", "grad(%s) is not a function made of IR", g->display->data);
+      return MIST_ERROR;
+    }
+    g = AS_FUNC(gf)->graph;
+    ir_free_vars(g);
+    fv = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fv);
+    for (int i = 0; i < g->nfv; i++)
+      fv[i] = i < AS_FUNC(gf)->nenv ? ir_type_of_value(AS_FUNC(gf)->env[i]) : &ir_t_any;
+  }
+  IrInferOpts opts = {module_code, fv};
   IrTyped *t = ir_infer(vm, g, nargs, args, &opts);
   if (!t) return MIST_ERROR;
   StrBuf sb;
@@ -505,7 +528,7 @@ MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *na
   for (int i = 0; i < lr.unit->ngraphs; i++) {
     IrGraph *g = lr.unit->graphs[i];
     if ((g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0)
-      return nargs >= 0 ? print_types(vm, g, lr.main, nargs, argtypes) : print_graph(vm, g, flags);
+      return nargs >= 0 ? print_types(vm, g, lr.main, flags, nargs, argtypes) : print_graph(vm, g, flags);
   }
   lang_raise(vm, "NameError", "no top-level function named '%s' in %s", name, path);
   return MIST_ERROR;

@@ -84,8 +84,8 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
 
 /* The same, specialised to nargs argument types (`int`, `float`,
  * `f32[64,784]`...: docs/types.md) with a type on every node, as
- * `mist ir --types` prints it; nargs -1 prints as mist_print_file_ir
- * does (flags apply only then). */
+ * `mist ir --types` prints it (with MIST_IR_GRAD, the graph of
+ * grad(name)); nargs -1 prints as mist_print_file_ir does. */
 MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *name, int flags,
                                     int nargs, const char *const *argtypes);
 

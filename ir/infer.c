@@ -52,6 +52,7 @@ struct InferSession {
   NodeMap by_graph;     /* graph -> SpecList */
   bool changed;
   bool full;            /* MAX_SPECS reached */
+  NodeMap fv;           /* free variables of the graph asked for: their types */
 };
 
 /* The VM's cache: results by graph and signature, and node types. */
@@ -98,14 +99,15 @@ static IrType *const_type(InferSpec *S, Value v) {
 
 /* The type of node x as S sees it: its own, or a free variable's in
  * the context chain; `any` for a free variable of the graph asked for. */
-static IrType *node_type(InferSpec *S, IrNode *x) {
+static IrType *node_type(InferSession *ses, InferSpec *S, IrNode *x) {
   if (x->kind == IR_CONST) return const_type(S, x->value);
   for (InferSpec *s = S; s; s = s->ctx)
     if (x->graph == s->g) {
       IrType *t = ir_map_get(&s->types, x);
       return t ? t : &ir_t_never;
     }
-  return &ir_t_any;
+  IrType *t = ses ? ir_map_get(&ses->fv, x) : NULL;
+  return t ? t : &ir_t_any;
 }
 
 static bool args_eq(int n, IrType **a, IrType **b) {
@@ -207,9 +209,30 @@ static bool bind(InferSpec *ctx, IrGraph *h, int nargs, IrType **args, int nkw, 
     int d = i - (np - h->ndefaults);
     if (d < 0) return false;
     IrNode *dn = h->defaults[d];
-    params[i] = dn->kind == IR_CONST ? ir_type_of_value(dn->value) : ctx ? node_type(ctx, dn) : &ir_t_any;
+    params[i] = dn->kind == IR_CONST ? ir_type_of_value(dn->value) : ctx ? node_type(NULL, ctx, dn) : &ir_t_any;
   }
   return true;
+}
+
+/* A primitive's rule on arguments that may be None (T?): a rule that
+ * takes None is tried with each such argument as None and as T (the
+ * first few), the results joined; the others get T. */
+static IrType *prim_call(InferCx *cx, int p, IrType **args, int n) {
+  int maybe[4], k = 0;
+  IrType **a = lang_alloc((size_t)(n ? n : 1) * sizeof *a);
+  for (int i = 0; i < n; i++) {
+    a[i] = args[i];
+    if (!args[i]->or_none) continue;
+    a[i] = ir_type_strip_none(args[i]);
+    if (ir_infer_prim_takes_none[p] && k < 4) maybe[k++] = i;
+  }
+  IrType *r = &ir_t_never;
+  for (int bits = 0; bits < (1 << k); bits++) {
+    for (int j = 0; j < k; j++)
+      a[maybe[j]] = bits & (1 << j) ? &ir_t_none : ir_type_strip_none(args[maybe[j]]);
+    r = ir_type_join(r, ir_infer_prim_rules[p](cx, a, n));
+  }
+  return r;
 }
 
 IrType *ir_infer_call(InferCx *cx, IrType *f, int nargs, IrType **args, int nkw, ObjStr **kwnames,
@@ -247,7 +270,7 @@ IrType *ir_infer_call(InferCx *cx, IrType *f, int nargs, IrType **args, int nkw,
       if (nkw) return &ir_t_any;
       int ar = ir_prims[b->prim].arity;
       if (ar >= 0 && ar != nargs) return &ir_t_never;
-      return ir_infer_prim_rules[b->prim](cx, args, nargs);
+      return prim_call(cx, b->prim, args, nargs);
     }
     return ir_infer_builtin(cx, b, args, nargs, nkw, kwnames, kwtypes);
   }
@@ -311,11 +334,11 @@ static void set_type(InferSession *s, InferSpec *S, IrNode *n, IrType *t) {
 
 static IrType *apply_type(InferSession *s, InferSpec *S, IrNode *n) {
   InferCx cx = {s, S, n, s->vm};
-  IrType *f = node_type(S, n->in[0]);
+  IrType *f = node_type(s, S, n->in[0]);
   int na = n->nin - 1;
   IrType **a = lang_alloc((size_t)(na ? na : 1) * sizeof *a);
   for (int i = 0; i < na; i++) {
-    a[i] = node_type(S, n->in[i + 1]);
+    a[i] = node_type(s, S, n->in[i + 1]);
     if (a[i]->kind == IT_NEVER) return &ir_t_never;   /* the arguments come first */
   }
   return ir_infer_call(&cx, f, na, a, 0, NULL, NULL);
@@ -325,7 +348,7 @@ static void analyse(InferSession *s, InferSpec *S) {
   IrGraph *g = S->g;
   for (int i = 0; i < g->nparams; i++) set_type(s, S, g->params[i], S->args[i]);
   for (int i = 0; i < g->nnodes; i++) set_type(s, S, g->nodes[i], apply_type(s, S, g->nodes[i]));
-  IrType *r = g->ret ? node_type(S, g->ret) : &ir_t_none;
+  IrType *r = g->ret ? node_type(s, S, g->ret) : &ir_t_none;
   IrType *j = ir_type_join(S->ret, r);
   if (!ir_type_eq(j, S->ret)) {
     S->ret = j;
@@ -413,6 +436,13 @@ static void reach(InferSession *s, InferSpec *S) {
   if (S->reached) return;
   S->reached = true;
   IrGraph *g = S->g;
+  for (int k = 0; k < g->nnodes; k++) {
+    /* a specialisation called through a value (a global's function, a
+     * closure passed in) is copied too, for the printout and for the
+     * callers that look it up (ir_infer with its signature) */
+    InferSpec *C = ir_map_get(&S->calls, g->nodes[k]);
+    if (C) reach(s, C);
+  }
   for (int k = 0; k < g->nnodes; k++)
     for (int j = 0; j < g->nodes[k]->nin; j++) {
       IrGraph *h = ir_node_graph(g->nodes[k]->in[j]);
@@ -545,7 +575,8 @@ static IrTyped *copy_all(InferSession *s, InferSpec *root) {
 
 IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInferOpts *opts) {
   InferState *st = state(vm);
-  for (CacheEntry *e = st->entries; e; e = e->next)
+  bool cached = !opts || !opts->fv;   /* the cache is keyed by the arguments alone */
+  for (CacheEntry *e = st->entries; e && cached; e = e->next)
     if (e->g == g && e->nargs == nargs && args_eq(nargs, e->args, args)) return e->result;
   if (nargs != g->nparams) {
     lang_raise(vm, "TypeError", "%s() takes %d argument%s but the signature gives %d",
@@ -553,6 +584,10 @@ IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInfe
     return NULL;
   }
   InferSession s = {.vm = vm, .opts = opts};
+  if (opts && opts->fv) {
+    ir_free_vars(g);
+    for (int i = 0; i < g->nfv; i++) ir_map_put(&s.fv, g->fv[i], opts->fv[i]);
+  }
   InferSpec *root = spec_new(&s, specs_of(&s, g), g, NULL, args);
   for (int pass = 0; pass < 16; pass++) {
     if (!settle(&s)) return NULL;
@@ -561,6 +596,7 @@ IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInfe
   NodeMap seen = {0};
   if (!certain_errors(&s, root, &seen, 0)) return NULL;
   IrTyped *r = copy_all(&s, root);
+  if (!cached) return r;
   CacheEntry *e = lang_alloc(sizeof *e);
   e->g = g;
   e->nargs = nargs;

@@ -23,13 +23,16 @@ typedef struct IrTyped {
   IrType *ret;        /* the type of its result */
 } IrTyped;
 
-/* Options: how to type global("name") reads.  By default a global that
+/* Options: how to type global("name") reads, and free variables.  By default a global that
  * holds a function, builtin or module when inference runs has that
  * value's type and any other global is `any`; with module_code set (a
  * module's top-level graph, not run yet), a name that graph binds once
  * to a def is that def's closure. */
 typedef struct IrInferOpts {
   IrGraph *module_code;
+  /* the types of the free variables of the graph asked for, in its
+   * fv order (ir_free_vars), as a closure of it holds them; NULL: any */
+  IrType **fv;
 } IrInferOpts;
 
 /* The specialisation of g for nargs arguments of the given types.  NULL

@@ -45,8 +45,11 @@ typedef struct InferCx {
 /* A primitive's rule: args are the types of its n arguments. */
 typedef IrType *(*InferRule)(InferCx *cx, IrType **args, int n);
 
-/* The rule of each primitive (infer_rules.c), indexed by IrPrim. */
+/* The rule of each primitive (infer_rules.c), indexed by IrPrim, and
+ * whether it takes None (a `T?` argument is then tried as None and as
+ * T, the results joined) or raises on it (given T alone). */
 extern const InferRule ir_infer_prim_rules[IR_NPRIMS];
+extern const bool ir_infer_prim_takes_none[IR_NPRIMS];
 
 /* Builtins with a type rule: ObjBuiltin.type_rule is an index into
  * this table (1 and up; 0 for none), set by ir_infer_attach_rules. */

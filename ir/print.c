@@ -162,12 +162,20 @@ static bool printed(Namer *nm, IrGraph *g) {
 
 static const char *flag_names[] = {"function", "module", "branch", "loop", "join", "body"};
 
+static bool printed(Namer *nm, IrGraph *g);
+
+/* A closure's graph in a type: its name when it is printed too (so the
+ * printout reads back), else NULL (the type prints as any). */
+static const char *printed_name(void *ud, IrGraph *g) {
+  return printed(ud, g) ? g->name->data : NULL;
+}
+
 /* " : TYPE" after a node, in a typed printout */
 static void print_type(Namer *nm, StrBuf *out, const IrNode *x, const char *sep) {
   if (!nm->type_of) return;
   IrType *t = nm->type_of(nm->ud, x);
   sb_adds(out, sep);
-  ir_type_print(t ? t : &ir_t_any, out, NULL, NULL);
+  ir_type_print(t ? t : &ir_t_any, out, printed_name, nm);
 }
 
 static void print_one(Namer *nm, IrGraph *g, StrBuf *out) {

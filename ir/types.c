@@ -107,6 +107,23 @@ IrType *ir_type_closure(IrGraph *g, struct InferSpec *ctx) {
   return t;
 }
 
+IrType *ir_type_or_none(const IrType *t) {
+  if (t->or_none || t->kind == IT_NONE || t->kind == IT_ANY) return (IrType *)t;
+  if (t->kind == IT_NEVER) return &ir_t_none;
+  IrType *r = lang_alloc(sizeof *r);
+  *r = *t;
+  r->or_none = true;
+  return r;
+}
+
+IrType *ir_type_strip_none(const IrType *t) {
+  if (!t->or_none) return (IrType *)t;
+  IrType *r = lang_alloc(sizeof *r);
+  *r = *t;
+  r->or_none = false;
+  return r;
+}
+
 bool ir_type_is_number(const IrType *t) {
   return t->kind == IT_BOOL || t->kind == IT_INT || t->kind == IT_FLOAT;
 }
@@ -119,7 +136,7 @@ static bool same_builtin(const ObjBuiltin *a, const ObjBuiltin *b) {
 
 bool ir_type_eq(const IrType *a, const IrType *b) {
   if (a == b) return true;
-  if (a->kind != b->kind || a->n != b->n) return false;
+  if (a->kind != b->kind || a->n != b->n || a->or_none != b->or_none) return false;
   switch (a->kind) {
   case IT_INT: case IT_BOOL:
     return a->has_val == b->has_val && (!a->has_val || a->ival == b->ival);
@@ -180,11 +197,25 @@ static IrType *join_fns(const IrType *a, const IrType *b) {
   return with_items(IT_FNSET, n, (IrType **)all);
 }
 
+static IrType *join_some(const IrType *a, const IrType *b);
+
 static IrType *join(const IrType *a, const IrType *b) {
   if (ir_type_eq(a, b)) return (IrType *)a;
   if (a->kind == IT_NEVER) return (IrType *)b;
   if (b->kind == IT_NEVER) return (IrType *)a;
   if (a->kind == IT_ANY || b->kind == IT_ANY) return &ir_t_any;
+  if (a->kind == IT_NONE) return ir_type_or_none(b);
+  if (b->kind == IT_NONE) return ir_type_or_none(a);
+  if (a->or_none || b->or_none) {
+    IrType *r = join_some(ir_type_strip_none(a), ir_type_strip_none(b));
+    return ir_type_or_none(r);
+  }
+  return join_some(a, b);
+}
+
+/* the join of two types that are not None, never or any */
+static IrType *join_some(const IrType *a, const IrType *b) {
+  if (ir_type_eq(a, b)) return (IrType *)a;
   bool afn = a->kind == IT_CLOSURE || a->kind == IT_FNSET;
   bool bfn = b->kind == IT_CLOSURE || b->kind == IT_FNSET;
   if (afn && bfn) return join_fns(a, b);
@@ -320,6 +351,7 @@ IrType *ir_type_of_value(Value v) {
 }
 
 bool ir_type_has_value(const IrType *t, Value v) {
+  if (t->or_none && v.tag == V_NONE) return true;
   switch (t->kind) {
   case IT_ANY: return true;
   case IT_NEVER: return false;
@@ -398,8 +430,17 @@ bool ir_type_has_value(const IrType *t, Value v) {
 
 static const char *dtype_names[] = {"bool", "i32", "i64", "f32", "f64"};
 
+static void print_some(const IrType *t, StrBuf *out,
+                       const char *(*graph_name)(void *ud, IrGraph *g), void *ud);
+
 void ir_type_print(const IrType *t, StrBuf *out, const char *(*graph_name)(void *ud, IrGraph *g),
                    void *ud) {
+  print_some(t, out, graph_name, ud);
+  if (t->or_none) sb_addc(out, '?');
+}
+
+static void print_some(const IrType *t, StrBuf *out,
+                       const char *(*graph_name)(void *ud, IrGraph *g), void *ud) {
   switch (t->kind) {
   case IT_NEVER: sb_adds(out, "never"); return;
   case IT_ANY: sb_adds(out, "any"); return;
@@ -463,10 +504,17 @@ void ir_type_print(const IrType *t, StrBuf *out, const char *(*graph_name)(void 
     if (t->builtin->prim >= 0) sb_printf(out, "prim.%s", ir_prims[t->builtin->prim].name);
     else sb_printf(out, "$%s", t->builtin->name);
     return;
-  case IT_CLOSURE:
-    sb_printf(out, "@%s", graph_name ? graph_name(ud, t->graph) : t->graph->name->data);
+  case IT_CLOSURE: {
+    const char *name = graph_name ? graph_name(ud, t->graph) : t->graph->name->data;
+    sb_printf(out, name ? "@%s" : "any", name);
     return;
+  }
   case IT_FNSET:
+    for (int i = 0; i < t->n && graph_name; i++)
+      if (!graph_name(ud, t->items[i]->graph)) {
+        sb_adds(out, "any");
+        return;
+      }
     for (int i = 0; i < t->n; i++) {
       if (i) sb_adds(out, " | ");
       ir_type_print(t->items[i], out, graph_name, ud);
@@ -716,10 +764,15 @@ static IrType *pone(TParser *tp, int depth) {
   return fail(tp, "unknown type");
 }
 
-/* type -> one { '|' one }: closures only */
+/* type -> one { '|' one } [ '?' ]: '|' joins closures only */
 static IrType *ptype(TParser *tp, int depth) {
   IrType *t = pone(tp, depth);
   if (!t) return NULL;
+  if (eat(tp, '?')) {
+    if (t->kind == IT_NONE || t->kind == IT_ANY || t->kind == IT_NEVER)
+      return fail(tp, "'?' adds None to a type that has no None");
+    return ir_type_or_none(t);
+  }
   while (eat(tp, '|')) {
     if (t->kind != IT_CLOSURE && t->kind != IT_FNSET) return fail(tp, "'|' joins closures only");
     skip_ws(tp);
@@ -731,6 +784,7 @@ static IrType *ptype(TParser *tp, int depth) {
     if (j == t) return fail(tp, "a closure joined twice");
     t = j;
   }
+  if (eat(tp, '?')) return ir_type_or_none(t);
   return t;
 }
 

@@ -43,6 +43,7 @@ struct InferSpec;   /* infer.c: one specialisation of a graph */
 
 typedef struct IrType {
   IrTypeKind kind;
+  bool or_none;          /* or None (written T?): a sensitivity that is zero at first */
   int n;                 /* tensor: ndim; tuple, list, dict, env, fnset: items */
   int dtype;             /* tensor: a DType, or -1 when unknown */
   bool has_val;          /* int and bool: the value is known (ival) */
@@ -74,6 +75,10 @@ IrType *ir_type_bound(ObjBuiltin *b, IrType *self);   /* x.name of a builtin met
 IrType *ir_type_str_val(ObjStr *s);
 IrType *ir_type_closure(IrGraph *g, struct InferSpec *ctx);
 
+/* t or None (T?), and t without its None */
+IrType *ir_type_or_none(const IrType *t);
+IrType *ir_type_strip_none(const IrType *t);
+
 bool ir_type_eq(const IrType *a, const IrType *b);
 /* The least type above a and b. */
 IrType *ir_type_join(const IrType *a, const IrType *b);
@@ -88,7 +93,8 @@ bool ir_type_has_value(const IrType *t, Value v);
 /* ---- text form ---- */
 
 /* Write t (docs/types.md).  A closure is written `@NAME`, NAME the
- * graph's name as graph_name gives it (NULL: the graph's own). */
+ * graph's name as graph_name gives it (graph_name NULL: the graph's
+ * own), or `any` where graph_name gives NULL (a graph not printed). */
 void ir_type_print(const IrType *t, StrBuf *out, const char *(*graph_name)(void *ud, IrGraph *g),
                    void *ud);
 const char *ir_type_str(const IrType *t);

@@ -24,7 +24,7 @@
 static const char usage_line[] =
     "usage: mist [-e SOURCE | FILE.ms | -] [ARGS...]\n"
     "       mist ir [--grad] [--source] FILE.ms NAME\n"
-    "       mist ir --types FILE.ms NAME ARGTYPES...\n"
+    "       mist ir --types [--grad] FILE.ms NAME ARGTYPES...\n"
     "       mist --version | --help\n";
 
 static void print_help(void) {
@@ -151,7 +151,7 @@ static int run_script(const char *path, int argc, char **argv) {
 }
 
 /* mist ir [--grad] [--source] FILE.ms NAME
- * mist ir --types FILE.ms NAME ARGTYPES... */
+ * mist ir --types [--grad] FILE.ms NAME ARGTYPES... */
 static int run_ir(int argc, char **argv) {
   const char *operands[2];
   int n = 0, flags = MIST_IR_LOWERED;
@@ -163,8 +163,8 @@ static int run_ir(int argc, char **argv) {
     }
     if (types && n == 2) {
       /* the argument types: the rest of the command line */
-      if ((flags & (MIST_IR_SOURCE | MIST_IR_GRAD)))
-        return usage_error("ir: --types cannot be combined with --source or --grad");
+      if (flags & MIST_IR_SOURCE)
+        return usage_error("ir: --types cannot be combined with --source");
       if (!check_file(operands[0]))
         return 2;
       MistVM *vm = vm_or_die(0, NULL);
