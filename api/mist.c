@@ -493,7 +493,7 @@ static MistStatus print_types(MistVM *vm, IrGraph *g, IrGraph *module_code, int 
     ir_free_vars(g);
     fv = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fv);
     for (int i = 0; i < g->nfv; i++)
-      fv[i] = i < AS_FUNC(gf)->nenv ? ir_type_of_value(AS_FUNC(gf)->env[i]) : &ir_t_any;
+      fv[i] = i < AS_FUNC(gf)->nenv ? ir_infer_value_type(vm, AS_FUNC(gf)->env[i]) : &ir_t_any;
   }
   IrInferOpts opts = {module_code, fv};
   IrTyped *t = ir_infer(vm, g, nargs, args, &opts);

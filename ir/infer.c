@@ -67,6 +67,7 @@ typedef struct CacheEntry {
 typedef struct InferState {
   CacheEntry *entries;
   NodeMap types;        /* a specialised copy's node -> its type */
+  NodeMap closures;     /* a closure value -> the context of its captured values */
 } InferState;
 
 static InferState *state(MistVM *vm) {
@@ -76,6 +77,30 @@ static InferState *state(MistVM *vm) {
   }
   return vm->infer;
 }
+
+/* ---- closure values ---- */
+
+static IrType *closure_value_type(void *ud, ObjFunc *f, int depth) {
+  MistVM *vm = ud;
+  InferState *st = state(vm);
+  InferSpec *ctx = ir_map_get(&st->closures, f);
+  if (!ctx) {
+    ctx = lang_alloc(sizeof *ctx);
+    ctx->value = f;
+    ir_map_put(&st->closures, f, ctx);
+    IrGraph *g = f->graph;
+    if (!g->fv_done) ir_free_vars(g);
+    for (int i = 0; i < g->nfv && i < f->nenv; i++)
+      ir_map_put(&ctx->types, g->fv[i], ir_type_of_value_with(f->env[i], closure_value_type, vm, depth));
+  }
+  return ir_type_closure(f->graph, ctx);
+}
+
+IrType *ir_infer_value_type(MistVM *vm, Value v) {
+  return ir_type_of_value_with(v, closure_value_type, vm, 0);
+}
+
+IrType *ir_infer_value(InferCx *cx, Value v) { return ir_infer_value_type(cx->vm, v); }
 
 /* ---- specialisations ---- */
 
@@ -101,11 +126,17 @@ static IrType *const_type(InferSpec *S, Value v) {
  * the context chain; `any` for a free variable of the graph asked for. */
 static IrType *node_type(InferSession *ses, InferSpec *S, IrNode *x) {
   if (x->kind == IR_CONST) return const_type(S, x->value);
-  for (InferSpec *s = S; s; s = s->ctx)
+  for (InferSpec *s = S; s; s = s->ctx) {
+    if (!s->g) {
+      /* a closure value's context: the captured values' types */
+      IrType *t = ir_map_get(&s->types, x);
+      return t ? t : &ir_t_any;
+    }
     if (x->graph == s->g) {
       IrType *t = ir_map_get(&s->types, x);
       return t ? t : &ir_t_never;
     }
+  }
   IrType *t = ses ? ir_map_get(&ses->fv, x) : NULL;
   return t ? t : &ir_t_any;
 }
@@ -220,8 +251,11 @@ static bool bind(InferSpec *ctx, IrGraph *h, int nargs, IrType **args, int nkw, 
 static IrType *prim_call(InferCx *cx, int p, IrType **args, int n) {
   int maybe[4], k = 0;
   IrType **a = lang_alloc((size_t)(n ? n : 1) * sizeof *a);
+  IrType **given = args;
+  args = lang_alloc((size_t)(n ? n : 1) * sizeof *args);
   for (int i = 0; i < n; i++) {
-    a[i] = args[i];
+    /* Unbound reaches only check_bound, the lowering's guard */
+    a[i] = args[i] = p == IR_P_CHECK_BOUND ? given[i] : ir_type_strip_unbound(given[i]);
     if (!args[i]->or_none) continue;
     a[i] = ir_type_strip_none(args[i]);
     if (ir_infer_prim_takes_none[p] && k < 4) maybe[k++] = i;
@@ -317,7 +351,7 @@ IrType *ir_infer_global(InferCx *cx, ObjStr *name) {
   if (!m || !m->names || !lang_dict_get(m->names, name, &slot) || slot.tag != V_INT) return &ir_t_any;
   Value v = m->slots[slot.i];
   if (v_is_obj(v, O_FUNC) || v_is_obj(v, O_BUILTIN) || v_is_obj(v, O_MODULE))
-    return ir_type_of_value(v);
+    return ir_infer_value(cx, v);
   return &ir_t_any;
 }
 
@@ -346,6 +380,9 @@ static IrType *apply_type(InferSession *s, InferSpec *S, IrNode *n) {
 
 static void analyse(InferSession *s, InferSpec *S) {
   IrGraph *g = S->g;
+  /* the calls of this round (one made when a branch was known may be
+   * a choice of two now) */
+  memset(&S->calls, 0, sizeof S->calls);
   for (int i = 0; i < g->nparams; i++) set_type(s, S, g->params[i], S->args[i]);
   for (int i = 0; i < g->nnodes; i++) set_type(s, S, g->nodes[i], apply_type(s, S, g->nodes[i]));
   IrType *r = g->ret ? node_type(s, S, g->ret) : &ir_t_none;
@@ -395,20 +432,107 @@ static bool type_uncalled(InferSession *s) {
   return made;
 }
 
-/* Raise the first error proven on the path that certainly runs. */
-static bool certain_errors(InferSession *s, InferSpec *S, NodeMap *seen, int depth) {
-  if (depth > 200 || ir_map_get(seen, S)) return true;
-  ir_map_put(seen, S, S);
-  for (int i = 0; i < S->g->nnodes; i++) {
-    IrNode *n = S->g->nodes[i];
-    InferError *e = ir_map_get(&S->errors, n);
-    if (e) return lang_raise_at(s->vm, n->span, e->kind, "%s", e->message->data);
-    InferSpec *T = ir_map_get(&S->calls, n);
-    if (T && !certain_errors(s, T, seen, depth + 1)) return false;
-    IrType *t = ir_map_get(&S->types, n);
-    if (!t || t->kind == IT_NEVER) return true;
+/* Errors that certainly happen.  What running a specialisation's
+ * schedule comes to, as far as inference can tell: */
+typedef enum {
+  RUNS,        /* it returns (or may), with no error proven */
+  FAILS,       /* it certainly fails with the error *err (at *where) */
+  STOPS,       /* it never returns, and no one error is proven */
+  LOOPS,       /* it goes back to a specialisation being run (a loop's
+                  next turn): the turn that leaves decides */
+} Outcome;
+
+typedef struct Proof {
+  InferSession *s;
+  NodeMap active;     /* specialisations on the path */
+  NodeMap done;       /* outcome + 1 of those finished */
+  NodeMap err_of;     /* their proven error's node */
+  NodeMap spec_of;    /* and its specialisation */
+} Proof;
+
+static Outcome outcome(Proof *pf, InferSpec *S, IrNode **where, InferSpec **wspec, int depth);
+static InferSpec *closure_spec(InferSession *s, IrGraph *h, InferSpec *ctx);
+
+/* Where a call of a closure set ends: the members that leave the loop
+ * all fail with one error, or all stop. */
+static Outcome set_outcome(Proof *pf, InferSpec *S, IrNode *n, IrNode **where, InferSpec **wspec,
+                           int depth) {
+  InferSession *s = pf->s;
+  IrType *f = node_type(s, S, n->in[0]);
+  if (f->kind != IT_FNSET || n->nin != 1) return RUNS;
+  IrNode *w = NULL;
+  InferSpec *ws = NULL;
+  bool any_fails = false, all_fail = true;
+  for (int i = 0; i < f->n; i++) {
+    InferSpec *T = closure_spec(s, f->items[i]->graph, f->items[i]->ctx);
+    if (!T) return RUNS;
+    IrNode *w2;
+    InferSpec *ws2;
+    Outcome o = outcome(pf, T, &w2, &ws2, depth + 1);
+    if (o == RUNS) return RUNS;
+    if (o == FAILS) {
+      if (any_fails && (w2 != w || ws2 != ws)) all_fail = false;
+      any_fails = true;
+      w = w2;
+      ws = ws2;
+    } else if (o == STOPS) {
+      all_fail = false;
+    }
   }
-  return true;
+  if (any_fails && all_fail) {
+    *where = w;
+    *wspec = ws;
+    return FAILS;
+  }
+  return any_fails ? STOPS : LOOPS;
+}
+
+static Outcome outcome(Proof *pf, InferSpec *S, IrNode **where, InferSpec **wspec, int depth) {
+  intptr_t d = (intptr_t)ir_map_get(&pf->done, S);
+  if (d) {
+    *where = ir_map_get(&pf->err_of, S);
+    *wspec = ir_map_get(&pf->spec_of, S);
+    return (Outcome)(d - 1);
+  }
+  if (ir_map_get(&pf->active, S) == S || depth > 200) return LOOPS;
+  ir_map_put(&pf->active, S, S);
+  Outcome r = RUNS;
+  *where = NULL;
+  *wspec = NULL;
+  for (int i = 0; i < S->g->nnodes && r == RUNS; i++) {
+    IrNode *n = S->g->nodes[i];
+    if (ir_map_get(&S->errors, n)) {
+      *where = n;
+      *wspec = S;
+      r = FAILS;
+      break;
+    }
+    InferSpec *T = ir_map_get(&S->calls, n);
+    Outcome o = T ? outcome(pf, T, where, wspec, depth + 1) : set_outcome(pf, S, n, where, wspec, depth);
+    if (o != RUNS) {
+      r = o;
+      break;
+    }
+    IrType *t = ir_map_get(&S->types, n);
+    if (!t || t->kind == IT_NEVER) r = STOPS;
+  }
+  ir_map_put(&pf->active, S, NULL);
+  if (r != LOOPS) {
+    ir_map_put(&pf->done, S, (void *)(intptr_t)(r + 1));
+    ir_map_put(&pf->err_of, S, *where);
+    ir_map_put(&pf->spec_of, S, *wspec);
+  }
+  return r;
+}
+
+/* Raise the first error proven on the path that certainly runs. */
+static bool certain_errors(InferSession *s, InferSpec *root) {
+  Proof pf = {.s = s};
+  IrNode *where;
+  InferSpec *ws;
+  if (outcome(&pf, root, &where, &ws, 0) != FAILS) return true;
+  InferError *e = ir_map_get(&ws->errors, where);
+  return lang_raise_at(s->vm, where->span, e->kind, "%s", e->message->data);
 }
 
 /* ---- the specialised copies ---- */
@@ -435,6 +559,9 @@ static InferSpec *const_target(InferSession *s, InferSpec *S, IrNode *x, int j, 
 static void reach(InferSession *s, InferSpec *S) {
   if (S->reached) return;
   S->reached = true;
+  /* its context is copied too: its copy is the parent of S's (a
+   * context met in an earlier round may be reached only this way) */
+  if (S->ctx && S->ctx->g) reach(s, S->ctx);
   IrGraph *g = S->g;
   for (int k = 0; k < g->nnodes; k++) {
     /* a specialisation called through a value (a global's function, a
@@ -520,7 +647,7 @@ static const char *unique_name(IrUnit *u, const char *base) {
 
 static void make_copy(Copier *c, InferSpec *S) {
   IrGraph *g = S->g;
-  IrGraph *parent = S->ctx ? S->ctx->copy : g->parent;
+  IrGraph *parent = S->ctx && S->ctx->g ? S->ctx->copy : g->parent;
   IrGraph *k = ir_graph_new(c->u, unique_name(c->u, g->name->data), parent, g->flags, g->span);
   k->display = g->display;
   k->module = g->module;
@@ -593,8 +720,7 @@ IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInfe
     if (!settle(&s)) return NULL;
     if (!type_uncalled(&s)) break;
   }
-  NodeMap seen = {0};
-  if (!certain_errors(&s, root, &seen, 0)) return NULL;
+  if (!certain_errors(&s, root)) return NULL;
   IrTyped *r = copy_all(&s, root);
   if (!cached) return r;
   CacheEntry *e = lang_alloc(sizeof *e);

@@ -42,6 +42,11 @@ typedef struct IrInferOpts {
  * FILE:LINE:COL.  opts may be NULL. */
 IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInferOpts *opts);
 
+/* The type of a value, as an argument or free variable of ir_infer: a
+ * closure that captured values is typed by its graph and the types of
+ * those values (ir_type_of_value types it `any`). */
+IrType *ir_infer_value_type(MistVM *vm, Value v);
+
 /* The type of a node (parameter, application or constant use) of a
  * graph ir_infer made; NULL for any other node. */
 IrType *ir_infer_type(MistVM *vm, const IrNode *n);

@@ -12,7 +12,8 @@
  * specialisation of an enclosing graph; NULL when g captures nothing or
  * its context is not known, its free variables then `any`). */
 typedef struct InferSpec {
-  IrGraph *g;
+  IrGraph *g;        /* NULL for the context of a closure value: types
+                        holds the types of the values it captured */
   struct InferSpec *ctx;
   int nargs;
   IrType **args;
@@ -24,6 +25,7 @@ typedef struct InferSpec {
   bool reached;      /* in the specialised copy */
   IrGraph *copy;
   NodeMap map;       /* g's nodes to the copy's */
+  ObjFunc *value;    /* a closure value's context: the closure */
 } InferSpec;
 
 typedef struct InferError {
@@ -67,6 +69,9 @@ IrType *ir_infer_call(InferCx *cx, IrType *f, int nargs, IrType **args, int nkw,
  * rule then returns never.  The message is the interpreter's: the rule
  * calls the interpreter's own check, which raised it in vm. */
 IrType *ir_infer_fail(InferCx *cx);
+/* The type of a value met while inferring (a global's, a transform's):
+ * a closure that captured values has a context holding their types. */
+IrType *ir_infer_value(InferCx *cx, Value v);
 /* The type of global `name` of the node's module. */
 IrType *ir_infer_global(InferCx *cx, ObjStr *name);
 

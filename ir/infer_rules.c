@@ -399,6 +399,7 @@ static IrType *getitem(InferCx *cx, IrType *x, IrType *i) {
     }
     return x->n ? items_join(x) : &ir_t_never;
   case IT_STR: return i->kind == IT_INT || i->kind == IT_SLICE ? &ir_t_str : &ir_t_never;
+  case IT_RANGE: return i->kind == IT_INT || i->kind == IT_BOOL ? &ir_t_int : i->kind == IT_SLICE ? x : &ir_t_never;
   case IT_TENSOR: return tensor_index(x, i);
   case IT_NONE: return &ir_t_never;
   default: return &ir_t_any;
@@ -470,7 +471,8 @@ RULE(r_unpack) {
   }
   case IT_NONE: case IT_INT: case IT_FLOAT: case IT_BOOL: return &ir_t_never;
   default:
-    for (int i = 0; i < m; i++) items[i] = x->kind == IT_STR ? &ir_t_str : &ir_t_any;
+    for (int i = 0; i < m; i++)
+      items[i] = x->kind == IT_STR ? &ir_t_str : x->kind == IT_RANGE ? &ir_t_int : &ir_t_any;
     return ir_type_tuple(m, items);
   }
 }
@@ -496,7 +498,8 @@ RULE(r_iter_seq) {
     for (int i = 0; i < x->n; i++) items[i] = ir_type_str_val(x->keys[i]);
     return ir_type_list(x->n, items);
   }
-  if (x->kind == IT_TUPLE || x->kind == IT_LIST || x->kind == IT_STR || is_tensor(x)) return x;
+  if (x->kind == IT_TUPLE || x->kind == IT_LIST || x->kind == IT_STR || x->kind == IT_RANGE || is_tensor(x))
+    return x;
   if (is_num(x) || x->kind == IT_NONE) return &ir_t_never;
   return &ir_t_any;
 }
@@ -580,7 +583,7 @@ RULE(r_never) { UNUSED; return &ir_t_never; }
 
 RULE(r_check_bound) {
   UNUSED;
-  return a[0]->kind == IT_UNBOUND ? &ir_t_never : a[0];
+  return a[0]->kind == IT_UNBOUND ? &ir_t_never : ir_type_strip_unbound(a[0]);
 }
 
 /* ---- autodiff ---- */
@@ -651,6 +654,19 @@ RULE(r_make_env) {
   return e;
 }
 
+/* The closure a closure type stands for, when it is one object: one
+ * that captured nothing, or a closure value met while inferring. */
+static ObjFunc *closure_object(const IrType *f) {
+  if (f->kind != IT_CLOSURE) return NULL;
+  if (f->ctx) return f->ctx->g ? NULL : f->ctx->value;
+  if (!f->graph->fv_done) ir_free_vars(f->graph);
+  if (f->graph->nfv) return NULL;
+  ObjFunc *fn = lang_alloc(sizeof *fn);
+  fn->obj.kind = O_FUNC;
+  fn->graph = f->graph;
+  return fn;
+}
+
 /* J or F of a value: what the transform gives, for a function that
  * captures nothing or a builtin (the transform is made now, as the
  * interpreter would make it, and cached by autodiff); non-functions are
@@ -659,10 +675,8 @@ static IrType *transform(InferCx *cx, IrType *f, bool (*hook)(MistVM *, Value, V
   MistVM *vm = cx->vm;
   if (!hook) return &ir_t_any;
   Value v, out;
-  if (f->kind == IT_CLOSURE && !f->ctx && f->graph->nfv == 0 && f->graph->ndefaults == 0) {
-    ObjFunc *fn = lang_alloc(sizeof *fn);
-    fn->obj.kind = O_FUNC;
-    fn->graph = f->graph;
+  ObjFunc *fn = closure_object(f);
+  if (fn) {
     v = v_obj(fn);
   } else if (f->kind == IT_BUILTIN && f->n == 0 && f->builtin->fn) {
     v = v_obj(f->builtin);
@@ -675,7 +689,7 @@ static IrType *transform(InferCx *cx, IrType *f, bool (*hook)(MistVM *, Value, V
     lang_error_clear(vm);
     return &ir_t_any;
   }
-  return ir_type_of_value(out);
+  return ir_infer_value(cx, out);
 }
 
 RULE(r_J) { (void)n; return transform(cx, a[0], cx->vm->ad_J); }
@@ -685,23 +699,19 @@ RULE(r_F) { (void)n; return transform(cx, a[0], cx->vm->ad_F); }
 RULE(r_jmask) {
   MistVM *vm = cx->vm;
   IrType *f = a[0];
-  if (n < 2 || !known_int(a[1]) || !vm->ad_Jmask || f->kind != IT_CLOSURE || f->ctx ||
-      f->graph->nfv || f->graph->ndefaults)
-    return &ir_t_any;
+  ObjFunc *fn = closure_object(f);
+  if (n < 2 || !known_int(a[1]) || !vm->ad_Jmask || !fn) return &ir_t_any;
   bool floats = n > 2;
   for (int i = 2; i < n; i++) {
     if (a[i]->kind == IT_ANY) return &ir_t_any;
     floats &= a[i]->kind == IT_FLOAT;
   }
-  ObjFunc *fn = lang_alloc(sizeof *fn);
-  fn->obj.kind = O_FUNC;
-  fn->graph = f->graph;
   Value out;
   if (!vm->ad_Jmask(vm, v_obj(fn), a[1]->ival, floats, &out)) {
     lang_error_clear(vm);
     return &ir_t_any;
   }
-  return ir_type_of_value(out);
+  return ir_infer_value(cx, out);
 }
 
 RULE(r_bp_call) {
@@ -1213,6 +1223,15 @@ BRULE(b_int) {
   return is_num(a[0]) || a[0]->kind == IT_STR || is_tensor(a[0]) ? &ir_t_int : &ir_t_any;
 }
 
+/* range(stop), range(start, stop[, step]) of ints */
+BRULE(b_range) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n < 1 || n > 3 || nkw) return &ir_t_any;
+  for (int i = 0; i < n; i++)
+    if (a[i]->kind != IT_INT && a[i]->kind != IT_BOOL) return &ir_t_any;
+  return &ir_t_range;
+}
+
 BRULE(b_abs) {
   (void)cx, (void)kwn, (void)kwt;
   if (n != 1 || nkw) return &ir_t_any;
@@ -1237,6 +1256,7 @@ static const struct {
   {"zeros", b_filled},       {"ones", b_filled},         {"zeros_like", b_like},
   {"ones_like", b_like},     {"astype", b_astype},       {"item", b_item},
   {"tensor", b_tensor},      {"float", b_float},         {"int", b_int},
+  {"range", b_range},
 };
 
 void ir_infer_attach_rules(MistVM *vm) {

@@ -164,10 +164,16 @@ static const char *flag_names[] = {"function", "module", "branch", "loop", "join
 
 static bool printed(Namer *nm, IrGraph *g);
 
-/* A closure's graph in a type: its name when it is printed too (so the
- * printout reads back), else NULL (the type prints as any). */
+/* A closure's graph in a type: its name when it or a graph of that name
+ * is printed too (so the printout reads back), else NULL (the type
+ * prints as any). */
 static const char *printed_name(void *ud, IrGraph *g) {
-  return printed(ud, g) ? g->name->data : NULL;
+  Namer *nm = ud;
+  if (printed(nm, g)) return g->name->data;
+  /* a graph that a printed copy was made from, under the same name */
+  for (int i = 0; i < nm->ngraphs; i++)
+    if (lang_str_eq(nm->graphs[i]->name, g->name)) return g->name->data;
+  return NULL;
 }
 
 /* " : TYPE" after a node, in a typed printout */

@@ -16,7 +16,8 @@ enum { MAX_DEPTH = 8, MAX_FNSET = 4 };
 IrType ir_t_never = {.kind = IT_NEVER}, ir_t_any = {.kind = IT_ANY}, ir_t_none = {.kind = IT_NONE},
        ir_t_bool = {.kind = IT_BOOL}, ir_t_int = {.kind = IT_INT}, ir_t_float = {.kind = IT_FLOAT},
        ir_t_str = {.kind = IT_STR}, ir_t_slice = {.kind = IT_SLICE},
-       ir_t_unbound = {.kind = IT_UNBOUND}, ir_t_module = {.kind = IT_MODULE};
+       ir_t_unbound = {.kind = IT_UNBOUND}, ir_t_module = {.kind = IT_MODULE},
+       ir_t_range = {.kind = IT_RANGE};
 
 static IrType *type_new(IrTypeKind k) {
   IrType *t = lang_alloc(sizeof *t);
@@ -107,22 +108,31 @@ IrType *ir_type_closure(IrGraph *g, struct InferSpec *ctx) {
   return t;
 }
 
-IrType *ir_type_or_none(const IrType *t) {
-  if (t->or_none || t->kind == IT_NONE || t->kind == IT_ANY) return (IrType *)t;
-  if (t->kind == IT_NEVER) return &ir_t_none;
+static IrType *flagged(const IrType *t, bool none, bool unbound) {
+  if (t->or_none == none && t->or_unbound == unbound) return (IrType *)t;
   IrType *r = lang_alloc(sizeof *r);
   *r = *t;
-  r->or_none = true;
+  r->or_none = none;
+  r->or_unbound = unbound;
   return r;
 }
 
-IrType *ir_type_strip_none(const IrType *t) {
-  if (!t->or_none) return (IrType *)t;
-  IrType *r = lang_alloc(sizeof *r);
-  *r = *t;
-  r->or_none = false;
-  return r;
+IrType *ir_type_or_none(const IrType *t) {
+  if (t->kind == IT_NONE || t->kind == IT_ANY) return (IrType *)t;
+  if (t->kind == IT_NEVER) return &ir_t_none;
+  if (t->kind == IT_UNBOUND) return flagged(&ir_t_none, false, true);
+  return flagged(t, true, t->or_unbound);
 }
+
+IrType *ir_type_or_unbound(const IrType *t) {
+  if (t->kind == IT_UNBOUND || t->kind == IT_ANY) return (IrType *)t;
+  if (t->kind == IT_NEVER) return &ir_t_unbound;
+  return flagged(t, t->or_none, true);
+}
+
+IrType *ir_type_strip_none(const IrType *t) { return flagged(t, false, t->or_unbound); }
+
+IrType *ir_type_strip_unbound(const IrType *t) { return flagged(t, t->or_none, false); }
 
 bool ir_type_is_number(const IrType *t) {
   return t->kind == IT_BOOL || t->kind == IT_INT || t->kind == IT_FLOAT;
@@ -136,7 +146,8 @@ static bool same_builtin(const ObjBuiltin *a, const ObjBuiltin *b) {
 
 bool ir_type_eq(const IrType *a, const IrType *b) {
   if (a == b) return true;
-  if (a->kind != b->kind || a->n != b->n || a->or_none != b->or_none) return false;
+  if (a->kind != b->kind || a->n != b->n || a->or_none != b->or_none || a->or_unbound != b->or_unbound)
+    return false;
   switch (a->kind) {
   case IT_INT: case IT_BOOL:
     return a->has_val == b->has_val && (!a->has_val || a->ival == b->ival);
@@ -204,13 +215,22 @@ static IrType *join(const IrType *a, const IrType *b) {
   if (a->kind == IT_NEVER) return (IrType *)b;
   if (b->kind == IT_NEVER) return (IrType *)a;
   if (a->kind == IT_ANY || b->kind == IT_ANY) return &ir_t_any;
-  if (a->kind == IT_NONE) return ir_type_or_none(b);
-  if (b->kind == IT_NONE) return ir_type_or_none(a);
-  if (a->or_none || b->or_none) {
-    IrType *r = join_some(ir_type_strip_none(a), ir_type_strip_none(b));
-    return ir_type_or_none(r);
+  /* None and Unbound join as flags of the other type */
+  bool none = a->or_none || b->or_none || a->kind == IT_NONE || b->kind == IT_NONE;
+  bool unbound = a->or_unbound || b->or_unbound || a->kind == IT_UNBOUND || b->kind == IT_UNBOUND;
+  IrType *x = flagged(a, false, false), *y = flagged(b, false, false);
+  IrType *r;
+  if (x->kind == IT_NONE || x->kind == IT_UNBOUND) r = y;
+  else if (y->kind == IT_NONE || y->kind == IT_UNBOUND) r = x;
+  else r = join_some(x, y);
+  if (r->kind == IT_NONE || r->kind == IT_UNBOUND) {
+    /* both sides were None or Unbound */
+    if (none && unbound) return flagged(&ir_t_none, false, true);
+    return none ? &ir_t_none : &ir_t_unbound;
   }
-  return join_some(a, b);
+  if (none) r = ir_type_or_none(r);
+  if (unbound) r = ir_type_or_unbound(r);
+  return r;
 }
 
 /* the join of two types that are not None, never or any */
@@ -242,7 +262,9 @@ static IrType *join_some(const IrType *a, const IrType *b) {
     }
     /* fall through */
   case IT_TUPLE: case IT_DICT: case IT_ENV: {
-    if (a->kind == IT_ENV && a->n != b->n) {
+    bool same_keys = a->kind == IT_ENV && a->n == b->n;
+    for (int i = 0; same_keys && i < a->n; i++) same_keys = a->ekeys[i] == b->ekeys[i];
+    if (a->kind == IT_ENV && !same_keys) {
       /* envs with other keys: the union of the keys, a missing one None */
       int64_t keys[64];
       IrType *vals[64];
@@ -288,7 +310,35 @@ IrType *ir_type_join(const IrType *a, const IrType *b) {
 
 enum { MAX_LIST_ITEMS = 32 };
 
+typedef struct ValueTyper {
+  IrType *(*fn_type)(void *ud, ObjFunc *f, int depth);
+  void *ud;
+  int depth;
+} ValueTyper;
+
+static IrType *value_type(ValueTyper *vt, Value v);
+static IrType *value_type_at(ValueTyper *vt, Value v);
+
 IrType *ir_type_of_value(Value v) {
+  ValueTyper vt = {NULL, NULL, 0};
+  return value_type(&vt, v);
+}
+
+IrType *ir_type_of_value_with(Value v, IrType *(*fn_type)(void *ud, ObjFunc *f, int depth),
+                              void *ud, int depth) {
+  ValueTyper vt = {fn_type, ud, depth};
+  return value_type(&vt, v);
+}
+
+static IrType *value_type(ValueTyper *vt, Value v) {
+  if (vt->depth > MAX_DEPTH) return &ir_t_any;
+  vt->depth++;
+  IrType *t = value_type_at(vt, v);
+  vt->depth--;
+  return t;
+}
+
+static IrType *value_type_at(ValueTyper *vt, Value v) {
   switch (v.tag) {
   case V_NONE: return &ir_t_none;
   case V_BOOL: return ir_type_bool_val(v.b);
@@ -301,6 +351,7 @@ IrType *ir_type_of_value(Value v) {
   case O_STR: return ir_type_str_val(AS_STR(v));
   case O_SLICE: return &ir_t_slice;
   case O_MODULE: return &ir_t_module;
+  case O_RANGE: return &ir_t_range;
   case O_TENSOR: {
     ObjTensor *t = AS_TENSOR(v);
     return ir_type_tensor(t->dtype, t->ndim, t->shape);
@@ -311,12 +362,12 @@ IrType *ir_type_of_value(Value v) {
     if (v.o->kind == O_LIST && n > MAX_LIST_ITEMS) {
       IrType *item = &ir_t_never;
       for (size_t i = 0; i < n && item->kind != IT_ANY; i++)
-        item = ir_type_join(item, ir_type_of_value(AS_SEQ(v)->items[i]));
+        item = ir_type_join(item, value_type(vt, AS_SEQ(v)->items[i]));
       return ir_type_list(-1, &item);
     }
     if (n > 64) return &ir_t_any;
     IrType *items[64];
-    for (size_t i = 0; i < n; i++) items[i] = ir_type_of_value(AS_SEQ(v)->items[i]);
+    for (size_t i = 0; i < n; i++) items[i] = value_type(vt, AS_SEQ(v)->items[i]);
     return v.o->kind == O_TUPLE ? ir_type_tuple((int)n, items) : ir_type_list((int)n, items);
   }
   case O_DICT: {
@@ -326,7 +377,7 @@ IrType *ir_type_of_value(Value v) {
     IrType *vals[64];
     for (size_t i = 0; i < d->len; i++) {
       keys[i] = d->entries[i].key;
-      vals[i] = ir_type_of_value(AS_DICT(v)->entries[i].value);
+      vals[i] = value_type(vt, AS_DICT(v)->entries[i].value);
     }
     return ir_type_dict((int)d->len, keys, vals);
   }
@@ -337,21 +388,23 @@ IrType *ir_type_of_value(Value v) {
     IrType *vals[64];
     for (size_t i = 0; i < e->len; i++) {
       keys[i] = e->items[i].key;
-      vals[i] = ir_type_of_value(e->items[i].value);
+      vals[i] = value_type(vt, e->items[i].value);
     }
     return ir_type_env((int)e->len, keys, vals);
   }
   case O_BUILTIN: return ir_type_builtin(AS_BUILTIN(v));
   case O_FUNC:
-    if (AS_FUNC(v)->nenv == 0 && lang_func_ndefaults(AS_FUNC(v)) == 0)
-      return ir_type_closure(AS_FUNC(v)->graph, NULL);
-    return &ir_t_any;
+    /* defaults are the graph's own nodes' values: constants, or free
+     * variables (then nenv > 0) */
+    if (AS_FUNC(v)->nenv == 0) return ir_type_closure(AS_FUNC(v)->graph, NULL);
+    return vt->fn_type ? vt->fn_type(vt->ud, AS_FUNC(v), vt->depth) : &ir_t_any;
   default: return &ir_t_any;
   }
 }
 
 bool ir_type_has_value(const IrType *t, Value v) {
   if (t->or_none && v.tag == V_NONE) return true;
+  if (t->or_unbound && v.tag == V_UNBOUND) return true;
   switch (t->kind) {
   case IT_ANY: return true;
   case IT_NEVER: return false;
@@ -375,6 +428,7 @@ bool ir_type_has_value(const IrType *t, Value v) {
   case IT_STR: return v.o->kind == O_STR && (!t->sval || lang_str_eq(t->sval, AS_STR(v)));
   case IT_SLICE: return v.o->kind == O_SLICE;
   case IT_MODULE: return v.o->kind == O_MODULE;
+  case IT_RANGE: return v.o->kind == O_RANGE;
   case IT_TENSOR: {
     if (v.o->kind != O_TENSOR) return false;
     ObjTensor *x = AS_TENSOR(v);
@@ -436,7 +490,8 @@ static void print_some(const IrType *t, StrBuf *out,
 void ir_type_print(const IrType *t, StrBuf *out, const char *(*graph_name)(void *ud, IrGraph *g),
                    void *ud) {
   print_some(t, out, graph_name, ud);
-  if (t->or_none) sb_addc(out, '?');
+  if (t->or_none) sb_adds(out, " | None");
+  if (t->or_unbound) sb_adds(out, " | Unbound");
 }
 
 static void print_some(const IrType *t, StrBuf *out,
@@ -452,6 +507,7 @@ static void print_some(const IrType *t, StrBuf *out,
   case IT_SLICE: sb_adds(out, "slice"); return;
   case IT_UNBOUND: sb_adds(out, "Unbound"); return;
   case IT_MODULE: sb_adds(out, "module"); return;
+  case IT_RANGE: sb_adds(out, "range"); return;
   case IT_TENSOR:
     sb_adds(out, t->dtype >= 0 ? dtype_names[t->dtype] : "tensor");
     sb_addc(out, '[');
@@ -732,9 +788,11 @@ static IrType *pone(TParser *tp, int depth) {
     return ir_type_builtin(b);
   }
   static IrType *const simple[] = {&ir_t_never, &ir_t_any, &ir_t_none, &ir_t_bool, &ir_t_int,
-                                   &ir_t_float, &ir_t_str, &ir_t_slice, &ir_t_unbound, &ir_t_module};
+                                   &ir_t_float, &ir_t_str, &ir_t_slice, &ir_t_unbound, &ir_t_module,
+                                   &ir_t_range};
   static const char *const simple_names[] = {"never", "any", "None", "bool", "int",
-                                             "float", "str", "slice", "Unbound", "module"};
+                                             "float", "str", "slice", "Unbound", "module",
+                                             "range"};
   for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
     if (is_word(w, n, simple_names[i])) {
       /* bool, unless it is the dtype bool[...] */
@@ -764,27 +822,38 @@ static IrType *pone(TParser *tp, int depth) {
   return fail(tp, "unknown type");
 }
 
-/* type -> one { '|' one } [ '?' ]: '|' joins closures only */
+/* type -> one { '|' ( closure | 'None' | 'Unbound' ) }: '|' joins
+ * closures, or adds None or Unbound to a type, in that order */
 static IrType *ptype(TParser *tp, int depth) {
   IrType *t = pone(tp, depth);
   if (!t) return NULL;
-  if (eat(tp, '?')) {
-    if (t->kind == IT_NONE || t->kind == IT_ANY || t->kind == IT_NEVER)
-      return fail(tp, "'?' adds None to a type that has no None");
-    return ir_type_or_none(t);
-  }
   while (eat(tp, '|')) {
-    if (t->kind != IT_CLOSURE && t->kind != IT_FNSET) return fail(tp, "'|' joins closures only");
     skip_ws(tp);
-    if (tp->p >= tp->end || *tp->p != '@') return fail(tp, "'|' joins closures only");
-    IrType *u = pclosure(tp);
-    if (!u) return NULL;
-    IrType *j = ir_type_join(t, u);
-    if (j->kind == IT_ANY) return fail(tp, "too many closures joined");
-    if (j == t) return fail(tp, "a closure joined twice");
-    t = j;
+    const char *at = tp->p;
+    if (tp->p < tp->end && *tp->p == '@') {
+      if ((t->kind != IT_CLOSURE && t->kind != IT_FNSET) || t->or_none || t->or_unbound)
+        return fail(tp, "'|' joins closures, then None, then Unbound");
+      IrType *u = pclosure(tp);
+      if (!u) return NULL;
+      IrType *j = ir_type_join(t, u);
+      if (j->kind == IT_ANY) return fail(tp, "too many closures joined");
+      if (j == t) return fail(tp, "a closure joined twice");
+      t = j;
+      continue;
+    }
+    const char *w;
+    size_t n = word(tp, &w);
+    if (is_word(w, n, "None") && !t->or_none && !t->or_unbound && t->kind != IT_NONE &&
+        t->kind != IT_UNBOUND && t->kind != IT_ANY && t->kind != IT_NEVER) {
+      t = ir_type_or_none(t);
+    } else if (is_word(w, n, "Unbound") && !t->or_unbound && t->kind != IT_UNBOUND &&
+               t->kind != IT_ANY && t->kind != IT_NEVER) {
+      t = ir_type_or_unbound(t);
+    } else {
+      tp->p = at;
+      return fail(tp, "'|' joins closures, then None, then Unbound");
+    }
   }
-  if (eat(tp, '?')) return ir_type_or_none(t);
   return t;
 }
 

@@ -29,6 +29,7 @@ typedef enum {
   IT_SLICE,
   IT_UNBOUND,   /* a variable not assigned yet (check_bound raises) */
   IT_MODULE,
+  IT_RANGE,     /* range(...): ints */
   IT_TENSOR,    /* dtype (-1 unknown), ndim (-1 unknown) and dims (-1 unknown) */
   IT_TUPLE,     /* n items */
   IT_LIST,      /* n items, or (n == -1) any number of items of type items[0] */
@@ -43,7 +44,8 @@ struct InferSpec;   /* infer.c: one specialisation of a graph */
 
 typedef struct IrType {
   IrTypeKind kind;
-  bool or_none;          /* or None (written T?): a sensitivity that is zero at first */
+  bool or_none;          /* or None (T | None): a sensitivity that is zero at first */
+  bool or_unbound;       /* or Unbound (T | Unbound): a variable a loop assigns */
   int n;                 /* tensor: ndim; tuple, list, dict, env, fnset: items */
   int dtype;             /* tensor: a DType, or -1 when unknown */
   bool has_val;          /* int and bool: the value is known (ival) */
@@ -60,7 +62,7 @@ typedef struct IrType {
 
 /* The types without parts, one object each. */
 extern IrType ir_t_never, ir_t_any, ir_t_none, ir_t_bool, ir_t_int, ir_t_float, ir_t_str,
-    ir_t_slice, ir_t_unbound, ir_t_module;
+    ir_t_slice, ir_t_unbound, ir_t_module, ir_t_range;
 
 IrType *ir_type_int_val(int64_t v);
 IrType *ir_type_bool_val(bool b);
@@ -75,9 +77,11 @@ IrType *ir_type_bound(ObjBuiltin *b, IrType *self);   /* x.name of a builtin met
 IrType *ir_type_str_val(ObjStr *s);
 IrType *ir_type_closure(IrGraph *g, struct InferSpec *ctx);
 
-/* t or None (T?), and t without its None */
+/* t or None, t or Unbound, and t without them */
 IrType *ir_type_or_none(const IrType *t);
+IrType *ir_type_or_unbound(const IrType *t);
 IrType *ir_type_strip_none(const IrType *t);
+IrType *ir_type_strip_unbound(const IrType *t);
 
 bool ir_type_eq(const IrType *a, const IrType *b);
 /* The least type above a and b. */
@@ -87,6 +91,10 @@ bool ir_type_is_number(const IrType *t);   /* bool, int or float */
 /* The type of a value (closures of graphs that capture nothing; other
  * closures, files, iterators... are `any`). */
 IrType *ir_type_of_value(Value v);
+/* The same, with closures that captured values typed by fn_type (depth:
+ * how deep in the value f is, for fn_type's own calls). */
+IrType *ir_type_of_value_with(Value v, IrType *(*fn_type)(void *ud, ObjFunc *f, int depth),
+                              void *ud, int depth);
 /* Whether v is one of the values of type t (closures: of t's graph). */
 bool ir_type_has_value(const IrType *t, Value v);
 
