@@ -645,6 +645,11 @@ static bool parse_int(TParser *tp, int64_t *out) {
 
 static IrType *ptype(TParser *tp, int depth);
 
+static int hexval(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 /* A list of types up to the closing character; for [..., ...] the
  * trailing `, ...` of a list of any length sets *rest. */
 static int ptypes(TParser *tp, int depth, char close, IrType ***items, bool *rest) {
@@ -746,7 +751,14 @@ static IrType *pone(TParser *tp, int depth) {
         if (*tp->p == '\\' && tp->p + 1 < tp->end) {
           tp->p++;
           char e = *tp->p;
-          sb_addc(&sb, e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e);
+          int hi, lo;
+          if (e == 'x' && tp->end - tp->p >= 3 && (hi = hexval(tp->p[1])) >= 0 &&
+              (lo = hexval(tp->p[2])) >= 0) {
+            sb_addc(&sb, (char)(hi * 16 + lo));
+            tp->p += 2;
+          } else {
+            sb_addc(&sb, e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e);
+          }
         } else {
           sb_addc(&sb, *tp->p);
         }

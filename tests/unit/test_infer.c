@@ -49,6 +49,9 @@ static const char *err_msg(void) {
   return vm->err.set && vm->err.message ? vm->err.message->data : "(no error)";
 }
 
+static void put_type(void *ud, IrNode *n, IrType *t) { ir_map_put(ud, n, t); }
+static IrType *map_type(void *ud, const IrNode *n) { return ir_map_get(ud, n); }
+
 static IrType *ty(const char *text) {
   IrType *t = ir_parse_argtype(vm, text);
   ck_assert_msg(t != NULL, "cannot parse '%s': %s", text, err_msg());
@@ -118,6 +121,58 @@ START_TEST(t_type_text_fuzz) {
     }
   }
   ck_assert_int_gt(parsed, 100);
+}
+END_TEST
+
+/* Mutations of typed printouts: the typed reader fails cleanly or reads
+ * a unit whose typed printout reads back the same. */
+START_TEST(t_typed_reader_fuzz) {
+  static const char *seed =
+    "# file m.ms\n"
+    "graph @f(%x: f32[2,?] | None, %y: {\"a\\x01\": (int, [float, ...])}) : function {  # 1:1\n"
+    "  %1 = switch(%x, @f.a, @f.b) : @f.a | @f.b  # 2:3\n"
+    "  %2 = %1() : env{1: float, 4: f64[]} | Unbound  # 2:3+4\n"
+    "  return %2 : (range, $exp, prim.add, any, never)\n"
+    "}\n\n"
+    "graph @f.a() in @f : branch {\n  return %x : float\n}\n\n"
+    "graph @f.b() in @f : branch {\n  return %y\n}\n";
+  const char alphabet[] = "()[]{},:?.|$@%\"\\ 0123456789-abefilnortxN\n#=";
+  uint64_t r = 99;
+  int read = 0;
+  size_t n0 = strlen(seed);
+  char *buf = lang_alloc(n0 + 64);
+  for (int round = 0; round < 2000; round++) {
+    size_t n = n0;
+    memcpy(buf, seed, n + 1);
+    for (int k = 0; k < 1 + round % 3; k++) {
+      r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+      size_t at = (size_t)(r >> 33) % n;
+      int op = (int)((r >> 20) % 3);
+      char c = alphabet[(r >> 40) % (sizeof alphabet - 1)];
+      if (op == 0) buf[at] = c;
+      else if (op == 1 && n > 1) memmove(buf + at, buf + at + 1, n - at), n--;
+      else if (n < n0 + 60) memmove(buf + at + 1, buf + at, n - at + 1), buf[at] = c, n++;
+    }
+    buf[n] = 0;
+    lang_error_clear(vm);
+    NodeMap types = {0};
+    IrUnit *u = ir_read_typed(vm, "m.ir", buf, n, put_type, &types);
+    if (!u) {
+      ck_assert(vm->err.set);
+      continue;
+    }
+    read++;
+    StrBuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    ir_print_unit_typed(vm, u, &a, map_type, &types);
+    NodeMap types2 = {0};
+    IrUnit *u2 = ir_read_typed(vm, "m.ir", a.data, a.len, put_type, &types2);
+    ck_assert_msg(u2 != NULL, "the printout does not read back: %s\n%s", err_msg(), a.data);
+    ir_print_unit_typed(vm, u2, &b, map_type, &types2);
+    ck_assert_str_eq(a.data, b.data);
+  }
+  ck_assert_int_gt(read, 100);
 }
 END_TEST
 
@@ -197,9 +252,6 @@ static void trim_end(char *s) {
   size_t n = strlen(s);
   while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r')) s[--n] = '\0';
 }
-
-static void put_type(void *ud, IrNode *n, IrType *t) { ir_map_put(ud, n, t); }
-static IrType *map_type(void *ud, const IrNode *n) { return ir_map_get(ud, n); }
 
 /* `@name(T1, T2, ...)`: the graph and the argument types */
 static const char *parse_signature(IrUnit *u, char *sig, IrGraph **g, int *nargs, IrType ***args) {
@@ -546,6 +598,7 @@ static Suite *infer_suite(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, t_type_text);
   tcase_add_test(tc, t_type_text_fuzz);
+  tcase_add_test(tc, t_typed_reader_fuzz);
   tcase_add_test(tc, t_lattice);
   tcase_add_test(tc, t_infer_files);
   tcase_add_test(tc, t_shape_errors);
