@@ -3,6 +3,21 @@
 #define MIST_AUTODIFF_AD_H
 
 #include "ir/ir.h"
+#include "ir/map.h"
+
+/* autodiff's state and caches, hung off the VM (vm->ad_state), made on
+ * first use */
+typedef struct AdState {
+  Value kid;          /* the identity continuation, a closure (ad_register) */
+  Value *sens_fns;    /* the Mist definitions of the sensitivity primitives, by primitive */
+  NodeMap wrappers;   /* ObjBuiltin -> IrGraph: b with its rule's signature (NULL: none) */
+  NodeMap bound;      /* ObjBuiltin -> IrGraph: x.b over x */
+  NodeMap tried;      /* ObjBuiltin -> itself once its signature was looked for */
+  ObjDict *shaped;    /* a key -> a CacheEntry (ad_cache_get) */
+  ObjDict *modules;   /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
+} AdState;
+
+AdState *ad_state(MistVM *vm);
 
 /* The reverse-mode transform of graph g taken as a root: a graph
  * J(g)(k, p1..pn) returning (value, backpropagator), where the
@@ -122,7 +137,7 @@ bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out);
 bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out);
 Value ad_F_primal(MistVM *vm, Value v);
 
-/* Install vm->ad_J and the differentiation builtins: grad,
+/* Install vm->ad (IrAdInterface) and the differentiation builtins: grad,
  * value_and_grad, vjp, jacobian, hessian, stop_gradient. */
 void ad_register(MistVM *vm);
 

@@ -69,7 +69,7 @@ ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
   }
   ObjModule from = {0};
   from.obj.kind = O_MODULE;
-  from.path = lang_str_fmt("%s/%s.ms", MIST_STDLIB_DIR, name);
+  from.path = lang_str_fmt("%s/%s.ms", lang_stdlib_dir(), name);
   if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
   if (!v_is_obj(m, O_MODULE)) return NULL;
   lang_dict_put(cache, lang_str(name), m);
@@ -131,7 +131,11 @@ static bool J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out)
    * the arguments are not all its parameters: no float transform) */
   int depth = 0;
   for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
-  mask = depth >= 63 ? -1 : (int64_t)((uint64_t)mask << depth);
+  /* the mask only spares work: where a bit would not fit (more than 64
+   * parameters with the continuations), every sensitivity is computed
+   * and grad returns those asked for */
+  uint64_t bits = (uint64_t)mask;
+  mask = depth >= 64 || (depth && bits >> (64 - depth)) ? -1 : (int64_t)(bits << depth);
   floats &= depth == 0;
   ObjFuncExtra *x = f->x;
   if (x && x->jmform[floats] && x->jmbits[floats] == (uint64_t)mask) {
@@ -434,7 +438,9 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
     ObjStr *pn = x[a]->name ? x[a]->name : lang_str("x");
     checked[a] = ir_prim_apply(u, g, IR_P_CHECK_DIFF, sp, 2, x[a], ir_const(u, v_obj(pn), sp));
   }
-  /* J(f) computing only the sensitivities of the argnums */
+  /* J(f) computing only the sensitivities of the argnums: a mask of 64
+   * bits, which only spares work, so an argnum past 63 makes it compute
+   * them all (grad still returns those asked for) */
   uint64_t mask = 0;
   for (int i = 0; i < nn; i++) mask |= nums[i] < 64 ? (uint64_t)1 << nums[i] : ~(uint64_t)0;
   /* (given the arguments too: for floats, the transform made for floats) */
@@ -445,7 +451,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   IrNode *fj = ir_prim_applyv(u, g, IR_P_JMASK, sp, np + 2, jm);
   IrNode **in = lang_alloc((np + 2) * sizeof *in);
   in[0] = fj;
-  in[1] = ir_const(u, vm->ad_kid, sp);
+  in[1] = ir_const(u, ad_state(vm)->kid, sp);
   /* arguments enter the transformed world: J(x) is x but for functions */
   for (int i = 0; i < np; i++) in[2 + i] = ir_prim_apply(u, g, IR_P_J, sp, 1, checked[i]);
   IrNode *t = ir_apply(u, g, np + 2, in, sp);
@@ -517,7 +523,7 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   IrNode **x = lang_alloc((n + 1) * sizeof *x);
   IrNode **in = lang_alloc((n + 2) * sizeof *in);
   in[0] = ir_prim_apply(u, g, IR_P_J, sp, 1, fparam);
-  in[1] = ir_const(u, vm->ad_kid, sp);
+  in[1] = ir_const(u, ad_state(vm)->kid, sp);
   for (int i = 0; i < n; i++) {
     ObjStr *pn = fg && i < fg->nparams && fg->params[i]->name ? fg->params[i]->name : lang_str_fmt("x%d", i + 1);
     x[i] = ir_param(u, g, pn, sp);
@@ -751,25 +757,23 @@ static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
 }
 
 void ad_register(MistVM *vm) {
-  vm->ad_J = p_J_hook;
-  vm->ad_Jmask = J_masked;
-  vm->ad_sens = ad_sens_hook;
+  static const IrAdInterface interface = {p_J_hook, J_masked, p_F_hook, ad_sens_hook};
+  vm->ad = &interface;
   /* kid(r) = r: the continuation that hands a backpropagator's results
    * back to its caller */
   IrUnit *u = ir_unit_new();
   IrGraph *kid = ir_graph_new(u, "kid", NULL, IRG_FUNCTION, span_none());
   kid->ret = ir_param(u, kid, lang_str("r"), span_none());
-  vm->ad_kid = v_obj(ev_closure(vm, kid, NULL));
+  ad_state(vm)->kid = v_obj(ev_closure(vm, kid, NULL));
   lang_def_builtin(vm, "grad", b_grad, -1, -1);
   lang_def_builtin(vm, "value_and_grad", b_value_and_grad, -1, -1);
   lang_def_builtin(vm, "vjp", b_vjp, -1, -1);
   lang_def_builtin(vm, "jacobian", b_jacobian, -1, -1);
   lang_def_builtin(vm, "jvp", b_jvp, -1, -1);
-  vm->ad_F = p_F_hook;
   lang_def_builtin(vm, "hessian", b_hessian, -1, -1);
   lang_dict_put(vm->builtins, lang_str("stop_gradient"), ir_prim_value(vm, IR_P_STOP_GRADIENT));
   /* for the rules in stdlib/ad_rules.ms */
-  lang_dict_put(vm->builtins, lang_str("_ad_kid"), vm->ad_kid);
+  lang_dict_put(vm->builtins, lang_str("_ad_kid"), ad_state(vm)->kid);
   lang_dict_put(vm->builtins, lang_str("_gadd"), ir_prim_value(vm, IR_P_GADD));
   lang_def_builtin(vm, "_env_first", b_env_first, 1, 1);
   lang_def_builtin(vm, "_grad_closure", b_grad_closure, 3, 3);

@@ -28,22 +28,13 @@
 #include <string.h>
 
 #include "autodiff/ad.h"
-#include "autodiff/map.h"
 #include "ir/eval.h"
+#include "ir/map.h"
 #include "lang/gc.h"
 
 enum { MAX_CHAIN = MAX_TRANSFORMS };
 
-/* autodiff's caches, hung off the VM */
-typedef struct AdState {
-  Map wrappers;   /* ObjBuiltin -> IrGraph: b with its rule's signature (NULL: none) */
-  Map bound;      /* ObjBuiltin -> IrGraph: x.b over x */
-  Map tried;      /* ObjBuiltin -> itself once its signature was looked for */
-  ObjDict *shaped;   /* a key -> a CacheEntry (ad_cache_get) */
-  ObjDict *modules;  /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
-} AdState;
-
-static AdState *state(MistVM *vm) {
+AdState *ad_state(MistVM *vm) {
   if (!vm->ad_state) {
     AdState *s = lang_alloc(sizeof *s);
     s->shaped = lang_dict_new();
@@ -67,11 +58,11 @@ typedef struct CacheEntry {
   Value keep[3];
 } CacheEntry;
 
-ObjDict *ad_module_cache(MistVM *vm) { return state(vm)->modules; }
+ObjDict *ad_module_cache(MistVM *vm) { return ad_state(vm)->modules; }
 
 IrGraph *ad_cache_get(MistVM *vm, const char *key) {
   Value v;
-  if (!lang_dict_get(state(vm)->shaped, lang_str(key), &v)) return NULL;
+  if (!lang_dict_get(ad_state(vm)->shaped, lang_str(key), &v)) return NULL;
   return ((CacheEntry *)v.o)->graph;
 }
 
@@ -82,7 +73,7 @@ void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value ke
   e->keep[0] = keep0;
   e->keep[1] = keep1;
   e->keep[2] = keep2;
-  lang_dict_put(state(vm)->shaped, lang_str(key), v_obj((Obj *)e));
+  lang_dict_put(ad_state(vm)->shaped, lang_str(key), v_obj((Obj *)e));
 }
 
 /* ---- the graphs ---- */
@@ -149,11 +140,11 @@ static Value signature_of(MistVM *vm, ObjBuiltin *b) {
 /* The graph of b (of x.b when bound) with its rule's signature, NULL when
  * b has none (then each call shape has its own, see shaped()). */
 static IrGraph *wrapper(MistVM *vm, ObjBuiltin *b, bool bound) {
-  AdState *s = state(vm);
-  Map *cache = bound ? &s->bound : &s->wrappers;
-  IrGraph *g = map_get(cache, b);
-  if (g || (!bound && map_get(&s->tried, b))) return g;
-  if (!bound) map_put(&s->tried, b, b);
+  AdState *s = ad_state(vm);
+  NodeMap *cache = bound ? &s->bound : &s->wrappers;
+  IrGraph *g = ir_map_get(cache, b);
+  if (g || (!bound && ir_map_get(&s->tried, b))) return g;
+  if (!bound) ir_map_put(&s->tried, b, b);
   Value sig = signature_of(vm, b);
   if (!v_is_obj(sig, O_FUNC)) return NULL;
   ObjFunc *f = AS_FUNC(sig);
@@ -163,7 +154,7 @@ static IrGraph *wrapper(MistVM *vm, ObjBuiltin *b, bool bound) {
   ObjStr **names = lang_alloc((np + 1) * sizeof *names);
   for (int i = 0; i < np; i++) names[i] = f->graph->params[i + (bound ? 1 : 0)]->name;
   g = call_graph(b, bound, np, names, 0, nd, lang_func_defaults(f) + (lang_func_ndefaults(f) - nd));
-  map_put(cache, b, g);
+  ir_map_put(cache, b, g);
   return g;
 }
 

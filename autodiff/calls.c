@@ -92,7 +92,7 @@ static Value call_rule(MistVM *vm, ObjStr *name, int kind, int n, ObjStr **names
   IrNode *x = ir_param(b.u, g, lang_str("x"), b.sp);
   IrNode **in = lang_alloc((n + 2) * sizeof *in);
   in[0] = attr_J(vm, &b, g, x, name);
-  in[1] = kc(&b, vm->ad_kid);
+  in[1] = kc(&b, ad_state(vm)->kid);
   for (int i = 0; i < n; i++) in[2 + i] = ir_param(b.u, g, names[i], b.sp);
   if (ndefaults) {
     g->ndefaults = ndefaults;

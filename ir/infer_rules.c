@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include "ir/eval.h"
 #include "ir/infer_int.h"
 #include "lang/gc.h"
 #include "lang/tensor.h"
@@ -692,22 +693,22 @@ static IrType *transform(InferCx *cx, IrType *f, bool (*hook)(MistVM *, Value, V
   return ir_infer_value(cx, out);
 }
 
-RULE(r_J) { (void)n; return transform(cx, a[0], cx->vm->ad_J); }
-RULE(r_F) { (void)n; return transform(cx, a[0], cx->vm->ad_F); }
+RULE(r_J) { (void)n; return transform(cx, a[0], cx->vm->ad ? cx->vm->ad->J : NULL); }
+RULE(r_F) { (void)n; return transform(cx, a[0], cx->vm->ad ? cx->vm->ad->F : NULL); }
 /* jmask(f, mask, x1..xn): J(f) for a mask of parameters, made for
  * float arguments when the xi are all floats */
 RULE(r_jmask) {
   MistVM *vm = cx->vm;
   IrType *f = a[0];
   ObjFunc *fn = closure_object(f);
-  if (n < 2 || !known_int(a[1]) || !vm->ad_Jmask || !fn) return &ir_t_any;
+  if (n < 2 || !known_int(a[1]) || !vm->ad || !fn) return &ir_t_any;
   bool floats = n > 2;
   for (int i = 2; i < n; i++) {
     if (a[i]->kind == IT_ANY) return &ir_t_any;
     floats &= a[i]->kind == IT_FLOAT;
   }
   Value out;
-  if (!vm->ad_Jmask(vm, v_obj(fn), a[1]->ival, floats, &out)) {
+  if (!vm->ad->Jmask(vm, v_obj(fn), a[1]->ival, floats, &out)) {
     lang_error_clear(vm);
     return &ir_t_any;
   }

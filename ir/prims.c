@@ -605,11 +605,11 @@ PRIM_FN(p_make_env) {
 }
 
 PRIM_FN(p_jmask) {
-  if (!vm->ad_Jmask) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
+  if (!vm->ad) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
   if (argc < 2 || argv[1].tag != V_INT) return lang_raise(vm, "TypeError", "jmask: the mask must be an int");
   bool floats = argc > 2;
   for (int i = 2; i < argc; i++) floats &= argv[i].tag == V_FLOAT;
-  return vm->ad_Jmask(vm, argv[0], argv[1].i, floats, out);
+  return vm->ad->Jmask(vm, argv[0], argv[1].i, floats, out);
 }
 
 PRIM_FN(p_float_arg) {
@@ -621,8 +621,8 @@ PRIM_FN(p_float_arg) {
 }
 
 PRIM_FN(p_J) {
-  if (!vm->ad_J) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
-  return vm->ad_J(vm, argv[0], out);
+  if (!vm->ad) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
+  return vm->ad->J(vm, argv[0], out);
 }
 
 static Value none_tuple(int64_t n) {
@@ -1111,8 +1111,8 @@ PRIM_FN(p_tan_tuple) {
 }
 
 PRIM_FN(p_F) {
-  if (!vm->ad_F) return lang_raise(vm, "TypeError", "forward-mode differentiation is not available");
-  return vm->ad_F(vm, argv[0], out);
+  if (!vm->ad) return lang_raise(vm, "TypeError", "forward-mode differentiation is not available");
+  return vm->ad->F(vm, argv[0], out);
 }
 
 /* cons_list(acc, kind): a comprehension's result from the chain of
