@@ -489,20 +489,25 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
 
 /* ---- IR ---- */
 
+/* grad(f) for a closure f of g (what it captured Unbound); false with
+ * the error raised. */
+static bool grad_of(MistVM *vm, IrGraph *g, Value *out) {
+  ir_free_vars(g);
+  Value *env = lang_alloc((g->nfv ? g->nfv : 1) * sizeof *env);
+  for (int i = 0; i < g->nfv; i++) env[i] = v_unbound();
+  Value f = v_obj(ev_closure(vm, g, env)), grad;
+  if (!lang_dict_get(vm->builtins, lang_str("grad"), &grad))
+    return lang_raise(vm, "NameError", "grad is not available in this build");
+  return vm->call(vm, grad, 1, &f, NULL, out);
+}
+
 /* `mist ir --source --grad`: the whole program of grad(g), as
  * show_source(grad(f)) prints it.  The file is not run, so the values g
  * captured from its top level are Unbound here: the printout reads them
  * by name, from the program it is pasted after. */
 static MistStatus print_grad_source(MistVM *vm, IrGraph *g, StrBuf *sb) {
-  ir_free_vars(g);
-  Value *env = lang_alloc((g->nfv ? g->nfv : 1) * sizeof *env);
-  for (int i = 0; i < g->nfv; i++) env[i] = v_unbound();
-  Value f = v_obj(ev_closure(vm, g, env)), grad, gf;
-  if (!lang_dict_get(vm->builtins, lang_str("grad"), &grad)) {
-    lang_raise(vm, "NameError", "grad is not available in this build");
-    return MIST_ERROR;
-  }
-  if (!vm->call(vm, grad, 1, &f, NULL, &gf)) return MIST_ERROR;
+  Value gf;
+  if (!grad_of(vm, g, &gf)) return MIST_ERROR;
   ir_print_source_value(vm, gf, sb);
   return MIST_OK;
 }
@@ -560,15 +565,8 @@ static MistStatus print_types(MistVM *vm, IrGraph *g, IrGraph *module_code, int 
   IrType **fv = NULL;
   if (flags & MIST_IR_GRAD) {
     /* the graph of grad(g), with the types of what it captured (g) */
-    ir_free_vars(g);
-    Value *env = lang_alloc((g->nfv ? g->nfv : 1) * sizeof *env);
-    for (int i = 0; i < g->nfv; i++) env[i] = v_unbound();
-    Value f = v_obj(ev_closure(vm, g, env)), grad, gf;
-    if (!lang_dict_get(vm->builtins, lang_str("grad"), &grad)) {
-      lang_raise(vm, "NameError", "grad is not available in this build");
-      return MIST_ERROR;
-    }
-    if (!vm->call(vm, grad, 1, &f, NULL, &gf)) return MIST_ERROR;
+    Value gf;
+    if (!grad_of(vm, g, &gf)) return MIST_ERROR;
     if (!v_is_obj(gf, O_FUNC)) {
       lang_raise(vm, "TypeError", "grad(%s) is not a function made of IR", g->display->data);
       return MIST_ERROR;

@@ -19,14 +19,13 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "adgen.h"
+#include "testfiles.h"
 #include "ir/eval.h"
 #include "ir/infer.h"
 #include "ir/passes.h"
@@ -209,38 +208,6 @@ END_TEST
 
 /* ---- IR-text tests of inference: tests/ir/infer ---- */
 
-static bool is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static const char *infer_dir(void) {
-  static char buf[4096];
-  const char *env = getenv("MIST_SOURCE_DIR");
-  if (env && *env) {
-    snprintf(buf, sizeof buf, "%s/tests/ir/infer", env);
-    if (is_dir(buf)) return buf;
-  }
-#ifdef MIST_SOURCE_DIR
-  snprintf(buf, sizeof buf, "%s/tests/ir/infer", MIST_SOURCE_DIR);
-  if (is_dir(buf)) return buf;
-#endif
-  if (is_dir("../ir/infer")) return "../ir/infer";
-  return NULL;
-}
-
-static char *slurp(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  char chunk[4096];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_add(&sb, chunk, n);
-  fclose(fp);
-  return sb.data;
-}
-
 static char *find_line(char *text, const char *prefix) {
   size_t n = strlen(prefix);
   for (char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
@@ -291,7 +258,7 @@ static const char *parse_signature(IrUnit *u, char *sig, IrGraph **g, int *nargs
 }
 
 static const char *run_infer_test(const char *path) {
-  char *text = slurp(path);
+  char *text = testfiles_read(path);
   if (!text) return "cannot read the file";
   char *sigl = find_line(text, "# infer:");
   if (!sigl) return "no '# infer:' line";
@@ -349,24 +316,12 @@ static const char *run_infer_test(const char *path) {
 }
 
 START_TEST(t_infer_files) {
-  const char *dir = infer_dir();
+#ifndef MIST_SOURCE_DIR
+#define MIST_SOURCE_DIR NULL
+#endif
+  const char *dir = testfiles_dir("tests/ir/infer", MIST_SOURCE_DIR);
   ck_assert_msg(dir != NULL, "cannot find tests/ir/infer (set MIST_SOURCE_DIR)");
-  DIR *d = opendir(dir);
-  ck_assert_ptr_nonnull(d);
-  int n = 0, failed = 0;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    size_t k = strlen(de->d_name);
-    if (k < 4 || strcmp(de->d_name + k - 3, ".ir") != 0) continue;
-    const char *path = lang_str_fmt("%s/%s", dir, de->d_name)->data;
-    const char *why = run_infer_test(path);
-    n++;
-    if (*why) {
-      failed++;
-      fprintf(stderr, "FAIL %s: %s\n", path, why);
-    }
-  }
-  closedir(d);
+  int failed, n = testfiles_each(dir, ".ir", run_infer_test, &failed);
   ck_assert_msg(n >= 5, "only %d inference tests in %s", n, dir);
   ck_assert_msg(failed == 0, "%d of %d inference tests failed (see stderr)", failed, n);
 }

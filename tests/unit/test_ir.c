@@ -11,8 +11,8 @@
  * a line `# expect:` and the expected
  * printout after the passes, or instead a line `# expect-error: MSG`
  * when reading, verifying or a pass must fail with that message.  The
- * folder is found through $MIST_SOURCE_DIR, the MIST_SOURCE_DIR macro
- * (set by CMake), MIST_TESTS_DIR, or this file's own path.
+ * folder is found through $MIST_SOURCE_DIR or the MIST_SOURCE_DIR macro
+ * (set by CMake), or from the working directory (testfiles.c).
  */
 #include <check.h>
 #include <dirent.h>
@@ -26,6 +26,7 @@
 #include "ir/passes.h"
 #include "lang/gc.h"
 #include "lang/strbuf.h"
+#include "testfiles.h"
 
 static MistVM *vm;
 
@@ -785,52 +786,6 @@ END_TEST
 
 /* ---- IR pass tests: the .ir files of tests/ir ---- */
 
-static bool is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static const char *pass_dir(void) {
-  static char buf[4096];
-  const char *env = getenv("MIST_SOURCE_DIR");
-  if (env && *env) {
-    snprintf(buf, sizeof buf, "%s/tests/ir", env);
-    if (is_dir(buf)) return buf;
-  }
-#ifdef MIST_SOURCE_DIR
-  snprintf(buf, sizeof buf, "%s/tests/ir", MIST_SOURCE_DIR);
-  if (is_dir(buf)) return buf;
-#endif
-#ifdef MIST_TESTS_DIR
-  snprintf(buf, sizeof buf, "%s/ir", MIST_TESTS_DIR);
-  if (is_dir(buf)) return buf;
-#endif
-  /* this file is tests/unit/test_ir.c */
-  snprintf(buf, sizeof buf, "%s", __FILE__);
-  char *slash = strrchr(buf, '/');
-  if (slash) {
-    snprintf(slash, sizeof buf - (size_t)(slash - buf), "/../ir");
-    if (is_dir(buf)) return buf;
-  }
-  if (is_dir("../ir")) return "../ir";               /* run from tests/unit */
-  if (is_dir("tests/ir")) return "tests/ir";         /* run from the root */
-  if (is_dir("../../tests/ir")) return "../../tests/ir";
-  return NULL;
-}
-
-static char *read_file(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  char chunk[4096];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_add(&sb, chunk, n);
-  fclose(fp);
-  *len = sb.len;
-  return sb.data;
-}
-
 /* The line that starts with prefix, or NULL. */
 static char *find_line(char *text, const char *prefix) {
   size_t n = strlen(prefix);
@@ -872,8 +827,7 @@ static bool run_graph_pass(IrUnit *u, const char *p, bool *ok) {
 
 /* Run one pass test; "" when it passes, else what went wrong. */
 static const char *run_pass_test(const char *path) {
-  size_t len;
-  char *text = read_file(path, &len);
+  char *text = testfiles_read(path);
   if (!text) return "cannot read the file";
   char *pass = find_line(text, "# pass:");
   if (!pass) return "no '# pass:' line";
@@ -929,24 +883,12 @@ static const char *run_pass_test(const char *path) {
 }
 
 START_TEST(t_pass_files) {
-  const char *dir = pass_dir();
+#ifndef MIST_SOURCE_DIR
+#define MIST_SOURCE_DIR NULL
+#endif
+  const char *dir = testfiles_dir("tests/ir", MIST_SOURCE_DIR);
   ck_assert_msg(dir != NULL, "cannot find tests/ir (set MIST_SOURCE_DIR)");
-  DIR *d = opendir(dir);
-  ck_assert_ptr_nonnull(d);
-  int n = 0, failed = 0;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    size_t k = strlen(de->d_name);
-    if (k < 4 || strcmp(de->d_name + k - 3, ".ir") != 0) continue;
-    const char *path = lang_str_fmt("%s/%s", dir, de->d_name)->data;
-    const char *why = run_pass_test(path);
-    n++;
-    if (*why) {
-      failed++;
-      fprintf(stderr, "FAIL %s: %s\n", path, why);
-    }
-  }
-  closedir(d);
+  int failed, n = testfiles_each(dir, ".ir", run_pass_test, &failed);
   ck_assert_msg(n >= 3, "only %d pass tests in %s", n, dir);
   ck_assert_msg(failed == 0, "%d of %d IR pass tests failed (see stderr)", failed, n);
 }
