@@ -529,46 +529,20 @@ RULE(r_call_kw) {
   return ir_infer_call(cx, a[0], npos, a + 2, nkw, kw, a + 2 + npos);
 }
 
-/* x.name of a tensor: its properties, or its method bound to it */
-static IrType *tensor_attr(InferCx *cx, IrType *x, ObjStr *name) {
-  const char *s = name->data;
-  if (strcmp(s, "shape") == 0) {
-    if (x->n < 0) return &ir_t_any;
-    IrType *items[LANG_TENSOR_MAX_DIMS];
-    for (int i = 0; i < x->n; i++) items[i] = x->dims[i] >= 0 ? ir_type_int_val(x->dims[i]) : &ir_t_int;
-    return ir_type_tuple(x->n, items);
-  }
-  if (strcmp(s, "ndim") == 0) return x->n >= 0 ? ir_type_int_val(x->n) : &ir_t_int;
-  if (strcmp(s, "size") == 0) {
-    if (!all_known(x)) return &ir_t_int;
-    int64_t k = 1;
-    for (int i = 0; i < x->n; i++) k *= x->dims[i];
-    return ir_type_int_val(k);
-  }
-  if (strcmp(s, "dtype") == 0 || strcmp(s, "device") == 0) return &ir_t_str;
-  if (strcmp(s, "T") == 0) {
-    if (x->n < 0) return x;
-    int64_t d[LANG_TENSOR_MAX_DIMS];
-    for (int i = 0; i < x->n; i++) d[i] = x->dims[x->n - 1 - i];
-    return ir_type_tensor(x->dtype, x->n, d);
-  }
-  Value b;
-  if (cx->vm->builtins && lang_dict_get(cx->vm->builtins, name, &b) && v_is_obj(b, O_BUILTIN))
-    return ir_type_bound(AS_BUILTIN(b), x);
-  return &ir_t_any;
-}
+static IrType *attr_type(InferCx *cx, IrType *x, ObjStr *name, bool *bound);
 
 RULE(r_getattr) {
   (void)n;
   if (a[1]->kind != IT_STR || !a[1]->sval) return &ir_t_any;
-  if (is_tensor(a[0])) return tensor_attr(cx, a[0], a[1]->sval);
-  return &ir_t_any;
+  bool bound;
+  return attr_type(cx, a[0], a[1]->sval, &bound);
 }
 
 RULE(r_call_method) {
   if (n < 2 || a[1]->kind != IT_STR || !a[1]->sval) return &ir_t_any;
-  IrType *m = is_tensor(a[0]) ? tensor_attr(cx, a[0], a[1]->sval) : &ir_t_any;
-  if (m->kind != IT_BUILTIN) return &ir_t_any;
+  bool bound;
+  IrType *m = attr_type(cx, a[0], a[1]->sval, &bound);
+  if (!bound) return m->kind == IT_NEVER ? m : &ir_t_any;
   return ir_infer_call(cx, m, n - 2, a + 2, 0, NULL, NULL);
 }
 
@@ -1224,6 +1198,13 @@ BRULE(b_int) {
   return is_num(a[0]) || a[0]->kind == IT_STR || is_tensor(a[0]) ? &ir_t_int : &ir_t_any;
 }
 
+/* len(x): as the primitive */
+BRULE(b_len) {
+  (void)kwn, (void)kwt;
+  if (n != 1 || nkw) return &ir_t_any;
+  return r_len(cx, a, n);
+}
+
 /* range(stop), range(start, stop[, step]) of ints */
 BRULE(b_range) {
   (void)cx, (void)kwn, (void)kwt;
@@ -1241,9 +1222,51 @@ BRULE(b_abs) {
   return &ir_t_any;
 }
 
+/* the properties of tensors: t.shape, t.ndim, t.size, t.dtype, t.T */
+BRULE(p_shape) {
+  (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
+  IrType *x = a[0];
+  if (!is_tensor(x) || x->n < 0) return &ir_t_any;
+  IrType *items[LANG_TENSOR_MAX_DIMS];
+  for (int i = 0; i < x->n; i++) items[i] = x->dims[i] >= 0 ? ir_type_int_val(x->dims[i]) : &ir_t_int;
+  return ir_type_tuple(x->n, items);
+}
+
+BRULE(p_ndim) {
+  (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
+  if (!is_tensor(a[0])) return &ir_t_any;
+  return a[0]->n >= 0 ? ir_type_int_val(a[0]->n) : &ir_t_int;
+}
+
+BRULE(p_size) {
+  (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
+  if (!is_tensor(a[0])) return &ir_t_any;
+  if (!all_known(a[0])) return &ir_t_int;
+  int64_t k = 1;
+  for (int i = 0; i < a[0]->n; i++) k *= a[0]->dims[i];
+  return ir_type_int_val(k);
+}
+
+BRULE(p_str) {
+  (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
+  return is_tensor(a[0]) ? &ir_t_str : &ir_t_any;
+}
+
+BRULE(p_T) {
+  (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
+  IrType *x = a[0];
+  if (!is_tensor(x) || x->n < 0) return is_tensor(x) ? x : &ir_t_any;
+  int64_t d[LANG_TENSOR_MAX_DIMS];
+  for (int i = 0; i < x->n; i++) d[i] = x->dims[x->n - 1 - i];
+  return ir_type_tensor(x->dtype, x->n, d);
+}
+
+/* Rows of builtins, then of properties (in vm->properties: x.name is
+ * name(x), not a bound method). */
 static const struct {
   const char *name;
   BuiltinRule rule;
+  bool property;
 } builtin_rules[] = {
   {"exp", b_float_unary},    {"log", b_float_unary},     {"sqrt", b_float_unary},
   {"sin", b_float_unary},    {"cos", b_float_unary},     {"tanh", b_float_unary},
@@ -1257,16 +1280,35 @@ static const struct {
   {"zeros", b_filled},       {"ones", b_filled},         {"zeros_like", b_like},
   {"ones_like", b_like},     {"astype", b_astype},       {"item", b_item},
   {"tensor", b_tensor},      {"float", b_float},         {"int", b_int},
-  {"range", b_range},
+  {"range", b_range},        {"len", b_len},
+  {"shape", p_shape, true},  {"ndim", p_ndim, true},     {"size", p_size, true},
+  {"dtype", p_str, true},    {"device", p_str, true},    {"T", p_T, true},
 };
 
 void ir_infer_attach_rules(MistVM *vm) {
-  if (!vm->builtins) return;
   for (size_t i = 0; i < sizeof builtin_rules / sizeof builtin_rules[0]; i++) {
+    ObjDict *d = builtin_rules[i].property ? vm->properties : vm->builtins;
     Value b;
-    if (lang_dict_get(vm->builtins, lang_str(builtin_rules[i].name), &b) && v_is_obj(b, O_BUILTIN))
+    if (d && lang_dict_get(d, lang_str(builtin_rules[i].name), &b) && v_is_obj(b, O_BUILTIN))
       AS_BUILTIN(b)->type_rule = (int)i + 1;
   }
+}
+
+/* x.name as the interpreter finds it (ev_lookup_attr): a property's
+ * value, else the method or builtin `name` bound to x (*bound). */
+static IrType *attr_type(InferCx *cx, IrType *x, ObjStr *name, bool *bound) {
+  MistVM *vm = cx->vm;
+  *bound = false;
+  if (x->kind == IT_ANY || x->kind == IT_MODULE) return &ir_t_any;
+  Value b;
+  if (vm->properties && lang_dict_get(vm->properties, name, &b) && v_is_obj(b, O_BUILTIN))
+    return ir_infer_builtin(cx, AS_BUILTIN(b), &x, 1, 0, NULL, NULL);
+  if (((vm->methods && lang_dict_get(vm->methods, name, &b)) ||
+       (vm->builtins && lang_dict_get(vm->builtins, name, &b))) && v_is_obj(b, O_BUILTIN)) {
+    *bound = true;
+    return ir_type_bound(AS_BUILTIN(b), x);
+  }
+  return &ir_t_any;
 }
 
 IrType *ir_infer_builtin(InferCx *cx, ObjBuiltin *b, IrType **args, int n, int nkw,
