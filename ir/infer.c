@@ -30,6 +30,7 @@
  */
 #include <string.h>
 
+#include "ir/eval.h"
 #include "ir/infer_int.h"
 #include "lang/gc.h"
 
@@ -68,7 +69,21 @@ typedef struct InferState {
   CacheEntry *entries;
   NodeMap types;        /* a specialised copy's node -> its type */
   NodeMap closures;     /* a closure value -> the context of its captured values */
+  NodeMap plain;        /* a graph that captures nothing -> one closure of it */
+  struct Transform *transforms;   /* J, F and jmask of values, made once */
 } InferState;
+
+/* A transform autodiff made for inference: the same value each time it
+ * is asked for, so that its type (a closure's context) is the same in
+ * every round of the fixed point. */
+typedef struct Transform {
+  int kind;
+  Obj *of;
+  int64_t mask;
+  bool floats;
+  Value result;
+  struct Transform *next;
+} Transform;
 
 static InferState *state(MistVM *vm) {
   if (!vm->infer) {
@@ -101,6 +116,42 @@ IrType *ir_infer_value_type(MistVM *vm, Value v) {
 }
 
 IrType *ir_infer_value(InferCx *cx, Value v) { return ir_infer_value_type(cx->vm, v); }
+
+ObjFunc *ir_infer_closure_object(InferCx *cx, const IrType *f) {
+  if (f->kind != IT_CLOSURE) return NULL;
+  if (f->ctx) return f->ctx->g ? NULL : f->ctx->value;
+  if (!f->graph->fv_done) ir_free_vars(f->graph);
+  if (f->graph->nfv) return NULL;
+  InferState *st = state(cx->vm);
+  ObjFunc *fn = ir_map_get(&st->plain, f->graph);
+  if (!fn) {
+    fn = ev_closure(cx->vm, f->graph, NULL);
+    ir_map_put(&st->plain, f->graph, fn);
+  }
+  return fn;
+}
+
+bool ir_infer_transform(InferCx *cx, int kind, Value v, int64_t mask, bool floats, Value *out) {
+  MistVM *vm = cx->vm;
+  InferState *st = state(vm);
+  if (!vm->ad || v.tag != V_OBJ) return false;
+  for (Transform *t = st->transforms; t; t = t->next)
+    if (t->kind == kind && t->of == v.o && t->mask == mask && t->floats == floats) {
+      *out = t->result;
+      return true;
+    }
+  bool ok = kind == IR_P_J ? vm->ad->J(vm, v, out)
+          : kind == IR_P_F ? vm->ad->F(vm, v, out)
+          : vm->ad->Jmask(vm, v, mask, floats, out);
+  if (!ok) {
+    lang_error_clear(vm);
+    return false;
+  }
+  Transform *t = lang_alloc(sizeof *t);
+  *t = (Transform){kind, v.o, mask, floats, *out, st->transforms};
+  st->transforms = t;
+  return true;
+}
 
 /* ---- specialisations ---- */
 
@@ -261,11 +312,15 @@ static IrType *prim_call(InferCx *cx, int p, IrType **args, int n) {
     if (ir_infer_prim_takes_none[p] && k < 4) maybe[k++] = i;
   }
   IrType *r = &ir_t_never;
+  bool safe = true;
   for (int bits = 0; bits < (1 << k); bits++) {
     for (int j = 0; j < k; j++)
       a[maybe[j]] = bits & (1 << j) ? &ir_t_none : ir_type_strip_none(args[maybe[j]]);
+    cx->safe = false;
     r = ir_type_join(r, ir_infer_prim_rules[p](cx, a, n));
+    safe &= cx->safe;
   }
+  cx->safe = safe;
   return r;
 }
 
@@ -280,14 +335,20 @@ IrType *ir_infer_call(InferCx *cx, IrType *f, int nargs, IrType **args, int nkw,
     InferSpec *T = spec_for(cx->s, h, f->ctx, params);
     if (!T) return &ir_t_any;
     if (cx->node) ir_map_put(&cx->spec->calls, cx->node, T);
+    cx->safe = true;   /* it binds: what the body does is the body's */
     return T->ret;
   }
   case IT_FNSET: {
     IrType *r = &ir_t_never;
     InferCx sub = *cx;
     sub.node = NULL;   /* no single callee to note */
-    for (int i = 0; i < f->n; i++)
+    bool safe = true;
+    for (int i = 0; i < f->n; i++) {
+      sub.safe = false;
       r = ir_type_join(r, ir_infer_call(&sub, f->items[i], nargs, args, nkw, kwnames, kwtypes));
+      safe &= sub.safe;
+    }
+    cx->safe = safe;
     return r;
   }
   case IT_BUILTIN: {
@@ -367,7 +428,7 @@ static void set_type(InferSession *s, InferSpec *S, IrNode *n, IrType *t) {
 }
 
 static IrType *apply_type(InferSession *s, InferSpec *S, IrNode *n) {
-  InferCx cx = {s, S, n, s->vm};
+  InferCx cx = {s, S, n, s->vm, false};
   IrType *f = node_type(s, S, n->in[0]);
   int na = n->nin - 1;
   IrType **a = lang_alloc((size_t)(na ? na : 1) * sizeof *a);
@@ -375,7 +436,9 @@ static IrType *apply_type(InferSession *s, InferSpec *S, IrNode *n) {
     a[i] = node_type(s, S, n->in[i + 1]);
     if (a[i]->kind == IT_NEVER) return &ir_t_never;   /* the arguments come first */
   }
-  return ir_infer_call(&cx, f, na, a, 0, NULL, NULL);
+  IrType *t = ir_infer_call(&cx, f, na, a, 0, NULL, NULL);
+  if (!cx.safe) ir_map_put(&S->unsafe, n, n);
+  return t;
 }
 
 static void analyse(InferSession *s, InferSpec *S) {
@@ -383,6 +446,7 @@ static void analyse(InferSession *s, InferSpec *S) {
   /* the calls of this round (one made when a branch was known may be
    * a choice of two now) */
   memset(&S->calls, 0, sizeof S->calls);
+  memset(&S->unsafe, 0, sizeof S->unsafe);
   for (int i = 0; i < g->nparams; i++) set_type(s, S, g->params[i], S->args[i]);
   for (int i = 0; i < g->nnodes; i++) set_type(s, S, g->nodes[i], apply_type(s, S, g->nodes[i]));
   IrType *r = g->ret ? node_type(s, S, g->ret) : &ir_t_none;
@@ -440,6 +504,8 @@ typedef enum {
   STOPS,       /* it never returns, and no one error is proven */
   LOOPS,       /* it goes back to a specialisation being run (a loop's
                   next turn): the turn that leaves decides */
+  UNSURE,      /* an operation on the way may fail first (its rule could
+                  not tell), so no later error is certain */
 } Outcome;
 
 typedef struct Proof {
@@ -462,14 +528,14 @@ static Outcome set_outcome(Proof *pf, InferSpec *S, IrNode *n, IrNode **where, I
   if (f->kind != IT_FNSET || n->nin != 1) return RUNS;
   IrNode *w = NULL;
   InferSpec *ws = NULL;
-  bool any_fails = false, all_fail = true;
+  bool any_fails = false, all_fail = true, any_stops = false;
   for (int i = 0; i < f->n; i++) {
     InferSpec *T = closure_spec(s, f->items[i]->graph, f->items[i]->ctx);
     if (!T) return RUNS;
     IrNode *w2;
     InferSpec *ws2;
     Outcome o = outcome(pf, T, &w2, &ws2, depth + 1);
-    if (o == RUNS) return RUNS;
+    if (o == RUNS || o == UNSURE) return o;
     if (o == FAILS) {
       if (any_fails && (w2 != w || ws2 != ws)) all_fail = false;
       any_fails = true;
@@ -477,6 +543,7 @@ static Outcome set_outcome(Proof *pf, InferSpec *S, IrNode *n, IrNode **where, I
       ws = ws2;
     } else if (o == STOPS) {
       all_fail = false;
+      any_stops = true;
     }
   }
   if (any_fails && all_fail) {
@@ -484,7 +551,9 @@ static Outcome set_outcome(Proof *pf, InferSpec *S, IrNode *n, IrNode **where, I
     *wspec = ws;
     return FAILS;
   }
-  return any_fails ? STOPS : LOOPS;
+  /* all go round the loop again: LOOPS; else none returns, and no one
+   * error is certain */
+  return any_fails || any_stops ? STOPS : LOOPS;
 }
 
 static Outcome outcome(Proof *pf, InferSpec *S, IrNode **where, InferSpec **wspec, int depth) {
@@ -515,6 +584,7 @@ static Outcome outcome(Proof *pf, InferSpec *S, IrNode **where, InferSpec **wspe
     }
     IrType *t = ir_map_get(&S->types, n);
     if (!t || t->kind == IT_NEVER) r = STOPS;
+    else if (ir_map_get(&S->unsafe, n)) r = UNSURE;
   }
   ir_map_put(&pf->active, S, NULL);
   if (r != LOOPS) {

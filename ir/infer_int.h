@@ -21,6 +21,7 @@ typedef struct InferSpec {
   NodeMap types;     /* g's parameters and applications: their types */
   NodeMap calls;     /* an application calling one specialisation: it */
   NodeMap errors;    /* an application proven to fail: its InferError */
+  NodeMap unsafe;    /* an application that may fail (its rule could not tell) */
   bool wide;         /* args joined over several calls */
   bool reached;      /* in the specialised copy */
   IrGraph *copy;
@@ -42,6 +43,9 @@ typedef struct InferCx {
   InferSpec *spec;
   IrNode *node;         /* NULL in a call made by a rule (bp_call's of bp) */
   MistVM *vm;
+  /* set by the rule when the operation cannot fail (an error proven
+   * later is certain only after such operations): false by default */
+  bool safe;
 } InferCx;
 
 /* A primitive's rule: args are the types of its n arguments. */
@@ -72,6 +76,13 @@ IrType *ir_infer_fail(InferCx *cx);
 /* The type of a value met while inferring (a global's, a transform's):
  * a closure that captured values has a context holding their types. */
 IrType *ir_infer_value(InferCx *cx, Value v);
+/* The closure a closure type stands for when it is one object (a
+ * closure value, or the one closure kept of a graph that captures
+ * nothing); NULL otherwise. */
+ObjFunc *ir_infer_closure_object(InferCx *cx, const IrType *f);
+/* J (kind IR_P_J), F (IR_P_F) or jmask (IR_P_JMASK, with mask and
+ * floats) of v, made by autodiff once per value; false when it fails. */
+bool ir_infer_transform(InferCx *cx, int kind, Value v, int64_t mask, bool floats, Value *out);
 /* The type of global `name` of the node's module. */
 IrType *ir_infer_global(InferCx *cx, ObjStr *name);
 

@@ -98,6 +98,7 @@ static IrType *broadcast(InferCx *cx, const char *fname, const IrType *x, const 
   if (all_known(x) && all_known(y)) {
     if (!lang_broadcast_shapes(cx->vm, fname, x->n, x->dims, y->n, y->dims, &nd, out))
       return ir_infer_fail(cx);
+    cx->safe = true;
     return ir_type_tensor(dt, nd, out);
   }
   for (int i = 0; i < nd; i++) {
@@ -115,7 +116,11 @@ static IrType *tensor_binop(InferCx *cx, TensorBinop op, IrType *x, IrType *y) {
   if (!(is_tensor(x) || is_num(x)) || !(is_tensor(y) || is_num(y))) return &ir_t_any;
   int dt = binop_dtype(op, x, y);
   if (op >= TB_EQ) dt = DT_BOOL;
-  return broadcast(cx, lang_tensor_binop_name(op), x, y, dt);
+  IrType *r = broadcast(cx, lang_tensor_binop_name(op), x, y, dt);
+  /* integer division, modulo and powers may fail on the values */
+  if (dt < 0 || ((op == TB_FLOORDIV || op == TB_MOD || op == TB_POW) && !lang_dtype_is_float(dt)))
+    cx->safe = false;
+  return r;
 }
 
 /* ---- arithmetic ---- */
@@ -164,24 +169,40 @@ static IrType *arith(InferCx *cx, int p, IrType *x, IrType *y) {
   if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_any;
   if (is_tensor(x) || is_tensor(y)) return tensor_binop(cx, binop_of(p), x, y);
   if (is_num(x) && is_num(y)) {
+    /* floats add, subtract and multiply without failing; a division may
+     * divide by zero, ints may overflow unless their values are known */
+    bool plain = p == IR_P_ADD || p == IR_P_SUB || p == IR_P_MUL;
     if (p == IR_P_TRUEDIV) return &ir_t_float;
-    if (x->kind == IT_FLOAT || y->kind == IT_FLOAT) return &ir_t_float;
+    if (x->kind == IT_FLOAT || y->kind == IT_FLOAT) {
+      cx->safe = plain;
+      return &ir_t_float;
+    }
     if (p == IR_P_POW) {
       if (known_bool(y)) return y->ival >= 0 ? &ir_t_int : &ir_t_float;
       return &ir_t_any;   /* an int, or a float for a negative power */
     }
-    if (known_bool(x) && known_bool(y)) return fold_int(p, x->ival, y->ival);
+    if (known_bool(x) && known_bool(y)) {
+      IrType *r = fold_int(p, x->ival, y->ival);
+      cx->safe = r->has_val;
+      return r;
+    }
+    /* a counter's step, i + 1, is taken not to overflow (it would pass
+     * 2**63 - 1 first), so an error after a loop can be proven */
+    cx->safe = (p == IR_P_ADD || p == IR_P_SUB) &&
+               ((known_bool(y) && (y->ival == 1 || y->ival == -1)) ||
+                (p == IR_P_ADD && known_bool(x) && (x->ival == 1 || x->ival == -1)));
     return &ir_t_int;
   }
   IrType *s = x->kind == IT_STR ? x : y;
   IrType *o = s == x ? y : x;
   if (s->kind == IT_STR) {
-    if (p == IR_P_ADD && o->kind == IT_STR) return &ir_t_str;
+    if (p == IR_P_ADD && o->kind == IT_STR) return cx->safe = true, &ir_t_str;
     if (p == IR_P_MUL && (o->kind == IT_INT || o->kind == IT_BOOL)) return &ir_t_str;
     if (p == IR_P_MOD && s == x) return &ir_t_str;
     return &ir_t_never;
   }
   if (p == IR_P_ADD && x->kind == y->kind && (x->kind == IT_TUPLE || x->kind == IT_LIST)) {
+    cx->safe = true;
     if (x->n >= 0 && y->n >= 0 && x->n + y->n <= 64) {
       IrType *items[128];
       memcpy(items, x->items, (size_t)x->n * sizeof *items);
@@ -220,6 +241,7 @@ static IrType *matmul(InferCx *cx, IrType *x, IrType *y) {
   int nd;
   if (all_known(x) && all_known(y)) {
     if (!lang_matmul_shape(cx->vm, x->n, x->dims, y->n, y->dims, &nd, out)) return ir_infer_fail(cx);
+    cx->safe = dt >= 0;
     return ir_type_tensor(dt, nd, out);
   }
   if (x->n == 0 || y->n == 0) return &ir_t_never;
@@ -243,8 +265,9 @@ RULE(r_matmul) {
 RULE(r_neg) {
   UNUSED;
   IrType *x = a[0];
-  if (known_bool(x) && x->ival != INT64_MIN) return ir_type_int_val(-x->ival);
+  if (known_bool(x) && x->ival != INT64_MIN) return cx->safe = true, ir_type_int_val(-x->ival);
   if (x->kind == IT_BOOL || x->kind == IT_INT) return &ir_t_int;
+  cx->safe = x->kind == IT_FLOAT || (is_tensor(x) && x->dtype >= 0 && x->dtype != DT_BOOL);
   if (x->kind == IT_FLOAT || is_tensor(x)) return x;
   return x->kind == IT_ANY ? x : &ir_t_any;
 }
@@ -252,6 +275,7 @@ RULE(r_neg) {
 RULE(r_pos) {
   UNUSED;
   IrType *x = a[0];
+  cx->safe = is_num(x) || is_tensor(x);
   if (x->kind == IT_BOOL) return x->has_val ? ir_type_int_val(x->ival) : &ir_t_int;
   if (x->kind == IT_INT || x->kind == IT_FLOAT || is_tensor(x)) return x;
   return &ir_t_any;
@@ -260,6 +284,7 @@ RULE(r_pos) {
 RULE(r_not) {
   UNUSED;
   int t = truth(a[0]);
+  cx->safe = !is_tensor(a[0]) && a[0]->kind != IT_ANY;
   if (is_tensor(a[0])) return &ir_t_any;   /* a tensor's truth may raise */
   return t < 0 ? &ir_t_bool : ir_type_bool_val(!t);
 }
@@ -267,12 +292,16 @@ RULE(r_not) {
 RULE(r_truth) {
   UNUSED;
   int t = truth(a[0]);
+  cx->safe = !is_tensor(a[0]) && a[0]->kind != IT_ANY;
   return t < 0 ? &ir_t_bool : ir_type_bool_val(t);
 }
 
 static IrType *compare(InferCx *cx, int p, IrType *x, IrType *y) {
   if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_any;
   if (is_tensor(x) || is_tensor(y)) return tensor_binop(cx, binop_of(p), x, y);
+  /* == and != never fail; an order between numbers or between strs does not */
+  cx->safe = p == IR_P_EQ || p == IR_P_NE || (is_num(x) && is_num(y)) ||
+             (x->kind == IT_STR && y->kind == IT_STR);
   if (known_bool(x) && known_bool(y)) {
     int64_t u = x->ival, v = y->ival;
     bool r = p == IR_P_EQ ? u == v : p == IR_P_NE ? u != v : p == IR_P_LT ? u < v
@@ -298,16 +327,19 @@ static IrType *identity(IrType *x, IrType *y, bool is) {
   return &ir_t_bool;
 }
 
-RULE(r_is) { UNUSED; return identity(a[0], a[1], true); }
-RULE(r_is_not) { UNUSED; return identity(a[0], a[1], false); }
+RULE(r_is) { UNUSED; cx->safe = true; return identity(a[0], a[1], true); }
+RULE(r_is_not) { UNUSED; cx->safe = true; return identity(a[0], a[1], false); }
 RULE(r_contains) { UNUSED; return &ir_t_bool; }
 
 /* ---- structures ---- */
 
-RULE(r_make_tuple) { (void)cx; return n > 64 ? &ir_t_any : ir_type_tuple(n, a); }
+RULE(r_make_tuple) {
+  cx->safe = true;
+  return n > 64 ? &ir_t_any : ir_type_tuple(n, a);
+}
 
 RULE(r_make_list) {
-  (void)cx;
+  cx->safe = true;
   if (n <= 64) return ir_type_list(n, a);
   IrType *item = &ir_t_never;
   for (int i = 0; i < n; i++) item = ir_type_join(item, a[i]);
@@ -329,6 +361,7 @@ RULE(r_make_dict) {
     vals[j] = a[i + 1];
     if (j == k) k++;
   }
+  cx->safe = true;
   return ir_type_dict(k, keys, vals);
 }
 
@@ -339,8 +372,10 @@ static IrType *items_join(const IrType *t) {
 }
 
 /* t[i] of a tensor: i an int, a slice, None or a tuple of them */
-static IrType *tensor_index(const IrType *t, const IrType *i) {
+static IrType *tensor_index(const IrType *t, const IrType *i, bool *safe) {
+  *safe = false;
   if (t->n < 0) return ir_type_tensor(t->dtype, -1, NULL);
+  bool sure = true;   /* every int index known and in range */
   const IrType *const *idx = (const IrType *const *)&i;
   int ni = 1;
   if (i->kind == IT_TUPLE) {
@@ -361,6 +396,7 @@ static IrType *tensor_index(const IrType *t, const IrType *i) {
       if (x->kind == IT_BOOL) return &ir_t_any;
       int64_t d = t->dims[axis];
       if (x->has_val && d >= 0 && (x->ival >= d || x->ival < -d)) return &ir_t_never;
+      sure &= x->has_val && d >= 0;
       axis++;
     } else if (x->kind == IT_SLICE) {
       out[nd++] = -1;
@@ -371,11 +407,11 @@ static IrType *tensor_index(const IrType *t, const IrType *i) {
     }
   }
   while (axis < t->n && nd < LANG_TENSOR_MAX_DIMS) out[nd++] = t->dims[axis++];
+  *safe = sure;
   return ir_type_tensor(t->dtype, nd, out);
 }
 
 static IrType *getitem(InferCx *cx, IrType *x, IrType *i) {
-  (void)cx;
   if (x->kind == IT_ANY || i->kind == IT_ANY) return &ir_t_any;
   switch (x->kind) {
   case IT_TUPLE: case IT_LIST:
@@ -388,6 +424,7 @@ static IrType *getitem(InferCx *cx, IrType *x, IrType *i) {
     if (x->n < 0) return x->items[0];
     if (i->has_val) {
       int64_t k = i->ival < 0 ? i->ival + x->n : i->ival;
+      cx->safe = k >= 0 && k < x->n;
       return k >= 0 && k < x->n ? x->items[k] : &ir_t_never;
     }
     return x->n ? items_join(x) : &ir_t_never;
@@ -395,13 +432,13 @@ static IrType *getitem(InferCx *cx, IrType *x, IrType *i) {
     if (i->kind != IT_STR) return &ir_t_never;
     if (i->sval) {
       for (int k = 0; k < x->n; k++)
-        if (lang_str_eq(x->keys[k], i->sval)) return x->items[k];
+        if (lang_str_eq(x->keys[k], i->sval)) return cx->safe = true, x->items[k];
       return &ir_t_never;
     }
     return x->n ? items_join(x) : &ir_t_never;
   case IT_STR: return i->kind == IT_INT || i->kind == IT_SLICE ? &ir_t_str : &ir_t_never;
   case IT_RANGE: return i->kind == IT_INT || i->kind == IT_BOOL ? &ir_t_int : i->kind == IT_SLICE ? x : &ir_t_never;
-  case IT_TENSOR: return tensor_index(x, i);
+  case IT_TENSOR: return tensor_index(x, i, &cx->safe);
   case IT_NONE: return &ir_t_never;
   default: return &ir_t_any;
   }
@@ -422,6 +459,7 @@ RULE(r_setitem) {
       IrType **items = lang_alloc((size_t)x->n * sizeof *items);
       memcpy(items, x->items, (size_t)x->n * sizeof *items);
       items[k] = v;
+      cx->safe = true;
       return ir_type_list(x->n, items);
     }
     if (x->n >= 0) {
@@ -441,13 +479,19 @@ RULE(r_setitem) {
     while (k < x->n && !lang_str_eq(keys[k], i->sval)) k++;
     keys[k] = i->sval;
     vals[k] = v;
+    cx->safe = true;
     return ir_type_dict(k == x->n ? x->n + 1 : x->n, keys, vals);
   }
   if (is_tensor(x)) return x;
   return &ir_t_any;
 }
 
-RULE(r_slice) { UNUSED; return &ir_t_slice; }
+RULE(r_slice) {
+  UNUSED;
+  cx->safe = true;
+  for (int i = 0; i < n; i++) cx->safe &= a[i]->kind == IT_INT || a[i]->kind == IT_NONE;
+  return &ir_t_slice;
+}
 
 RULE(r_unpack) {
   UNUSED;
@@ -459,6 +503,7 @@ RULE(r_unpack) {
   case IT_TUPLE: case IT_LIST:
     if (x->n >= 0) {
       if (x->n != m) return &ir_t_never;
+      cx->safe = true;
       return ir_type_tuple(m, x->items);
     }
     for (int i = 0; i < m; i++) items[i] = x->items[0];
@@ -482,9 +527,10 @@ RULE(r_len) {
   UNUSED;
   IrType *x = a[0];
   if ((x->kind == IT_TUPLE || x->kind == IT_LIST || x->kind == IT_DICT) && x->n >= 0)
-    return ir_type_int_val(x->n);
+    return cx->safe = true, ir_type_int_val(x->n);
   if (is_tensor(x)) {
     if (x->n == 0) return &ir_t_never;
+    cx->safe = x->n > 0;
     return x->n > 0 && x->dims[0] >= 0 ? ir_type_int_val(x->dims[0]) : &ir_t_int;
   }
   if (is_num(x) || x->kind == IT_NONE) return &ir_t_never;
@@ -494,6 +540,8 @@ RULE(r_len) {
 RULE(r_iter_seq) {
   UNUSED;
   IrType *x = a[0];
+  cx->safe = x->kind == IT_DICT || x->kind == IT_TUPLE || x->kind == IT_LIST || x->kind == IT_STR ||
+             x->kind == IT_RANGE || is_tensor(x);
   if (x->kind == IT_DICT) {
     IrType *items[64];
     for (int i = 0; i < x->n; i++) items[i] = ir_type_str_val(x->keys[i]);
@@ -506,11 +554,13 @@ RULE(r_iter_seq) {
 }
 
 RULE(r_str) { UNUSED; return &ir_t_str; }
+RULE(r_str_safe) { UNUSED; cx->safe = true; return &ir_t_str; }
 
 /* ---- control and functions ---- */
 
 RULE(r_switch) {
   UNUSED;
+  cx->safe = true;
   int t = truth(a[0]);
   if (t >= 0) return t ? a[1] : a[2];
   return ir_type_join(a[1], a[2]);
@@ -549,44 +599,57 @@ RULE(r_call_method) {
 RULE(r_global) {
   (void)n;
   if (a[0]->kind != IT_STR || !a[0]->sval) return &ir_t_any;
-  return ir_infer_global(cx, a[0]->sval);
+  IrType *t = ir_infer_global(cx, a[0]->sval);
+  cx->safe = t->kind != IT_ANY;   /* bound to a value (an unbound one raises) */
+  return t;
 }
 
-RULE(r_set_global) { UNUSED; return a[1]; }
+RULE(r_set_global) { UNUSED; cx->safe = true; return a[1]; }
 RULE(r_import) { UNUSED; return &ir_t_module; }
 RULE(r_never) { UNUSED; return &ir_t_never; }
 
 RULE(r_check_bound) {
   UNUSED;
+  cx->safe = !a[0]->or_unbound && a[0]->kind != IT_ANY;
   return a[0]->kind == IT_UNBOUND ? &ir_t_never : ir_type_strip_unbound(a[0]);
 }
 
 /* ---- autodiff ---- */
 
 static IrType *gadd(InferCx *cx, IrType *x, IrType *y) {
+  cx->safe = true;
   if (x->kind == IT_NONE) return y;
   if (y->kind == IT_NONE) return x;
+  cx->safe = false;
   if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_any;
   if (x->kind == y->kind && (x->kind == IT_TUPLE || x->kind == IT_LIST) && x->n == y->n && x->n >= 0) {
     IrType **items = lang_alloc((size_t)(x->n ? x->n : 1) * sizeof *items);
-    for (int i = 0; i < x->n; i++) items[i] = gadd(cx, x->items[i], y->items[i]);
+    bool safe = true;
+    for (int i = 0; i < x->n; i++) {
+      items[i] = gadd(cx, x->items[i], y->items[i]);
+      safe &= cx->safe;
+    }
+    cx->safe = safe;
     return x->kind == IT_TUPLE ? ir_type_tuple(x->n, items) : ir_type_list(x->n, items);
   }
   if (x->kind == IT_ENV && y->kind == IT_ENV) {
     IrType *j = ir_type_join(x, y);   /* the union of the keys */
     if (j->kind != IT_ENV) return &ir_t_any;
+    /* a new type: types are shared, never changed */
+    IrType **items = lang_alloc((size_t)(j->n ? j->n : 1) * sizeof *items);
     for (int i = 0; i < j->n; i++) {
       IrType *p = &ir_t_none, *q = &ir_t_none;
       for (int k = 0; k < x->n; k++)
         if (x->ekeys[k] == j->ekeys[i]) p = x->items[k];
       for (int k = 0; k < y->n; k++)
         if (y->ekeys[k] == j->ekeys[i]) q = y->items[k];
-      j->items[i] = gadd(cx, p, q);
+      items[i] = gadd(cx, p, q);
     }
-    return j;
+    cx->safe = false;
+    return ir_type_env(j->n, j->ekeys, items);
   }
   if (x->kind == IT_DICT || x->kind == IT_ENV || y->kind == IT_ENV) return &ir_t_any;
-  if (is_tensor(x) && is_tensor(y) && ir_type_eq(x, y)) return x;
+  if (is_tensor(x) && is_tensor(y) && ir_type_eq(x, y)) return cx->safe = all_known(x), x;
   /* a tensor sensitivity and its float or tensor parts add as numbers */
   IrType *r = arith(cx, IR_P_ADD, x, y);
   return r;
@@ -596,6 +659,7 @@ RULE(r_gadd) { (void)n; return gadd(cx, a[0], a[1]); }
 
 RULE(r_env_get) {
   UNUSED;
+  cx->safe = true;
   IrType *e = a[0], *k = a[1];
   if (e->kind == IT_NONE) return &ir_t_none;
   if (e->kind != IT_ENV || !known_int(k)) return &ir_t_any;
@@ -605,9 +669,11 @@ RULE(r_env_get) {
 }
 
 static IrType *env_with(InferCx *cx, IrType *e, IrType *k, IrType *v) {
+  cx->safe = true;
   if (v->kind == IT_NONE) return e;
   if (!known_int(k) || (e->kind != IT_NONE && e->kind != IT_ENV)) return &ir_t_any;
   IrType *one = ir_type_env(1, &k->ival, &v);
+  cx->safe = e->kind == IT_NONE;
   return e->kind == IT_NONE ? one : gadd(cx, e, one);
 }
 
@@ -616,41 +682,30 @@ RULE(r_env_set) { (void)n; return env_with(cx, a[0], a[1], a[2]); }
 RULE(r_make_env) {
   if (n % 2) return &ir_t_never;
   IrType *e = &ir_t_none;
+  bool safe = true;
   for (int i = 0; i < n; i += 2) {
     if (a[i + 1]->kind == IT_ANY) {
       /* present or not: under its key, any */
       if (!known_int(a[i])) return &ir_t_any;
       e = env_with(cx, e, a[i], a[i + 1]);
+      safe &= cx->safe;
       continue;
     }
     e = env_with(cx, e, a[i], a[i + 1]);
+    safe &= cx->safe;
     if (e->kind == IT_ANY) return e;
   }
+  cx->safe = safe;
   return e;
-}
-
-/* The closure a closure type stands for, when it is one object: one
- * that captured nothing, or a closure value met while inferring. */
-static ObjFunc *closure_object(const IrType *f) {
-  if (f->kind != IT_CLOSURE) return NULL;
-  if (f->ctx) return f->ctx->g ? NULL : f->ctx->value;
-  if (!f->graph->fv_done) ir_free_vars(f->graph);
-  if (f->graph->nfv) return NULL;
-  ObjFunc *fn = lang_alloc(sizeof *fn);
-  fn->obj.kind = O_FUNC;
-  fn->graph = f->graph;
-  return fn;
 }
 
 /* J or F of a value: what the transform gives, for a function that
  * captures nothing or a builtin (the transform is made now, as the
  * interpreter would make it, and cached by autodiff); non-functions are
  * their own transform. */
-static IrType *transform(InferCx *cx, IrType *f, bool (*hook)(MistVM *, Value, Value *)) {
-  MistVM *vm = cx->vm;
-  if (!hook) return &ir_t_any;
+static IrType *transform(InferCx *cx, IrType *f, int kind) {
   Value v, out;
-  ObjFunc *fn = closure_object(f);
+  ObjFunc *fn = ir_infer_closure_object(cx, f);
   if (fn) {
     v = v_obj(fn);
   } else if (f->kind == IT_BUILTIN && f->n == 0 && f->builtin->fn) {
@@ -660,39 +715,47 @@ static IrType *transform(InferCx *cx, IrType *f, bool (*hook)(MistVM *, Value, V
   } else {
     return &ir_t_any;
   }
-  if (!hook(vm, v, &out)) {
-    lang_error_clear(vm);
-    return &ir_t_any;
-  }
+  if (!ir_infer_transform(cx, kind, v, 0, false, &out)) return &ir_t_any;
   return ir_infer_value(cx, out);
 }
 
-RULE(r_J) { (void)n; return transform(cx, a[0], cx->vm->ad ? cx->vm->ad->J : NULL); }
-RULE(r_F) { (void)n; return transform(cx, a[0], cx->vm->ad ? cx->vm->ad->F : NULL); }
+RULE(r_J) {
+  (void)n;
+  IrType *t = transform(cx, a[0], IR_P_J);
+  cx->safe = t->kind != IT_ANY;
+  return t;
+}
+
+RULE(r_F) {
+  (void)n;
+  IrType *t = transform(cx, a[0], IR_P_F);
+  cx->safe = t->kind != IT_ANY;
+  return t;
+}
 /* jmask(f, mask, x1..xn): J(f) for a mask of parameters, made for
  * float arguments when the xi are all floats */
 RULE(r_jmask) {
-  MistVM *vm = cx->vm;
   IrType *f = a[0];
-  ObjFunc *fn = closure_object(f);
-  if (n < 2 || !known_int(a[1]) || !vm->ad || !fn) return &ir_t_any;
+  ObjFunc *fn = ir_infer_closure_object(cx, f);
+  if (n < 2 || !known_int(a[1]) || !fn) return &ir_t_any;
   bool floats = n > 2;
   for (int i = 2; i < n; i++) {
     if (a[i]->kind == IT_ANY) return &ir_t_any;
     floats &= a[i]->kind == IT_FLOAT;
   }
   Value out;
-  if (!vm->ad->Jmask(vm, v_obj(fn), a[1]->ival, floats, &out)) {
-    lang_error_clear(vm);
-    return &ir_t_any;
-  }
+  if (!ir_infer_transform(cx, IR_P_JMASK, v_obj(fn), a[1]->ival, floats, &out)) return &ir_t_any;
+  cx->safe = true;
   return ir_infer_value(cx, out);
 }
 
 RULE(r_bp_call) {
   (void)n;
   IrType *bp = a[0], *d = a[1];
-  if (d->kind == IT_NONE || bp->kind == IT_NONE) return known_int(a[2]) ? none_tuple(a[2]->ival) : &ir_t_any;
+  if (d->kind == IT_NONE || bp->kind == IT_NONE) {
+    cx->safe = known_int(a[2]);
+    return known_int(a[2]) ? none_tuple(a[2]->ival) : &ir_t_any;
+  }
   IrType *r = ir_infer_call(cx, bp, 1, &d, 0, NULL, NULL);
   if (d->kind == IT_ANY || bp->kind == IT_ANY) return &ir_t_any;
   return r;
@@ -719,7 +782,7 @@ RULE(r_bp_call_j) {
 
 RULE(r_sens_item) {
   (void)n;
-  if (a[0]->kind == IT_NONE) return &ir_t_none;
+  if (a[0]->kind == IT_NONE) return cx->safe = true, &ir_t_none;
   if (a[0]->kind == IT_TUPLE || a[0]->kind == IT_LIST || a[0]->kind == IT_DICT) {
     IrType *r = getitem(cx, a[0], a[1]);
     return r->kind == IT_NEVER ? &ir_t_none : r;
@@ -764,11 +827,16 @@ static IrType *zero_like(IrType *x) {
   return &ir_t_any;
 }
 
-RULE(r_zeros_like) { UNUSED; return zero_like(a[0]); }
+RULE(r_zeros_like) {
+  UNUSED;
+  IrType *t = zero_like(a[0]);
+  cx->safe = t->kind != IT_ANY;
+  return t;
+}
 
 RULE(r_seed) {
   UNUSED;
-  if (a[0]->kind == IT_FLOAT) return &ir_t_float;
+  if (a[0]->kind == IT_FLOAT) return cx->safe = true, &ir_t_float;
   if (is_tensor(a[0])) {
     if (a[0]->dtype >= 0 && !lang_dtype_is_float(a[0]->dtype)) return &ir_t_never;
     return a[0];
@@ -777,18 +845,20 @@ RULE(r_seed) {
   return &ir_t_never;
 }
 
-RULE(r_identity) { UNUSED; return a[0]; }
+RULE(r_identity) { UNUSED; cx->safe = true; return a[0]; }
 
 RULE(r_check_diff) {
   UNUSED;
   IrTypeKind k = a[0]->kind;
   if (k == IT_INT || k == IT_BOOL || k == IT_STR) return &ir_t_never;
   if (is_tensor(a[0]) && a[0]->dtype >= 0 && !lang_dtype_is_float(a[0]->dtype)) return &ir_t_never;
+  cx->safe = k == IT_FLOAT || (is_tensor(a[0]) && a[0]->dtype >= 0);
   return a[0];
 }
 
 RULE(r_float_arg) {
   UNUSED;
+  cx->safe = a[0]->kind == IT_FLOAT;
   if (a[0]->kind == IT_FLOAT || a[0]->kind == IT_ANY) return &ir_t_float;
   return &ir_t_never;
 }
@@ -869,13 +939,19 @@ static IrType *sens_like_arg(const IrType *d, const IrType *x) {
   return &ir_t_any;
 }
 
+/* safe for a zero or between floats (tensors may not fit each other) */
+static IrType *sens_result(InferCx *cx, IrType *d, IrType *t) {
+  cx->safe = t->kind == IT_NONE || (t->kind == IT_FLOAT && d->kind == IT_FLOAT);
+  return t;
+}
+
 RULE(r_binary_sens) {
   UNUSED;
   if (!known_int(a[3]) || (a[3]->ival != 0 && a[3]->ival != 1)) return &ir_t_any;
-  return sens_like_arg(a[0], a[1 + a[3]->ival]);
+  return sens_result(cx, a[0], sens_like_arg(a[0], a[1 + a[3]->ival]));
 }
 
-RULE(r_unary_sens) { UNUSED; return sens_like_arg(a[0], a[1]); }
+RULE(r_unary_sens) { UNUSED; return sens_result(cx, a[0], sens_like_arg(a[0], a[1])); }
 
 /* ---- the table: one row per primitive, in ops.def's order ----
  *
@@ -892,7 +968,7 @@ RULE(r_unary_sens) { UNUSED; return sens_like_arg(a[0], a[1]); }
   R(IS, r_is, 1) R(IS_NOT, r_is_not, 1) R(CONTAINS, r_contains, 0) \
   R(MAKE_TUPLE, r_make_tuple, 1) R(MAKE_LIST, r_make_list, 1) R(MAKE_DICT, r_make_dict, 1) \
   R(GETITEM, r_getitem, 0) R(SETITEM, r_setitem, 0) R(SLICE, r_slice, 0) R(UNPACK, r_unpack, 0) R(LEN, r_len, 0) \
-  R(ITER_SEQ, r_iter_seq, 0) R(FORMAT, r_str, 1) R(CONCAT_STR, r_str, 0) R(REPR, r_str, 1) R(STR, r_str, 1) \
+  R(ITER_SEQ, r_iter_seq, 0) R(FORMAT, r_str, 1) R(CONCAT_STR, r_str_safe, 0) R(REPR, r_str_safe, 1) R(STR, r_str_safe, 1) \
   R(SWITCH, r_switch, 1) R(CALL_KW, r_call_kw, 0) R(CALL_METHOD, r_call_method, 0) R(GETATTR, r_getattr, 0) \
   R(GLOBAL, r_global, 0) R(SET_GLOBAL, r_set_global, 1) R(IMPORT, r_import, 0) R(ASSERT_FAIL, r_never, 0) \
   R(CHECK_BOUND, r_check_bound, 1) \
@@ -945,19 +1021,20 @@ static IrType *kwarg(int nkw, ObjStr **kwn, IrType **kwt, const char *name) {
 /* exp, log, sqrt, sin...: a float for a number, a float tensor of the
  * same shape for a tensor */
 BRULE(b_float_unary) {
-  (void)cx, (void)kwn, (void)kwt;
+  (void)kwn, (void)kwt;
   if (n != 1 || nkw) return &ir_t_any;
   IrType *x = a[0];
-  if (is_num(x)) return &ir_t_float;
+  if (is_num(x)) return &ir_t_float;   /* math.exp(1000.0) fails: not safe */
+  cx->safe = is_tensor(x) && x->dtype >= 0;
   if (is_tensor(x)) return tensor_like(x, x->dtype < 0 ? -1 : lang_dtype_is_float(x->dtype) ? x->dtype : DT_F32);
   return x->kind == IT_NONE || x->kind == IT_STR ? &ir_t_never : &ir_t_any;
 }
 
 /* relu, abs: the same type for a float or tensor */
 BRULE(b_same_unary) {
-  (void)cx, (void)kwn, (void)kwt;
+  (void)kwn, (void)kwt;
   if (n != 1 || nkw) return &ir_t_any;
-  if (a[0]->kind == IT_FLOAT || is_tensor(a[0])) return a[0];
+  if (a[0]->kind == IT_FLOAT || is_tensor(a[0])) return cx->safe = true, a[0];
   return &ir_t_any;
 }
 
@@ -967,6 +1044,7 @@ BRULE(b_extremum) {
   if (n != 2 || nkw) return &ir_t_any;
   if (is_tensor(a[0]) || is_tensor(a[1])) return tensor_binop(cx, TB_MAXIMUM, a[0], a[1]);
   if (is_num(a[0]) && is_num(a[1])) {
+    cx->safe = true;
     if (a[0]->kind == IT_FLOAT || a[1]->kind == IT_FLOAT) return &ir_t_float;
     return a[0]->kind == IT_BOOL && a[1]->kind == IT_BOOL ? &ir_t_bool : &ir_t_int;
   }
@@ -1010,10 +1088,13 @@ static IrType *reduce(InferCx *cx, IrType **a, int n, int nkw, ObjStr **kwn, IrT
   if (k < 0) return ir_type_tensor(dt, keepdims ? t->n : -1, NULL);
   int64_t out[LANG_TENSOR_MAX_DIMS];
   int nd = 0;
+  bool empty = false;   /* max and argmax of an empty axis fail */
   for (int d = 0; d < t->n; d++) {
     if (!which[d]) out[nd++] = t->dims[d];
     else if (keepdims) out[nd++] = 1;
+    if (which[d] && t->dims[d] <= 0) empty = true;
   }
+  cx->safe = !(arg && empty);
   return ir_type_tensor(dt, nd, out);
 }
 
@@ -1073,22 +1154,26 @@ BRULE(b_reshape) {
       return &ir_t_any;
     }
   }
+  int64_t size = -1;
+  if (all_known(t)) {
+    size = 1;
+    for (int d = 0; d < t->n; d++) size *= t->dims[d];
+  }
   if (infer >= 0) {
     dims[infer] = -1;
-    if (!unknown && all_known(t) && known > 0) {
-      int64_t size = 1;
-      for (int d = 0; d < t->n; d++) size *= t->dims[d];
-      if (size % known == 0) dims[infer] = size / known;
-    }
+    if (!unknown && size >= 0 && known > 0 && size % known == 0) dims[infer] = size / known;
   }
+  /* certain when every size is known and they agree */
+  cx->safe = !unknown && size >= 0 && (infer >= 0 ? dims[infer] >= 0 : known == size);
   /* a size that cannot match is left to the interpreter's error */
   return ir_type_tensor(t->dtype, nd, dims);
 }
 
 BRULE(b_transpose) {
-  (void)cx, (void)kwn, (void)kwt;
+  (void)kwn, (void)kwt;
   if (n != 1 || nkw || !is_tensor(a[0])) return &ir_t_any;
   IrType *t = a[0];
+  cx->safe = true;
   if (t->n < 0) return t;
   int64_t d[LANG_TENSOR_MAX_DIMS];
   for (int i = 0; i < t->n; i++) d[i] = t->dims[t->n - 1 - i];
@@ -1112,23 +1197,23 @@ static int dtype_kw(IrType *dt, int dflt) {
 
 /* zeros(shape, dtype='f32'), ones, rand, randn */
 BRULE(b_filled) {
-  (void)cx;
   IrType *s = n >= 1 ? a[0] : kwarg(nkw, kwn, kwt, "shape");
   int dt = dtype_kw(n >= 2 ? a[1] : kwarg(nkw, kwn, kwt, "dtype"), DT_F32);
   if (!s || dt == -2) return &ir_t_any;
   int64_t dims[LANG_TENSOR_MAX_DIMS];
   int nd = shape_arg(s, dims);
   if (nd < 0) return ir_type_tensor(dt, -1, NULL);
+  cx->safe = dt >= 0;
   for (int i = 0; i < nd; i++)
-    if (dims[i] < -1) dims[i] = -1;
-    else if (dims[i] == -1) return &ir_t_never;
+    if (dims[i] < -1) dims[i] = -1, cx->safe = false;
+    else if (dims[i] == -1) return cx->safe = false, &ir_t_never;
   return ir_type_tensor(dt, nd, dims);
 }
 
 BRULE(b_like) {
-  (void)cx, (void)kwn, (void)kwt;
+  (void)kwn, (void)kwt;
   if (n != 1 || nkw) return &ir_t_any;
-  if (is_tensor(a[0])) return a[0];
+  if (is_tensor(a[0])) return cx->safe = true, a[0];
   return &ir_t_any;
 }
 
@@ -1171,7 +1256,6 @@ static bool data_shape(const IrType *t, int depth, int64_t *dims, int *nd, int *
 }
 
 BRULE(b_tensor) {
-  (void)cx;
   if (n < 1) return &ir_t_any;
   IrType *dtk = n >= 2 ? a[1] : kwarg(nkw, kwn, kwt, "dtype");
   int want = dtype_kw(dtk, -1);
@@ -1182,6 +1266,7 @@ BRULE(b_tensor) {
   int nd = -1, dt = DT_BOOL;
   if (!data_shape(a[0], 0, dims, &nd, &dt)) return ir_type_tensor(want, -1, NULL);
   if (nd > 0 && dims[nd - 1] == 0) dt = DT_F32;   /* tensor([]) is f32 */
+  cx->safe = true;
   return ir_type_tensor(want >= 0 ? want : dt, nd, dims);
 }
 
@@ -1207,10 +1292,11 @@ BRULE(b_len) {
 
 /* range(stop), range(start, stop[, step]) of ints */
 BRULE(b_range) {
-  (void)cx, (void)kwn, (void)kwt;
+  (void)kwn, (void)kwt;
   if (n < 1 || n > 3 || nkw) return &ir_t_any;
   for (int i = 0; i < n; i++)
     if (a[i]->kind != IT_INT && a[i]->kind != IT_BOOL) return &ir_t_any;
+  cx->safe = n < 3;   /* a step of 0 fails */
   return &ir_t_range;
 }
 
@@ -1224,9 +1310,10 @@ BRULE(b_abs) {
 
 /* the properties of tensors: t.shape, t.ndim, t.size, t.dtype, t.T */
 BRULE(p_shape) {
-  (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
+  (void)n, (void)nkw, (void)kwn, (void)kwt;
   IrType *x = a[0];
   if (!is_tensor(x) || x->n < 0) return &ir_t_any;
+  cx->safe = true;
   IrType *items[LANG_TENSOR_MAX_DIMS];
   for (int i = 0; i < x->n; i++) items[i] = x->dims[i] >= 0 ? ir_type_int_val(x->dims[i]) : &ir_t_int;
   return ir_type_tuple(x->n, items);
@@ -1306,6 +1393,7 @@ static IrType *attr_type(InferCx *cx, IrType *x, ObjStr *name, bool *bound) {
   if (((vm->methods && lang_dict_get(vm->methods, name, &b)) ||
        (vm->builtins && lang_dict_get(vm->builtins, name, &b))) && v_is_obj(b, O_BUILTIN)) {
     *bound = true;
+    cx->safe = true;
     return ir_type_bound(AS_BUILTIN(b), x);
   }
   return &ir_t_any;

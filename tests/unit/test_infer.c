@@ -546,6 +546,168 @@ START_TEST(t_random_programs) {
 }
 END_TEST
 
+/* ---- random tensor programs ---- */
+
+typedef struct TRng {
+  uint64_t s;
+} TRng;
+
+static int trnd(TRng *r, int n) {
+  r->s = r->s * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (int)((r->s >> 33) % (uint64_t)n);
+}
+
+/* A tensor expression over the variables v0..v(nv-1) (v0 and v1 are
+ * the arguments): elementwise arithmetic with broadcasting, math
+ * functions, matmul, reductions with axis and keepdims, reshape with
+ * -1, transposes and indexing; shapes often do not fit, so errors are
+ * made too. */
+static void texpr(TRng *r, StrBuf *b, int nv, int depth) {
+  const char *v = lang_str_fmt("v%d", trnd(r, nv))->data;
+  if (depth <= 0) {
+    sb_adds(b, v);
+    return;
+  }
+  switch (trnd(r, 12)) {
+  case 0: case 1: {
+    static const char *ops[] = {" + ", " - ", " * ", " / "};
+    sb_addc(b, '(');
+    texpr(r, b, nv, depth - 1);
+    sb_adds(b, ops[trnd(r, 4)]);
+    if (trnd(r, 3) == 0) sb_adds(b, "1.5");
+    else texpr(r, b, nv, depth - 1);
+    sb_addc(b, ')');
+    return;
+  }
+  case 2: {
+    static const char *fns[] = {"exp", "tanh", "relu", "sigmoid", "sin"};
+    sb_printf(b, "%s(", fns[trnd(r, 5)]);
+    texpr(r, b, nv, depth - 1);
+    sb_addc(b, ')');
+    return;
+  }
+  case 3:
+    sb_addc(b, '(');
+    texpr(r, b, nv, depth - 1);
+    sb_adds(b, " @ ");
+    texpr(r, b, nv, depth - 1);
+    sb_addc(b, ')');
+    return;
+  case 4:
+    sb_printf(b, "%s.%s(axis=%d, keepdims=%s)", v, trnd(r, 2) ? "sum" : "mean", trnd(r, 4) - 1,
+              trnd(r, 2) ? "True" : "False");
+    return;
+  case 5: sb_printf(b, "%s.reshape((-1,))", v); return;
+  case 6: sb_printf(b, "%s.reshape((%d, -1))", v, 1 + trnd(r, 3)); return;
+  case 7: sb_printf(b, "%s.T", v); return;
+  case 8: sb_printf(b, "%s[%d]", v, trnd(r, 3) - 1); return;
+  case 9: sb_printf(b, "%s[1:]", v); return;
+  case 10: sb_printf(b, "maximum(%s, 0.5)", v); return;
+  default: sb_printf(b, "%s.sum()", v); return;
+  }
+}
+
+static void tensor_program(TRng *r, StrBuf *b) {
+  sb_adds(b, "def f(v0, v1):\n");
+  int nv = 2;
+  int n = 2 + trnd(r, 4);
+  for (int k = 0; k < n; k++) {
+    if (trnd(r, 4) == 0) {
+      /* a branch: the two sides may give other shapes */
+      sb_printf(b, "    if v0.sum().item() > 0.0:\n        v%d = ", nv);
+      texpr(r, b, nv, 1 + trnd(r, 2));
+      sb_printf(b, "\n    else:\n        v%d = ", nv);
+      texpr(r, b, nv, 1 + trnd(r, 2));
+      sb_addc(b, '\n');
+    } else {
+      sb_printf(b, "    v%d = ", nv);
+      texpr(r, b, nv, 1 + trnd(r, 2));
+      sb_addc(b, '\n');
+    }
+    nv++;
+  }
+  sb_adds(b, "    return (");
+  for (int k = 2; k < nv; k++) sb_printf(b, "v%d, ", k);
+  sb_adds(b, ")\n");
+}
+
+static Value random_tensor(TRng *r) {
+  int nd = trnd(r, 4);
+  StrBuf b;
+  sb_init(&b);
+  sb_adds(&b, "randn((");
+  for (int d = 0; d < nd; d++) sb_printf(&b, "%d, ", 1 + trnd(r, 3));
+  sb_printf(&b, "), seed=%d)", trnd(r, 1000));
+  Value v;
+  buf_clear(&out);
+  ck_assert(mist_eval(vm, "<t>", lang_str_fmt("_rt = %s", b.data)->data, false) == MIST_OK);
+  Value slot;
+  ck_assert(lang_dict_get(vm->main->names, lang_str("_rt"), &slot));
+  v = vm->main->slots[slot.i];
+  return v;
+}
+
+/* On random tensor programs: a value the interpreter computes is of the
+ * inferred type; an error inference proves is the interpreter's, at the
+ * same place; where the interpreter fails, inference may not know. */
+START_TEST(t_random_tensor_programs) {
+  const char *env = getenv("MIST_INFER_PROGRAMS");
+  int nprog = env ? atoi(env) : 300;
+  TRng r = {7};
+  int ran = 0, proven = 0, precise = 0, agreed_errors = 0;
+  for (int p = 0; p < nprog; p++) {
+    StrBuf prog;
+    sb_init(&prog);
+    tensor_program(&r, &prog);
+    buf_clear(&out);
+    ck_assert_msg(mist_eval(vm, "<prog>", prog.data, false) == MIST_OK, "%s\n%s", prog.data, mist_error(vm));
+    ObjFunc *f = global_fn("f");
+    Value args[2] = {random_tensor(&r), random_tensor(&r)};
+    IrType *targs[2] = {ir_type_of_value(args[0]), ir_type_of_value(args[1])};
+    lang_error_clear(vm);
+    IrTyped *t = ir_infer(vm, f->graph, 2, targs, NULL);
+    char *ierr = t ? NULL : strdup(err_msg());
+    Span ispan = vm->err.span;
+    lang_error_clear(vm);
+    Value res;
+    bool ok = vm->call(vm, v_obj(f), 2, args, NULL, &res);
+    if (!t) {
+      ck_assert_msg(!ok, "inference proved '%s' but the program ran:\n%s\nwith %s, %s", ierr, prog.data,
+                    ir_type_str(targs[0]), ir_type_str(targs[1]));
+      ck_assert_msg(strcmp(ierr, err_msg()) == 0, "inference: %s\ninterpreter: %s\n%s", ierr, err_msg(), prog.data);
+      ck_assert_int_eq(ispan.line, vm->err.span.line);
+      ck_assert_int_eq(ispan.col, vm->err.span.col);
+      proven++;
+      free(ierr);
+      lang_error_clear(vm);
+      continue;
+    }
+    if (!ok) {
+      lang_error_clear(vm);
+      continue;
+    }
+    ran++;
+    ck_assert_msg(ir_type_has_value(t->ret, res), "inferred %s, computed %s\n%s\nwith %s, %s",
+                  ir_type_str(t->ret), ir_type_str(ir_type_of_value(res)), prog.data,
+                  ir_type_str(targs[0]), ir_type_str(targs[1]));
+    bool all_shapes = true;
+    for (int i = 0; i < t->ret->n; i++) {
+      IrType *it = t->ret->items[i];
+      for (int d = 0; d < it->n; d++) all_shapes &= it->dims[d] >= 0;
+      all_shapes &= it->kind == IT_TENSOR && it->n >= 0;
+    }
+    precise += all_shapes;
+  }
+  (void)agreed_errors;
+  fprintf(stderr, "test_infer: %d tensor programs, %d ran (%d with every shape inferred exactly), "
+                  "%d errors proven before running, as the interpreter reports them\n",
+          nprog, ran, precise, proven);
+  ck_assert_int_gt(ran, nprog / 4);
+  ck_assert_int_gt(proven, nprog / 20);
+  ck_assert_int_gt(precise, ran / 3);
+}
+END_TEST
+
 static Suite *infer_suite(void) {
   Suite *s = suite_create("infer");
   TCase *tc = tcase_create("core");
@@ -558,6 +720,7 @@ static Suite *infer_suite(void) {
   tcase_add_test(tc, t_infer_files);
   tcase_add_test(tc, t_shape_errors);
   tcase_add_test(tc, t_random_programs);
+  tcase_add_test(tc, t_random_tensor_programs);
   suite_add_tcase(s, tc);
   return s;
 }
