@@ -26,7 +26,7 @@
 #include "ir/eval.h"
 #include "ir/infer.h"
 #include "ir/passes.h"
-#include "ir/source.h"
+#include "stdlib/source.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "mist.h"
@@ -508,7 +508,7 @@ static bool grad_of(MistVM *vm, IrGraph *g, Value *out) {
 static MistStatus print_grad_source(MistVM *vm, IrGraph *g, StrBuf *sb) {
   Value gf;
   if (!grad_of(vm, g, &gf)) return MIST_ERROR;
-  ir_print_source_value(vm, gf, sb);
+  std_print_source_value(vm, gf, sb);
   return MIST_OK;
 }
 
@@ -526,7 +526,7 @@ static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
     if (!jg) return MIST_ERROR;
     g = jg;
   }
-  if (flags & MIST_IR_SOURCE) ir_print_source(vm, g, &sb);
+  if (flags & MIST_IR_SOURCE) std_print_source(vm, g, &sb);
   else ir_print_graph(vm, g, &sb);
   lang_write(vm, sb.data, sb.len);
   return MIST_OK;

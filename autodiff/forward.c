@@ -365,7 +365,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     }
   }
   IrNode *callee = in[0];
-  const char *twin = callee->kind == IR_CONST ? ad_mist_twin(callee->value, true) : NULL;
+  const char *twin = callee->kind == IR_CONST ? ad_mist_twin(w->vm, callee->value, true) : NULL;
   if (twin) {
     /* jvp, jacobian, hessian: their Mist definitions, transformed */
     ObjModule *m = ad_stdlib_module(w->vm, "ad");
@@ -398,8 +398,8 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
   }
   if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
-    Value rule = ad_is_packed(callee->value) ? rule_for(w, b->name) : rule_called(w, b->name);
-    if (rule.tag != V_UNBOUND && ad_is_packed(callee->value) && nargs >= 1) {
+    Value rule = ad_is_packed(w->vm, callee->value) ? rule_for(w, b->name) : rule_called(w, b->name);
+    if (rule.tag != V_UNBOUND && ad_is_packed(w->vm, callee->value) && nargs >= 1) {
       /* vjp(f, x1..xn): F_vjp(f, tf, (x1..xn), (tx1..txn)) */
       IrNode **xs = lang_alloc(nargs * sizeof *xs), **ts = lang_alloc(nargs * sizeof *ts);
       for (int j = 1; j < nargs; j++) {
@@ -466,7 +466,8 @@ static void fill(Fw *w, IrGraph *h) {
  * of parameters (value, tangent) of an environment graph, in g->fv
  * order. */
 IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
-  if (g->froot) return g->froot;
+  AdRoots *roots = ad_roots(vm, g);
+  if (roots->froot) return roots->froot;
   Fw w = {0};
   w.vm = vm;
   w.u = ir_unit_new();
@@ -532,7 +533,7 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, w.u)) return NULL;
 #endif
-  g->froot = fg;
+  roots->froot = fg;
   return fg;
 }
 

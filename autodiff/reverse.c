@@ -26,11 +26,17 @@
  *  - a graph or any function value: t = f'(kid, a'...).
  * Free variables of nested graphs are the forward values of the
  * enclosing transform, and the sensitivity of a closure (an env) flows
- * back to the nodes it captured.
+ * back to the nodes it captured.  J of a value (a closure's transform
+ * over J of its captures, containers item by item) is at the end.
+ *
+ * Within autodiff/, this file and forward.c make the transforms: they
+ * use the rules of builtins (builtins.c, calls.c, nest.c, tangents.c)
+ * and rules.c, and only api.c uses them.
  */
 #include <string.h>
 
 #include "autodiff/ad.h"
+#include "ir/eval.h"
 #include "ir/map.h"
 #include "ir/passes.h"
 #include "lang/gc.h"
@@ -227,35 +233,6 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
 
 static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }
 static bool is_unary_sens(int p) { return ir_prims[p].arity == 3; }
-
-/* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
- * Unbound with an error raised when it cannot be had. */
-Value ad_sens_definition(MistVM *vm, int p) {
-  AdState *st = ad_state(vm);
-  if (!st->sens_fns) {
-    Value *fns = lang_alloc(IR_NPRIMS * sizeof *fns);
-    for (int i = 0; i < IR_NPRIMS; i++) fns[i] = v_unbound();
-    st->sens_fns = fns;
-  }
-  if (st->sens_fns[p].tag != V_UNBOUND) return st->sens_fns[p];
-  ObjModule *m = ad_stdlib_module(vm, "ad_sens");
-  if (!m) return v_unbound();
-  Value fn = ad_module_global(m, "", ir_prims[p].name);
-  if (fn.tag == V_UNBOUND) {
-    lang_raise(vm, "NameError", "%s is missing from stdlib/ad_sens.ms", ir_prims[p].name);
-    return fn;
-  }
-  st->sens_fns[p] = fn;
-  return fn;
-}
-
-/* vm->ad->sens: what the C fast paths of prims_sens.c leave (set when
- * the builtins are registered, so that a printed derivative runs). */
-bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out) {
-  Value fn = ad_sens_definition(vm, p);
-  if (fn.tag == V_UNBOUND) return false;
-  return vm->call(vm, fn, argc, argv, NULL, out);
-}
 
 /* t = callee(args...); value = t[0]; bp = t[1] */
 static IrNode *forward_pair(Fill *f, IrNode *y, IrNode *callee, int n, IrNode **args, int i) {
@@ -472,7 +449,7 @@ static void forward(Fill *f, int i) {
   } else if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(ad, b->name);
-    const char *twin = ad_mist_twin(callee->value, false);
+    const char *twin = ad_mist_twin(ad->vm, callee->value, false);
     mapped_args(f, y, 1, args);
     if (twin) {
       /* jvp, jacobian, hessian: their Mist definitions (stdlib/ad.ms),
@@ -488,7 +465,7 @@ static void forward(Fill *f, int i) {
       a2[0] = kconst(ad, ad_state(ad->vm)->kid);
       memcpy(a2 + 1, args, nargs * sizeof *args);
       v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, a2, i);
-    } else if (rule.tag != V_UNBOUND && ad_is_packed(callee->value)) {
+    } else if (rule.tag != V_UNBOUND && ad_is_packed(ad->vm, callee->value)) {
       /* vjp(f, x1..xn): the rule takes (f, (x1..xn)) */
       if (nargs < 1) {
         ad_error(ad, y->span, "%s() takes a function and its arguments", b->name);
@@ -1163,8 +1140,9 @@ static void activity(Ad *ad) {
 }
 
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
-  if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0, false, true);
-  return g->jroot;
+  AdRoots *r = ad_roots(vm, g);
+  if (!r->jroot) r->jroot = reverse(vm, g, ~(uint64_t)0, false, true);
+  return r->jroot;
 }
 
 /* The transform of g whose backpropagator gives only the sensitivities
@@ -1174,11 +1152,12 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
  * The last one made of each kind is kept. */
 IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask, bool floats) {
   if (!floats && mask == ~(uint64_t)0) return ad_reverse(vm, g);
-  if (g->jmroot[floats] && g->jmask[floats] == mask) return g->jmroot[floats];
+  AdRoots *r = ad_roots(vm, g);
+  if (r->jmroot[floats] && r->jmask[floats] == mask) return r->jmroot[floats];
   IrGraph *jg = reverse(vm, g, mask, floats, true);
   if (jg) {
-    g->jmroot[floats] = jg;
-    g->jmask[floats] = mask;
+    r->jmroot[floats] = jg;
+    r->jmask[floats] = mask;
   }
   return jg;
 }
@@ -1353,4 +1332,200 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
   if (!ir_verify_unit(vm, ad.u)) return NULL;
 #endif
   return jg;
+}
+
+/* ---- J of values ---- */
+
+/* The closure of f's transform (computing only the sensitivities of the
+ * parameters in mask; made for float arguments when floats is set) over
+ * the J-values of what f captured. */
+static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, bool floats, Value *out) {
+  IrGraph *jg = ad_reverse_masked(vm, f->graph, mask, floats);
+  if (!jg) return false;
+  IrGraph *envg = jg->parent;
+  ir_free_vars(jg);
+  Value *env = lang_alloc((jg->nfv ? jg->nfv : 1) * sizeof *env);
+  for (int k = 0; k < jg->nfv; k++) {
+    int i = ad_env_param(envg, jg->fv[k]);
+    if (i < 0 || i >= f->nenv)
+      return lang_raise(vm, "TypeError", "internal error: free variable of J(%s)", f->graph->name->data);
+    if (!ad_J_value(vm, f->env[i], &env[k])) return false;
+  }
+  ObjFunc *jf = ev_closure(vm, jg, env);
+  lang_func_extra(jf)->primal = f;
+  *out = v_obj(jf);
+  return true;
+}
+
+
+/* jmask(f, mask, xs...): J(f) for grad(f, argnums), whose backpropagator
+ * leaves out the sensitivities of the other parameters; made once per
+ * mask, and apart for calls whose arguments are all floats (floats), for
+ * which a transform that knows its parameters are floats is simpler: no
+ * sensitivity of an addition needs its operands, say. */
+bool ad_J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out) {
+  if (!v_is_obj(v, O_FUNC)) return ad_J_value(vm, v, out);
+  ObjFunc *f = AS_FUNC(v);
+  /* f differentiated already (grad(grad(f))) takes a continuation first
+   * for each time: the mask counts f's own parameters after them (and
+   * the arguments are not all its parameters: no float transform) */
+  int depth = 0;
+  for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
+  /* the mask only spares work: where a bit would not fit (more than 64
+   * parameters with the continuations), every sensitivity is computed
+   * and grad returns those asked for */
+  uint64_t bits = (uint64_t)mask;
+  mask = depth >= 64 || (depth && bits >> (64 - depth)) ? -1 : (int64_t)(bits << depth);
+  floats &= depth == 0;
+  ObjFuncExtra *x = f->x;
+  if (x && x->jmform[floats] && x->jmbits[floats] == (uint64_t)mask) {
+    *out = v_obj(x->jmform[floats]);
+    return true;
+  }
+  if (!J_closure(vm, f, (uint64_t)mask, floats, out)) return false;
+  x = lang_func_extra(f);
+  x->jmform[floats] = AS_FUNC(*out);
+  x->jmbits[floats] = (uint64_t)mask;
+  return true;
+}
+
+
+bool ad_J_value(MistVM *vm, Value v, Value *out) {
+  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST) || v_is_obj(v, O_DICT)) return ad_map_functions(vm, v, ad_J_value, out);
+  if (v_is_obj(v, O_FUNC)) {
+    ObjFunc *f = AS_FUNC(v);
+    /* a closure's captured values never change: its J is made once
+     * (grad(f) asks for it on every call) */
+    if (f->x && f->x->jform) {
+      *out = v_obj(f->x->jform);
+      return true;
+    }
+    if (!J_closure(vm, f, ~(uint64_t)0, false, out)) return false;
+    lang_func_extra(f)->jform = AS_FUNC(*out);
+    return true;
+  }
+  if (v_is_obj(v, O_BUILTIN) || v_is_obj(v, O_BOUND)) return ad_builtin_transform(vm, v, 'J', out);
+  *out = v;
+  return true;
+}
+
+/* ---- sensitivities re-keyed between a transform and its source ---- */
+
+/* The value closure f holds for free variable i of graph g, where f is
+ * a closure of g or of a transform (of a transform...) of g, each free
+ * variable of a transform standing for one of its source's (jorig);
+ * unbound if it cannot tell. */
+static Value captured(ObjFunc *f, IrGraph *g, int i) {
+  IrGraph *fg = f->graph;
+  if (fg == g) return i < f->nenv ? f->env[i] : v_unbound();
+  ir_free_vars(fg);
+  for (int k = 0; k < fg->nfv && k < f->nenv; k++) {
+    /* what fg's free variable k stands for, down the chain to g */
+    IrGraph *x = fg;
+    IrNode *z = fg->fv[k];
+    if (x != g && x->jsource && x->forig) {
+      /* a forward transform (the outermost one): its values stand for
+       * its source's, its tangents for nothing here */
+      if (x->ftan[k]) continue;
+      z = x->forig[k];
+      x = x->jsource;
+    }
+    while (x != g && z && x->jsource && x->jorig) {
+      ir_free_vars(x);
+      int m = 0;
+      while (m < x->nfv && x->fv[m] != z) m++;
+      z = m < x->nfv ? x->jorig[m] : NULL;
+      x = x->jsource;
+    }
+    if (x == g && z == g->fv[i]) return f->env[k];
+  }
+  return v_unbound();
+}
+
+/* Re-key an env between J(f)'s free variables (the parameters of the
+ * environment graph of f's graph's root transform) and f's own, in
+ * either direction.  J is the identity on everything but functions, and
+ * so is this on a non-function.  A captured function's own sensitivity,
+ * an env itself, is re-keyed the same way, since J transformed it too. */
+bool ad_rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
+  *out = v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) ? v_none() : e;
+  if (lang_holds_function(f) && !v_is_obj(f, O_FUNC) && !v_is_obj(f, O_BUILTIN) && !v_is_obj(f, O_BOUND)) {
+    /* a container: J transformed the functions in it, so the
+     * sensitivities of those items are re-keyed one by one */
+    if (v_is_obj(f, O_DICT) && v_is_obj(e, O_DICT)) {
+      ObjDict *fd = AS_DICT(f), *ed = AS_DICT(e), *r = lang_dict_new();
+      for (size_t i = 0; i < ed->len; i++) {
+        Value fi = v_none(), ri;
+        lang_dict_get(fd, ed->entries[i].key, &fi);
+        if (!ad_rekey_env(vm, fi, ed->entries[i].value, to_f, &ri)) return false;
+        lang_dict_put(r, ed->entries[i].key, ri);
+      }
+      *out = v_obj(r);
+      return true;
+    }
+    if ((v_is_obj(f, O_TUPLE) || v_is_obj(f, O_LIST)) && (v_is_obj(e, O_TUPLE) || v_is_obj(e, O_LIST))) {
+      ObjSeq *fs = AS_SEQ(f), *es = AS_SEQ(e);
+      ObjSeq *r = v_is_obj(e, O_TUPLE) ? lang_tuple_new(es->len) : lang_list_new(es->len);
+      for (size_t i = 0; i < es->len; i++)
+        if (!ad_rekey_env(vm, i < fs->len ? fs->items[i] : v_none(), es->items[i], to_f, &r->items[i])) return false;
+      *out = v_obj(r);
+      return true;
+    }
+    return true;
+  }
+  if (!v_is_obj(f, O_FUNC) || !v_is_obj(e, O_ENV)) return true;
+  ObjFunc *fn = AS_FUNC(f);
+  ObjEnv *d = AS_ENV(e);
+  /* f is a closure of a transform (the root one, or one nested in
+   * another transform), maybe of a transform of a transform: J(f)'s
+   * sensitivity is keyed by the free variables of one graph x of that
+   * chain, f's own by the nodes of x's source they stand for.  Which x
+   * is the level of the derivative this runs in, and d's keys say it
+   * (nodes are unique). */
+  /* (an env is keyed alike in a forward world: the forward transform of
+   * a J world keeps its keys, so f's forward transform counts as its
+   * source) */
+  IrGraph *top = fn->graph->forig && fn->graph->jsource ? fn->graph->jsource : fn->graph;
+  for (IrGraph *x = top; d->len && x->jsource && x->jorig; x = x->jsource) {
+    ir_free_vars(x);
+    int k0 = 0;
+    while (k0 < x->nfv && (int64_t)(intptr_t)(to_f ? (void *)x->fv[k0] : (void *)x->jorig[k0]) != d->items[0].key) k0++;
+    if (k0 == x->nfv) continue;
+    Value r = v_none();
+    for (int k = 0; k < x->nfv; k++) {
+      int64_t from = (int64_t)(intptr_t)(to_f ? (void *)x->fv[k] : (void *)x->jorig[k]);
+      int64_t to = (int64_t)(intptr_t)(to_f ? (void *)x->jorig[k] : (void *)x->fv[k]);
+      for (size_t j = 0; j < d->len; j++) {
+        if (d->items[j].key != from) continue;
+        Value v = d->items[j].value, c = captured(fn, x, k);
+        if (v_is_obj(v, O_ENV) && v_is_obj(c, O_FUNC) && !ad_rekey_env(vm, c, v, to_f, &v)) return false;
+        Value args[3] = {r, v_int(to), v};
+        if (!ev_prim_fn(IR_P_ENV_SET)(vm, 3, args, NULL, &r)) return false;
+      }
+    }
+    *out = r;
+    return true;
+  }
+  /* f is a closure of an ordinary graph (or of a forward transform, by
+   * its source): J(f)'s sensitivity is keyed by the parameters of the
+   * environment graph of its root transform */
+  IrGraph *g = fn->graph->jsource ? fn->graph->jsource : fn->graph;
+  AdRoots *roots = ad_roots_of(vm, g);
+  if (!roots || !roots->jroot || !roots->jroot->parent) return true;
+  IrGraph *envg = roots->jroot->parent;
+  ir_free_vars(g);
+  Value r = v_none();
+  for (int i = 0; i < envg->nparams && i < g->nfv; i++) {
+    int64_t from = (int64_t)(intptr_t)(to_f ? (void *)envg->params[i] : (void *)g->fv[i]);
+    int64_t to = (int64_t)(intptr_t)(to_f ? (void *)g->fv[i] : (void *)envg->params[i]);
+    for (size_t j = 0; j < d->len; j++) {
+      if (d->items[j].key != from) continue;
+      Value v = d->items[j].value, c = captured(AS_FUNC(f), g, i);
+      if (v_is_obj(v, O_ENV) && v_is_obj(c, O_FUNC) && !ad_rekey_env(vm, c, v, to_f, &v)) return false;
+      Value args[3] = {r, v_int(to), v};
+      if (!ev_prim_fn(IR_P_ENV_SET)(vm, 3, args, NULL, &r)) return false;
+    }
+  }
+  *out = r;
+  return true;
 }

@@ -23,6 +23,8 @@
  * checks the depth and the C stack.
  */
 #include <alloca.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +86,7 @@ typedef struct Instr {
   int32_t target;
   BuiltinFn fn;        /* I_PRIM */
   IrGraph *graph;      /* I_CALLG, I_CLOSURE */
-  struct EvCode *gcode;
+  struct EvCode *gcode; /* I_CALLG: the callee's code; I_CALL, I_TAILCALL: the last callee's (code_at) */
   ObjModule *module;   /* I_GLOBAL, I_SETGLOBAL, I_IMPORT */
   ObjStr *name;
   IrNode *node;        /* where it came from: errors point here */
@@ -116,6 +118,17 @@ typedef struct EvState {
   char *tape, *tape_end;
   size_t tape_size;
   void *tape_last;    /* the closure cut last */
+  /* each graph's compiled code, by IrGraph.uid: CODE_CHUNKS chunks of
+   * CODE_CHUNK, made as needed and never moved, so threads running Mist
+   * code at once read it without a lock; uids past them in `more`.  The
+   * table and its chunks are not scanned by the collector (mostly
+   * empty, they would cost every collection their size): `alive` keeps
+   * the chunks and the codes alive instead, one word each. */
+  _Atomic(EvCode **) *code;
+  NodeMap more;
+  void **alive;
+  size_t nalive, capalive;
+  pthread_mutex_t lock;   /* for more and alive */
 } EvState;
 
 /* Past the host's deadline?  Looked at every 1024 loop turns or calls,
@@ -632,13 +645,84 @@ static void dump_code(EvCode *c) {
   }
 }
 
-static EvCode *code_of(MistVM *vm, IrGraph *g) {
-  if (!g->code) {
-    g->code = compile(vm, g);
-    const char *dump = getenv("MIST_DUMP_CODE");
-    if (dump && *dump == '1') dump_code(g->code);
+/* ---- compiled code, by graph ----
+ *
+ * The code of a graph lives here, not in the graph (the IR holds the
+ * program only): found in two loads, in a table indexed by the graph's
+ * process-wide number.  Two threads may compile a graph at once; both
+ * codes are equal and either may stay. */
+
+enum { CODE_CHUNK_BITS = 12, CODE_CHUNK = 1 << CODE_CHUNK_BITS, CODE_CHUNKS = 4096 };
+
+static void keep_alive(EvState *st, void *p) {
+  if (st->nalive == st->capalive) {
+    st->capalive = st->capalive ? 2 * st->capalive : 256;
+    st->alive = lang_realloc(st->alive, st->capalive * sizeof *st->alive);
   }
-  return g->code;
+  st->alive[st->nalive++] = p;
+}
+
+__attribute__((noinline, cold)) static EvCode **new_chunk(EvState *st, uint32_t c) {
+  pthread_mutex_lock(&st->lock);
+  EvCode **chunk = atomic_load_explicit(&st->code[c], memory_order_acquire);
+  if (!chunk) {
+    chunk = lang_alloc_atomic(CODE_CHUNK * sizeof *chunk);
+    memset(chunk, 0, CODE_CHUNK * sizeof *chunk);
+    keep_alive(st, chunk);
+    atomic_store_explicit(&st->code[c], chunk, memory_order_release);
+  }
+  pthread_mutex_unlock(&st->lock);
+  return chunk;
+}
+
+/* g's slot in the table; NULL past it */
+static inline _Atomic(EvCode *) *code_slot(EvState *st, IrGraph *g) {
+  uint32_t c = g->uid >> CODE_CHUNK_BITS;
+  if (__builtin_expect(c >= CODE_CHUNKS, 0)) return NULL;
+  EvCode **chunk = atomic_load_explicit(&st->code[c], memory_order_acquire);
+  if (__builtin_expect(!chunk, 0)) chunk = new_chunk(st, c);
+  return (_Atomic(EvCode *) *)&chunk[g->uid & (CODE_CHUNK - 1)];
+}
+
+/* g's code the first time: compiled, and kept in the table */
+__attribute__((noinline, cold)) static EvCode *code_compile(MistVM *vm, IrGraph *g, _Atomic(EvCode *) *slot) {
+  EvState *st = vm->eval;
+  EvCode *code = NULL;
+  if (!slot) {
+    pthread_mutex_lock(&st->lock);
+    code = ir_map_get(&st->more, g);
+    pthread_mutex_unlock(&st->lock);
+    if (code) return code;
+  }
+  code = compile(vm, g);
+  g->flags |= IRG_FROZEN;
+  const char *dump = getenv("MIST_DUMP_CODE");
+  if (dump && *dump == '1') dump_code(code);
+  pthread_mutex_lock(&st->lock);
+  if (slot) atomic_store_explicit(slot, code, memory_order_release);
+  else ir_map_put(&st->more, g, code);
+  keep_alive(st, code);
+  pthread_mutex_unlock(&st->lock);
+  return code;
+}
+
+static EvCode *code_of(MistVM *vm, IrGraph *g) {
+  _Atomic(EvCode *) *slot = code_slot(vm->eval, g);
+  EvCode *code = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+  return code ? code : code_compile(vm, g, slot);
+}
+
+/* The code of g for a call instruction that calls closures: the code
+ * it called last when that is g's (most call sites call one function),
+ * so a call costs no lookup.  One pointer, read and written whole, so a
+ * thread that sees another's update sees a whole code, whose graph it
+ * checks. */
+static inline EvCode *code_at(MistVM *vm, Instr *in, IrGraph *g) {
+  EvCode *c = in->gcode;
+  if (__builtin_expect(c && c->graph == g, 1)) return c;
+  c = code_of(vm, g);
+  in->gcode = c;
+  return c;
 }
 
 /* ---- running ---- */
@@ -1111,7 +1195,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       Value fn = F[in->a];
       if (v_is_obj(fn, O_FUNC)) {
         ObjFunc *f = AS_FUNC(fn);
-        EvCode *fc = code_of(vm, f->graph);
+        EvCode *fc = code_at(vm, in, f->graph);
         if (fc->nparams == in->nargs) {
           if (!call_slots(vm, f, fc, frame, in->args, &F[in->dst])) goto fail;
           NEXT;
@@ -1146,7 +1230,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       }
       /* replace this frame by the callee's */
       ObjFunc *f = AS_FUNC(fn);
-      EvCode *fc = code_of(vm, f->graph);
+      EvCode *fc = code_at(vm, in, f->graph);
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
       /* a user function's tail call still counts as a level of
@@ -1305,6 +1389,9 @@ Value ir_prim_value(MistVM *vm, IrPrim p) {
 
 void ev_init(MistVM *vm) {
   EvState *st = lang_alloc(sizeof *st);
+  st->code = lang_alloc_atomic(CODE_CHUNKS * sizeof *st->code);
+  memset(st->code, 0, CODE_CHUNKS * sizeof *st->code);
+  pthread_mutex_init(&st->lock, NULL);
   vm->eval = st;
   vm->call = ev_call;
   vm->graph_name = ir_graph_name;

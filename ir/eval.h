@@ -19,6 +19,9 @@ typedef struct IrAdInterface {
   /* a sensitivity primitive (add_sens, sin_sens...) on what its C fast
    * path does not handle: its Mist definition in stdlib/ad_sens.ms */
   bool (*sens)(MistVM *vm, int prim, int argc, const Value *argv, Value *out);
+  /* primitives jenv and jinv_env: an env of sensitivities re-keyed
+   * between J(f)'s free variables and f's own (to_f: towards f's) */
+  bool (*rekey_env)(MistVM *vm, Value f, Value e, bool to_f, Value *out);
 } IrAdInterface;
 
 void ev_init(MistVM *vm);

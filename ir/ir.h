@@ -70,12 +70,16 @@ enum {
   IRG_TAPE = 64,        /* a backward pass made on each turn of a loop: its
                            closures form a chain, so they are allocated side
                            by side (see make_closure in eval.c) */
+  IRG_FROZEN = 128,     /* compiled by the interpreter: its free variables
+                           and body are fixed, and passes leave it alone */
 };
 
 struct IrGraph {
   ObjStr *name;         /* unique in a unit: "fib", "outer.inner", "fib.if1" */
   ObjStr *display;      /* what errors call it: "inner", "<lambda>", "<module>" */
   uint32_t id;
+  uint32_t uid;         /* unique in the process: side tables of the passes
+                           that run graphs (the interpreter's code) index by it */
   unsigned flags;
   IrGraph *parent;      /* lexically enclosing graph, NULL at top */
   ObjModule *module;    /* whose globals global() reads */
@@ -95,18 +99,10 @@ struct IrGraph {
   int nfv;
   IrNode **fv;
   bool fv_done;
-  struct EvCode *code;  /* the interpreter's compiled form, when made */
-  /* autodiff: the reverse-mode transform of g taken as a root (its free
-   * variables become parameters of jenv, in g->fv order), made once */
-  struct IrGraph *jroot;
-  /* the last transform made with a mask of parameters (grad's argnums),
-   * whose backpropagator computes only their sensitivities, and that
-   * mask: [0] the general one, [1] the one made for float arguments */
-  struct IrGraph *jmroot[2];
-  uint64_t jmask[2];
-  struct IrGraph *froot;   /* the forward-mode transform of g as a root */
-  /* for a transform: the graph it transforms, and for each of its free
-   * variables (in fv order) the node of jsource it stands for */
+  /* for an autodiff transform: the graph it transforms, and for each of
+   * its free variables (in fv order) the node of jsource it stands for.
+   * Part of the program: the primitives that re-key sensitivities
+   * between a transform and its source (jenv, jinv_env) read them. */
   struct IrGraph *jsource;
   IrNode **jorig;
   /* for a forward-mode transform: for each free variable, the node of
@@ -149,7 +145,6 @@ void ir_free_vars(IrGraph *g);
 /* Text form.  ir_print_graph writes g and every graph it uses that is
  * nested in it or synthetic (branches, loops, joins), in text form. */
 void ir_print_graph(MistVM *vm, IrGraph *g, StrBuf *out);
-void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out);   /* as Mist source (source.c) */
 void ir_print_unit(MistVM *vm, IrUnit *u, StrBuf *out);
 /* A str as a double-quoted literal (braces doubled in an f-string: fstr). */
 void ir_str_literal(StrBuf *out, const char *s, size_t len, bool fstr);

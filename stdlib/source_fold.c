@@ -17,7 +17,7 @@
 
 #include "ir/eval.h"
 #include "ir/ir.h"
-#include "ir/source_int.h"
+#include "stdlib/source_int.h"
 #include "lang/gc.h"
 
 Known *src_known(Src *s, const IrNode *x) {

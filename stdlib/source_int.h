@@ -4,8 +4,8 @@
  * node and a GInfo per graph) and the functions each file gives the
  * others, prefixed src_.  The public entry points are in source.h and
  * ir.h. */
-#ifndef MIST_IR_SOURCE_INT_H
-#define MIST_IR_SOURCE_INT_H
+#ifndef MIST_STDLIB_SOURCE_INT_H
+#define MIST_STDLIB_SOURCE_INT_H
 
 #include "ir/ir.h"
 #include "ir/map.h"

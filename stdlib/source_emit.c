@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
-#include "ir/source_int.h"
+#include "stdlib/source_int.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 

@@ -29,7 +29,7 @@
  * output in its `return`; each only where moving it past what lies
  * between cannot change what runs.
  *
- * Printed as a function value (ir_print_source_value), the printout
+ * Printed as a function value (std_print_source_value), the printout
  * also knows the values the function captured, so J of a function
  * whose value is known is folded into the function's transform, printed
  * as a top-level def beside the root: show_source(grad(f)) is the whole
@@ -51,8 +51,8 @@
 #include <string.h>
 
 #include "ir/ir.h"
-#include "ir/source.h"
-#include "ir/source_int.h"
+#include "stdlib/source.h"
+#include "stdlib/source_int.h"
 #include "lang/gc.h"
 
 /* ---- the printout's graphs and nodes ---- */
@@ -746,9 +746,9 @@ static void print_root(MistVM *vm, IrGraph *g, const Value *env, int nenv, StrBu
   src_emit_root(&s);
 }
 
-void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out) { print_root(vm, g, NULL, 0, out); }
+void std_print_source(MistVM *vm, IrGraph *g, StrBuf *out) { print_root(vm, g, NULL, 0, out); }
 
-void ir_print_source_value(MistVM *vm, Value f, StrBuf *out) {
+void std_print_source_value(MistVM *vm, Value f, StrBuf *out) {
   ObjFunc *fn = AS_FUNC(f);
   print_root(vm, fn->graph, fn->env, fn->nenv, out);
 }
