@@ -399,7 +399,9 @@ static IrType *tensor_index(const IrType *t, const IrType *i, bool *safe) {
       sure &= x->has_val && d >= 0;
       axis++;
     } else if (x->kind == IT_SLICE) {
-      out[nd++] = -1;
+      int64_t first, step, k = ir_type_slice_count(x, t->dims[axis], &first, &step);
+      out[nd++] = k;   /* -1 when the slice or the dim is not known */
+      sure &= k >= 0;
       axis++;
     } else {
       /* an array index, Ellipsis, a bool mask: the rank is not known here */
@@ -416,6 +418,14 @@ static IrType *getitem(InferCx *cx, IrType *x, IrType *i) {
   switch (x->kind) {
   case IT_TUPLE: case IT_LIST:
     if (i->kind == IT_SLICE) {
+      int64_t first, step, k = x->n >= 0 ? ir_type_slice_count(i, x->n, &first, &step) : -1;
+      if (k >= 0 && k <= 64) {
+        /* the items it takes */
+        IrType *items[64];
+        for (int64_t j = 0; j < k; j++) items[j] = x->items[first + j * step];
+        cx->safe = true;
+        return x->kind == IT_TUPLE ? ir_type_tuple((int)k, items) : ir_type_list((int)k, items);
+      }
       if (x->kind == IT_TUPLE) return &ir_t_any;
       IrType *item = items_join(x);
       return ir_type_list(-1, &item);
@@ -489,8 +499,15 @@ RULE(r_setitem) {
 RULE(r_slice) {
   UNUSED;
   cx->safe = true;
-  for (int i = 0; i < n; i++) cx->safe &= a[i]->kind == IT_INT || a[i]->kind == IT_NONE;
-  return &ir_t_slice;
+  int64_t d[3];
+  bool known = n == 3;
+  for (int i = 0; i < n; i++) {
+    cx->safe &= a[i]->kind == IT_INT || a[i]->kind == IT_NONE;
+    if (a[i]->kind == IT_NONE) d[i] = IR_SLICE_NONE;
+    else if (known_int(a[i]) && a[i]->ival != IR_SLICE_NONE) d[i] = a[i]->ival;
+    else known = false;
+  }
+  return known ? ir_type_slice_val(d[0], d[1], d[2]) : &ir_t_slice;
 }
 
 RULE(r_unpack) {

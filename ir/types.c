@@ -101,6 +101,36 @@ IrType *ir_type_str_val(ObjStr *s) {
   return t;
 }
 
+IrType *ir_type_slice_val(int64_t start, int64_t stop, int64_t step) {
+  IrType *t = type_new(IT_SLICE);
+  int64_t d[3] = {start, stop, step};
+  t->n = 3;
+  t->dims = lang_alloc_atomic(sizeof d);
+  memcpy(t->dims, d, sizeof d);
+  return t;
+}
+
+/* Python's slice.indices, then the count */
+int64_t ir_type_slice_count(const IrType *t, int64_t len, int64_t *first, int64_t *step) {
+  if (t->kind != IT_SLICE || t->n != 3 || len < 0) return -1;
+  int64_t st = t->dims[2] == IR_SLICE_NONE ? 1 : t->dims[2];
+  if (st == 0 || st == INT64_MIN) return -1;
+  int64_t lo, hi;
+  int64_t a = t->dims[0], b = t->dims[1];
+  if (st > 0) {
+    lo = a == IR_SLICE_NONE ? 0 : a < 0 ? (a + len < 0 ? 0 : a + len) : (a > len ? len : a);
+    hi = b == IR_SLICE_NONE ? len : b < 0 ? (b + len < 0 ? 0 : b + len) : (b > len ? len : b);
+    *first = lo;
+    *step = st;
+    return hi > lo ? (hi - lo + st - 1) / st : 0;
+  }
+  lo = a == IR_SLICE_NONE ? len - 1 : a < 0 ? (a + len < 0 ? -1 : a + len) : (a >= len ? len - 1 : a);
+  hi = b == IR_SLICE_NONE ? -1 : b < 0 ? (b + len < 0 ? -1 : b + len) : (b >= len ? len - 1 : b);
+  *first = lo;
+  *step = st;
+  return lo > hi ? (lo - hi - st - 1) / -st : 0;
+}
+
 IrType *ir_type_closure(IrGraph *g, struct InferSpec *ctx) {
   IrType *t = type_new(IT_CLOSURE);
   t->graph = g;
@@ -151,7 +181,7 @@ bool ir_type_eq(const IrType *a, const IrType *b) {
   switch (a->kind) {
   case IT_INT: case IT_BOOL:
     return a->has_val == b->has_val && (!a->has_val || a->ival == b->ival);
-  case IT_TENSOR:
+  case IT_TENSOR: case IT_SLICE:
     if (a->dtype != b->dtype) return false;
     for (int i = 0; i < a->n; i++)
       if (a->dims[i] != b->dims[i]) return false;
@@ -244,6 +274,7 @@ static IrType *join_some(const IrType *a, const IrType *b) {
   case IT_INT: return &ir_t_int;
   case IT_BOOL: return &ir_t_bool;
   case IT_STR: return &ir_t_str;
+  case IT_SLICE: return &ir_t_slice;
   case IT_BUILTIN: return &ir_t_any;
   case IT_TENSOR: {
     int dt = a->dtype == b->dtype ? a->dtype : -1;
@@ -349,7 +380,17 @@ static IrType *value_type_at(ValueTyper *vt, Value v) {
   }
   switch (v.o->kind) {
   case O_STR: return ir_type_str_val(AS_STR(v));
-  case O_SLICE: return &ir_t_slice;
+  case O_SLICE: {
+    ObjSlice *sl = AS_SLICE(v);
+    Value parts[3] = {sl->start, sl->stop, sl->step};
+    int64_t d[3];
+    for (int i = 0; i < 3; i++) {
+      if (parts[i].tag == V_NONE) d[i] = IR_SLICE_NONE;
+      else if (parts[i].tag == V_INT && parts[i].i != IR_SLICE_NONE) d[i] = parts[i].i;
+      else return &ir_t_slice;
+    }
+    return ir_type_slice_val(d[0], d[1], d[2]);
+  }
   case O_MODULE: return &ir_t_module;
   case O_RANGE: return &ir_t_range;
   case O_TENSOR: {
@@ -426,7 +467,15 @@ bool ir_type_has_value(const IrType *t, Value v) {
   }
   switch (t->kind) {
   case IT_STR: return v.o->kind == O_STR && (!t->sval || lang_str_eq(t->sval, AS_STR(v)));
-  case IT_SLICE: return v.o->kind == O_SLICE;
+  case IT_SLICE: {
+    if (v.o->kind != O_SLICE) return false;
+    if (t->n != 3) return true;
+    Value parts[3] = {AS_SLICE(v)->start, AS_SLICE(v)->stop, AS_SLICE(v)->step};
+    for (int i = 0; i < 3; i++)
+      if (t->dims[i] == IR_SLICE_NONE ? parts[i].tag != V_NONE : parts[i].tag != V_INT || parts[i].i != t->dims[i])
+        return false;
+    return true;
+  }
   case IT_MODULE: return v.o->kind == O_MODULE;
   case IT_RANGE: return v.o->kind == O_RANGE;
   case IT_TENSOR: {

@@ -26,7 +26,7 @@ typedef enum {
   IT_INT,
   IT_FLOAT,
   IT_STR,
-  IT_SLICE,
+  IT_SLICE,     /* n 3 when start, stop and step are known: dims (IR_SLICE_NONE for None) */
   IT_UNBOUND,   /* a variable not assigned yet (check_bound raises) */
   IT_MODULE,
   IT_RANGE,     /* range(...): ints */
@@ -75,6 +75,12 @@ IrType *ir_type_env(int n, const int64_t *keys, IrType **values);  /* keys ascen
 IrType *ir_type_builtin(ObjBuiltin *b);
 IrType *ir_type_bound(ObjBuiltin *b, IrType *self);   /* x.name of a builtin method */
 IrType *ir_type_str_val(ObjStr *s);
+#define IR_SLICE_NONE INT64_MIN
+IrType *ir_type_slice_val(int64_t start, int64_t stop, int64_t step);
+/* How many items a known slice t takes of a sequence of len items, and
+ * where it starts and how it steps; -1 when t is not known or its step
+ * is 0. */
+int64_t ir_type_slice_count(const IrType *t, int64_t len, int64_t *first, int64_t *step);
 IrType *ir_type_closure(IrGraph *g, struct InferSpec *ctx);
 
 /* t or None, t or Unbound, and t without them */

@@ -602,7 +602,11 @@ static void texpr(TRng *r, StrBuf *b, int nv, int depth) {
   case 6: sb_printf(b, "%s.reshape((%d, -1))", v, 1 + trnd(r, 3)); return;
   case 7: sb_printf(b, "%s.T", v); return;
   case 8: sb_printf(b, "%s[%d]", v, trnd(r, 3) - 1); return;
-  case 9: sb_printf(b, "%s[1:]", v); return;
+  case 9: {
+    static const char *slices[] = {"[1:]", "[::-1]", "[-2:]", "[:, 1:3]", "[0, ::2]", "[5:]"};
+    sb_printf(b, "%s%s", v, slices[trnd(r, 6)]);
+    return;
+  }
   case 10: sb_printf(b, "maximum(%s, 0.5)", v); return;
   default: sb_printf(b, "%s.sum()", v); return;
   }
