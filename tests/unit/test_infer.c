@@ -208,18 +208,6 @@ END_TEST
 
 /* ---- IR-text tests of inference: tests/ir/infer ---- */
 
-static char *find_line(char *text, const char *prefix) {
-  size_t n = strlen(prefix);
-  for (char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-    if (strncmp(p, prefix, n) == 0) return p;
-  return NULL;
-}
-
-static void trim_end(char *s) {
-  size_t n = strlen(s);
-  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r')) s[--n] = '\0';
-}
-
 /* `@name(T1, T2, ...)`: the graph and the argument types */
 static const char *parse_signature(IrUnit *u, char *sig, IrGraph **g, int *nargs, IrType ***args) {
   while (*sig == ' ') sig++;
@@ -260,10 +248,10 @@ static const char *parse_signature(IrUnit *u, char *sig, IrGraph **g, int *nargs
 static const char *run_infer_test(const char *path) {
   char *text = testfiles_read(path);
   if (!text) return "cannot read the file";
-  char *sigl = find_line(text, "# infer:");
+  char *sigl = testfiles_find_line(text, "# infer:");
   if (!sigl) return "no '# infer:' line";
-  char *expect = find_line(sigl, "# expect:");
-  char *expect_err = find_line(sigl, "# expect-error:");
+  char *expect = testfiles_find_line(sigl, "# expect:");
+  char *expect_err = testfiles_find_line(sigl, "# expect-error:");
   if (!expect && !expect_err) return "no '# expect:' or '# expect-error:' line";
   *sigl = 0;
   char *sig = sigl + strlen("# infer:");
@@ -292,12 +280,12 @@ static const char *run_infer_test(const char *path) {
   }
   if (!t) return lang_str_fmt("inference failed: %s", err_msg())->data;
   expect = strchr(expect, '\n') ? strchr(expect, '\n') + 1 : expect + strlen(expect);
-  trim_end(expect);
+  testfiles_trim_end(expect);
   StrBuf sb;
   sb_init(&sb);
   ir_print_typed(vm, t, &sb);
   char *got = sb.data;
-  trim_end(got);
+  testfiles_trim_end(got);
   if (strcmp(got, expect) != 0) return lang_str_fmt("expected:\n%s\n--- got:\n%s", expect, got)->data;
   if (!ir_verify_unit(vm, t->unit)) return lang_str_fmt("the copies do not verify: %s", err_msg())->data;
   /* the typed text reads back and prints the same */
@@ -307,7 +295,7 @@ static const char *run_infer_test(const char *path) {
   StrBuf again;
   sb_init(&again);
   ir_print_unit_typed(vm, u2, &again, map_type, &types);
-  trim_end(again.data);
+  testfiles_trim_end(again.data);
   if (strcmp(again.data, got) != 0)
     return lang_str_fmt("the output does not round-trip:\n%s", again.data)->data;
   /* a second call with the signature is the cached result */

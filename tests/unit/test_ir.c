@@ -786,19 +786,6 @@ END_TEST
 
 /* ---- IR pass tests: the .ir files of tests/ir ---- */
 
-/* The line that starts with prefix, or NULL. */
-static char *find_line(char *text, const char *prefix) {
-  size_t n = strlen(prefix);
-  for (char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-    if (strncmp(p, prefix, n) == 0) return p;
-  return NULL;
-}
-
-static void trim_end(char *s) {
-  size_t n = strlen(s);
-  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r')) s[--n] = '\0';
-}
-
 /* The passes of passes.h that work on a graph and what it reaches: run
  * on each top-level graph of u, then drop the graphs left unreachable.
  * False when p names none of them. */
@@ -829,10 +816,10 @@ static bool run_graph_pass(IrUnit *u, const char *p, bool *ok) {
 static const char *run_pass_test(const char *path) {
   char *text = testfiles_read(path);
   if (!text) return "cannot read the file";
-  char *pass = find_line(text, "# pass:");
+  char *pass = testfiles_find_line(text, "# pass:");
   if (!pass) return "no '# pass:' line";
-  char *expect = find_line(pass, "# expect:");
-  char *expect_err = find_line(pass, "# expect-error:");
+  char *expect = testfiles_find_line(pass, "# expect:");
+  char *expect_err = testfiles_find_line(pass, "# expect-error:");
   if (!expect && !expect_err) return "no '# expect:' or '# expect-error:' line";
   *pass = '\0';
   pass += strlen("# pass:");
@@ -844,10 +831,10 @@ static const char *run_pass_test(const char *path) {
     while (*want_err == ' ') want_err++;
     char *e = strchr(want_err, '\n');
     if (e) *e = '\0';
-    trim_end((char *)want_err);
+    testfiles_trim_end((char *)want_err);
   } else {
     expect = strchr(expect, '\n') ? strchr(expect, '\n') + 1 : expect + strlen(expect);
-    trim_end(expect);
+    testfiles_trim_end(expect);
   }
 
   lang_error_clear(vm);
@@ -870,14 +857,14 @@ static const char *run_pass_test(const char *path) {
   }
   if (!ok) return lang_str_fmt("failed: %s", lang_error_render(vm)->data)->data;
   char *got = print_unit(u);
-  trim_end(got);
+  testfiles_trim_end(got);
   if (strcmp(got, expect) != 0)
     return lang_str_fmt("expected:\n%s\n--- got:\n%s", expect, got)->data;
   /* and the result reads back to the same text */
   IrUnit *u2 = ir_read(vm, path, got, strlen(got));
   if (!u2) return lang_str_fmt("the output does not read back: %s", err_msg())->data;
   char *again = print_unit(u2);
-  trim_end(again);
+  testfiles_trim_end(again);
   if (strcmp(again, got) != 0) return "the output does not round-trip";
   return "";
 }

@@ -61,3 +61,15 @@ int testfiles_each(const char *dir, const char *ext, const char *(*check)(const 
   closedir(d);
   return n;
 }
+
+char *testfiles_find_line(char *text, const char *prefix) {
+  size_t n = strlen(prefix);
+  for (char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+    if (strncmp(p, prefix, n) == 0) return p;
+  return NULL;
+}
+
+void testfiles_trim_end(char *s) {
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r')) s[--n] = '\0';
+}

@@ -1,6 +1,6 @@
 /* testfiles.h: the data files of the unit suites (testfiles.c): a
- * folder of the source tree, a file's text, a check run over each file
- * of a folder. */
+ * folder of the source tree, a file's text and its lines, a check run
+ * over each file of a folder. */
 #ifndef MIST_TESTS_TESTFILES_H
 #define MIST_TESTS_TESTFILES_H
 
@@ -12,6 +12,11 @@ char *testfiles_dir(const char *sub, const char *source_dir);
 
 /* The whole text of a file (NUL-terminated), or NULL. */
 char *testfiles_read(const char *path);
+
+/* The line of text that starts with prefix, or NULL. */
+char *testfiles_find_line(char *text, const char *prefix);
+/* s without its trailing newlines, spaces and carriage returns. */
+void testfiles_trim_end(char *s);
 
 /* check(path) for each file of dir whose name ends with ext, in no
  * particular order; check returns "" when the file passes, else why,
