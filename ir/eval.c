@@ -159,6 +159,7 @@ typedef struct Comp {
   int nconst, capconst;
   int32_t *const_slots;
   Value *const_vals;
+  int *const_index;  /* hash of (tag, bits) -> 1 + index into const_vals, 0 empty; 2 * capconst entries */
   bool failed;
   bool zero;
 } Comp;
@@ -203,6 +204,33 @@ static void count_uses(Comp *c, IrGraph *g, NodeMap *seen) {
 
 static int operand(Comp *c, IrNode *x, IrNode *at);
 
+/* The entry of c->const_index for v: its constant's, or the empty one
+ * where it would go.  Constants are the same when their tag and bits
+ * are (an object by identity). */
+static int *const_entry(Comp *c, Value v) {
+  size_t mask = 2 * (size_t)c->capconst - 1;
+  uint64_t h = (uint64_t)v.i ^ (uint64_t)v.tag << 56;
+  h = (h ^ h >> 33) * 0xff51afd7ed558ccdull;   /* murmur3's mix: whole floats have low bits 0 */
+  size_t i = (size_t)(h ^ h >> 33) & mask;
+  for (;; i = (i + 1) & mask) {
+    int k = c->const_index[i];
+    if (!k || (c->const_vals[k - 1].tag == v.tag && c->const_vals[k - 1].i == v.i))
+      return &c->const_index[i];
+  }
+}
+
+/* Room for one more constant; the index is made again for the new
+ * capacity (so it is at most half full). */
+static void grow_constants(Comp *c) {
+  c->capconst = c->capconst ? 2 * c->capconst : 16;
+  c->const_slots = lang_realloc(c->const_slots, c->capconst * sizeof *c->const_slots);
+  c->const_vals = lang_realloc(c->const_vals, c->capconst * sizeof *c->const_vals);
+  size_t bytes = 2 * (size_t)c->capconst * sizeof *c->const_index;
+  c->const_index = lang_alloc_atomic(bytes);
+  memset(c->const_index, 0, bytes);
+  for (int k = 0; k < c->nconst; k++) *const_entry(c, c->const_vals[k]) = k + 1;
+}
+
 static int32_t *env_slots(Comp *c, IrGraph *g, IrNode *at) {
   ir_free_vars(g);
   int32_t *env = lang_alloc_atomic((g->nfv ? g->nfv : 1) * sizeof *env);
@@ -227,21 +255,18 @@ static int operand(Comp *c, IrNode *x, IrNode *at) {
     if (s >= 0) return s;
     Value v = x->value;
     if (v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->prim >= 0) v = ir_prim_value(c->vm, AS_BUILTIN(v)->prim);
-    /* one slot per distinct scalar or object */
-    for (int k = 0; k < c->nconst; k++) {
-      Value w = c->const_vals[k];
-      if (w.tag == v.tag && w.i == v.i) {
-        ir_map_set_int(&c->slots, x, c->const_slots[k]);
-        return c->const_slots[k];
-      }
+    /* one slot per distinct scalar or object, found through a hash of
+     * its bits (a list literal of n distinct numbers is n constants) */
+    if (c->nconst == c->capconst) grow_constants(c);
+    int *entry = const_entry(c, v);
+    if (*entry) {
+      s = c->const_slots[*entry - 1];
+      ir_map_set_int(&c->slots, x, s);
+      return s;
     }
     s = new_slot(c);
     ir_map_set_int(&c->slots, x, s);
-    if (c->nconst == c->capconst) {
-      c->capconst = c->capconst ? 2 * c->capconst : 16;
-      c->const_slots = lang_realloc(c->const_slots, c->capconst * sizeof *c->const_slots);
-      c->const_vals = lang_realloc(c->const_vals, c->capconst * sizeof *c->const_vals);
-    }
+    *entry = c->nconst + 1;
     c->const_slots[c->nconst] = s;
     c->const_vals[c->nconst++] = v;
     return s;
