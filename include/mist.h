@@ -83,6 +83,13 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags);
  * of its top-level function `name` to the write callback. */
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags);
 
+/* The same, specialised to nargs argument types (`int`, `float`,
+ * `f32[64,784]`...: docs/types.md) with a type on every node, as
+ * `mist ir --types` prints it (with MIST_IR_GRAD, the graph of
+ * grad(name)); nargs -1 prints as mist_print_file_ir does. */
+MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *name, int flags,
+                                    int nargs, const char *const *argtypes);
+
 /* The stages of the pipeline that can be printed as each file (the
  * main program and every module it imports) goes through them: its
  * syntax tree, its IR as lowered, and the IR after the optimiser.

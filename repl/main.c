@@ -24,6 +24,7 @@
 static const char usage_line[] =
     "usage: mist [--dump=STAGES] [-e SOURCE | FILE.ms | -] [ARGS...]\n"
     "       mist ir [--grad] [--opt] [--source] FILE.ms NAME\n"
+    "       mist ir --types [--grad] FILE.ms NAME ARGTYPES...\n"
     "       mist --version | --help\n";
 
 static void print_help(void) {
@@ -42,6 +43,9 @@ static void print_help(void) {
          "                       print the reverse-mode derivative program of NAME\n"
          "  ir --opt FILE.ms NAME\n"
          "                       print the IR of NAME after the optimiser\n"
+         "  ir --types FILE.ms NAME ARGTYPES...\n"
+         "                       print NAME specialised to argument types (int, float,\n"
+         "                       f32[64,784]...) with a type on every node\n"
          "  --dump=STAGES        before running, print the stages of the pipeline\n"
          "                       named (ast, ir, opt, comma-separated) of the\n"
          "                       program and of each module it imports\n"
@@ -157,11 +161,29 @@ static int run_script(const char *path, int argc, char **argv) {
   return finish(vm, status, path, repl_end());
 }
 
-/* mist ir [--grad] [--opt] [--source] FILE.ms NAME */
+/* mist ir [--grad] [--opt] [--source] FILE.ms NAME
+ * mist ir --types [--grad] FILE.ms NAME ARGTYPES... */
 static int run_ir(int argc, char **argv) {
   const char *operands[2];
   int n = 0, flags = MIST_IR_LOWERED;
+  bool types = false;
   for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--types") == 0) {
+      types = true;
+      continue;
+    }
+    if (types && n == 2) {
+      /* the argument types: the rest of the command line */
+      if (flags & MIST_IR_SOURCE)
+        return usage_error("ir: --types cannot be combined with --source");
+      if (!check_file(operands[0]))
+        return 2;
+      MistVM *vm = vm_or_die(0, NULL);
+      repl_begin();
+      MistStatus status = mist_print_file_ir_types(vm, operands[0], operands[1], flags, argc - i,
+                                                   (const char *const *)argv + i);
+      return finish(vm, status, operands[0], repl_end());
+    }
     if (strcmp(argv[i], "--source") == 0) {
       flags |= MIST_IR_SOURCE;
       continue;
@@ -186,7 +208,8 @@ static int run_ir(int argc, char **argv) {
     return 2;
   MistVM *vm = vm_or_die(0, NULL);
   repl_begin();
-  MistStatus status = mist_print_file_ir(vm, operands[0], operands[1], flags);
+  MistStatus status = types ? mist_print_file_ir_types(vm, operands[0], operands[1], flags, 0, NULL)
+                            : mist_print_file_ir(vm, operands[0], operands[1], flags);
   return finish(vm, status, operands[0], repl_end());
 }
 
