@@ -154,14 +154,26 @@ static bool compile(MistVM *vm, ObjModule *module, int file, bool echo, bool opt
   if (!lower_module(vm, ast, module, echo, lr)) return false;
   if (!verify(vm, lr->unit)) return false;
   if (vm->dump & MIST_DUMP_IR) dump_unit(vm, "ir", file, lr->unit);
-  if ((vm->dump & MIST_DUMP_OPT) && !optimise) {
+  if ((vm->dump & (MIST_DUMP_OPT | MIST_DUMP_TYPES)) && !optimise) {
     int dump = vm->dump;
     vm->dump = 0;
     LowerResult copy;
     bool ok = compile(vm, module, file, echo, true, &copy);
     vm->dump = dump;
     if (!ok) return false;
-    dump_unit(vm, "opt", file, copy.unit);
+    if (dump & MIST_DUMP_OPT) dump_unit(vm, "opt", file, copy.unit);
+    if (dump & MIST_DUMP_TYPES) {
+      /* the module's code as it would run, and every function it calls
+       * that inference can follow, specialised (docs/types.md) */
+      IrInferOpts opts = {copy.main, NULL};
+      IrTyped *typed = ir_infer(vm, copy.main, 0, NULL, &opts);
+      if (!typed) return false;
+      dump_header(vm, "types", file);
+      StrBuf sb;
+      sb_init(&sb);
+      ir_print_typed(vm, typed, &sb);
+      lang_write(vm, sb.data, sb.len);
+    }
   }
   if (!optimise) return true;
   return ir_optimize_unit(vm, lr->unit) && verify(vm, lr->unit);
@@ -173,7 +185,7 @@ static bool run_source(MistVM *vm, ObjModule *module, int file, bool echo, Value
 }
 
 int mist_dump_stages(const char *list, const char **bad) {
-  static const char *const names[] = {"ast", "ir", "opt"};
+  static const char *const names[] = {"ast", "ir", "opt", "types"};
   int stages = 0;
   for (const char *p = list; *p;) {
     size_t n = strcspn(p, ",");

@@ -92,12 +92,14 @@ MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *na
 
 /* The stages of the pipeline that can be printed as each file (the
  * main program and every module it imports) goes through them: its
- * syntax tree, its IR as lowered, and the IR after the optimiser.
- * `mist --dump=ast,ir,opt FILE.ms` prints them before running. */
+ * syntax tree, its IR as lowered, the IR after the optimiser, and that
+ * IR specialised by type inference (docs/types.md).  `mist
+ * --dump=ast,ir,opt,types FILE.ms` prints them before running. */
 enum {
   MIST_DUMP_AST = 1,
   MIST_DUMP_IR = 2,
   MIST_DUMP_OPT = 4,
+  MIST_DUMP_TYPES = 8,
 };
 
 /* The stages named in a comma-separated list such as "ast,ir"; -1 when

@@ -47,7 +47,7 @@ static void print_help(void) {
          "                       print NAME specialised to argument types (int, float,\n"
          "                       f32[64,784]...) with a type on every node\n"
          "  --dump=STAGES        before running, print the stages of the pipeline\n"
-         "                       named (ast, ir, opt, comma-separated) of the\n"
+         "                       named (ast, ir, opt, types, comma-separated) of the\n"
          "                       program and of each module it imports\n"
          "  -V, --version        print the version and exit\n"
          "  -h, --help           print this help and exit\n"
@@ -225,11 +225,11 @@ int main(int argc, char **argv) {
   /* --dump=STAGES, before what to run */
   while (argc >= 2 && strncmp(argv[1], "--dump", 6) == 0 && (argv[1][6] == '=' || !argv[1][6])) {
     if (!argv[1][6] || !argv[1][7])
-      return usage_error("option --dump needs its stages: --dump=ast,ir,opt");
+      return usage_error("option --dump needs its stages: --dump=ast,ir,opt,types");
     const char *bad;
     int stages = mist_dump_stages(argv[1] + 7, &bad);
     if (stages < 0)
-      return usage_error("--dump: unknown stage '%.*s' (the stages are ast, ir and opt)",
+      return usage_error("--dump: unknown stage '%.*s' (the stages are ast, ir, opt and types)",
                          (int)strcspn(bad, ","), bad);
     dump_stages |= stages;
     argv[1] = argv[0];

@@ -85,6 +85,12 @@ print(f(1))
 MS
 expect dump-traceback 1 'tb.ms:2:12 in f' "$mist" --dump=opt "$dir/tb.ms"
 expect dump-ir-only 0 '^# ---- ir: ' "$mist" --dump=ir -e 'print(1)'
+cat > "$dir/typed.ms" <<'MS'
+def sq(x):
+    return x * x
+print(sq(3.0) + 1)
+MS
+expect dump-types 0 '%[0-9]+ = \$print\(10\.0\) : ' "$mist" --dump=types "$dir/typed.ms"
 expect dump-unknown 2 "unknown stage 'typo'" "$mist" --dump=ir,typo "$dir/prog.ms"
 expect dump-empty 2 'needs its stages' "$mist" --dump= "$dir/prog.ms"
 
