@@ -599,6 +599,13 @@ static MistStatus print_types(MistVM *vm, IrGraph *g, IrGraph *module_code, int 
   return MIST_OK;
 }
 
+const char *mist_argtype_error(MistVM *vm, const char *text) {
+  lang_gc_enter_thread();
+  lang_error_clear(vm);
+  if (ir_parse_argtype(vm, text)) return NULL;
+  return vm->err.message ? vm->err.message->data : "not a type";
+}
+
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags) {
   return mist_print_file_ir_types(vm, path, name, flags, -1, NULL);
 }

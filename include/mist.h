@@ -90,6 +90,11 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
 MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *name, int flags,
                                     int nargs, const char *const *argtypes);
 
+/* Whether text is an argument type mist_print_file_ir_types takes
+ * (`int`, `float`, `f32[64,784]`...): NULL when it is, else what is
+ * wrong with it, valid until the next call on vm. */
+const char *mist_argtype_error(MistVM *vm, const char *text);
+
 /* The stages of the pipeline that can be printed as each file (the
  * main program and every module it imports) goes through them: its
  * syntax tree, its IR as lowered, the IR after the optimiser, and that

@@ -179,6 +179,14 @@ static int run_ir(int argc, char **argv) {
       if (!check_file(operands[0]))
         return 2;
       MistVM *vm = vm_or_die(0, NULL);
+      for (int k = i; k < argc; k++) {
+        const char *why = mist_argtype_error(vm, argv[k]);
+        if (why) {
+          int code = usage_error("ir: %s", why);
+          mist_free(vm);
+          return code;
+        }
+      }
       repl_begin();
       MistStatus status = mist_print_file_ir_types(vm, operands[0], operands[1], flags, argc - i,
                                                    (const char *const *)argv + i);

@@ -58,7 +58,7 @@ expect ir-types-tensor 0 'add\(%z, %y\) : f32\[2,3\]' "$mist" ir --types "$dir/s
 expect ir-types-error 1 'shapes.ms:3:12: error: add: shapes \(3,\) and \(4,\) cannot be broadcast' \
   "$mist" ir --types "$dir/shapes.ms" add3 'f32[3]' 'f32[4]'
 expect ir-types-grad 0 'graph @grad.sq\(%x.*: float\)' "$mist" ir --types --grad "$dir/prog.ms" sq float
-expect ir-types-bad-type 1 "bad argument type 'f33\[2\]'" "$mist" ir --types "$dir/prog.ms" sq 'f33[2]'
+expect ir-types-bad-type 2 "bad argument type 'f33\[2\]'" "$mist" ir --types "$dir/prog.ms" sq 'f33[2]'
 expect ir-types-arity 1 'takes 1 argument but the signature gives 2' "$mist" ir --types "$dir/prog.ms" sq int int
 
 # --dump: each stage of the program and of the module it imports, then the run
