@@ -970,57 +970,24 @@ RULE(r_binary_sens) {
 
 RULE(r_unary_sens) { UNUSED; return sens_result(cx, a[0], sens_like_arg(a[0], a[1])); }
 
-/* ---- the table: one row per primitive, in ops.def's order ----
+/* ---- the rules of ops.def's rows ----
  *
- * Each row: the primitive, its rule, and whether the rule handles None
- * itself (1: None is a value it takes, a sensitivity's zero, a test's
- * subject).  The rule of a primitive that raises on None (0) is given
- * the types without their None (`float?` as float), since its result
- * only exists when they are not None. */
+ * Each row of ops.def names its rule here and says whether the rule
+ * takes None itself (1: None is a value it takes, a sensitivity's zero,
+ * a test's subject).  The rule of a primitive that raises on None (0)
+ * is given the types without their None (`float?` as float), since its
+ * result only exists when they are not None. */
 
-#define PRIM_RULES(R) \
-  R(ADD, r_add, 0) R(SUB, r_sub, 0) R(MUL, r_mul, 0) R(TRUEDIV, r_truediv, 0) R(FLOORDIV, r_floordiv, 0) \
-  R(MOD, r_mod, 0) R(POW, r_pow, 0) R(MATMUL, r_matmul, 0) R(NEG, r_neg, 0) R(POS, r_pos, 0) R(NOT, r_not, 1) \
-  R(TRUTH, r_truth, 1) R(EQ, r_eq, 1) R(NE, r_ne, 1) R(LT, r_lt, 0) R(LE, r_le, 0) R(GT, r_gt, 0) R(GE, r_ge, 0) \
-  R(IS, r_is, 1) R(IS_NOT, r_is_not, 1) R(CONTAINS, r_contains, 0) \
-  R(MAKE_TUPLE, r_make_tuple, 1) R(MAKE_LIST, r_make_list, 1) R(MAKE_DICT, r_make_dict, 1) \
-  R(GETITEM, r_getitem, 0) R(SETITEM, r_setitem, 0) R(SLICE, r_slice, 0) R(UNPACK, r_unpack, 0) R(LEN, r_len, 0) \
-  R(ITER_SEQ, r_iter_seq, 0) R(FORMAT, r_str, 1) R(CONCAT_STR, r_str_safe, 0) R(REPR, r_str_safe, 1) R(STR, r_str_safe, 1) \
-  R(SWITCH, r_switch, 1) R(CALL_KW, r_call_kw, 0) R(CALL_METHOD, r_call_method, 0) R(GETATTR, r_getattr, 0) \
-  R(GLOBAL, r_global, 0) R(SET_GLOBAL, r_set_global, 1) R(IMPORT, r_import, 0) R(ASSERT_FAIL, r_never, 0) \
-  R(CHECK_BOUND, r_check_bound, 1) \
-  R(GADD, r_gadd, 1) R(ENV_GET, r_env_get, 1) R(ENV_SET, r_env_set, 1) R(J, r_J, 1) R(JMASK, r_jmask, 0) \
-  R(BP_CALL, r_bp_call, 1) R(SENS_ITEM, r_sens_item, 1) R(SENS_AT, r_sens_at, 1) R(SENS_LIKE, r_sens_like, 1) \
-  R(SEED, r_seed, 0) R(ZEROS_LIKE, r_zeros_like, 1) R(STOP_GRADIENT, r_identity, 1) \
-  R(CHECK_DIFF, r_check_diff, 0) R(FLOAT_ARG, r_float_arg, 0) R(SENS_WITHOUT, r_sens_without, 1) \
-  R(BP_CALL_J, r_bp_call_j, 1) R(JINV_ENV, r_rekey_env, 1) R(NO_DERIVATIVE, r_no_derivative, 1) \
-  R(TAN_ITEM, r_tan_item, 1) R(TAN_TUPLE, r_tan_tuple, 1) R(F, r_F, 1) \
-  R(CONS_LIST, r_cons_list, 1) R(CONS_SENS, r_cons_sens, 1) R(CONS_TAN, r_cons_sens, 1) R(JENV, r_rekey_env, 1) \
-  R(MAKE_ENV, r_make_env, 1) \
-  R(ADD_SENS, r_binary_sens, 1) R(SUB_SENS, r_binary_sens, 1) R(MUL_SENS, r_binary_sens, 1) \
-  R(TRUEDIV_SENS, r_binary_sens, 1) R(POW_SENS, r_binary_sens, 1) R(MATMUL_SENS, r_binary_sens, 1) \
-  R(NEG_SENS, r_unary_sens, 1) R(POS_SENS, r_unary_sens, 1) R(EXP_SENS, r_unary_sens, 1) \
-  R(LOG_SENS, r_unary_sens, 1) R(SQRT_SENS, r_unary_sens, 1) R(SIN_SENS, r_unary_sens, 1) \
-  R(COS_SENS, r_unary_sens, 1) R(TANH_SENS, r_unary_sens, 1) R(SIGMOID_SENS, r_unary_sens, 1) \
-  R(SUM_SENS, r_unary_sens, 1) R(RELU_SENS, r_unary_sens, 1)
-
-#define ROW(e, fn, none) [IR_P_##e] = fn,
-const InferRule ir_infer_prim_rules[IR_NPRIMS] = {PRIM_RULES(ROW)};
-#undef ROW
-#define ROW(e, fn, none) [IR_P_##e] = none,
-const bool ir_infer_prim_takes_none[IR_NPRIMS] = {PRIM_RULES(ROW)};
-#undef ROW
-
-/* Every primitive has its row: one added to ops.def without a rule is a
- * compile error here (a row given twice is one too: -Woverride-init). */
-#define PRIM(e, name, arity, flags, doc) +1
-#define ONE(e, fn, none) +1
-enum { N_OPS_DEF = 0
+#define PRIM(e, name, arity, flags, eval, type, none, doc) [IR_P_##e] = type,
+const InferRule ir_infer_prim_rules[IR_NPRIMS] = {
 #include "ir/ops.def"
-  , N_RULES = 0 PRIM_RULES(ONE) };
-#undef ONE
+};
 #undef PRIM
-_Static_assert(N_RULES == N_OPS_DEF, "ir/infer_rules.c: a primitive of ops.def has no type rule");
+#define PRIM(e, name, arity, flags, eval, type, none, doc) [IR_P_##e] = none,
+const bool ir_infer_prim_takes_none[IR_NPRIMS] = {
+#include "ir/ops.def"
+};
+#undef PRIM
 
 /* ---- builtins ---- */
 
