@@ -97,8 +97,10 @@ Value ad_module_global(ObjModule *m, const char *prefix, const char *name);
  * error raised when it cannot be loaded.  (rules.c) */
 Value ad_sens_definition(MistVM *vm, int prim);
 
-/* Is this builtin one whose results carry no derivative? */
-bool ad_nondiff_builtin(const char *name);
+/* Is this builtin one whose results carry no derivative?  (Marked on
+ * the builtins by ad_mark_nondiff, when ad_register installs autodiff.) */
+bool ad_nondiff_builtin(Value fn);
+void ad_mark_nondiff(MistVM *vm);
 
 /* Keyword and method calls under the transforms (calls.c): the builtins
  * the reverse transform lowers them with (_method_rule and _attr_rule

@@ -306,7 +306,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
         /* a builtin without a rule (print(x, end="")): computed; a
          * tangent reaching it is an error */
         const char *name = AS_BUILTIN(in[1]->value)->name;
-        if (!ad_nondiff_builtin(name)) {
+        if (!ad_nondiff_builtin(in[1]->value)) {
           StrBuf sb;
           sb_init(&sb);
           sb_printf(&sb, "through %s() (line %d): it has no derivative rule yet", name, sp.line);
@@ -414,7 +414,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       call_rule(w, g, y, rule, a);
     } else {
       for (int j = 0; j < nargs; j++) a[j] = val(w, in[j + 1], g);
-      if (!ad_nondiff_builtin(b->name)) {
+      if (!ad_nondiff_builtin(callee->value)) {
         /* no rule: a tangent reaching it is an error, never a silent zero */
         StrBuf sb;
         sb_init(&sb);

@@ -284,7 +284,7 @@ static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
     a[0] = callee;
     a[1] = names;
     for (int j = 0; j < nargs; j++) a[2 + j] = fwd(f, y->in[3 + j], f->jh);
-    if (!ad_nondiff_builtin(AS_BUILTIN(callee->value)->name)) f->kind[i] = BK_NODIFF;
+    if (!ad_nondiff_builtin(callee->value)) f->kind[i] = BK_NODIFF;
     return ir_prim_applyv(ad->u, f->jh, IR_P_CALL_KW, y->span, nargs + 2, a);
   }
   bool method = ir_node_prim(callee) == IR_P_GETATTR && callee->graph == f->h;
@@ -486,7 +486,7 @@ static void forward(Fill *f, int i) {
       /* without a rule: computed, and a sensitivity reaching it is an
        * error */
       v = call_in(ad, f->jh, callee, nargs, args, y->span);
-      if (!ad_nondiff_builtin(b->name)) f->kind[i] = BK_NODIFF;
+      if (!ad_nondiff_builtin(callee->value)) f->kind[i] = BK_NODIFF;
       /* a rule found for a method call is a function of this world */
       if (ad_lowering_builtin(callee->value) == AD_RULE_OF) v = prim_in(ad, f->jh, IR_P_J, y->span, 1, v);
     }

@@ -165,8 +165,9 @@ bool ad_is_packed(MistVM *vm, Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_B
 /* Builtins whose results carry no derivative (ints, bools, text, None,
  * constants): without a rule they are simply computed.  Any other
  * builtin without a rule stops with an error if a derivative reaches
- * it, rather than passing a silent zero. */
-bool ad_nondiff_builtin(const char *name) {
+ * it, rather than passing a silent zero.  Marked on the builtin objects
+ * once (ad_mark_nondiff), so a transform asks the object, not its name. */
+void ad_mark_nondiff(MistVM *vm) {
   static const char *const names[] = {
     "print", "len", "range", "int", "round", "str", "repr", "type", "bool", "ord", "chr", "hex",
     "bin", "oct", "any", "all", "args", "time", "show_source", "show_ir", "divmod", "key", "split",
@@ -174,14 +175,20 @@ bool ad_nondiff_builtin(const char *name) {
     "allclose", "isinstance", "dict", "keys", "values", "items", "get", "index", "count", "upper",
     "lower", "strip", "lstrip", "rstrip", "join", "replace", "startswith", "endswith", "find",
     "format", "zfill", "set_mode", "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha",
-    "isalnum", "isspace", "isupper", "islower", "split", "rsplit", "rfind", "rindex", "ljust", "rjust",
+    "isalnum", "isspace", "isupper", "islower", "rsplit", "rfind", "rindex", "ljust", "rjust",
     "center", "shape", "dtype", "ndim", "size", "device", "zeros_like", "ones_like", "argmin",
     "_method_rule", "_attr_rule", "_bind_order", "_attr_kind", "_property", NULL,
   };
+  ObjDict *tables[] = {vm->builtins, vm->methods, vm->properties};
   for (int i = 0; names[i]; i++)
-    if (strcmp(names[i], name) == 0) return true;
-  return false;
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
+      Value v;
+      if (tables[t] && lang_dict_get(tables[t], lang_str(names[i]), &v) && v_is_obj(v, O_BUILTIN))
+        AS_BUILTIN(v)->nondiff = true;
+    }
 }
+
+bool ad_nondiff_builtin(Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->nondiff; }
 
 
 /* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),

@@ -193,6 +193,8 @@ typedef struct ObjBuiltin {
   BuiltinFn fn;
   int prim;         /* IR primitive number (ir/ops.def), or -1 for a builtin */
   int type_rule;    /* its result type's rule in type inference (ir/infer_rules.c), 0: none */
+  bool nondiff;     /* its results carry no derivative: autodiff computes it
+                       without a rule (set by ad_register, autodiff/rules.c) */
   int min_args;     /* positional arguments accepted, -1 = unchecked */
   int max_args;
   void *data;       /* for builtins registered by a host: its pointer */
