@@ -218,7 +218,7 @@ static InferSpec *spec_new(InferSession *s, SpecList *l, IrGraph *h, InferSpec *
   T->ctx = ctx;
   T->nargs = h->nparams;
   T->args = lang_alloc((size_t)(h->nparams ? h->nparams : 1) * sizeof *T->args);
-  memcpy(T->args, args, (size_t)h->nparams * sizeof *args);
+  if (h->nparams) memcpy(T->args, args, (size_t)h->nparams * sizeof *args);
   T->ret = &ir_t_never;
   if (s->nspecs == s->capspecs) {
     s->capspecs = s->capspecs ? 2 * s->capspecs : 32;
@@ -357,7 +357,7 @@ IrType *ir_infer_call(InferCx *cx, IrType *f, int nargs, IrType **args, int nkw,
       /* a method bound to x: x first */
       IrType **all = lang_alloc((size_t)(nargs + 1) * sizeof *all);
       all[0] = f->items[0];
-      memcpy(all + 1, args, (size_t)nargs * sizeof *args);
+      if (nargs) memcpy(all + 1, args, (size_t)nargs * sizeof *args);
       args = all;
       nargs++;
     }
@@ -797,7 +797,7 @@ IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInfe
   e->g = g;
   e->nargs = nargs;
   e->args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *e->args);
-  memcpy(e->args, args, (size_t)nargs * sizeof *args);
+  if (nargs) memcpy(e->args, args, (size_t)nargs * sizeof *args);
   e->result = r;
   e->next = st->entries;
   st->entries = e;
