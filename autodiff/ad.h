@@ -103,6 +103,9 @@ void ad_register_tangents(MistVM *vm);
 IrGraph *ad_cache_get(MistVM *vm, const char *key);
 ObjDict *ad_module_cache(MistVM *vm);
 void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2);
+/* The rules _attr_rule found (calls.c), by the name's string object:
+ * x.name's rule depends only on the name and on whether x is a module. */
+struct Map *ad_attr_rules(MistVM *vm, bool module);
 
 /* Forward rules of calls and transforms decided when they run, at any
  * depth of forward transforms (nest.c): the builtin _Fn, and whether a

@@ -41,6 +41,7 @@ typedef struct AdState {
   Map tried;      /* ObjBuiltin -> itself once its signature was looked for */
   ObjDict *shaped;   /* a key -> a CacheEntry (ad_cache_get) */
   ObjDict *modules;  /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
+  Map attr_rules[2];  /* ObjStr name -> the rule of x.name (_attr_rule), x not a module / a module */
 } AdState;
 
 static AdState *state(MistVM *vm) {
@@ -74,6 +75,8 @@ IrGraph *ad_cache_get(MistVM *vm, const char *key) {
   if (!lang_dict_get(state(vm)->shaped, lang_str(key), &v)) return NULL;
   return ((CacheEntry *)v.o)->graph;
 }
+
+Map *ad_attr_rules(MistVM *vm, bool module) { return &state(vm)->attr_rules[module]; }
 
 void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2) {
   CacheEntry *e = lang_alloc(sizeof *e);
