@@ -94,6 +94,16 @@ static bool binary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, int64
 /* x's sensitivity in y = f(x) for a tensor x */
 static bool unary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, Value *out) {
   Value a, b;
+  if (p == IR_P_TANH_SENS || p == IR_P_SIGMOID_SENS || p == IR_P_RELU_SENS) {
+    /* one pass when d and the value are alike (the usual case), else
+     * op by op below */
+    ObjTensor *r;
+    LangActSens k = p == IR_P_TANH_SENS ? LANG_SENS_TANH : p == IR_P_SIGMOID_SENS ? LANG_SENS_SIGMOID : LANG_SENS_RELU;
+    if (lang_tensor_act_sens(vm, k, d, p == IR_P_RELU_SENS ? x : y, &r)) {
+      *out = r ? v_obj(r) : v_none();
+      return r != NULL;
+    }
+  }
   switch (p) {
   case IR_P_NEG_SENS: return lang_neg(vm, d, out);
   case IR_P_POS_SENS: *out = d; return true;
