@@ -171,8 +171,9 @@ bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, b
   static void name(void *ctx, char *const *p, const int64_t *s, int64_t n) {        \
     (void)ctx;                                                                      \
     if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T) && s[2] == (int64_t)sizeof(T)) { \
-      T *o = (T *)p[0];                                                             \
-      const T *dd = (const T *)p[1], *vv = (const T *)p[2];                         \
+      /* (the result is a new buffer: no overlap) */                                \
+      T *restrict o = (T *)p[0];                                                    \
+      const T *restrict dd = (const T *)p[1], *restrict vv = (const T *)p[2];       \
       for (int64_t i = 0; i < n; i++) {                                             \
         T d = dd[i], v = vv[i];                                                     \
         o[i] = EXPR;                                                                \
@@ -192,8 +193,8 @@ ACT_ROW(sigmoid_f32, float, (d * v) * ((float)1 - v))
 ACT_ROW(sigmoid_f64, double, (d * v) * (1.0 - v))
 ACT_ROW(tanh_f32, float, d * ((float)1 - v * v))
 ACT_ROW(tanh_f64, double, d * (1.0 - v * v))
-ACT_ROW(relu_f32, float, d * (float)(v > 0))
-ACT_ROW(relu_f64, double, d * (double)(v > 0))
+ACT_ROW(relu_f32, float, d * (v > 0 ? 1.0f : 0.0f))
+ACT_ROW(relu_f64, double, d * (v > 0 ? 1.0 : 0.0))
 
 bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTensor **out) {
   *out = NULL;
