@@ -1,8 +1,11 @@
 /* mist.c: the public API (include/mist.h) and the pipeline it runs.
  *
- * The whole pipeline is one function, run_source(), that reads as the
- * list of its stages: parse, lower, verify, evaluate.  Everything else
- * here is bookkeeping around it: reading files, the module cache behind
+ * The whole pipeline is one function, compile(), that reads as the list
+ * of its stages: parse, lower, verify, then optimise and verify where
+ * asked; every way in (a script, -e, the REPL, an import, `mist ir`,
+ * `mist --dump`) goes through it, and run_source() evaluates what it
+ * made.  Everything else here is bookkeeping around it: reading files,
+ * the module cache behind
  * `import`, and running evaluation on a thread with a large stack so
  * that deep (non-tail) recursion works and runaway recursion hits the
  * interpreter's guard long before the real stack ends.  Each entry point
@@ -21,7 +24,8 @@
 
 #include "autodiff/ad.h"
 #include "ir/eval.h"
-#include "ir/source.h"
+#include "ir/passes.h"
+#include "stdlib/source.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "mist.h"
@@ -99,17 +103,92 @@ typedef struct Job {
   Value result;
 } Job;
 
-static bool run_source(MistVM *vm, ObjModule *module, int file, bool echo, Value *result) {
+/* ---- the pipeline ---- */
+
+static void dump_header(MistVM *vm, const char *stage, int file) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "# ---- %s: %s ----\n", stage, vm->files[file].path->data);
+  lang_write(vm, sb.data, sb.len);
+}
+
+static void dump_ast(MistVM *vm, int file, Ast *ast) {
+  dump_header(vm, "ast", file);
+  StrBuf sb;
+  sb_init(&sb);
+  ast_dump(ast, false, &sb);
+  sb_addc(&sb, '\n');
+  lang_write(vm, sb.data, sb.len);
+}
+
+static void dump_unit(MistVM *vm, const char *stage, int file, IrUnit *u) {
+  dump_header(vm, stage, file);
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_unit(vm, u, &sb);
+  lang_write(vm, sb.data, sb.len);
+}
+
+static bool verify(MistVM *vm, IrUnit *u) {
+#ifndef NDEBUG
+  return ir_verify_unit(vm, u);
+#else
+  (void)vm, (void)u;
+  return true;
+#endif
+}
+
+/* Source text to IR: parse, lower, verify, and with optimise set, the
+ * optimiser (inline, simplify, cse, dce) and the verifier again.  Eager
+ * mode runs the IR as lowered: the inliner would drop the traceback
+ * entries of the calls it inlines.  The stages vm->dump names are
+ * printed as they pass; the optimised IR it asks for is made from a
+ * second lowering, so that printing it never changes what runs. */
+static bool compile(MistVM *vm, ObjModule *module, int file, bool echo, bool optimise,
+                    LowerResult *lr) {
   SourceFile *f = &vm->files[file];
   Ast *ast = parse_module(vm, file, f->text->data, f->text->len);
   if (!ast) return false;
-  LowerResult lr;
-  if (!lower_module(vm, ast, module, echo, &lr)) return false;
-#ifndef NDEBUG
-  if (!ir_verify_unit(vm, lr.unit)) return false;
-#endif
-  return ev_run_main(vm, lr.main, result);
+  if (vm->dump & MIST_DUMP_AST) dump_ast(vm, file, ast);
+  if (!lower_module(vm, ast, module, echo, lr)) return false;
+  if (!verify(vm, lr->unit)) return false;
+  if (vm->dump & MIST_DUMP_IR) dump_unit(vm, "ir", file, lr->unit);
+  if ((vm->dump & MIST_DUMP_OPT) && !optimise) {
+    int dump = vm->dump;
+    vm->dump = 0;
+    LowerResult copy;
+    bool ok = compile(vm, module, file, echo, true, &copy);
+    vm->dump = dump;
+    if (!ok) return false;
+    dump_unit(vm, "opt", file, copy.unit);
+  }
+  if (!optimise) return true;
+  return ir_optimize_unit(vm, lr->unit) && verify(vm, lr->unit);
 }
+
+static bool run_source(MistVM *vm, ObjModule *module, int file, bool echo, Value *result) {
+  LowerResult lr;
+  return compile(vm, module, file, echo, false, &lr) && ev_run_main(vm, lr.main, result);
+}
+
+int mist_dump_stages(const char *list, const char **bad) {
+  static const char *const names[] = {"ast", "ir", "opt"};
+  int stages = 0;
+  for (const char *p = list; *p;) {
+    size_t n = strcspn(p, ",");
+    size_t k = 0;
+    while (k < sizeof names / sizeof *names && !(strlen(names[k]) == n && strncmp(p, names[k], n) == 0)) k++;
+    if (k == sizeof names / sizeof *names) {
+      *bad = p;
+      return -1;
+    }
+    stages |= 1 << k;
+    p += n + (p[n] == ',');
+  }
+  return stages;
+}
+
+void mist_set_dump(MistVM *vm, int stages) { vm->dump = stages; }
 
 static void set_stack_limit(MistVM *vm);
 
@@ -384,7 +463,7 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
   sb_printf(&path, "%s.ms", name->data);
   if (!file_exists(path.data)) {
     path.len = 0;
-    sb_printf(&path, "%s/%s.ms", MIST_STDLIB_DIR, name->data);
+    sb_printf(&path, "%s/%s.ms", lang_stdlib_dir(), name->data);
     if (!file_exists(path.data)) return lang_raise(vm, "ImportError", "No module named '%s'", name->data);
   }
   char *real = realpath(path.data, NULL);
@@ -423,7 +502,7 @@ static MistStatus print_grad_source(MistVM *vm, IrGraph *g, StrBuf *sb) {
     return MIST_ERROR;
   }
   if (!vm->call(vm, grad, 1, &f, NULL, &gf)) return MIST_ERROR;
-  ir_print_source_value(vm, gf, sb);
+  std_print_source_value(vm, gf, sb);
   return MIST_OK;
 }
 
@@ -441,7 +520,7 @@ static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
     if (!jg) return MIST_ERROR;
     g = jg;
   }
-  if (flags & MIST_IR_SOURCE) ir_print_source(vm, g, &sb);
+  if (flags & MIST_IR_SOURCE) std_print_source(vm, g, &sb);
   else ir_print_graph(vm, g, &sb);
   lang_write(vm, sb.data, sb.len);
   return MIST_OK;
@@ -450,6 +529,11 @@ static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
 MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
   lang_gc_enter_thread();
   lang_error_clear(vm);
+  if (flags & MIST_IR_OPT) {
+    /* the graphs have run: the passes change no graph the interpreter has compiled */
+    lang_raise(vm, "ValueError", "the optimised IR is printed from a file (mist ir --opt FILE.ms NAME)");
+    return MIST_ERROR;
+  }
   Value slot;
   ObjModule *m = vm->main;
   if (m->names && lang_dict_get(m->names, lang_str(name), &slot)) {
@@ -476,9 +560,8 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
   }
   int file = add_file(vm, path, text, len);
   vm->main->path = lang_str(path);
-  Ast *ast = file < 0 ? NULL : parse_module(vm, file, vm->files[file].text->data, vm->files[file].text->len);
   LowerResult lr;
-  if (!ast || !lower_module(vm, ast, vm->main, false, &lr)) return MIST_ERROR;
+  if (file < 0 || !compile(vm, vm->main, file, false, flags & MIST_IR_OPT, &lr)) return MIST_ERROR;
   for (int i = 0; i < lr.unit->ngraphs; i++) {
     IrGraph *g = lr.unit->graphs[i];
     if ((g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0)

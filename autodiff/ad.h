@@ -3,6 +3,59 @@
 #define MIST_AUTODIFF_AD_H
 
 #include "ir/ir.h"
+#include "ir/map.h"
+
+/* autodiff's state and caches, hung off the VM (vm->ad_state), made on
+ * first use */
+/* The transforms, as the rules of builtins (builtins.c, nest.c,
+ * tangents.c), which sit below them, reach them: set by ad_register. */
+typedef struct AdTransforms {
+  bool (*J_value)(MistVM *vm, Value v, Value *out);   /* ad_J_value, reverse.c */
+  bool (*F_value)(MistVM *vm, Value v, Value *out);   /* ad_F_value, forward.c */
+  IrGraph *(*reverse)(MistVM *vm, IrGraph *g);        /* ad_reverse */
+  IrGraph *(*forward)(MistVM *vm, IrGraph *g);        /* ad_forward */
+} AdTransforms;
+
+/* The transforms of a graph taken as a root, made once each. */
+typedef struct AdRoots {
+  IrGraph *jroot;      /* reverse mode (its free variables become parameters
+                          of its parent, the env graph, in g->fv order) */
+  /* the last transform made with a mask of parameters (grad's argnums),
+   * whose backpropagator computes only their sensitivities, and that
+   * mask: [0] the general one, [1] the one made for float arguments */
+  IrGraph *jmroot[2];
+  uint64_t jmask[2];
+  IrGraph *froot;      /* forward mode */
+} AdRoots;
+
+typedef struct AdState {
+  AdTransforms transform;
+  NodeMap roots;      /* IrGraph -> its AdRoots */
+  /* the derivative builtins of api.c, known by their C functions */
+  BuiltinFn vjp, jvp, jacobian, hessian;
+  Value kid;          /* the identity continuation, a closure (ad_register) */
+  Value *sens_fns;    /* the Mist definitions of the sensitivity primitives, by primitive */
+  NodeMap wrappers;   /* ObjBuiltin -> IrGraph: b with its rule's signature (NULL: none) */
+  NodeMap bound;      /* ObjBuiltin -> IrGraph: x.b over x */
+  NodeMap tried;      /* ObjBuiltin -> itself once its signature was looked for */
+  ObjDict *shaped;    /* a key -> a CacheEntry (ad_cache_get) */
+  ObjDict *modules;   /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
+  /* ObjStr name -> the rule of x.name that _attr_rule found (calls.c),
+   * [0] for x not a module, [1] for a module: it depends on nothing else */
+  NodeMap attr_rules[2];
+} AdState;
+
+AdState *ad_state(MistVM *vm);
+
+/* g's root transforms (made empty on first use); ad_roots_of: NULL when
+ * none was ever asked for. */
+AdRoots *ad_roots(MistVM *vm, IrGraph *g);
+AdRoots *ad_roots_of(MistVM *vm, IrGraph *g);
+
+/* Re-key an env of sensitivities between J(f)'s free variables and f's
+ * own, in either direction (to_f: towards f's): the primitives jenv and
+ * jinv_env, through vm->ad (reverse.c). */
+bool ad_rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out);
 
 /* The reverse-mode transform of graph g taken as a root: a graph
  * J(g)(k, p1..pn) returning (value, backpropagator), where the
@@ -28,6 +81,10 @@ int ad_env_param(const IrGraph *envg, const IrNode *fv);
  * (over J of their captured values), containers hold J of their items;
  * other values are themselves. */
 bool ad_J_value(MistVM *vm, Value v, Value *out);
+/* jmask(f, mask, xs...): J(f) for grad(f, argnums), whose
+ * backpropagator gives only the sensitivities of the parameters in
+ * mask; made for float arguments when floats is set (reverse.c). */
+bool ad_J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out);
 /* v with each function in it (at any depth of tuples, lists and dicts)
  * mapped by fn; v itself when it holds none. */
 bool ad_map_functions(MistVM *vm, Value v, bool (*fn)(MistVM *, Value, Value *), Value *out);
@@ -39,8 +96,8 @@ ObjModule *ad_stdlib_module(MistVM *vm, const char *name);
 Value ad_module_global(ObjModule *m, const char *prefix, const char *name);
 
 /* The Mist definition (stdlib/ad_sens.ms) of a sensitivity primitive of
- * ops.def (add_sens, sin_sens...), cached on the VM; Unbound with an
- * error raised when it cannot be loaded.  (reverse.c) */
+ * ops.def (add_sens, sin_sens...), cached in AdState; Unbound with an
+ * error raised when it cannot be loaded.  (rules.c) */
 Value ad_sens_definition(MistVM *vm, int prim);
 
 /* Is this builtin one whose results carry no derivative? */
@@ -103,9 +160,6 @@ void ad_register_tangents(MistVM *vm);
 IrGraph *ad_cache_get(MistVM *vm, const char *key);
 ObjDict *ad_module_cache(MistVM *vm);
 void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2);
-/* The rules _attr_rule found (calls.c), by the name's string object:
- * x.name's rule depends only on the name and on whether x is a module. */
-struct Map *ad_attr_rules(MistVM *vm, bool module);
 
 /* Forward rules of calls and transforms decided when they run, at any
  * depth of forward transforms (nest.c): the builtin _Fn, and whether a
@@ -114,18 +168,21 @@ Value ad_nested_rule(MistVM *vm);
 bool ad_is_nested_rule(Value fn);
 void ad_register_nest(MistVM *vm);
 
-/* From api.c: the Mist definition a derivative builtin is differentiated
- * through in reverse mode (jvp: _jvp_by_vjp) or forward mode (forward
- * set; jvp: _jvp_by_F), or NULL; whether a builtin's rules take
- * its arguments after the first as a tuple (vjp); vjp's graph; the
- * ordinary value behind a forward-transformed one. */
-const char *ad_mist_twin(Value fn, bool forward);
-bool ad_is_packed(Value fn);
+/* From rules.c: the Mist definition a derivative builtin is
+ * differentiated through in reverse mode (jvp: _jvp_by_vjp) or forward
+ * mode (forward set; jvp: _jvp_by_F), or NULL; whether a builtin's
+ * rules take its arguments after the first as a tuple (vjp); a
+ * sensitivity primitive computed by its Mist definition (vm->ad->sens). */
+const char *ad_mist_twin(MistVM *vm, Value fn, bool forward);
+bool ad_is_packed(MistVM *vm, Value fn);
 bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out);
+
+/* From api.c: vjp's graph; the ordinary value behind a
+ * forward-transformed one. */
 bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out);
 Value ad_F_primal(MistVM *vm, Value v);
 
-/* Install vm->ad_J and the differentiation builtins: grad,
+/* Install vm->ad (IrAdInterface) and the differentiation builtins: grad,
  * value_and_grad, vjp, jacobian, hessian, stop_gradient. */
 void ad_register(MistVM *vm);
 

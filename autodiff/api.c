@@ -1,5 +1,7 @@
-/* api.c: the differentiation builtins of docs/reference.md section 7 and J of
- * values.
+/* api.c: the differentiation builtins of docs/reference.md section 7,
+ * and ad_register, which installs them and ties the layers of autodiff/
+ * together (vm->ad for the interpreter, AdState's transforms for the
+ * rules of builtins).
  *
  * grad(f) and value_and_grad(f) return ordinary Mist functions: a small
  * graph, built here with the IR builder, that calls J(f) with the
@@ -17,7 +19,7 @@
 #include "lang/ops.h"
 #include "lang/tensor.h"
 
-/* ---- J of values ---- */
+/* ---- values and graphs ---- */
 
 /* A value that keeps graph g alive (for a cache entry, ad_cache_put). */
 static Value graph_value(IrGraph *g) {
@@ -53,141 +55,6 @@ static Value primal_of(MistVM *vm, Value v) {
   ObjFunc *f = ev_closure(vm, h, env);
   lang_func_extra(jf)->primal = f;
   return v_obj(f);
-}
-
-/* A module of the standard library written in Mist (ad_rules.ms, ad.ms),
- * loaded once; NULL with an error raised if it cannot be. */
-ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
-  /* (asked for on every rule lookup: an import would find the file
-   * again each time) */
-  Value m;
-  ObjDict *cache = ad_module_cache(vm);
-  if (lang_dict_get(cache, lang_str(name), &m)) return AS_MODULE(m);
-  if (!vm->import) {
-    lang_raise(vm, "ImportError", "the standard library is not available here");
-    return NULL;
-  }
-  ObjModule from = {0};
-  from.obj.kind = O_MODULE;
-  from.path = lang_str_fmt("%s/%s.ms", MIST_STDLIB_DIR, name);
-  if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
-  if (!v_is_obj(m, O_MODULE)) return NULL;
-  lang_dict_put(cache, lang_str(name), m);
-  return AS_MODULE(m);
-}
-
-/* The global prefix+name of module m (a rule such as J_add), or Unbound. */
-Value ad_module_global(ObjModule *m, const char *prefix, const char *name) {
-  Value slot;
-  if (m && m->names && lang_dict_get(m->names, lang_str_fmt("%s%s", prefix, name), &slot))
-    return m->slots[slot.i];
-  return v_unbound();
-}
-
-/* The rule J_name of a builtin in ad_rules.ms, or Unbound. */
-Value ad_builtin_rule(MistVM *vm, const char *name) {
-  ObjModule *m = ad_stdlib_module(vm, "ad_rules");
-  if (!m) lang_error_clear(vm);
-  return ad_module_global(m, "J_", name);
-}
-
-int ad_env_param(const IrGraph *envg, const IrNode *fv) {
-  for (int i = 0; i < envg->nparams; i++)
-    if (envg->params[i] == fv) return i;
-  return -1;
-}
-
-/* The closure of f's transform (computing only the sensitivities of the
- * parameters in mask; made for float arguments when floats is set) over
- * the J-values of what f captured. */
-static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, bool floats, Value *out) {
-  IrGraph *jg = ad_reverse_masked(vm, f->graph, mask, floats);
-  if (!jg) return false;
-  IrGraph *envg = jg->parent;
-  ir_free_vars(jg);
-  Value *env = lang_alloc((jg->nfv ? jg->nfv : 1) * sizeof *env);
-  for (int k = 0; k < jg->nfv; k++) {
-    int i = ad_env_param(envg, jg->fv[k]);
-    if (i < 0 || i >= f->nenv)
-      return lang_raise(vm, "TypeError", "internal error: free variable of J(%s)", f->graph->name->data);
-    if (!ad_J_value(vm, f->env[i], &env[k])) return false;
-  }
-  ObjFunc *jf = ev_closure(vm, jg, env);
-  lang_func_extra(jf)->primal = f;
-  *out = v_obj(jf);
-  return true;
-}
-
-/* jmask(f, mask, xs...): J(f) for grad(f, argnums), whose backpropagator
- * leaves out the sensitivities of the other parameters; made once per
- * mask, and apart for calls whose arguments are all floats (floats), for
- * which a transform that knows its parameters are floats is simpler: no
- * sensitivity of an addition needs its operands, say. */
-static bool J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out) {
-  if (!v_is_obj(v, O_FUNC)) return ad_J_value(vm, v, out);
-  ObjFunc *f = AS_FUNC(v);
-  /* f differentiated already (grad(grad(f))) takes a continuation first
-   * for each time: the mask counts f's own parameters after them (and
-   * the arguments are not all its parameters: no float transform) */
-  int depth = 0;
-  for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
-  mask = depth >= 63 ? -1 : (int64_t)((uint64_t)mask << depth);
-  floats &= depth == 0;
-  ObjFuncExtra *x = f->x;
-  if (x && x->jmform[floats] && x->jmbits[floats] == (uint64_t)mask) {
-    *out = v_obj(x->jmform[floats]);
-    return true;
-  }
-  if (!J_closure(vm, f, (uint64_t)mask, floats, out)) return false;
-  x = lang_func_extra(f);
-  x->jmform[floats] = AS_FUNC(*out);
-  x->jmbits[floats] = (uint64_t)mask;
-  return true;
-}
-
-/* A container with the functions in it mapped by fn (J or F of a value):
- * the same kind of container, keys and order; v itself when it holds no
- * function, so that J of a container of floats costs nothing. */
-bool ad_map_functions(MistVM *vm, Value v, bool (*fn)(MistVM *, Value, Value *), Value *out) {
-  *out = v;
-  if (!lang_holds_function(v)) return true;
-  if (v_is_obj(v, O_DICT)) {
-    ObjDict *d = AS_DICT(v), *r = lang_dict_new();
-    for (size_t i = 0; i < d->len; i++) {
-      Value x;
-      if (!fn(vm, d->entries[i].value, &x)) return false;
-      lang_dict_put(r, d->entries[i].key, x);
-    }
-    *out = v_obj(r);
-    return true;
-  }
-  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST)) {
-    ObjSeq *s = AS_SEQ(v), *r = v_is_obj(v, O_TUPLE) ? lang_tuple_new(s->len) : lang_list_new(s->len);
-    for (size_t i = 0; i < s->len; i++)
-      if (!fn(vm, s->items[i], &r->items[i])) return false;
-    *out = v_obj(r);
-    return true;
-  }
-  return fn(vm, v, out);
-}
-
-bool ad_J_value(MistVM *vm, Value v, Value *out) {
-  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST) || v_is_obj(v, O_DICT)) return ad_map_functions(vm, v, ad_J_value, out);
-  if (v_is_obj(v, O_FUNC)) {
-    ObjFunc *f = AS_FUNC(v);
-    /* a closure's captured values never change: its J is made once
-     * (grad(f) asks for it on every call) */
-    if (f->x && f->x->jform) {
-      *out = v_obj(f->x->jform);
-      return true;
-    }
-    if (!J_closure(vm, f, ~(uint64_t)0, false, out)) return false;
-    lang_func_extra(f)->jform = AS_FUNC(*out);
-    return true;
-  }
-  if (v_is_obj(v, O_BUILTIN) || v_is_obj(v, O_BOUND)) return ad_builtin_transform(vm, v, 'J', out);
-  *out = v;
-  return true;
 }
 
 /* _env_first(e): the sensitivity in an env of one entry (None for None):
@@ -260,49 +127,7 @@ static bool b_tree_scale(MistVM *vm, int argc, const Value *argv, const KwArgs *
   return tree_scale(vm, argv[0], argv[1], out);
 }
 
-/* The derivative builtin whose calls in a differentiated program are
- * those of its Mist definition (stdlib/ad.ms), or NULL.  jvp's, in
- * reverse mode, is _jvp_by_vjp, which finds the tangent with vjps, so
- * that reverse mode only ever differentiates reverse mode; in forward
- * mode it is _jvp_by_F, f's own forward transform, so that a jvp of a
- * function calling jvp is forward over forward (F of F, nest.c),
- * as cheap as the two jvps. */
-/* (forward over forward waits for every forward rule to nest) */
-enum { FORWARD_NESTS = 1 };
-
-const char *ad_mist_twin(Value fn, bool forward) {
-  if (!v_is_obj(fn, O_BUILTIN)) return NULL;
-  BuiltinFn c = AS_BUILTIN(fn)->fn;
-  if (c == b_jvp) return forward && FORWARD_NESTS ? "_jvp_by_F" : "_jvp_by_vjp";
-  return c == b_jacobian ? "jacobian" : c == b_hessian ? "hessian" : NULL;
-}
-
-/* A builtin whose rules take its arguments after the first packed in a
- * tuple: vjp(f, *xs) has J_vjp(f, xs) and F_vjp(f, tf, xs, txs). */
-bool ad_is_packed(Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->fn == b_vjp; }
-
 static bool p_J_hook(MistVM *vm, Value v, Value *out) { return ad_J_value(vm, v, out); }
-
-/* Builtins whose results carry no derivative (ints, bools, text, None,
- * constants): without a rule they are simply computed.  Any other
- * builtin without a rule stops with an error if a derivative reaches
- * it, rather than passing a silent zero. */
-bool ad_nondiff_builtin(const char *name) {
-  static const char *const names[] = {
-    "print", "len", "range", "int", "round", "str", "repr", "type", "bool", "ord", "chr", "hex",
-    "bin", "oct", "any", "all", "args", "time", "show_source", "show_ir", "divmod", "key", "split",
-    "zeros", "ones", "full", "arange", "linspace", "eye", "randn", "rand", "argmax", "one_hot",
-    "allclose", "isinstance", "dict", "keys", "values", "items", "get", "index", "count", "upper",
-    "lower", "strip", "lstrip", "rstrip", "join", "replace", "startswith", "endswith", "find",
-    "format", "zfill", "set_mode", "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha",
-    "isalnum", "isspace", "isupper", "islower", "split", "rsplit", "rfind", "rindex", "ljust", "rjust",
-    "center", "shape", "dtype", "ndim", "size", "device", "zeros_like", "ones_like", "argmin",
-    "_method_rule", "_attr_rule", "_bind_order", "_attr_kind", "_property", NULL,
-  };
-  for (int i = 0; names[i]; i++)
-    if (strcmp(names[i], name) == 0) return true;
-  return false;
-}
 
 /* ---- grad and value_and_grad ---- */
 
@@ -434,7 +259,9 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
     ObjStr *pn = x[a]->name ? x[a]->name : lang_str("x");
     checked[a] = ir_prim_apply(u, g, IR_P_CHECK_DIFF, sp, 2, x[a], ir_const(u, v_obj(pn), sp));
   }
-  /* J(f) computing only the sensitivities of the argnums */
+  /* J(f) computing only the sensitivities of the argnums: a mask of 64
+   * bits, which only spares work, so an argnum past 63 makes it compute
+   * them all (grad still returns those asked for) */
   uint64_t mask = 0;
   for (int i = 0; i < nn; i++) mask |= nums[i] < 64 ? (uint64_t)1 << nums[i] : ~(uint64_t)0;
   /* (given the arguments too: for floats, the transform made for floats) */
@@ -445,7 +272,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   IrNode *fj = ir_prim_applyv(u, g, IR_P_JMASK, sp, np + 2, jm);
   IrNode **in = lang_alloc((np + 2) * sizeof *in);
   in[0] = fj;
-  in[1] = ir_const(u, vm->ad_kid, sp);
+  in[1] = ir_const(u, ad_state(vm)->kid, sp);
   /* arguments enter the transformed world: J(x) is x but for functions */
   for (int i = 0; i < np; i++) in[2 + i] = ir_prim_apply(u, g, IR_P_J, sp, 1, checked[i]);
   IrNode *t = ir_apply(u, g, np + 2, in, sp);
@@ -517,7 +344,7 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   IrNode **x = lang_alloc((n + 1) * sizeof *x);
   IrNode **in = lang_alloc((n + 2) * sizeof *in);
   in[0] = ir_prim_apply(u, g, IR_P_J, sp, 1, fparam);
-  in[1] = ir_const(u, vm->ad_kid, sp);
+  in[1] = ir_const(u, ad_state(vm)->kid, sp);
   for (int i = 0; i < n; i++) {
     ObjStr *pn = fg && i < fg->nparams && fg->params[i]->name ? fg->params[i]->name : lang_str_fmt("x%d", i + 1);
     x[i] = ir_param(u, g, pn, sp);
@@ -751,25 +578,29 @@ static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
 }
 
 void ad_register(MistVM *vm) {
-  vm->ad_J = p_J_hook;
-  vm->ad_Jmask = J_masked;
-  vm->ad_sens = ad_sens_hook;
+  static const IrAdInterface interface = {p_J_hook, ad_J_masked, p_F_hook, ad_sens_hook, ad_rekey_env};
+  vm->ad = &interface;
+  AdState *st = ad_state(vm);
+  st->transform = (AdTransforms){ad_J_value, ad_F_value, ad_reverse, ad_forward};
+  st->vjp = b_vjp;
+  st->jvp = b_jvp;
+  st->jacobian = b_jacobian;
+  st->hessian = b_hessian;
   /* kid(r) = r: the continuation that hands a backpropagator's results
    * back to its caller */
   IrUnit *u = ir_unit_new();
   IrGraph *kid = ir_graph_new(u, "kid", NULL, IRG_FUNCTION, span_none());
   kid->ret = ir_param(u, kid, lang_str("r"), span_none());
-  vm->ad_kid = v_obj(ev_closure(vm, kid, NULL));
+  ad_state(vm)->kid = v_obj(ev_closure(vm, kid, NULL));
   lang_def_builtin(vm, "grad", b_grad, -1, -1);
   lang_def_builtin(vm, "value_and_grad", b_value_and_grad, -1, -1);
   lang_def_builtin(vm, "vjp", b_vjp, -1, -1);
   lang_def_builtin(vm, "jacobian", b_jacobian, -1, -1);
   lang_def_builtin(vm, "jvp", b_jvp, -1, -1);
-  vm->ad_F = p_F_hook;
   lang_def_builtin(vm, "hessian", b_hessian, -1, -1);
   lang_dict_put(vm->builtins, lang_str("stop_gradient"), ir_prim_value(vm, IR_P_STOP_GRADIENT));
   /* for the rules in stdlib/ad_rules.ms */
-  lang_dict_put(vm->builtins, lang_str("_ad_kid"), vm->ad_kid);
+  lang_dict_put(vm->builtins, lang_str("_ad_kid"), ad_state(vm)->kid);
   lang_dict_put(vm->builtins, lang_str("_gadd"), ir_prim_value(vm, IR_P_GADD));
   lang_def_builtin(vm, "_env_first", b_env_first, 1, 1);
   lang_def_builtin(vm, "_grad_closure", b_grad_closure, 3, 3);

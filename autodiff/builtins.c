@@ -28,65 +28,11 @@
 #include <string.h>
 
 #include "autodiff/ad.h"
-#include "autodiff/map.h"
 #include "ir/eval.h"
+#include "ir/map.h"
 #include "lang/gc.h"
 
 enum { MAX_CHAIN = MAX_TRANSFORMS };
-
-/* autodiff's caches, hung off the VM */
-typedef struct AdState {
-  Map wrappers;   /* ObjBuiltin -> IrGraph: b with its rule's signature (NULL: none) */
-  Map bound;      /* ObjBuiltin -> IrGraph: x.b over x */
-  Map tried;      /* ObjBuiltin -> itself once its signature was looked for */
-  ObjDict *shaped;   /* a key -> a CacheEntry (ad_cache_get) */
-  ObjDict *modules;  /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
-  Map attr_rules[2];  /* ObjStr name -> the rule of x.name (_attr_rule), x not a module / a module */
-} AdState;
-
-static AdState *state(MistVM *vm) {
-  if (!vm->ad_state) {
-    AdState *s = lang_alloc(sizeof *s);
-    s->shaped = lang_dict_new();
-    s->modules = lang_dict_new();
-    vm->ad_state = s;
-  }
-  return vm->ad_state;
-}
-
-/* ---- a cache of the graphs the derivative builtins make ----
- *
- * grad(f), vjp(f, ...), a method's rule...: each call would make a new
- * graph, which a derivative differentiated again would transform anew
- * on every call.  Made once per key instead; the key names the objects
- * it depends on by address, and the entry keeps those objects alive
- * (keep), so that no other object can take their address. */
-
-typedef struct CacheEntry {
-  Obj obj;               /* an O_GRAPH, so that a dict can hold it */
-  IrGraph *graph;
-  Value keep[3];
-} CacheEntry;
-
-ObjDict *ad_module_cache(MistVM *vm) { return state(vm)->modules; }
-
-IrGraph *ad_cache_get(MistVM *vm, const char *key) {
-  Value v;
-  if (!lang_dict_get(state(vm)->shaped, lang_str(key), &v)) return NULL;
-  return ((CacheEntry *)v.o)->graph;
-}
-
-Map *ad_attr_rules(MistVM *vm, bool module) { return &state(vm)->attr_rules[module]; }
-
-void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2) {
-  CacheEntry *e = lang_alloc(sizeof *e);
-  e->obj.kind = O_GRAPH;
-  e->graph = g;
-  e->keep[0] = keep0;
-  e->keep[1] = keep1;
-  e->keep[2] = keep2;
-  lang_dict_put(state(vm)->shaped, lang_str(key), v_obj((Obj *)e));
-}
 
 /* ---- the graphs ---- */
 
@@ -136,7 +82,7 @@ static IrGraph *call_graph(ObjBuiltin *b, bool self, int n, ObjStr **names, int 
 /* The Mist function whose parameters b takes: its rule, or its Mist
  * definition; unbound if none. */
 static Value signature_of(MistVM *vm, ObjBuiltin *b) {
-  const char *twin = ad_mist_twin(v_obj(b), false);   /* (the same parameters in both) */
+  const char *twin = ad_mist_twin(vm, v_obj(b), false);   /* (the same parameters in both) */
   if (twin) {
     ObjModule *m = ad_stdlib_module(vm, "ad");
     if (!m) {
@@ -145,18 +91,18 @@ static Value signature_of(MistVM *vm, ObjBuiltin *b) {
     }
     return ad_module_global(m, "", twin);
   }
-  if (ad_is_packed(v_obj(b))) return v_unbound();   /* vjp(f, *xs): by call shape */
+  if (ad_is_packed(vm, v_obj(b))) return v_unbound();   /* vjp(f, *xs): by call shape */
   return ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
 }
 
 /* The graph of b (of x.b when bound) with its rule's signature, NULL when
  * b has none (then each call shape has its own, see shaped()). */
 static IrGraph *wrapper(MistVM *vm, ObjBuiltin *b, bool bound) {
-  AdState *s = state(vm);
-  Map *cache = bound ? &s->bound : &s->wrappers;
-  IrGraph *g = map_get(cache, b);
-  if (g || (!bound && map_get(&s->tried, b))) return g;
-  if (!bound) map_put(&s->tried, b, b);
+  AdState *s = ad_state(vm);
+  NodeMap *cache = bound ? &s->bound : &s->wrappers;
+  IrGraph *g = ir_map_get(cache, b);
+  if (g || (!bound && ir_map_get(&s->tried, b))) return g;
+  if (!bound) ir_map_put(&s->tried, b, b);
   Value sig = signature_of(vm, b);
   if (!v_is_obj(sig, O_FUNC)) return NULL;
   ObjFunc *f = AS_FUNC(sig);
@@ -166,7 +112,7 @@ static IrGraph *wrapper(MistVM *vm, ObjBuiltin *b, bool bound) {
   ObjStr **names = lang_alloc((np + 1) * sizeof *names);
   for (int i = 0; i < np; i++) names[i] = f->graph->params[i + (bound ? 1 : 0)]->name;
   g = call_graph(b, bound, np, names, 0, nd, lang_func_defaults(f) + (lang_func_ndefaults(f) - nd));
-  map_put(cache, b, g);
+  ir_map_put(cache, b, g);
   return g;
 }
 
@@ -210,7 +156,7 @@ bool ad_close_chain(MistVM *vm, IrGraph *g, const char *chain, Value **caps, con
   for (int m = 0; m < g->nfv; m++) from[m] = m, mask[m] = 0;
   int fwd = 0;
   for (const char *c = chain; *c; c++) {
-    IrGraph *t = *c == 'J' ? ad_reverse(vm, g) : ad_forward(vm, g);
+    IrGraph *t = *c == 'J' ? ad_state(vm)->transform.reverse(vm, g) : ad_state(vm)->transform.forward(vm, g);
     if (!t) return false;
     ir_free_vars(t);
     int *tfrom = lang_alloc_atomic((t->nfv + 1) * sizeof *tfrom), *tmask = lang_alloc_atomic((t->nfv + 1) * sizeof *tmask);
@@ -301,7 +247,7 @@ bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out) {
     ObjBound *bm = AS_BOUND(v);
     if (!v_is_obj(bm->fn, O_BUILTIN)) return lang_raise(vm, "TypeError", "cannot differentiate this bound method");
     Value self;
-    if (!(kind == 'J' ? ad_J_value(vm, bm->self, &self) : ad_F_value(vm, bm->self, &self))) return false;
+    if (!(kind == 'J' ? ad_state(vm)->transform.J_value(vm, bm->self, &self) : ad_state(vm)->transform.F_value(vm, bm->self, &self))) return false;
     return builtin_in(vm, AS_BUILTIN(bm->fn), true, caps_of(chain, self, v_none()), chain, out);
   }
   if (is_shaped(v)) {
@@ -314,7 +260,7 @@ bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out) {
     for (int i = 0; i < m; i++) caps[i] = i < 1 << nf ? s->caps[i] : v_none();
     /* x in the next world: the values' transform (J of x is x but for
      * functions) */
-    if (s->bound && !(kind == 'J' ? ad_J_value(vm, caps[0], &caps[0]) : ad_F_value(vm, caps[0], &caps[0]))) return false;
+    if (s->bound && !(kind == 'J' ? ad_state(vm)->transform.J_value(vm, caps[0], &caps[0]) : ad_state(vm)->transform.F_value(vm, caps[0], &caps[0]))) return false;
     *out = shaped_value(s->b, s->bound, caps, longer);
     return true;
   }
@@ -383,7 +329,7 @@ bool ad_attr_caps(MistVM *vm, Value *caps, ObjStr *name, const char *chain, Valu
   if (!bound) {
     /* a module's function: the primal value, transformed along the chain */
     for (const char *c = chain; *c; c++)
-      if (!(*c == 'J' ? ad_J_value(vm, fn, &fn) : ad_F_value(vm, fn, &fn))) return false;
+      if (!(*c == 'J' ? ad_state(vm)->transform.J_value(vm, fn, &fn) : ad_state(vm)->transform.F_value(vm, fn, &fn))) return false;
     *out = fn;
     return true;
   }

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "autodiff/ad.h"
-#include "autodiff/map.h"
 #include "ir/eval.h"
 #include "lang/gc.h"
 
@@ -93,7 +92,7 @@ static Value call_rule(MistVM *vm, ObjStr *name, int kind, int n, ObjStr **names
   IrNode *x = ir_param(b.u, g, lang_str("x"), b.sp);
   IrNode **in = lang_alloc((n + 2) * sizeof *in);
   in[0] = attr_J(vm, &b, g, x, name);
-  in[1] = kc(&b, vm->ad_kid);
+  in[1] = kc(&b, ad_state(vm)->kid);
   for (int i = 0; i < n; i++) in[2 + i] = ir_param(b.u, g, names[i], b.sp);
   if (ndefaults) {
     g->ndefaults = ndefaults;
@@ -200,8 +199,8 @@ static bool b_attr_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *k
   bool module = v_is_obj(argv[0], O_MODULE);
   /* a differentiated loop reads x.shape on every turn: the name is a
    * constant of the transformed graph, so its rule is found once */
-  Map *found = ad_attr_rules(vm, module);
-  Obj *rule = map_get(found, name);
+  NodeMap *found = &ad_state(vm)->attr_rules[module];
+  Obj *rule = ir_map_get(found, name);
   if (rule) {
     *out = v_obj(rule);
     return true;
@@ -214,14 +213,14 @@ static bool b_attr_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *k
       ObjBuiltin *b = AS_BUILTIN(prop);
       *out = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
       if (v_is_obj(*out, O_FUNC)) {
-        map_put(found, name, out->o);
+        ir_map_put(found, name, out->o);
         return true;
       }
     }
   }
   *out = attr_rule(vm, name, kind, prop);
   if (out->tag == V_UNBOUND) return false;
-  map_put(found, name, out->o);
+  ir_map_put(found, name, out->o);
   return true;
 }
 

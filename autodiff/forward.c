@@ -20,15 +20,16 @@
 #include <string.h>
 
 #include "autodiff/ad.h"
-#include "autodiff/map.h"
 #include "ir/eval.h"
+#include "ir/map.h"
+#include "lang/gc.h"
 
 typedef struct Fw {
   MistVM *vm;
   IrUnit *u;
-  Map val;             /* original node -> its value in the transform */
-  Map tan;             /* original node -> its tangent */
-  Map fg;              /* original graph -> its transform */
+  NodeMap val;             /* original node -> its value in the transform */
+  NodeMap tan;             /* original node -> its tangent */
+  NodeMap fg;              /* original graph -> its transform */
   IrGraph **work;
   int nwork, capwork;
   ObjModule *rules;
@@ -66,17 +67,17 @@ static const char *fname(IrGraph *h) {
 /* The transform of h: params (tans, p1'..pn'); parameter tangents are
  * read from tans at the top of the body. */
 static IrGraph *fgraph(Fw *w, IrGraph *h) {
-  IrGraph *f = map_get(&w->fg, h);
+  IrGraph *f = ir_map_get(&w->fg, h);
   if (f) return f;
-  IrGraph *parent = h->parent ? map_get(&w->fg, h->parent) : NULL;
+  IrGraph *parent = h->parent ? ir_map_get(&w->fg, h->parent) : NULL;
   f = ir_graph_new(w->u, fname(h), parent ? parent : w->envg, h->flags & ~IRG_MODULE, h->span);
   f->display = h->display;
   f->module = h->module;
   f->jsource = h;
-  map_put(&w->fg, h, f);
+  ir_map_put(&w->fg, h, f);
   IrNode *tans = ir_param(w->u, f, lang_str("tans"), h->span);
   for (int i = 0; i < h->nparams; i++) {
-    map_put(&w->val, h->params[i], ir_param(w->u, f, h->params[i]->name, h->params[i]->span));
+    ir_map_put(&w->val, h->params[i], ir_param(w->u, f, h->params[i]->name, h->params[i]->span));
     IrNode *t = prim(w, f, IR_P_TAN_ITEM, h->params[i]->span, 2, tans, kint(w, i));
     if (h->params[i]->name) {
       StrBuf sb;
@@ -84,7 +85,7 @@ static IrGraph *fgraph(Fw *w, IrGraph *h) {
       sb_printf(&sb, "t%s", h->params[i]->name->data);
       t->name = lang_str(sb.data);
     }
-    map_put(&w->tan, h->params[i], t);
+    ir_map_put(&w->tan, h->params[i], t);
   }
   queue(w, h);
   return f;
@@ -107,7 +108,7 @@ static IrNode *val(Fw *w, IrNode *x, IrGraph *g) {
     if (lang_holds_function(x->value)) return prim(w, g, IR_P_F, x->span, 1, x);
     return x;
   }
-  IrNode *v = map_get(&w->val, x);
+  IrNode *v = ir_map_get(&w->val, x);
   if (!v) {
     w->failed = true;
     lang_raise_at(w->vm, x->span, "TypeError", "internal error: no forward value for a node");
@@ -118,7 +119,7 @@ static IrNode *val(Fw *w, IrNode *x, IrGraph *g) {
 
 static IrNode *tangent(Fw *w, IrNode *x) {
   if (x->kind == IR_CONST) return knone(w);
-  IrNode *t = map_get(&w->tan, x);
+  IrNode *t = ir_map_get(&w->tan, x);
   return t ? t : knone(w);
 }
 
@@ -130,8 +131,8 @@ static void set(Fw *w, IrNode *y, IrNode *v, IrNode *t) {
     sb_printf(&sb, "t%s", y->name->data);
     t->name = lang_str(sb.data);
   }
-  map_put(&w->val, y, v);
-  map_put(&w->tan, y, t);
+  ir_map_put(&w->val, y, v);
+  ir_map_put(&w->tan, y, t);
 }
 
 /* t = callee(args); value t[0], tangent t[1] */
@@ -364,7 +365,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     }
   }
   IrNode *callee = in[0];
-  const char *twin = callee->kind == IR_CONST ? ad_mist_twin(callee->value, true) : NULL;
+  const char *twin = callee->kind == IR_CONST ? ad_mist_twin(w->vm, callee->value, true) : NULL;
   if (twin) {
     /* jvp, jacobian, hessian: their Mist definitions, transformed */
     ObjModule *m = ad_stdlib_module(w->vm, "ad");
@@ -397,8 +398,8 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
   }
   if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
-    Value rule = ad_is_packed(callee->value) ? rule_for(w, b->name) : rule_called(w, b->name);
-    if (rule.tag != V_UNBOUND && ad_is_packed(callee->value) && nargs >= 1) {
+    Value rule = ad_is_packed(w->vm, callee->value) ? rule_for(w, b->name) : rule_called(w, b->name);
+    if (rule.tag != V_UNBOUND && ad_is_packed(w->vm, callee->value) && nargs >= 1) {
       /* vjp(f, x1..xn): F_vjp(f, tf, (x1..xn), (tx1..txn)) */
       IrNode **xs = lang_alloc(nargs * sizeof *xs), **ts = lang_alloc(nargs * sizeof *ts);
       for (int j = 1; j < nargs; j++) {
@@ -444,14 +445,14 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
   IrNode *t = ir_apply(w->u, g, nargs + 2, ca, sp);
   if (tail) {
     g->ret = t;
-    map_put(&w->val, y, t);
+    ir_map_put(&w->val, y, t);
     return;
   }
   set(w, y, prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 0)), prim(w, g, IR_P_GETITEM, sp, 2, t, kint(w, 1)));
 }
 
 static void fill(Fw *w, IrGraph *h) {
-  IrGraph *g = map_get(&w->fg, h);
+  IrGraph *g = ir_map_get(&w->fg, h);
   int n = h->nnodes;
   IrNode *last = n ? h->nodes[n - 1] : NULL;
   bool tail = last && h->ret == last && !(last->in[0]->kind == IR_CONST && v_is_obj(last->in[0]->value, O_BUILTIN));
@@ -465,7 +466,8 @@ static void fill(Fw *w, IrGraph *h) {
  * of parameters (value, tangent) of an environment graph, in g->fv
  * order. */
 IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
-  if (g->froot) return g->froot;
+  AdRoots *roots = ad_roots(vm, g);
+  if (roots->froot) return roots->froot;
   Fw w = {0};
   w.vm = vm;
   w.u = ir_unit_new();
@@ -478,20 +480,20 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
   w.envg->module = g->module;
   w.envg->ret = knone(&w);
   for (int i = 0; i < g->nfv; i++) {
-    map_put(&w.val, g->fv[i], ir_param(w.u, w.envg, g->fv[i]->name, g->fv[i]->span));
-    map_put(&w.tan, g->fv[i], ir_param(w.u, w.envg, NULL, g->fv[i]->span));
+    ir_map_put(&w.val, g->fv[i], ir_param(w.u, w.envg, g->fv[i]->name, g->fv[i]->span));
+    ir_map_put(&w.tan, g->fv[i], ir_param(w.u, w.envg, NULL, g->fv[i]->span));
   }
   IrGraph *fg = fgraph(&w, g);
   for (int i = 0; i < w.nwork && !w.failed; i++) fill(&w, w.work[i]);
   if (w.failed) return NULL;
   for (int i = 0; i < w.nwork; i++) {
-    IrGraph *h = w.work[i], *fh = map_get(&w.fg, h);
+    IrGraph *h = w.work[i], *fh = ir_map_get(&w.fg, h);
     if (!h->ndefaults) continue;
     fh->ndefaults = h->ndefaults;
     fh->defaults = lang_alloc(h->ndefaults * sizeof *fh->defaults);
     for (int d = 0; d < h->ndefaults; d++) {
       IrNode *x = h->defaults[d];
-      IrNode *m = x->kind == IR_CONST ? x : map_get(&w.val, x);
+      IrNode *m = x->kind == IR_CONST ? x : ir_map_get(&w.val, x);
       if (m == x && x->kind == IR_CONST && (v_is_obj(x->value, O_FUNC) || v_is_obj(x->value, O_BUILTIN))) {
         Value fv;
         if (!ad_F_value(vm, x->value, &fv)) return NULL;
@@ -505,13 +507,13 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
    * source whose value or tangent it is.  Several nodes can share one
    * value or tangent (check_bound(v) has v's), so the source's own free
    * variables are looked for first; the inverse maps settle the rest. */
-  Map inv = {0}, invt = {0};
+  NodeMap inv = {0}, invt = {0};
   for (size_t i = 0; i < w.val.cap; i++)
-    if (w.val.keys[i]) map_put(&inv, w.val.vals[i], (void *)w.val.keys[i]);
+    if (w.val.keys[i]) ir_map_put(&inv, w.val.vals[i], (void *)w.val.keys[i]);
   for (size_t i = 0; i < w.tan.cap; i++)
-    if (w.tan.keys[i]) map_put(&invt, w.tan.vals[i], (void *)w.tan.keys[i]);
+    if (w.tan.keys[i]) ir_map_put(&invt, w.tan.vals[i], (void *)w.tan.keys[i]);
   for (int i = 0; i < w.nwork; i++) {
-    IrGraph *h = w.work[i], *fh = map_get(&w.fg, h);
+    IrGraph *h = w.work[i], *fh = ir_map_get(&w.fg, h);
     ir_free_vars(h);
     ir_free_vars(fh);
     fh->forig = lang_alloc((fh->nfv ? fh->nfv : 1) * sizeof *fh->forig);
@@ -519,19 +521,19 @@ IrGraph *ad_forward(MistVM *vm, IrGraph *g) {
     for (int k = 0; k < fh->nfv; k++) {
       fh->forig[k] = NULL;
       for (int j = 0; j < h->nfv && !fh->forig[k]; j++) {
-        if (map_get(&w.val, h->fv[j]) == fh->fv[k]) fh->forig[k] = h->fv[j], fh->ftan[k] = false;
-        else if (map_get(&w.tan, h->fv[j]) == fh->fv[k]) fh->forig[k] = h->fv[j], fh->ftan[k] = true;
+        if (ir_map_get(&w.val, h->fv[j]) == fh->fv[k]) fh->forig[k] = h->fv[j], fh->ftan[k] = false;
+        else if (ir_map_get(&w.tan, h->fv[j]) == fh->fv[k]) fh->forig[k] = h->fv[j], fh->ftan[k] = true;
       }
       if (fh->forig[k]) continue;
-      fh->forig[k] = map_get(&inv, fh->fv[k]);
+      fh->forig[k] = ir_map_get(&inv, fh->fv[k]);
       fh->ftan[k] = !fh->forig[k];
-      if (!fh->forig[k]) fh->forig[k] = map_get(&invt, fh->fv[k]);
+      if (!fh->forig[k]) fh->forig[k] = ir_map_get(&invt, fh->fv[k]);
     }
   }
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, w.u)) return NULL;
 #endif
-  g->froot = fg;
+  roots->froot = fg;
   return fg;
 }
 

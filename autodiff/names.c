@@ -1,5 +1,5 @@
 /* names.c: the primitives as builtins under names a program can call,
- * so that a derivative printed as Mist source (ir/source.c,
+ * so that a derivative printed as Mist source (stdlib/source.c,
  * show_source(grad(f)), `mist ir --source --grad`) runs.
  *
  * A derived program calls primitives that the language has no syntax

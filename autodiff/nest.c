@@ -174,7 +174,7 @@ static bool lift_items(MistVM *vm, Value v, int d, char kind, Value *out) {
 static bool lift(MistVM *vm, Value xf, int d, char kind, Value *out) {
   if (v_is_obj(xf, O_TUPLE) || v_is_obj(xf, O_LIST) || v_is_obj(xf, O_DICT)) return lift_items(vm, xf, d, kind, out);
   if (ad_is_shaped_builtin(xf)) return ad_builtin_lift(vm, xf, d, kind, lift, out);
-  if (v_is_obj(xf, O_BUILTIN)) return kind == 'J' ? ad_J_value(vm, xf, out) : ad_F_value(vm, xf, out);
+  if (v_is_obj(xf, O_BUILTIN)) return kind == 'J' ? ad_state(vm)->transform.J_value(vm, xf, out) : ad_state(vm)->transform.F_value(vm, xf, out);
   if (!v_is_obj(xf, O_FUNC)) {
     *out = xf;
     return true;
@@ -260,7 +260,7 @@ static bool b_Fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Valu
       /* a property: its builtin in this world, applied to x */
       Value pf;
       for (int i = 0; i < d; i++)
-        if (!ad_F_value(vm, i ? pf : prop, &pf)) return false;
+        if (!ad_state(vm)->transform.F_value(vm, i ? pf : prop, &pf)) return false;
       if (!call_in(vm, pf, d, in, 1, NULL, &r)) return false;
       if (op == IR_P_GETATTR) {
         *out = r;

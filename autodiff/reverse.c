@@ -10,7 +10,7 @@
  * sensitivities (None stands for zero), and ends by calling
  * k((env, dp1..dpn)), where env maps G's free variables to their
  * sensitivities.  A call in non-tail position passes the identity
- * function as k (vm->ad_kid), so the caller gets the tuple back.  A call in tail position passes as k a
+ * function as k (ad_state(vm)->kid), so the caller gets the tuple back.  A call in tail position passes as k a
  * closure holding the rest of G's backward pass, so the call stays a
  * tail call forward, and the backward pass continues with a tail call:
  * a loop of a million iterations runs in constant C stack both ways,
@@ -26,31 +26,37 @@
  *  - a graph or any function value: t = f'(kid, a'...).
  * Free variables of nested graphs are the forward values of the
  * enclosing transform, and the sensitivity of a closure (an env) flows
- * back to the nodes it captured.
+ * back to the nodes it captured.  J of a value (a closure's transform
+ * over J of its captures, containers item by item) is at the end.
+ *
+ * Within autodiff/, this file and forward.c make the transforms: they
+ * use the rules of builtins (builtins.c, calls.c, nest.c, tangents.c)
+ * and rules.c, and only api.c uses them.
  */
 #include <string.h>
 
 #include "autodiff/ad.h"
-#include "autodiff/map.h"
+#include "ir/eval.h"
+#include "ir/map.h"
 #include "ir/passes.h"
 #include "lang/gc.h"
 
 typedef struct Ad {
   MistVM *vm;
   IrUnit *u;
-  Map fwd;             /* original node -> its forward value in the transform */
-  Map jg;              /* original graph -> its transform */
+  NodeMap fwd;             /* original node -> its forward value in the transform */
+  NodeMap jg;              /* original graph -> its transform */
   IrGraph **work;      /* transforms whose bodies are still to fill */
   int nwork, capwork;
   ObjModule *rules;
   IrGraph *envg;       /* holds the root's free variables as parameters */
-  Map kfix;            /* branch graph -> the continuation its transform uses */
+  NodeMap kfix;            /* branch graph -> the continuation its transform uses */
   IrGraph *root;       /* the graph transformed */
   uint64_t mask;       /* the parameters of root whose sensitivity is wanted */
   bool kid;            /* root's continuation is the identity (grad's jmask) */
-  Map spread;          /* graphs whose continuation takes the sensitivities spread */
-  Map active;          /* nodes that depend on what is differentiated (activity()) */
-  Map nok;             /* a call of such a branch: called with no continuation */
+  NodeMap spread;          /* graphs whose continuation takes the sensitivities spread */
+  NodeMap active;          /* nodes that depend on what is differentiated (activity()) */
+  NodeMap nok;             /* a call of such a branch: called with no continuation */
   bool failed;
 } Ad;
 
@@ -77,7 +83,7 @@ typedef struct Fill {
   IrNode **order;      /* per scheduled node: _bind_order's result (BK_KW) */
   /* backward pass */
   IrGraph *b;          /* the graph being built */
-  Map sens;            /* original node -> accumulated sensitivity in b */
+  NodeMap sens;            /* original node -> accumulated sensitivity in b */
   IrNode **fvs;        /* free variables of h that received sensitivity */
   int nfvs;
 } Fill;
@@ -135,19 +141,19 @@ static ObjStr *cont_name(IrGraph *h) {
 }
 
 static IrGraph *jgraph(Ad *ad, IrGraph *h) {
-  IrGraph *j = map_get(&ad->jg, h);
+  IrGraph *j = ir_map_get(&ad->jg, h);
   if (j) return j;
   /* a graph nested in the function goes into its parent's transform; one
    * from outside (a top-level function named by constant) hangs off the
    * environment graph, where the free variables it shares are */
-  IrGraph *jp = h->parent ? map_get(&ad->jg, h->parent) : NULL;
+  IrGraph *jp = h->parent ? ir_map_get(&ad->jg, h->parent) : NULL;
   if (!jp) jp = ad->envg;
   j = ir_graph_new(ad->u, jname(h), jp, h->flags & ~IRG_MODULE, h->span);
   j->display = h->display;
   j->module = h->module;
-  map_put(&ad->jg, h, j);
-  if (!map_get(&ad->kfix, h)) ir_param(ad->u, j, cont_name(h), h->span);
-  for (int i = 0; i < h->nparams; i++) map_put(&ad->fwd, h->params[i], ir_param(ad->u, j, h->params[i]->name, h->params[i]->span));
+  ir_map_put(&ad->jg, h, j);
+  if (!ir_map_get(&ad->kfix, h)) ir_param(ad->u, j, cont_name(h), h->span);
+  for (int i = 0; i < h->nparams; i++) ir_map_put(&ad->fwd, h->params[i], ir_param(ad->u, j, h->params[i]->name, h->params[i]->span));
   if (ad->nwork == ad->capwork) {
     ad->capwork = ad->capwork ? 2 * ad->capwork : 16;
     ad->work = lang_realloc(ad->work, ad->capwork * sizeof *ad->work);
@@ -171,7 +177,7 @@ static IrNode *fwd(Fill *f, IrNode *x, IrGraph *jg) {
       return prim_in(ad, jg, IR_P_J, x->span, 1, x);   /* a function value (or a container of some): J of it */
     return x;
   }
-  IrNode *y = map_get(&ad->fwd, x);
+  IrNode *y = ir_map_get(&ad->fwd, x);
   if (!y) {
     ad_error(ad, x->span, "internal error: no forward value for %s", x->name ? x->name->data : "a node");
     return knone(ad);
@@ -227,34 +233,6 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
 
 static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }
 static bool is_unary_sens(int p) { return ir_prims[p].arity == 3; }
-
-/* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
- * Unbound with an error raised when it cannot be had. */
-Value ad_sens_definition(MistVM *vm, int p) {
-  if (!vm->ad_sens_fns) {
-    Value *fns = lang_alloc(IR_NPRIMS * sizeof *fns);
-    for (int i = 0; i < IR_NPRIMS; i++) fns[i] = v_unbound();
-    vm->ad_sens_fns = fns;
-  }
-  if (vm->ad_sens_fns[p].tag != V_UNBOUND) return vm->ad_sens_fns[p];
-  ObjModule *m = ad_stdlib_module(vm, "ad_sens");
-  if (!m) return v_unbound();
-  Value fn = ad_module_global(m, "", ir_prims[p].name);
-  if (fn.tag == V_UNBOUND) {
-    lang_raise(vm, "NameError", "%s is missing from stdlib/ad_sens.ms", ir_prims[p].name);
-    return fn;
-  }
-  vm->ad_sens_fns[p] = fn;
-  return fn;
-}
-
-/* vm->ad_sens: what the C fast paths of prims_sens.c leave (set when
- * the builtins are registered, so that a printed derivative runs). */
-bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out) {
-  Value fn = ad_sens_definition(vm, p);
-  if (fn.tag == V_UNBOUND) return false;
-  return vm->call(vm, fn, argc, argv, NULL, out);
-}
 
 /* t = callee(args...); value = t[0]; bp = t[1] */
 static IrNode *forward_pair(Fill *f, IrNode *y, IrNode *callee, int n, IrNode **args, int i) {
@@ -320,7 +298,7 @@ static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
     a[2] = x;
   } else {
     fn = fwd(f, callee, f->jh);
-    a[2] = kconst(ad, ad->vm->ad_kid);
+    a[2] = kconst(ad, ad_state(ad->vm)->kid);
   }
   a[0] = fn;
   a[1] = names;
@@ -381,7 +359,7 @@ static void forward(Fill *f, int i) {
       IrNode **a = lang_alloc((nargs + 2) * sizeof *a);
       mapped_args(f, y, 1, a);
       memmove(a + 4, a + 3, (nargs - 3 > 0 ? nargs - 3 : 0) * sizeof *a);
-      a[3] = kconst(ad, ad->vm->ad_kid);
+      a[3] = kconst(ad, ad_state(ad->vm)->kid);
       IrNode *t = ir_prim_applyv(ad->u, f->jh, IR_P_BP_CALL_J, y->span, nargs + 1, a);
       v = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 0));
       f->bp[i] = prim_in(ad, f->jh, IR_P_GETITEM, y->span, 2, t, kint(ad, 1));
@@ -445,7 +423,7 @@ static void forward(Fill *f, int i) {
           ad->failed = true;
           return;
         }
-        args[0] = kconst(ad, ad->vm->ad_kid);
+        args[0] = kconst(ad, ad_state(ad->vm)->kid);
         mapped_args(f, y, 1, args + 1);
         v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, args, i);
         break;
@@ -471,7 +449,7 @@ static void forward(Fill *f, int i) {
   } else if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
     Value rule = rule_for(ad, b->name);
-    const char *twin = ad_mist_twin(callee->value, false);
+    const char *twin = ad_mist_twin(ad->vm, callee->value, false);
     mapped_args(f, y, 1, args);
     if (twin) {
       /* jvp, jacobian, hessian: their Mist definitions (stdlib/ad.ms),
@@ -484,10 +462,10 @@ static void forward(Fill *f, int i) {
         return;
       }
       IrNode **a2 = lang_alloc((nargs + 1) * sizeof *a2);
-      a2[0] = kconst(ad, ad->vm->ad_kid);
+      a2[0] = kconst(ad, ad_state(ad->vm)->kid);
       memcpy(a2 + 1, args, nargs * sizeof *args);
       v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, a2, i);
-    } else if (rule.tag != V_UNBOUND && ad_is_packed(callee->value)) {
+    } else if (rule.tag != V_UNBOUND && ad_is_packed(ad->vm, callee->value)) {
       /* vjp(f, x1..xn): the rule takes (f, (x1..xn)) */
       if (nargs < 1) {
         ad_error(ad, y->span, "%s() takes a function and its arguments", b->name);
@@ -515,20 +493,20 @@ static void forward(Fill *f, int i) {
   } else {
     /* a graph or a function value: f'(kid, args'), or a branch of an
      * if, whose transform knows its continuation: J(switch)() */
-    args[0] = kconst(ad, ad->vm->ad_kid);
+    args[0] = kconst(ad, ad_state(ad->vm)->kid);
     mapped_args(f, y, 1, args + 1);
-    if (map_get(&ad->nok, y)) v = forward_pair(f, y, fwd(f, callee, f->jh), 0, args, i);
+    if (ir_map_get(&ad->nok, y)) v = forward_pair(f, y, fwd(f, callee, f->jh), 0, args, i);
     else v = forward_pair(f, y, fwd(f, callee, f->jh), nargs + 1, args, i);
   }
   if (v->kind == IR_APPLY && !v->name) v->name = y->name;
-  map_put(&ad->fwd, y, v);
+  ir_map_put(&ad->fwd, y, v);
 }
 
 /* ---- backward ---- */
 
 static int64_t key_of(IrNode *x) { return (int64_t)(intptr_t)x; }
 
-static bool in_transform(Fill *f, IrNode *x) { return map_get(&f->ad->fwd, x) != NULL; }
+static bool in_transform(Fill *f, IrNode *x) { return ir_map_get(&f->ad->fwd, x) != NULL; }
 
 /* Add sensitivity v to x. */
 static void contribute(Fill *f, IrNode *x, IrNode *v) {
@@ -545,8 +523,8 @@ static void contribute(Fill *f, IrNode *x, IrNode *v) {
     }
     return;
   }
-  if (!in_transform(f, x) || !map_get(&ad->active, x)) return;
-  IrNode *old = map_get(&f->sens, x);
+  if (!in_transform(f, x) || !ir_map_get(&ad->active, x)) return;
+  IrNode *old = ir_map_get(&f->sens, x);
   if (!old && x->graph != f->h) {
     f->fvs = lang_realloc(f->fvs, (f->nfvs + 1) * sizeof *f->fvs);
     f->fvs[f->nfvs++] = x;
@@ -558,7 +536,7 @@ static void contribute(Fill *f, IrNode *x, IrNode *v) {
     sb_printf(&sb, "d%s", x->name->data);
     s->name = lang_str(sb.data);
   }
-  map_put(&f->sens, x, s);
+  ir_map_put(&f->sens, x, s);
 }
 
 static IrNode *bfwd(Fill *f, IrNode *x) {
@@ -686,11 +664,11 @@ static void spread_end(Fill *f) {
   }
   IrNode **args = lang_alloc((h->nfv + h->nparams + 1) * sizeof *args);
   for (int i = 0; i < h->nfv; i++) {
-    IrNode *s = map_get(&f->sens, h->fv[i]);
+    IrNode *s = ir_map_get(&f->sens, h->fv[i]);
     args[i] = s ? s : knone(ad);
   }
   for (int i = 0; i < h->nparams; i++) {
-    IrNode *s = map_get(&f->sens, h->params[i]);
+    IrNode *s = ir_map_get(&f->sens, h->params[i]);
     args[h->nfv + i] = s ? s : knone(ad);
   }
   f->b->ret = call_in(ad, f->b, f->k, h->nfv + h->nparams, args, h->span);
@@ -702,7 +680,7 @@ static void backward(Fill *f, int last) {
   IrGraph *b = f->b;
   for (int i = last; i >= 0 && !ad->failed; i--) {
     IrNode *y = f->h->nodes[i];
-    IrNode *d = map_get(&f->sens, y);
+    IrNode *d = ir_map_get(&f->sens, y);
     if (!d) continue;
     switch (f->kind[i]) {
     case BK_NONE: break;
@@ -729,7 +707,7 @@ static void backward(Fill *f, int last) {
         IrNode *x = y->in[j];
         if (x->kind == IR_CONST || !in_transform(f, x)) continue;
         IrNode *s = !is_unary_sens(sp) ? prim_in(ad, b, sp, y->span, 4, d, bfwd(f, y->in[1]), bfwd(f, y->in[2]), kint(ad, j - 1))
-                                       : prim_in(ad, b, sp, y->span, 3, d, bfwd(f, x), map_get(&ad->fwd, y));
+                                       : prim_in(ad, b, sp, y->span, 3, d, bfwd(f, x), ir_map_get(&ad->fwd, y));
         contribute(f, x, s);
       }
       break;
@@ -792,7 +770,7 @@ static void backward(Fill *f, int last) {
     }
     }
   }
-  if (map_get(&ad->spread, f->h)) {
+  if (ir_map_get(&ad->spread, f->h)) {
     spread_end(f);
     return;
   }
@@ -802,7 +780,7 @@ static void backward(Fill *f, int last) {
   IrNode **kv = lang_alloc((2 * f->nfvs + 1) * sizeof *kv);
   int nkv = 0;
   for (int i = 0; i < f->nfvs; i++) {
-    IrNode *s = map_get(&f->sens, f->fvs[i]);
+    IrNode *s = ir_map_get(&f->sens, f->fvs[i]);
     if (!s) continue;
     kv[nkv++] = kint(ad, key_of(f->fvs[i]));
     kv[nkv++] = s;
@@ -812,7 +790,7 @@ static void backward(Fill *f, int last) {
   IrNode **args = lang_alloc((np + 1) * sizeof *args);
   args[0] = env;
   for (int i = 0; i < np; i++) {
-    IrNode *s = map_get(&f->sens, f->h->params[i]);
+    IrNode *s = ir_map_get(&f->sens, f->h->params[i]);
     /* a parameter nobody asks about gets None, and prune_backward drops
      * what computed its sensitivity (an MLP's input batch: a product) */
     bool wanted = f->h != ad->root || i >= 64 || (ad->mask >> i & 1);
@@ -917,11 +895,11 @@ static void fill(Ad *ad, IrGraph *h) {
   Fill f = {0};
   f.ad = ad;
   f.h = h;
-  f.jh = map_get(&ad->jg, h);
-  IrNode *kfix = map_get(&ad->kfix, h);
+  f.jh = ir_map_get(&ad->jg, h);
+  IrNode *kfix = ir_map_get(&ad->kfix, h);
   /* grad calls its masked transform with the identity continuation, so
    * there the backward pass simply returns (the optimiser inlines it) */
-  f.k = kfix ? kfix : h == ad->root && ad->kid ? kconst(ad, ad->vm->ad_kid) : f.jh->params[0];
+  f.k = kfix ? kfix : h == ad->root && ad->kid ? kconst(ad, ad_state(ad->vm)->kid) : f.jh->params[0];
   int n = h->nnodes;
   f.kind = lang_alloc_atomic((n ? n : 1) * sizeof *f.kind);
   f.bp = lang_alloc((n ? n : 1) * sizeof *f.bp);
@@ -940,16 +918,16 @@ static void fill(Ad *ad, IrGraph *h) {
   for (int i = 0; i < n; i++) {
     IrNode *y = h->nodes[i];
     if (!is_branch_call(h, y)) continue;
-    IrNode *k = tail && i == n - 1 ? ir_const_graph(ad->u, f.b, y->span) : kconst(ad, ad->vm->ad_kid);
+    IrNode *k = tail && i == n - 1 ? ir_const_graph(ad->u, f.b, y->span) : kconst(ad, ad_state(ad->vm)->kid);
     for (int j = 2; j <= 3; j++) {
       IrGraph *a = ir_node_graph(y->in[0]->in[j]);
       /* (a branch has one switch; were it shared, the first call would
        * keep it, and the others pass a continuation, which fails loudly) */
-      if (map_get(&ad->jg, a) || map_get(&ad->kfix, a)) continue;
-      map_put(&ad->kfix, a, k);
+      if (ir_map_get(&ad->jg, a) || ir_map_get(&ad->kfix, a)) continue;
+      ir_map_put(&ad->kfix, a, k);
     }
-    if (map_get(&ad->kfix, ir_node_graph(y->in[0]->in[2])) == k && map_get(&ad->kfix, ir_node_graph(y->in[0]->in[3])) == k)
-      map_put(&ad->nok, y, y);
+    if (ir_map_get(&ad->kfix, ir_node_graph(y->in[0]->in[2])) == k && ir_map_get(&ad->kfix, ir_node_graph(y->in[0]->in[3])) == k)
+      ir_map_put(&ad->nok, y, y);
   }
   for (int i = 0; i < nfwd && !ad->failed; i++) forward(&f, i);
   if (ad->failed) return;
@@ -959,7 +937,7 @@ static void fill(Ad *ad, IrGraph *h) {
     IrNode *y = h->nodes[n - 1];
     int nargs = y->nin - 1;
     IrGraph *callee = ir_node_graph(y->in[0]);
-    if (callee && map_get(&ad->spread, callee)) {
+    if (callee && ir_map_get(&ad->spread, callee)) {
       /* the callee's backward pass sends its sensitivities spread (its
        * free variables', then its parameters'): one parameter each */
       ir_free_vars(callee);
@@ -981,14 +959,14 @@ static void fill(Ad *ad, IrGraph *h) {
     IrNode **args = lang_alloc((nargs + 1) * sizeof *args);
     args[0] = ir_const_graph(ad->u, f.b, y->span);
     for (int j = 0; j < nargs; j++) args[j + 1] = fwd(&f, y->in[j + 1], f.jh);
-    if (map_get(&ad->nok, y)) f.jh->ret = call_in(ad, f.jh, fwd(&f, y->in[0], f.jh), 0, args, y->span);
+    if (ir_map_get(&ad->nok, y)) f.jh->ret = call_in(ad, f.jh, fwd(&f, y->in[0], f.jh), 0, args, y->span);
     else f.jh->ret = call_in(ad, f.jh, fwd(&f, y->in[0], f.jh), nargs + 1, args, y->span);
-    map_put(&ad->fwd, y, f.jh->ret);
+    ir_map_put(&ad->fwd, y, f.jh->ret);
   } else {
     /* JH: return (value', B); B(dout) runs everything backwards */
     IrNode *dout = ir_param(ad->u, f.b, lang_str("dout"), h->span);
     IrNode *r = h->ret ? h->ret : knone(ad);
-    IrNode *rv = r->kind == IR_CONST ? fwd(&f, r, f.jh) : map_get(&ad->fwd, r);
+    IrNode *rv = r->kind == IR_CONST ? fwd(&f, r, f.jh) : ir_map_get(&ad->fwd, r);
     if (!rv) rv = fwd(&f, r, f.jh);
     contribute(&f, r, dout);
     backward(&f, n - 1);
@@ -1001,14 +979,14 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
 /* ---- spread continuations ---- */
 
 typedef struct Reach {
-  Map seen;
+  NodeMap seen;
   IrGraph **list;
   int n, cap;
 } Reach;
 
 static void reach_add(Reach *r, IrGraph *h) {
-  if (!h || map_get(&r->seen, h)) return;
-  map_put(&r->seen, h, h);
+  if (!h || ir_map_get(&r->seen, h)) return;
+  ir_map_put(&r->seen, h, h);
   if (r->n == r->cap) {
     r->cap = r->cap ? 2 * r->cap : 32;
     r->list = lang_realloc(r->list, r->cap * sizeof *r->list);
@@ -1026,7 +1004,7 @@ static void reach_add(Reach *r, IrGraph *h) {
 static void spreads(Ad *ad) {
   Reach r = {0};
   reach_add(&r, ad->root);
-  Map refused = {0}, called = {0};
+  NodeMap refused = {0}, called = {0};
   for (int k = 0; k < r.n; k++) {
     IrGraph *p = r.list[k];
     for (int i = 0; i < p->nnodes; i++) {
@@ -1037,25 +1015,25 @@ static void spreads(Ad *ad) {
         reach_add(&r, h);
         /* (the last node, as fill() needs for a tail call) */
         bool tail = j == 0 && n == p->ret && i == p->nnodes - 1 && is_tail_call(p, n) && n->nin - 1 == h->nparams;
-        map_put(tail ? &called : &refused, h, h);
+        ir_map_put(tail ? &called : &refused, h, h);
       }
     }
     if (p->ret && ir_node_graph(p->ret)) {
       reach_add(&r, ir_node_graph(p->ret));
-      map_put(&refused, ir_node_graph(p->ret), p);
+      ir_map_put(&refused, ir_node_graph(p->ret), p);
     }
     for (int d = 0; d < p->ndefaults; d++)
       if (ir_node_graph(p->defaults[d])) {
         reach_add(&r, ir_node_graph(p->defaults[d]));
-        map_put(&refused, ir_node_graph(p->defaults[d]), p);
+        ir_map_put(&refused, ir_node_graph(p->defaults[d]), p);
       }
   }
   for (int k = 0; k < r.n; k++) {
     IrGraph *h = r.list[k];
     if (h == ad->root || (h->flags & IRG_FUNCTION) || !(h->flags & (IRG_LOOP | IRG_JOIN)) || h->ndefaults ||
-        map_get(&refused, h) || !map_get(&called, h))
+        ir_map_get(&refused, h) || !ir_map_get(&called, h))
       continue;
-    map_put(&ad->spread, h, h);
+    ir_map_put(&ad->spread, h, h);
   }
 }
 
@@ -1076,7 +1054,7 @@ static void spreads(Ad *ad) {
 typedef struct Act {
   Ad *ad;
   Reach r;
-  Map escaped;         /* graphs used other than as a known callee */
+  NodeMap escaped;         /* graphs used other than as a known callee */
   bool changed;
 } Act;
 
@@ -1086,15 +1064,15 @@ static bool active_node(Act *a, IrNode *x) {
     if (!h) return false;
     ir_free_vars(h);
     for (int i = 0; i < h->nfv; i++)
-      if (map_get(&a->ad->active, h->fv[i])) return true;
+      if (ir_map_get(&a->ad->active, h->fv[i])) return true;
     return false;
   }
-  return map_get(&a->ad->active, x) != NULL;
+  return ir_map_get(&a->ad->active, x) != NULL;
 }
 
 static void set_active(Act *a, IrNode *x) {
-  if (map_get(&a->ad->active, x)) return;
-  map_put(&a->ad->active, x, x);
+  if (ir_map_get(&a->ad->active, x)) return;
+  ir_map_put(&a->ad->active, x, x);
   a->changed = true;
 }
 
@@ -1117,17 +1095,17 @@ static void activity(Ad *ad) {
         if (!h) continue;
         reach_add(&a.r, h);
         /* a known callee, or an if's branch (no parameters) */
-        if (!(j == 0 && n->kind == IR_APPLY) && !(sw && j >= 2)) map_put(&a.escaped, h, h);
+        if (!(j == 0 && n->kind == IR_APPLY) && !(sw && j >= 2)) ir_map_put(&a.escaped, h, h);
       }
     }
     if (p->ret && ir_node_graph(p->ret)) {
       reach_add(&a.r, ir_node_graph(p->ret));
-      map_put(&a.escaped, ir_node_graph(p->ret), p);
+      ir_map_put(&a.escaped, ir_node_graph(p->ret), p);
     }
     for (int d = 0; d < p->ndefaults; d++)
       if (ir_node_graph(p->defaults[d])) {
         reach_add(&a.r, ir_node_graph(p->defaults[d]));
-        map_put(&a.escaped, ir_node_graph(p->defaults[d]), p);
+        ir_map_put(&a.escaped, ir_node_graph(p->defaults[d]), p);
       }
   }
   /* the seeds */
@@ -1140,7 +1118,7 @@ static void activity(Ad *ad) {
     for (int i = 0; i < g->nfv; i++) set_active(&a, g->fv[i]);
   }
   for (int k = 0; k < a.r.n; k++)
-    if (a.r.list[k] != g && map_get(&a.escaped, a.r.list[k])) all_params_active(&a, a.r.list[k]);
+    if (a.r.list[k] != g && ir_map_get(&a.escaped, a.r.list[k])) all_params_active(&a, a.r.list[k]);
   do {
     a.changed = false;
     for (int k = 0; k < a.r.n; k++) {
@@ -1162,8 +1140,9 @@ static void activity(Ad *ad) {
 }
 
 IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
-  if (!g->jroot) g->jroot = reverse(vm, g, ~(uint64_t)0, false, true);
-  return g->jroot;
+  AdRoots *r = ad_roots(vm, g);
+  if (!r->jroot) r->jroot = reverse(vm, g, ~(uint64_t)0, false, true);
+  return r->jroot;
 }
 
 /* The transform of g whose backpropagator gives only the sensitivities
@@ -1173,11 +1152,12 @@ IrGraph *ad_reverse(MistVM *vm, IrGraph *g) {
  * The last one made of each kind is kept. */
 IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask, bool floats) {
   if (!floats && mask == ~(uint64_t)0) return ad_reverse(vm, g);
-  if (g->jmroot[floats] && g->jmask[floats] == mask) return g->jmroot[floats];
+  AdRoots *r = ad_roots(vm, g);
+  if (r->jmroot[floats] && r->jmask[floats] == mask) return r->jmroot[floats];
   IrGraph *jg = reverse(vm, g, mask, floats, true);
   if (jg) {
-    g->jmroot[floats] = jg;
-    g->jmask[floats] = mask;
+    r->jmroot[floats] = jg;
+    r->jmask[floats] = mask;
   }
   return jg;
 }
@@ -1185,26 +1165,26 @@ IrGraph *ad_reverse_masked(MistVM *vm, IrGraph *g, uint64_t mask, bool floats) {
 /* The graphs of u that may become closures: named by a graph constant
  * anywhere but as a callee, or as a branch of a switch that is only
  * called (the interpreter runs those as blocks of the caller's frame). */
-static void closure_graphs(IrUnit *u, Map *out) {
-  Map escapes = {0};   /* switch nodes used as values */
+static void closure_graphs(IrUnit *u, NodeMap *out) {
+  NodeMap escapes = {0};   /* switch nodes used as values */
   for (int g = 0; g < u->ngraphs; g++) {
     IrGraph *h = u->graphs[g];
     for (int i = 0; i < h->nnodes; i++)
       for (int j = 1; j < h->nodes[i]->nin; j++)
-        if (ir_node_prim(h->nodes[i]->in[j]) == IR_P_SWITCH) map_put(&escapes, h->nodes[i]->in[j], h);
-    if (h->ret && ir_node_prim(h->ret) == IR_P_SWITCH) map_put(&escapes, h->ret, h);
+        if (ir_node_prim(h->nodes[i]->in[j]) == IR_P_SWITCH) ir_map_put(&escapes, h->nodes[i]->in[j], h);
+    if (h->ret && ir_node_prim(h->ret) == IR_P_SWITCH) ir_map_put(&escapes, h->ret, h);
   }
   for (int g = 0; g < u->ngraphs; g++) {
     IrGraph *h = u->graphs[g];
     for (int i = 0; i < h->nnodes; i++) {
       IrNode *n = h->nodes[i];
-      bool sw = ir_node_prim(n) == IR_P_SWITCH && !map_get(&escapes, n);
+      bool sw = ir_node_prim(n) == IR_P_SWITCH && !ir_map_get(&escapes, n);
       for (int j = 1; j < n->nin; j++)
-        if (ir_node_graph(n->in[j]) && !(sw && j >= 2)) map_put(out, ir_node_graph(n->in[j]), h);
+        if (ir_node_graph(n->in[j]) && !(sw && j >= 2)) ir_map_put(out, ir_node_graph(n->in[j]), h);
     }
-    if (h->ret && ir_node_graph(h->ret)) map_put(out, ir_node_graph(h->ret), h);
+    if (h->ret && ir_node_graph(h->ret)) ir_map_put(out, ir_node_graph(h->ret), h);
     for (int k = 0; k < h->ndefaults; k++)
-      if (ir_node_graph(h->defaults[k])) map_put(out, ir_node_graph(h->defaults[k]), h);
+      if (ir_node_graph(h->defaults[k])) ir_map_put(out, ir_node_graph(h->defaults[k]), h);
   }
 }
 
@@ -1215,11 +1195,11 @@ static void closure_graphs(IrUnit *u, Map *out) {
  * one (cse), or read what it captured through a value of the enclosing
  * function instead (c[0] folded to w). */
 static bool captures_sources(Ad *ad) {
-  Map closures = {0};
+  NodeMap closures = {0};
   closure_graphs(ad->u, &closures);
   for (int w = 0; w < ad->nwork; w++) {
-    IrGraph *h = ad->work[w], *jh = map_get(&ad->jg, h);
-    if (!map_get(&closures, jh)) continue;
+    IrGraph *h = ad->work[w], *jh = ir_map_get(&ad->jg, h);
+    if (!ir_map_get(&closures, jh)) continue;
     ir_free_vars(h);
     for (int i = 0; i < h->nfv; i++) {
       int k = 0;
@@ -1266,16 +1246,16 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
   envg->module = g->module;
   envg->ret = knone(&ad);   /* never run: it only holds the free variables */
   ad.envg = envg;
-  for (int i = 0; i < g->nfv; i++) map_put(&ad.fwd, g->fv[i], ir_param(ad.u, envg, g->fv[i]->name, g->fv[i]->span));
+  for (int i = 0; i < g->nfv; i++) ir_map_put(&ad.fwd, g->fv[i], ir_param(ad.u, envg, g->fv[i]->name, g->fv[i]->span));
   IrGraph *jg = ir_graph_new(ad.u, jname(g), envg, g->flags & ~IRG_MODULE, g->span);
   jg->display = g->display;
   jg->module = g->module;
-  map_put(&ad.jg, g, jg);
+  ir_map_put(&ad.jg, g, jg);
   ir_param(ad.u, jg, cont_name(g), g->span);
   for (int i = 0; i < g->nparams; i++) {
     IrNode *p = ir_param(ad.u, jg, g->params[i]->name, g->params[i]->span);
     if (floats) p = prim_in(&ad, jg, IR_P_FLOAT_ARG, g->params[i]->span, 1, p);
-    map_put(&ad.fwd, g->params[i], p);
+    ir_map_put(&ad.fwd, g->params[i], p);
   }
   spreads(&ad);
   activity(&ad);
@@ -1291,12 +1271,12 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
     for (int w = done; w < upto; w++) {
       IrGraph *h = ad.work[w];
       if (!h->ndefaults) continue;
-      IrGraph *jh = map_get(&ad.jg, h);
+      IrGraph *jh = ir_map_get(&ad.jg, h);
       jh->ndefaults = h->ndefaults;
       jh->defaults = lang_alloc(h->ndefaults * sizeof *jh->defaults);
       for (int i = 0; i < h->ndefaults; i++) {
         IrNode *d = h->defaults[i];
-        IrNode *m = d->kind == IR_CONST ? d : map_get(&ad.fwd, d);
+        IrNode *m = d->kind == IR_CONST ? d : ir_map_get(&ad.fwd, d);
         if (m == d && d->kind == IR_CONST && ir_node_graph(d)) {
           m = ir_const_graph(ad.u, jgraph(&ad, ir_node_graph(d)), d->span);
         } else if (m == d && d->kind == IR_CONST && (v_is_obj(d->value, O_FUNC) || v_is_obj(d->value, O_BUILTIN))) {
@@ -1314,7 +1294,7 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
   if (ad.failed) return NULL;
   /* (the inliner copies no graph with a jsource; prune_backward works on
    * the others) */
-  for (int w = 0; w < ad.nwork; w++) ((IrGraph *)map_get(&ad.jg, ad.work[w]))->jsource = ad.work[w];
+  for (int w = 0; w < ad.nwork; w++) ((IrGraph *)ir_map_get(&ad.jg, ad.work[w]))->jsource = ad.work[w];
   prune_backward(&ad);
   /* The optimiser's passes cost more than linear time in the size of
    * a unit, and a transform of a transform of library code (a hessian
@@ -1331,11 +1311,11 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
   }
   /* remember what each transform's free variables stand for, so the
    * primal closure can be rebuilt from a transformed one (api.c) */
-  Map inv = {0};
+  NodeMap inv = {0};
   for (size_t i = 0; i < ad.fwd.cap; i++)
-    if (ad.fwd.keys[i]) map_put(&inv, ad.fwd.vals[i], (void *)ad.fwd.keys[i]);
+    if (ad.fwd.keys[i]) ir_map_put(&inv, ad.fwd.vals[i], (void *)ad.fwd.keys[i]);
   for (int w = 0; w < ad.nwork; w++) {
-    IrGraph *h = ad.work[w], *jh = map_get(&ad.jg, h);
+    IrGraph *h = ad.work[w], *jh = ir_map_get(&ad.jg, h);
     ir_free_vars(h);
     ir_free_vars(jh);
     jh->jorig = lang_alloc((jh->nfv ? jh->nfv : 1) * sizeof *jh->jorig);
@@ -1343,8 +1323,8 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
       /* (h's own free variables first: several nodes may share a value) */
       jh->jorig[k] = NULL;
       for (int j = 0; j < h->nfv && !jh->jorig[k]; j++)
-        if (map_get(&ad.fwd, h->fv[j]) == jh->fv[k]) jh->jorig[k] = h->fv[j];
-      if (!jh->jorig[k]) jh->jorig[k] = map_get(&inv, jh->fv[k]);
+        if (ir_map_get(&ad.fwd, h->fv[j]) == jh->fv[k]) jh->jorig[k] = h->fv[j];
+      if (!jh->jorig[k]) jh->jorig[k] = ir_map_get(&inv, jh->fv[k]);
     }
   }
   if (optimize && !captures_sources(&ad)) return reverse(vm, g, mask, floats, false);
@@ -1352,4 +1332,200 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
   if (!ir_verify_unit(vm, ad.u)) return NULL;
 #endif
   return jg;
+}
+
+/* ---- J of values ---- */
+
+/* The closure of f's transform (computing only the sensitivities of the
+ * parameters in mask; made for float arguments when floats is set) over
+ * the J-values of what f captured. */
+static bool J_closure(MistVM *vm, ObjFunc *f, uint64_t mask, bool floats, Value *out) {
+  IrGraph *jg = ad_reverse_masked(vm, f->graph, mask, floats);
+  if (!jg) return false;
+  IrGraph *envg = jg->parent;
+  ir_free_vars(jg);
+  Value *env = lang_alloc((jg->nfv ? jg->nfv : 1) * sizeof *env);
+  for (int k = 0; k < jg->nfv; k++) {
+    int i = ad_env_param(envg, jg->fv[k]);
+    if (i < 0 || i >= f->nenv)
+      return lang_raise(vm, "TypeError", "internal error: free variable of J(%s)", f->graph->name->data);
+    if (!ad_J_value(vm, f->env[i], &env[k])) return false;
+  }
+  ObjFunc *jf = ev_closure(vm, jg, env);
+  lang_func_extra(jf)->primal = f;
+  *out = v_obj(jf);
+  return true;
+}
+
+
+/* jmask(f, mask, xs...): J(f) for grad(f, argnums), whose backpropagator
+ * leaves out the sensitivities of the other parameters; made once per
+ * mask, and apart for calls whose arguments are all floats (floats), for
+ * which a transform that knows its parameters are floats is simpler: no
+ * sensitivity of an addition needs its operands, say. */
+bool ad_J_masked(MistVM *vm, Value v, int64_t mask, bool floats, Value *out) {
+  if (!v_is_obj(v, O_FUNC)) return ad_J_value(vm, v, out);
+  ObjFunc *f = AS_FUNC(v);
+  /* f differentiated already (grad(grad(f))) takes a continuation first
+   * for each time: the mask counts f's own parameters after them (and
+   * the arguments are not all its parameters: no float transform) */
+  int depth = 0;
+  for (IrGraph *h = f->graph; h->jsource && (h->jorig || h->forig); h = h->jsource) depth++;
+  /* the mask only spares work: where a bit would not fit (more than 64
+   * parameters with the continuations), every sensitivity is computed
+   * and grad returns those asked for */
+  uint64_t bits = (uint64_t)mask;
+  mask = depth >= 64 || (depth && bits >> (64 - depth)) ? -1 : (int64_t)(bits << depth);
+  floats &= depth == 0;
+  ObjFuncExtra *x = f->x;
+  if (x && x->jmform[floats] && x->jmbits[floats] == (uint64_t)mask) {
+    *out = v_obj(x->jmform[floats]);
+    return true;
+  }
+  if (!J_closure(vm, f, (uint64_t)mask, floats, out)) return false;
+  x = lang_func_extra(f);
+  x->jmform[floats] = AS_FUNC(*out);
+  x->jmbits[floats] = (uint64_t)mask;
+  return true;
+}
+
+
+bool ad_J_value(MistVM *vm, Value v, Value *out) {
+  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST) || v_is_obj(v, O_DICT)) return ad_map_functions(vm, v, ad_J_value, out);
+  if (v_is_obj(v, O_FUNC)) {
+    ObjFunc *f = AS_FUNC(v);
+    /* a closure's captured values never change: its J is made once
+     * (grad(f) asks for it on every call) */
+    if (f->x && f->x->jform) {
+      *out = v_obj(f->x->jform);
+      return true;
+    }
+    if (!J_closure(vm, f, ~(uint64_t)0, false, out)) return false;
+    lang_func_extra(f)->jform = AS_FUNC(*out);
+    return true;
+  }
+  if (v_is_obj(v, O_BUILTIN) || v_is_obj(v, O_BOUND)) return ad_builtin_transform(vm, v, 'J', out);
+  *out = v;
+  return true;
+}
+
+/* ---- sensitivities re-keyed between a transform and its source ---- */
+
+/* The value closure f holds for free variable i of graph g, where f is
+ * a closure of g or of a transform (of a transform...) of g, each free
+ * variable of a transform standing for one of its source's (jorig);
+ * unbound if it cannot tell. */
+static Value captured(ObjFunc *f, IrGraph *g, int i) {
+  IrGraph *fg = f->graph;
+  if (fg == g) return i < f->nenv ? f->env[i] : v_unbound();
+  ir_free_vars(fg);
+  for (int k = 0; k < fg->nfv && k < f->nenv; k++) {
+    /* what fg's free variable k stands for, down the chain to g */
+    IrGraph *x = fg;
+    IrNode *z = fg->fv[k];
+    if (x != g && x->jsource && x->forig) {
+      /* a forward transform (the outermost one): its values stand for
+       * its source's, its tangents for nothing here */
+      if (x->ftan[k]) continue;
+      z = x->forig[k];
+      x = x->jsource;
+    }
+    while (x != g && z && x->jsource && x->jorig) {
+      ir_free_vars(x);
+      int m = 0;
+      while (m < x->nfv && x->fv[m] != z) m++;
+      z = m < x->nfv ? x->jorig[m] : NULL;
+      x = x->jsource;
+    }
+    if (x == g && z == g->fv[i]) return f->env[k];
+  }
+  return v_unbound();
+}
+
+/* Re-key an env between J(f)'s free variables (the parameters of the
+ * environment graph of f's graph's root transform) and f's own, in
+ * either direction.  J is the identity on everything but functions, and
+ * so is this on a non-function.  A captured function's own sensitivity,
+ * an env itself, is re-keyed the same way, since J transformed it too. */
+bool ad_rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
+  *out = v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) ? v_none() : e;
+  if (lang_holds_function(f) && !v_is_obj(f, O_FUNC) && !v_is_obj(f, O_BUILTIN) && !v_is_obj(f, O_BOUND)) {
+    /* a container: J transformed the functions in it, so the
+     * sensitivities of those items are re-keyed one by one */
+    if (v_is_obj(f, O_DICT) && v_is_obj(e, O_DICT)) {
+      ObjDict *fd = AS_DICT(f), *ed = AS_DICT(e), *r = lang_dict_new();
+      for (size_t i = 0; i < ed->len; i++) {
+        Value fi = v_none(), ri;
+        lang_dict_get(fd, ed->entries[i].key, &fi);
+        if (!ad_rekey_env(vm, fi, ed->entries[i].value, to_f, &ri)) return false;
+        lang_dict_put(r, ed->entries[i].key, ri);
+      }
+      *out = v_obj(r);
+      return true;
+    }
+    if ((v_is_obj(f, O_TUPLE) || v_is_obj(f, O_LIST)) && (v_is_obj(e, O_TUPLE) || v_is_obj(e, O_LIST))) {
+      ObjSeq *fs = AS_SEQ(f), *es = AS_SEQ(e);
+      ObjSeq *r = v_is_obj(e, O_TUPLE) ? lang_tuple_new(es->len) : lang_list_new(es->len);
+      for (size_t i = 0; i < es->len; i++)
+        if (!ad_rekey_env(vm, i < fs->len ? fs->items[i] : v_none(), es->items[i], to_f, &r->items[i])) return false;
+      *out = v_obj(r);
+      return true;
+    }
+    return true;
+  }
+  if (!v_is_obj(f, O_FUNC) || !v_is_obj(e, O_ENV)) return true;
+  ObjFunc *fn = AS_FUNC(f);
+  ObjEnv *d = AS_ENV(e);
+  /* f is a closure of a transform (the root one, or one nested in
+   * another transform), maybe of a transform of a transform: J(f)'s
+   * sensitivity is keyed by the free variables of one graph x of that
+   * chain, f's own by the nodes of x's source they stand for.  Which x
+   * is the level of the derivative this runs in, and d's keys say it
+   * (nodes are unique). */
+  /* (an env is keyed alike in a forward world: the forward transform of
+   * a J world keeps its keys, so f's forward transform counts as its
+   * source) */
+  IrGraph *top = fn->graph->forig && fn->graph->jsource ? fn->graph->jsource : fn->graph;
+  for (IrGraph *x = top; d->len && x->jsource && x->jorig; x = x->jsource) {
+    ir_free_vars(x);
+    int k0 = 0;
+    while (k0 < x->nfv && (int64_t)(intptr_t)(to_f ? (void *)x->fv[k0] : (void *)x->jorig[k0]) != d->items[0].key) k0++;
+    if (k0 == x->nfv) continue;
+    Value r = v_none();
+    for (int k = 0; k < x->nfv; k++) {
+      int64_t from = (int64_t)(intptr_t)(to_f ? (void *)x->fv[k] : (void *)x->jorig[k]);
+      int64_t to = (int64_t)(intptr_t)(to_f ? (void *)x->jorig[k] : (void *)x->fv[k]);
+      for (size_t j = 0; j < d->len; j++) {
+        if (d->items[j].key != from) continue;
+        Value v = d->items[j].value, c = captured(fn, x, k);
+        if (v_is_obj(v, O_ENV) && v_is_obj(c, O_FUNC) && !ad_rekey_env(vm, c, v, to_f, &v)) return false;
+        Value args[3] = {r, v_int(to), v};
+        if (!ev_prim_fn(IR_P_ENV_SET)(vm, 3, args, NULL, &r)) return false;
+      }
+    }
+    *out = r;
+    return true;
+  }
+  /* f is a closure of an ordinary graph (or of a forward transform, by
+   * its source): J(f)'s sensitivity is keyed by the parameters of the
+   * environment graph of its root transform */
+  IrGraph *g = fn->graph->jsource ? fn->graph->jsource : fn->graph;
+  AdRoots *roots = ad_roots_of(vm, g);
+  if (!roots || !roots->jroot || !roots->jroot->parent) return true;
+  IrGraph *envg = roots->jroot->parent;
+  ir_free_vars(g);
+  Value r = v_none();
+  for (int i = 0; i < envg->nparams && i < g->nfv; i++) {
+    int64_t from = (int64_t)(intptr_t)(to_f ? (void *)envg->params[i] : (void *)g->fv[i]);
+    int64_t to = (int64_t)(intptr_t)(to_f ? (void *)g->fv[i] : (void *)envg->params[i]);
+    for (size_t j = 0; j < d->len; j++) {
+      if (d->items[j].key != from) continue;
+      Value v = d->items[j].value, c = captured(AS_FUNC(f), g, i);
+      if (v_is_obj(v, O_ENV) && v_is_obj(c, O_FUNC) && !ad_rekey_env(vm, c, v, to_f, &v)) return false;
+      Value args[3] = {r, v_int(to), v};
+      if (!ev_prim_fn(IR_P_ENV_SET)(vm, 3, args, NULL, &r)) return false;
+    }
+  }
+  *out = r;
+  return true;
 }

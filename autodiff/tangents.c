@@ -210,7 +210,7 @@ static bool rule_call(MistVM *vm, TanOp op, int level, int argc, const Value *ar
   int done = kw ? 0 : level == 1 ? fast(vm, op, argc, argv, out) : fast2(op, argc, argv, out);
   if (done) return done > 0;
   Value rule = ad_fast_F_rule_source(vm, v_obj(lang_str(rule_names[op])));
-  if (rule.tag == V_UNBOUND || (level == 2 && !ad_F_value(vm, rule, &rule))) return false;
+  if (rule.tag == V_UNBOUND || (level == 2 && !ad_state(vm)->transform.F_value(vm, rule, &rule))) return false;
   return vm->call(vm, rule, argc, argv, kw, out);
 }
 
@@ -273,7 +273,7 @@ Value ad_fast_F_rule_source(MistVM *vm, Value fn) {
   if (!m) return v_unbound();
   Value rule = ad_module_global(m, "F_", name);
   if (rule.tag == V_UNBOUND) lang_raise(vm, "NameError", "F_%s is missing from stdlib/ad_rules.ms", name);
-  if (level == 2 && rule.tag != V_UNBOUND && !ad_F_value(vm, rule, &rule)) return v_unbound();
+  if (level == 2 && rule.tag != V_UNBOUND && !ad_state(vm)->transform.F_value(vm, rule, &rule)) return v_unbound();
   return rule;
 }
 
@@ -288,7 +288,7 @@ Value ad_fast_F_rule_under(MistVM *vm, Value fn) {
     if (v.tag != V_UNBOUND) return v;
   }
   Value def = ad_fast_F_rule_source(vm, fn), fdef;
-  if (def.tag == V_UNBOUND || !ad_F_value(vm, def, &fdef)) return v_unbound();
+  if (def.tag == V_UNBOUND || !ad_state(vm)->transform.F_value(vm, def, &fdef)) return v_unbound();
   return fdef;
 }
 

@@ -14,6 +14,12 @@
 #                   batch over the IDX files), as the flagship trains;
 #                   the ratio pipeline / memory is what loading and
 #                   batching cost an epoch
+#   pipeline alone  the pipeline's batches taken with no training: the
+#                   most loading and batching could add to an epoch were
+#                   they not concurrent with it; alone / memory is that
+#                   bound as a fraction of the epoch (target: under 5%),
+#                   which holds whatever the load, unlike the difference
+#                   of two noisy epochs
 #   torch           PyTorch as installed (python3-torch), batches cut
 #                   from tensors in memory
 #   torch best      the same with OpenBLAS's best kernel for this CPU
@@ -75,6 +81,9 @@ for m in "${models[@]}"; do
   fi
   printf '%s  mist memory %7.2f s   mist pipeline %7.2f s   pipeline/memory %.3f\n' "$m" "$mem" "$pipe" \
     "$(awk -v a="$pipe" -v b="$mem" 'BEGIN { print a / b }')"
+  alone=$(cd "$dir" && "$mist" train.ms "$m" alone "$batch" "$epochs" | seconds)
+  printf '%s  pipeline alone %7.3f s   alone/memory %.1f%% (the most it can add; target under 5%%)\n' \
+    "$m" "$alone" "$(awk -v a="$alone" -v b="$mem" 'BEGIN { print 100 * a / b }')"
   if [ "$have_torch" = 1 ]; then
     t=$(cd "$dir" && "$python" train.py "$m" "$batch" "$epochs" | seconds)
     tb=$(cd "$dir" && OPENBLAS_CORETYPE=$core "$python" train.py "$m" "$batch" "$epochs" | seconds)

@@ -4,7 +4,9 @@
 # bench/grad/: a scalar polynomial called at many points (poly), a
 # function with a 10^5-iteration scalar loop (loop), one training step
 # of a 784-256-10 MLP on a batch of 64 (mlp; mlp2 is 784-256-256-10 with
-# an SGD update), a loop reading the rows of a table (rows:N), and
+# an SGD update), a loop reading the rows of a table (rows:N), the
+# nested-AD saddle point in the four orders of forward and reverse
+# (saddle: RR as f, FF as grad, FR and RF as further lines), and
 # Microsoft ADBench's objectives on ADBench's inputs (gmm: Gaussian
 # mixture d=10 K=5 n=1000; lstm: 2 layers, 1024 characters; ba: bundle
 # adjustment's Jacobian over 31843 observations, all at once; ba_loop:
@@ -20,7 +22,7 @@
 # its peak resident memory.
 # Usage:
 #
-#   bench/grad_run.sh [NAME[:ARG]...]  default: poly loop mlp rows:1024 rows:4096 gmm lstm ba ba_loop
+#   bench/grad_run.sh [NAME[:ARG]...]  default: poly loop mlp mlp2 rows:1024 rows:4096 saddle gmm lstm ba ba_loop
 #   REPEAT=10 MIST=path/to/mist PYTHON=python3 TORCH=0 bench/grad_run.sh
 #
 # A case whose gradient fails prints "NAME: gradient failed: <error>"
@@ -59,7 +61,7 @@ else
   torch_note="PyTorch: $torch_version ($("$python" --version 2>&1))"
 fi
 
-if [ $# -gt 0 ]; then names=("$@"); else names=(poly loop mlp rows:1024 rows:4096 gmm lstm ba ba_loop); fi
+if [ $# -gt 0 ]; then names=("$@"); else names=(poly loop mlp mlp2 rows:1024 rows:4096 saddle gmm lstm ba ba_loop); fi
 
 threads=${MIST_NUM_THREADS:-$(nproc 2>/dev/null || echo 1)}
 export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ left in bench/grad

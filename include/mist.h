@@ -75,12 +75,31 @@ enum {
   MIST_IR_LOWERED = 0,
   MIST_IR_SOURCE = 1,   /* print as Mist source instead of IR text */
   MIST_IR_GRAD = 2,     /* print the derivative: the graphs of J(NAME); with MIST_IR_SOURCE, grad(NAME) as a whole program */
+  MIST_IR_OPT = 4,      /* after the optimiser (inline, simplify, cse, dce); mist_print_file_ir only */
 };
 MistStatus mist_print_ir(MistVM *vm, const char *name, int flags);
 
 /* Parse and lower the file at path without running it, and write the IR
  * of its top-level function `name` to the write callback. */
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags);
+
+/* The stages of the pipeline that can be printed as each file (the
+ * main program and every module it imports) goes through them: its
+ * syntax tree, its IR as lowered, and the IR after the optimiser.
+ * `mist --dump=ast,ir,opt FILE.ms` prints them before running. */
+enum {
+  MIST_DUMP_AST = 1,
+  MIST_DUMP_IR = 2,
+  MIST_DUMP_OPT = 4,
+};
+
+/* The stages named in a comma-separated list such as "ast,ir"; -1 when
+ * a name is not one of them, with *bad pointing at it. */
+int mist_dump_stages(const char *list, const char **bad);
+
+/* Print these stages (MIST_DUMP_ flags; 0: none) of each file that later
+ * calls compile, to the write callback. */
+void mist_set_dump(MistVM *vm, int stages);
 
 /* Limit each later mist_eval / mist_run_file to `seconds` of wall-clock
  * time (0: no limit).  A program that runs longer stops with a

@@ -60,7 +60,6 @@ static void close_over(GraphList *l) {
 
 typedef struct Dce {
   NodeMap pure;    /* graph -> 1: calling it only builds values, 2: not, 3: being decided */
-  int gadd, env_get, env_set, make_env;
 } Dce;
 
 static bool droppable(Dce *d, const IrNode *n);
@@ -153,18 +152,17 @@ static bool droppable(Dce *d, const IrNode *n) {
     IrGraph *h = ir_known_callee(n->in[0]);
     return h && h->nparams == argc && pure_graph(d, h);
   }
+  case IR_P_MAKE_ENV:
+    return distinct_int_keys(n);
+  case IR_P_GADD: case IR_P_ENV_GET: case IR_P_ENV_SET:
+    return true;
   default:
-    if (p >= 0 && p == d->make_env) return distinct_int_keys(n);
-    return p == d->gadd || p == d->env_get || p == d->env_set;
+    return false;
   }
 }
 
 static void dce_init(Dce *d) {
   memset(d, 0, sizeof *d);
-  d->gadd = ir_prim_named("gadd");
-  d->env_get = ir_prim_named("env_get");
-  d->env_set = ir_prim_named("env_set");
-  d->make_env = ir_prim_named("make_env");
 }
 
 /* ---- removing ---- */

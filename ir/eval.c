@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "ir/eval.h"
+#include "ir/map.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 
@@ -126,55 +127,9 @@ static bool out_of_time(MistVM *vm, EvState *st) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9 > vm->deadline;
 }
 
-/* ---- a pointer map for compilation ---- */
+/* ---- counts in a NodeMap ---- */
 
-typedef struct PtrMap {
-  size_t cap, n;
-  const void **keys;
-  int *vals;
-} PtrMap;
-
-static size_t ptr_hash(const void *p) { return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull; }
-
-static void map_grow(PtrMap *m);
-
-static int *map_slot(PtrMap *m, const void *k, bool insert) {
-  if (m->cap == 0) {
-    if (!insert) return NULL;
-    map_grow(m);
-  }
-  size_t i = ptr_hash(k) & (m->cap - 1);
-  while (m->keys[i]) {
-    if (m->keys[i] == k) return &m->vals[i];
-    i = (i + 1) & (m->cap - 1);
-  }
-  if (!insert) return NULL;
-  if (2 * (m->n + 1) > m->cap) {
-    map_grow(m);
-    return map_slot(m, k, insert);
-  }
-  m->keys[i] = k;
-  /* vals comes from lang_alloc_atomic, which does not clear it: a new
-   * entry starts at 0 (count_uses counts up from there) */
-  m->vals[i] = 0;
-  m->n++;
-  return &m->vals[i];
-}
-
-static void map_grow(PtrMap *m) {
-  PtrMap old = *m;
-  m->cap = old.cap ? 2 * old.cap : 64;
-  m->n = 0;
-  m->keys = lang_alloc(m->cap * sizeof *m->keys);
-  m->vals = lang_alloc_atomic(m->cap * sizeof *m->vals);
-  for (size_t i = 0; i < old.cap; i++)
-    if (old.keys[i]) *map_slot(m, old.keys[i], true) = old.vals[i];
-}
-
-static int map_get(PtrMap *m, const void *k) {
-  int *v = map_slot(m, k, false);
-  return v ? *v : -1;
-}
+static void count_one(NodeMap *m, const void *k) { ir_map_set_int(m, k, ir_map_int(m, k, 0) + 1); }
 
 /* ---- compilation ---- */
 
@@ -182,10 +137,9 @@ typedef struct Comp {
   MistVM *vm;
   EvCode *code;
   IrGraph *root;
-  PtrMap slots;      /* node -> slot */
-  PtrMap uses;       /* node -> number of uses in the graphs reachable from root */
-  PtrMap blocks;     /* graph -> pc of its block (contified graphs) */
-  PtrMap emitted;    /* node -> 1 once its instruction is emitted */
+  NodeMap slots;      /* node -> slot */
+  NodeMap uses;       /* node -> number of uses in the graphs reachable from root */
+  NodeMap blocks;     /* graph -> pc of its block (contified graphs) */
   Instr *ins;
   int nins, capins;
   int nslots;
@@ -211,26 +165,24 @@ static Instr *emit(Comp *c, Op op, IrNode *node) {
 
 static int new_slot(Comp *c) { return c->nslots++; }
 
-static void count_uses(Comp *c, IrGraph *g, PtrMap *seen) {
-  int *s = map_slot(seen, g, true);
-  if (*s == 1) return;
-  *s = 1;
+static void count_uses(Comp *c, IrGraph *g, NodeMap *seen) {
+  if (ir_map_get(seen, g)) return;
+  ir_map_put(seen, g, g);
   for (int i = 0; i < g->nnodes; i++) {
     IrNode *n = g->nodes[i];
     for (int j = 0; j < n->nin; j++) {
-      int *u = map_slot(&c->uses, n->in[j], true);
-      (*u)++;
+      count_one(&c->uses, n->in[j]);
       IrGraph *h = ir_node_graph(n->in[j]);
       if (h) count_uses(c, h, seen);
     }
   }
   if (g->ret) {
-    (*map_slot(&c->uses, g->ret, true))++;
+    count_one(&c->uses, g->ret);
     IrGraph *h = ir_node_graph(g->ret);
     if (h) count_uses(c, h, seen);
   }
   for (int i = 0; i < g->ndefaults; i++) {
-    (*map_slot(&c->uses, g->defaults[i], true))++;
+    count_one(&c->uses, g->defaults[i]);
     IrGraph *h = ir_node_graph(g->defaults[i]);
     if (h) count_uses(c, h, seen);
   }
@@ -258,7 +210,7 @@ static int operand(Comp *c, IrNode *x, IrNode *at) {
       in->dst = new_slot(c);
       return in->dst;
     }
-    int s = map_get(&c->slots, x);
+    int s = ir_map_int(&c->slots, x, -1);
     if (s >= 0) return s;
     Value v = x->value;
     if (v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->prim >= 0) v = ir_prim_value(c->vm, AS_BUILTIN(v)->prim);
@@ -266,12 +218,12 @@ static int operand(Comp *c, IrNode *x, IrNode *at) {
     for (int k = 0; k < c->nconst; k++) {
       Value w = c->const_vals[k];
       if (w.tag == v.tag && w.i == v.i) {
-        *map_slot(&c->slots, x, true) = c->const_slots[k];
+        ir_map_set_int(&c->slots, x, c->const_slots[k]);
         return c->const_slots[k];
       }
     }
     s = new_slot(c);
-    *map_slot(&c->slots, x, true) = s;
+    ir_map_set_int(&c->slots, x, s);
     if (c->nconst == c->capconst) {
       c->capconst = c->capconst ? 2 * c->capconst : 16;
       c->const_slots = lang_realloc(c->const_slots, c->capconst * sizeof *c->const_slots);
@@ -281,21 +233,21 @@ static int operand(Comp *c, IrNode *x, IrNode *at) {
     c->const_vals[c->nconst++] = v;
     return s;
   }
-  int s = map_get(&c->slots, x);
+  int s = ir_map_int(&c->slots, x, -1);
   if (s >= 0) return s;
   /* a node not computed yet on this path (a forward reference between
    * nested functions): its slot reads as Unbound, so frames are zeroed */
   s = new_slot(c);
-  *map_slot(&c->slots, x, true) = s;
+  ir_map_set_int(&c->slots, x, s);
   c->zero = true;
   return s;
 }
 
 static int slot_of(Comp *c, IrNode *n) {
-  int s = map_get(&c->slots, n);
+  int s = ir_map_int(&c->slots, n, -1);
   if (s < 0) {
     s = new_slot(c);
-    *map_slot(&c->slots, n, true) = s;
+    ir_map_set_int(&c->slots, n, s);
   }
   return s;
 }
@@ -316,7 +268,7 @@ static void emit_body(Comp *c, IrGraph *g, Mode mode, int dst);
 static bool fvs_available(Comp *c, IrGraph *h) {
   ir_free_vars(h);
   for (int i = 0; i < h->nfv; i++)
-    if (map_get(&c->slots, h->fv[i]) < 0 && h->fv[i]->graph && !ir_is_ancestor(c->root, h->fv[i]->graph))
+    if (ir_map_int(&c->slots, h->fv[i], -1) < 0 && h->fv[i]->graph && !ir_is_ancestor(c->root, h->fv[i]->graph))
       return false;
   return true;
 }
@@ -336,8 +288,8 @@ static Op parallel_op(const int32_t *args, const int32_t *dsts, int n) {
  * backward jump is a loop going round, which checks for Ctrl-C. */
 static void emit_jump_to(Comp *c, IrGraph *h, IrNode *n) {
   int nargs = n->nin - 1;
-  int *label = map_slot(&c->blocks, h, false);
-  if (!label)
+  int label = ir_map_int(&c->blocks, h, -1);
+  if (label < 0)
     for (int i = 0; i < h->nparams; i++) slot_of(c, h->params[i]);
   int32_t *args = operands(c, n, 1);
   if (nargs) {
@@ -353,19 +305,19 @@ static void emit_jump_to(Comp *c, IrGraph *h, IrNode *n) {
       pm->dsts = dsts;
     }
   }
-  if (label) {
+  if (label >= 0) {
     emit(c, I_INTERRUPT, n);
-    emit(c, I_JUMP, n)->target = *label;
+    emit(c, I_JUMP, n)->target = label;
     return;
   }
-  *map_slot(&c->blocks, h, true) = c->nins;
+  ir_map_set_int(&c->blocks, h, c->nins);
   emit_body(c, h, M_RETURN, -1);
 }
 
 /* switch(c, @a, @b) whose only use is a call with no arguments right in
  * its graph: the call runs one of the two graphs as a block here. */
 static bool switch_inlined(Comp *c, IrNode *s) {
-  if (ir_node_prim(s) != IR_P_SWITCH || map_get(&c->uses, s) != 1) return false;
+  if (ir_node_prim(s) != IR_P_SWITCH || ir_map_int(&c->uses, s, -1) != 1) return false;
   IrGraph *a = ir_node_graph(s->in[2]), *b = ir_node_graph(s->in[3]);
   if (!a || !b || a->nparams || b->nparams) return false;
   for (int i = 0; i < s->graph->nnodes; i++) {
@@ -553,7 +505,6 @@ static void emit_body(Comp *c, IrGraph *g, Mode mode, int dst) {
     IrNode *n = g->nodes[i];
     bool tail = mode == M_RETURN && n == g->ret && n == last;
     emit_node(c, n, tail);
-    *map_slot(&c->emitted, n, true) = 1;
     if (tail) {
       Op op = c->ins[c->nins - 1].op;
       tail_done = op == I_TAILCALL || op == I_JUMP || op == I_RETURN;
@@ -630,10 +581,10 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
   c.vm = vm;
   c.root = g;
   ir_free_vars(g);
-  PtrMap seen = {0};
+  NodeMap seen = {0};
   count_uses(&c, g, &seen);
-  for (int i = 0; i < g->nparams; i++) *map_slot(&c.slots, g->params[i], true) = new_slot(&c);
-  for (int i = 0; i < g->nfv; i++) *map_slot(&c.slots, g->fv[i], true) = new_slot(&c);
+  for (int i = 0; i < g->nparams; i++) ir_map_set_int(&c.slots, g->params[i], new_slot(&c));
+  for (int i = 0; i < g->nfv; i++) ir_map_set_int(&c.slots, g->fv[i], new_slot(&c));
   emit_body(&c, g, M_RETURN, -1);
   group_constants(&c, g->nparams + g->nfv);
 
@@ -1356,4 +1307,5 @@ void ev_init(MistVM *vm) {
   EvState *st = lang_alloc(sizeof *st);
   vm->eval = st;
   vm->call = ev_call;
+  vm->graph_name = ir_graph_name;
 }

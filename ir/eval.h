@@ -5,6 +5,25 @@
 #include "ir/ir.h"
 
 /* Install the interpreter in vm: vm->call, primitive values. */
+/* What the interpreter's primitives need of autodiff/, which lies above
+ * ir/: one interface, which autodiff's ad_register installs in vm->ad.
+ * Without it (a build or test of ir/ alone) those primitives raise. */
+typedef struct IrAdInterface {
+  /* primitive J: the reverse-mode transform of a value */
+  bool (*J)(MistVM *vm, Value v, Value *out);
+  /* primitive jmask: J(v) whose backpropagator gives only the
+   * parameters in mask; made for float arguments when floats is set */
+  bool (*Jmask)(MistVM *vm, Value v, int64_t mask, bool floats, Value *out);
+  /* primitive F: the forward-mode transform of a value */
+  bool (*F)(MistVM *vm, Value v, Value *out);
+  /* a sensitivity primitive (add_sens, sin_sens...) on what its C fast
+   * path does not handle: its Mist definition in stdlib/ad_sens.ms */
+  bool (*sens)(MistVM *vm, int prim, int argc, const Value *argv, Value *out);
+  /* primitives jenv and jinv_env: an env of sensitivities re-keyed
+   * between J(f)'s free variables and f's own (to_f: towards f's) */
+  bool (*rekey_env)(MistVM *vm, Value f, Value e, bool to_f, Value *out);
+} IrAdInterface;
+
 void ev_init(MistVM *vm);
 
 /* Run a graph without parameters (a module's top-level code) and store

@@ -96,17 +96,10 @@ struct IrGraph {
   IrNode **fv;
   bool fv_done;
   struct EvCode *code;  /* the interpreter's compiled form, when made */
-  /* autodiff: the reverse-mode transform of g taken as a root (its free
-   * variables become parameters of jenv, in g->fv order), made once */
-  struct IrGraph *jroot;
-  /* the last transform made with a mask of parameters (grad's argnums),
-   * whose backpropagator computes only their sensitivities, and that
-   * mask: [0] the general one, [1] the one made for float arguments */
-  struct IrGraph *jmroot[2];
-  uint64_t jmask[2];
-  struct IrGraph *froot;   /* the forward-mode transform of g as a root */
-  /* for a transform: the graph it transforms, and for each of its free
-   * variables (in fv order) the node of jsource it stands for */
+  /* for an autodiff transform: the graph it transforms, and for each of
+   * its free variables (in fv order) the node of jsource it stands for.
+   * Part of the program: the primitives that re-key sensitivities
+   * between a transform and its source (jenv, jinv_env) read them. */
   struct IrGraph *jsource;
   IrNode **jorig;
   /* for a forward-mode transform: for each free variable, the node of
@@ -149,7 +142,6 @@ void ir_free_vars(IrGraph *g);
 /* Text form.  ir_print_graph writes g and every graph it uses that is
  * nested in it or synthetic (branches, loops, joins), in text form. */
 void ir_print_graph(MistVM *vm, IrGraph *g, StrBuf *out);
-void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out);   /* as Mist source (source.c) */
 void ir_print_unit(MistVM *vm, IrUnit *u, StrBuf *out);
 /* A str as a double-quoted literal (braces doubled in an f-string: fstr). */
 void ir_str_literal(StrBuf *out, const char *s, size_t len, bool fstr);

@@ -21,6 +21,7 @@
 #define MIST_IR_PASSES_H
 
 #include "ir/ir.h"
+#include "ir/map.h"
 
 /* ---- the pipeline ---- */
 
@@ -65,8 +66,7 @@ bool ir_inline(MistVM *vm, IrUnit *u, IrGraph *g);
  * comparison's truthiness cannot change), check_bound of a value that
  * cannot be Unbound, and the sensitivity algebra of autodiff (gadd(None,
  * x) is x, env_get of a make_env with constant keys is the value under
- * the key, the sensitivity of an int operand is None, ...; the primitives are looked up by name, so those missing
- * are skipped).  u may be NULL (constants are then made in
+ * the key, the sensitivity of an int operand is None, ...).  u may be NULL (constants are then made in
  * a scratch unit and every graph g reaches counts). */
 bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g);
 
@@ -107,17 +107,6 @@ void ir_prune_unit(IrUnit *u, IrGraph *keep);
 void ir_forget_free_vars(IrGraph *g);
 
 /* ---- cloning (clone.c) ---- */
-
-/* A map between pointers (nodes to nodes, graphs to graphs), open
- * addressing on the GC heap.  Zero-initialise it: NodeMap m = {0}. */
-typedef struct NodeMap {
-  size_t cap, n;
-  const void **keys;
-  void **vals;
-} NodeMap;
-
-void *ir_map_get(const NodeMap *m, const void *key);     /* NULL when absent */
-void ir_map_put(NodeMap *m, const void *key, void *val);  /* adds or replaces */
 
 /* A copy of graph h with parent new_parent, added to u, and copies of
  * every graph nested in h that h's body reaches (their parents remapped

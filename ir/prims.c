@@ -605,11 +605,11 @@ PRIM_FN(p_make_env) {
 }
 
 PRIM_FN(p_jmask) {
-  if (!vm->ad_Jmask) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
+  if (!vm->ad) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
   if (argc < 2 || argv[1].tag != V_INT) return lang_raise(vm, "TypeError", "jmask: the mask must be an int");
   bool floats = argc > 2;
   for (int i = 2; i < argc; i++) floats &= argv[i].tag == V_FLOAT;
-  return vm->ad_Jmask(vm, argv[0], argv[1].i, floats, out);
+  return vm->ad->Jmask(vm, argv[0], argv[1].i, floats, out);
 }
 
 PRIM_FN(p_float_arg) {
@@ -621,8 +621,8 @@ PRIM_FN(p_float_arg) {
 }
 
 PRIM_FN(p_J) {
-  if (!vm->ad_J) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
-  return vm->ad_J(vm, argv[0], out);
+  if (!vm->ad) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
+  return vm->ad->J(vm, argv[0], out);
 }
 
 static Value none_tuple(int64_t n) {
@@ -953,128 +953,15 @@ PRIM_FN(p_bp_call_j) {
   return vm->call(vm, argv[0], m + 1, args, NULL, out);
 }
 
-/* The value closure f holds for free variable i of graph g, where f is
- * a closure of g or of a transform (of a transform...) of g, each free
- * variable of a transform standing for one of its source's (jorig);
- * unbound if it cannot tell. */
-static Value captured(ObjFunc *f, IrGraph *g, int i) {
-  IrGraph *fg = f->graph;
-  if (fg == g) return i < f->nenv ? f->env[i] : v_unbound();
-  ir_free_vars(fg);
-  for (int k = 0; k < fg->nfv && k < f->nenv; k++) {
-    /* what fg's free variable k stands for, down the chain to g */
-    IrGraph *x = fg;
-    IrNode *z = fg->fv[k];
-    if (x != g && x->jsource && x->forig) {
-      /* a forward transform (the outermost one): its values stand for
-       * its source's, its tangents for nothing here */
-      if (x->ftan[k]) continue;
-      z = x->forig[k];
-      x = x->jsource;
-    }
-    while (x != g && z && x->jsource && x->jorig) {
-      ir_free_vars(x);
-      int m = 0;
-      while (m < x->nfv && x->fv[m] != z) m++;
-      z = m < x->nfv ? x->jorig[m] : NULL;
-      x = x->jsource;
-    }
-    if (x == g && z == g->fv[i]) return f->env[k];
-  }
-  return v_unbound();
+PRIM_FN(p_jinv_env) {
+  if (!vm->ad) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
+  return vm->ad->rekey_env(vm, argv[0], argv[1], true, out);
 }
 
-static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out);
-
-/* Re-key an env between J(f)'s free variables (the parameters of the
- * environment graph of f's graph's root transform) and f's own, in
- * either direction.  J is the identity on everything but functions, and
- * so is this on a non-function.  A captured function's own sensitivity,
- * an env itself, is re-keyed the same way, since J transformed it too. */
-static bool rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
-  *out = v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) ? v_none() : e;
-  if (lang_holds_function(f) && !v_is_obj(f, O_FUNC) && !v_is_obj(f, O_BUILTIN) && !v_is_obj(f, O_BOUND)) {
-    /* a container: J transformed the functions in it, so the
-     * sensitivities of those items are re-keyed one by one */
-    if (v_is_obj(f, O_DICT) && v_is_obj(e, O_DICT)) {
-      ObjDict *fd = AS_DICT(f), *ed = AS_DICT(e), *r = lang_dict_new();
-      for (size_t i = 0; i < ed->len; i++) {
-        Value fi = v_none(), ri;
-        lang_dict_get(fd, ed->entries[i].key, &fi);
-        if (!rekey_env(vm, fi, ed->entries[i].value, to_f, &ri)) return false;
-        lang_dict_put(r, ed->entries[i].key, ri);
-      }
-      *out = v_obj(r);
-      return true;
-    }
-    if ((v_is_obj(f, O_TUPLE) || v_is_obj(f, O_LIST)) && (v_is_obj(e, O_TUPLE) || v_is_obj(e, O_LIST))) {
-      ObjSeq *fs = AS_SEQ(f), *es = AS_SEQ(e);
-      ObjSeq *r = v_is_obj(e, O_TUPLE) ? lang_tuple_new(es->len) : lang_list_new(es->len);
-      for (size_t i = 0; i < es->len; i++)
-        if (!rekey_env(vm, i < fs->len ? fs->items[i] : v_none(), es->items[i], to_f, &r->items[i])) return false;
-      *out = v_obj(r);
-      return true;
-    }
-    return true;
-  }
-  if (!v_is_obj(f, O_FUNC) || !v_is_obj(e, O_ENV)) return true;
-  ObjFunc *fn = AS_FUNC(f);
-  ObjEnv *d = AS_ENV(e);
-  /* f is a closure of a transform (the root one, or one nested in
-   * another transform), maybe of a transform of a transform: J(f)'s
-   * sensitivity is keyed by the free variables of one graph x of that
-   * chain, f's own by the nodes of x's source they stand for.  Which x
-   * is the level of the derivative this runs in, and d's keys say it
-   * (nodes are unique). */
-  /* (an env is keyed alike in a forward world: the forward transform of
-   * a J world keeps its keys, so f's forward transform counts as its
-   * source) */
-  IrGraph *top = fn->graph->forig && fn->graph->jsource ? fn->graph->jsource : fn->graph;
-  for (IrGraph *x = top; d->len && x->jsource && x->jorig; x = x->jsource) {
-    ir_free_vars(x);
-    int k0 = 0;
-    while (k0 < x->nfv && (int64_t)(intptr_t)(to_f ? (void *)x->fv[k0] : (void *)x->jorig[k0]) != d->items[0].key) k0++;
-    if (k0 == x->nfv) continue;
-    Value r = v_none();
-    for (int k = 0; k < x->nfv; k++) {
-      int64_t from = (int64_t)(intptr_t)(to_f ? (void *)x->fv[k] : (void *)x->jorig[k]);
-      int64_t to = (int64_t)(intptr_t)(to_f ? (void *)x->jorig[k] : (void *)x->fv[k]);
-      for (size_t j = 0; j < d->len; j++) {
-        if (d->items[j].key != from) continue;
-        Value v = d->items[j].value, c = captured(fn, x, k);
-        if (v_is_obj(v, O_ENV) && v_is_obj(c, O_FUNC) && !rekey_env(vm, c, v, to_f, &v)) return false;
-        Value args[3] = {r, v_int(to), v};
-        if (!p_env_set(vm, 3, args, NULL, &r)) return false;
-      }
-    }
-    *out = r;
-    return true;
-  }
-  /* f is a closure of an ordinary graph (or of a forward transform, by
-   * its source): J(f)'s sensitivity is keyed by the parameters of the
-   * environment graph of its root transform */
-  IrGraph *g = fn->graph->jsource ? fn->graph->jsource : fn->graph;
-  if (!g->jroot || !g->jroot->parent) return true;
-  IrGraph *envg = g->jroot->parent;
-  ir_free_vars(g);
-  Value r = v_none();
-  for (int i = 0; i < envg->nparams && i < g->nfv; i++) {
-    int64_t from = (int64_t)(intptr_t)(to_f ? (void *)envg->params[i] : (void *)g->fv[i]);
-    int64_t to = (int64_t)(intptr_t)(to_f ? (void *)g->fv[i] : (void *)envg->params[i]);
-    for (size_t j = 0; j < d->len; j++) {
-      if (d->items[j].key != from) continue;
-      Value v = d->items[j].value, c = captured(AS_FUNC(f), g, i);
-      if (v_is_obj(v, O_ENV) && v_is_obj(c, O_FUNC) && !rekey_env(vm, c, v, to_f, &v)) return false;
-      Value args[3] = {r, v_int(to), v};
-      if (!p_env_set(vm, 3, args, NULL, &r)) return false;
-    }
-  }
-  *out = r;
-  return true;
+PRIM_FN(p_jenv) {
+  if (!vm->ad) return lang_raise(vm, "TypeError", "automatic differentiation is not available");
+  return vm->ad->rekey_env(vm, argv[0], argv[1], false, out);
 }
-
-PRIM_FN(p_jinv_env) { return rekey_env(vm, argv[0], argv[1], true, out); }
-PRIM_FN(p_jenv) { return rekey_env(vm, argv[0], argv[1], false, out); }
 
 PRIM_FN(p_no_derivative) {
   if (argv[0].tag == V_NONE) {
@@ -1111,8 +998,8 @@ PRIM_FN(p_tan_tuple) {
 }
 
 PRIM_FN(p_F) {
-  if (!vm->ad_F) return lang_raise(vm, "TypeError", "forward-mode differentiation is not available");
-  return vm->ad_F(vm, argv[0], out);
+  if (!vm->ad) return lang_raise(vm, "TypeError", "forward-mode differentiation is not available");
+  return vm->ad->F(vm, argv[0], out);
 }
 
 /* cons_list(acc, kind): a comprehension's result from the chain of

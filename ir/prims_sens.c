@@ -11,7 +11,7 @@
  * operations in the same order as the Mist definitions, so both give the
  * same bits; everything else (tensors, which broadcast, lists and
  * tuples, which concatenate and repeat, mixed kinds) goes to the Mist
- * definition of the same name in stdlib/ad_sens.ms through vm->ad_sens,
+ * definition of the same name in stdlib/ad_sens.ms through vm->ad->sens,
  * so that logic lives in one place.  Those definitions are also what the
  * transforms differentiate for second derivatives.  Divisions and powers
  * are IEEE arithmetic, as _fdiv and _fpow are there: at a singular point
@@ -26,8 +26,8 @@
 
 /* The Mist definition, for what the fast path leaves. */
 static bool general(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out) {
-  if (!vm->ad_sens) return lang_raise(vm, "TypeError", "%s: automatic differentiation is not available", ir_prims[p].name);
-  return vm->ad_sens(vm, (int)p, argc, argv, out);
+  if (!vm->ad) return lang_raise(vm, "TypeError", "%s: automatic differentiation is not available", ir_prims[p].name);
+  return vm->ad->sens(vm, (int)p, argc, argv, out);
 }
 
 static bool no_sens(Value x) { return x.tag == V_INT || x.tag == V_BOOL || v_is_obj(x, O_STR); }

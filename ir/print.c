@@ -80,23 +80,7 @@ static void name_node(Namer *nm, IrNode *x) {
 /* A str as a double-quoted literal; in an f-string's text (fstr) the
  * braces are doubled.  The IR text and the Mist source printout share it. */
 void ir_str_literal(StrBuf *out, const char *s, size_t len, bool fstr) {
-  sb_addc(out, '"');
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)s[i];
-    switch (c) {
-    case '\n': sb_adds(out, "\\n"); break;
-    case '\t': sb_adds(out, "\\t"); break;
-    case '\r': sb_adds(out, "\\r"); break;
-    case '\\': sb_adds(out, "\\\\"); break;
-    case '"': sb_adds(out, "\\\""); break;
-    case '{': sb_adds(out, fstr ? "{{" : "{"); break;
-    case '}': sb_adds(out, fstr ? "}}" : "}"); break;
-    default:
-      if (c < 0x20 || c == 0x7f) sb_printf(out, "\\x%02x", c);
-      else sb_addc(out, (char)c);
-    }
-  }
-  sb_addc(out, '"');
+  lang_quote(out, s, len, '"', fstr ? LANG_QUOTE_BRACES : 0);
 }
 
 static void print_const(StrBuf *out, Value v) {

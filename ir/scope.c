@@ -11,56 +11,12 @@
  * are then taken out of their schedules together.  Pruning a unit and
  * the pointer map (NodeMap, declared in passes.h) live here too.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/scope.h"
 #include "lang/gc.h"
-
-/* ---- NodeMap ---- */
-
-static size_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
-static size_t slot_of(const NodeMap *m, const void *key) {
-  size_t mask = m->cap - 1;
-  size_t i = ptr_hash(key) & mask;
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
-  return i;
-}
-
-void *ir_map_get(const NodeMap *m, const void *key) {
-  if (!m->cap || !key) return NULL;
-  size_t i = slot_of(m, key);
-  return m->keys[i] ? m->vals[i] : NULL;
-}
-
-void ir_map_put(NodeMap *m, const void *key, void *val) {
-  if (2 * (m->n + 1) > m->cap) {
-    NodeMap big = {m->cap ? 2 * m->cap : 32, 0, NULL, NULL};
-    big.keys = lang_alloc(big.cap * sizeof *big.keys);
-    big.vals = lang_alloc(big.cap * sizeof *big.vals);
-    for (size_t i = 0; i < m->cap; i++)
-      if (m->keys[i]) {
-        size_t j = slot_of(&big, m->keys[i]);
-        big.keys[j] = m->keys[i];
-        big.vals[j] = m->vals[i];
-        big.n++;
-      }
-    *m = big;
-  }
-  size_t i = slot_of(m, key);
-  if (!m->keys[i]) {
-    m->keys[i] = key;
-    m->n++;
-  }
-  m->vals[i] = val;
-}
 
 /* ---- references and scopes ---- */
 
@@ -137,9 +93,14 @@ void ir_scope_collect(IrScope *s, IrUnit *u, IrGraph *root) {
 /* ---- replacing and removing nodes ---- */
 
 IrNode *ir_repl_resolve(const NodeMap *repl, IrNode *x) {
-  for (int guard = 0; x && guard < 1000000; guard++) {
+  /* a chain visits each entry at most once, unless a pass made a cycle */
+  for (size_t steps = 0; x; steps++) {
     IrNode *y = ir_map_get(repl, x);
     if (!y || y == x) return x;
+    if (steps > repl->n) {
+      fprintf(stderr, "mist: internal error: a cycle of node replacements (ir_repl_resolve)\n");
+      abort();
+    }
     x = y;
   }
   return x;
@@ -264,7 +225,6 @@ IrGraph *ir_known_callee(const IrNode *f) {
   return fn->nenv == 0 && lang_func_ndefaults(fn) == 0 ? fn->graph : NULL;
 }
 
-int ir_prim_named(const char *name) { return ir_prim_lookup(name, strlen(name)); }
 
 static bool plain_value(Value v, int depth) {
   switch (v.tag) {

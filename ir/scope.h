@@ -7,15 +7,6 @@
 
 #include "ir/passes.h"
 
-/* ints in a NodeMap (stored as val + 1, so 0 stays "absent") */
-static inline int ir_map_int(const NodeMap *m, const void *key, int dflt) {
-  void *v = ir_map_get(m, key);
-  return v ? (int)((intptr_t)v - 1) : dflt;
-}
-static inline void ir_map_set_int(NodeMap *m, const void *key, int val) {
-  ir_map_put(m, key, (void *)((intptr_t)val + 1));
-}
-
 /* Call fn for each graph constant g refers to: in its schedule (pos = the
  * node's position), its output (pos = nnodes) and its parameters'
  * default values (pos = -1). */
@@ -54,10 +45,6 @@ bool ir_never_unbound(const IrNode *x);
  * a closure constant that captured nothing and has no default values
  * (autodiff's output calls its rules that way); NULL otherwise. */
 IrGraph *ir_known_callee(const IrNode *f);
-
-/* A primitive by name, -1 when ops.def has no such row (the passes
- * know some primitives of autodiff/ that may not exist yet). */
-int ir_prim_named(const char *name);
 
 /* A constant of a plain kind: None, bool, int, float, str, or a tuple of
  * those.  Folding only takes and makes these. */

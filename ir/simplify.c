@@ -18,8 +18,7 @@
  * parameters of a loop whose every call passes that kind (an analysis to
  * a fixpoint before each sweep, param_kinds).  What matters most
  * is the algebra of sensitivities that autodiff produces, where None is
- * zero: gadd(None, x) is x, and so on.  Those primitives are looked up
- * by name, so this file builds before and after they exist.
+ * zero: gadd(None, x) is x, and so on.
  *
  * The sweep visits a scope's graphs ancestors first and each schedule in
  * order, resolving inputs through the replacements made so far, so one
@@ -37,13 +36,6 @@ enum { MAX_SWEEPS = 16, MAX_FOLDED_STR = 256 };
 /* K_TOP: not known yet, during the analysis of loop parameters only */
 typedef enum { K_UNKNOWN, K_INT, K_FLOAT, K_BOOL, K_TOP } Kind;
 
-/* the autodiff primitives with rules here, by name */
-typedef struct SensPrims {
-  int gadd, env_get, env_set, make_env;
-  int add_sens, sub_sens, mul_sens, truediv_sens, pow_sens;
-  int bp_call, bp_call_j, sens_item, sens_at, sens_without, no_derivative;
-} SensPrims;
-
 typedef struct Simp {
   MistVM *vm;
   IrUnit *u;           /* where new constants are made */
@@ -51,7 +43,6 @@ typedef struct Simp {
   NodeMap dead;        /* the rewritten nodes, to unschedule */
   NodeMap kinds;       /* node -> Kind, where known */
   NodeMap entry;       /* branch graph -> its switch (see scan_refs) */
-  SensPrims sp;
 } Simp;
 
 /* ---- small helpers ---- */
@@ -330,7 +321,7 @@ static IrNode *simp_none_first(Simp *s, IrNode *n) {
 static IrNode *simp_env_get(Simp *s, IrNode *n) {
   IrNode *e = arg(n, 0), *k = arg(n, 1);
   if (is_none(e)) return konst(s, v_none(), n);
-  if (ir_node_prim(e) != s->sp.make_env || s->sp.make_env < 0 || !is_const(k, V_INT)) return NULL;
+  if (ir_node_prim(e) != IR_P_MAKE_ENV || !is_const(k, V_INT)) return NULL;
   IrNode *hit = NULL;
   for (int j = 1; j + 1 < e->nin; j += 2) {
     if (!is_const(e->in[j], V_INT)) return NULL;
@@ -359,7 +350,7 @@ static IrNode *simp_binary_sens(Simp *s, IrNode *n) {
   Kind t = kind_of(s, arg(n, 1 + (int)i->value.i)), o = kind_of(s, arg(n, 2 - (int)i->value.i));
   if (t == K_INT || t == K_BOOL) return konst(s, v_none(), n);
   int p = ir_node_prim(n);
-  bool same = p == s->sp.add_sens || (p == s->sp.sub_sens && i->value.i == 0);
+  bool same = p == IR_P_ADD_SENS || (p == IR_P_SUB_SENS && i->value.i == 0);
   return same && t == K_FLOAT && numeric(o) ? arg(n, 0) : NULL;
 }
 
@@ -383,7 +374,7 @@ static IrNode *simp_bp_call(Simp *s, IrNode *n) {
     return NULL;
   ObjSeq *t = lang_tuple_new((size_t)k->value.i);
   for (int64_t i = 0; i < k->value.i; i++) t->items[i] = v_none();
-  if (ir_node_prim(n) == s->sp.bp_call) return konst(s, v_obj(t), n);
+  if (ir_node_prim(n) == IR_P_BP_CALL) return konst(s, v_obj(t), n);
   return konst(s, lang_tuple_of(2, v_obj(t), v_none()), n);
 }
 
@@ -412,21 +403,17 @@ static IrNode *simplify_node(Simp *s, IrNode *n) {
   case IR_P_ITER_SEQ: return simp_iter_seq(s, n);
   case IR_P_SWITCH: return simp_switch(s, n);
   case IR_P_CHECK_BOUND: return simp_check_bound(s, n);
-  default: break;
+  case IR_P_GADD: return simp_gadd(s, n);
+  case IR_P_ADD_SENS: case IR_P_SUB_SENS: case IR_P_MUL_SENS: case IR_P_TRUEDIV_SENS:
+  case IR_P_POW_SENS: return n->nin == 5 ? simp_binary_sens(s, n) : NULL;
+  case IR_P_ENV_GET: return simp_env_get(s, n);
+  case IR_P_MAKE_ENV: return simp_make_env(s, n);
+  case IR_P_SENS_ITEM: case IR_P_SENS_WITHOUT: case IR_P_NO_DERIVATIVE: return simp_none_first(s, n);
+  case IR_P_SENS_AT: return simp_sens_at(s, n);
+  case IR_P_ENV_SET: return simp_env_set(s, n);
+  case IR_P_BP_CALL: case IR_P_BP_CALL_J: return simp_bp_call(s, n);
+  default: return NULL;
   }
-  const SensPrims *sp = &s->sp;
-  if (p == sp->gadd) return simp_gadd(s, n);
-  if (p >= 0 && n->nin == 5 &&
-      (p == sp->add_sens || p == sp->sub_sens || p == sp->mul_sens || p == sp->truediv_sens || p == sp->pow_sens))
-    return simp_binary_sens(s, n);
-  if (p == sp->env_get) return simp_env_get(s, n);
-  if (p == sp->make_env) return simp_make_env(s, n);
-  if (p == sp->sens_item || p == sp->sens_without || p == sp->no_derivative)
-    return simp_none_first(s, n);
-  if (p == sp->sens_at) return simp_sens_at(s, n);
-  if (p == sp->env_set) return simp_env_set(s, n);
-  if (p == sp->bp_call || p == sp->bp_call_j) return simp_bp_call(s, n);
-  return NULL;
 }
 
 /* ---- kinds ---- */
@@ -639,12 +626,6 @@ static bool sweep_graph(Simp *s, IrGraph *g) {
 
 bool ir_simplify(MistVM *vm, IrUnit *u, IrGraph *g) {
   Simp s = {vm, u ? u : ir_unit_new(), {0}, {0}, {0}, {0}};
-  s.sp = (SensPrims){ir_prim_named("gadd"), ir_prim_named("env_get"), ir_prim_named("env_set"),
-                     ir_prim_named("make_env"), ir_prim_named("add_sens"), ir_prim_named("sub_sens"),
-                     ir_prim_named("mul_sens"), ir_prim_named("truediv_sens"), ir_prim_named("pow_sens"),
-                     ir_prim_named("bp_call"), ir_prim_named("bp_call_j"),
-                     ir_prim_named("sens_item"), ir_prim_named("sens_at"),
-                     ir_prim_named("sens_without"), ir_prim_named("no_derivative")};
   bool any = false;
   for (int sweep = 0; sweep < MAX_SWEEPS; sweep++) {
     IrScope scope;

@@ -21,59 +21,21 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/map.h"
 #include "lang/gc.h"
 
-/* ---- a map from pointers to ints ---- */
+/* ---- positions in a NodeMap ---- */
 
-typedef struct PtrSlot {
-  const void *key;
-  int val;
-} PtrSlot;
-
-typedef struct PtrMap {
-  PtrSlot *s;
-  size_t cap, n;
-} PtrMap;
-
-static size_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
-static PtrSlot *map_slot(PtrMap *m, const void *key) {
-  size_t mask = m->cap - 1;
-  for (size_t i = ptr_hash(key) & mask;; i = (i + 1) & mask)
-    if (!m->s[i].key || m->s[i].key == key) return &m->s[i];
-}
-
-static bool map_get(PtrMap *m, const void *key, int *val) {
-  if (!m->cap) return false;
-  PtrSlot *s = map_slot(m, key);
-  if (!s->key) return false;
-  if (val) *val = s->val;
+static bool map_get(const NodeMap *m, const void *key, int *val) {
+  if (!ir_map_get(m, key)) return false;
+  if (val) *val = ir_map_int(m, key, 0);
   return true;
 }
 
 /* false when key was already there (its value is left alone) */
-static bool map_put(PtrMap *m, const void *key, int val) {
-  if (2 * (m->n + 1) > m->cap) {
-    PtrMap bigger = {lang_alloc((m->cap ? 2 * m->cap : 32) * sizeof(PtrSlot)),
-                     m->cap ? 2 * m->cap : 32, 0};
-    for (size_t i = 0; i < m->cap; i++)
-      if (m->s[i].key) {
-        *map_slot(&bigger, m->s[i].key) = m->s[i];
-        bigger.n++;
-      }
-    *m = bigger;
-  }
-  PtrSlot *s = map_slot(m, key);
-  if (s->key) return false;
-  s->key = key;
-  s->val = val;
-  m->n++;
+static bool map_put(NodeMap *m, const void *key, int val) {
+  if (ir_map_get(m, key)) return false;
+  ir_map_set_int(m, key, val);
   return true;
 }
 
@@ -104,8 +66,8 @@ static Span where(const IrGraph *g, const IrNode *n) {
 typedef struct Ctx {
   MistVM *vm;
   IrGraph *g;
-  PtrMap own;       /* g's schedule: node -> position */
-  PtrMap *outer;    /* the schedules of the graphs enclosing g (and maybe more) */
+  NodeMap own;       /* g's schedule: node -> position */
+  NodeMap *outer;    /* the schedules of the graphs enclosing g (and maybe more) */
 } Ctx;
 
 static bool is_param_of(const IrNode *x, const IrGraph *h) {
@@ -201,7 +163,7 @@ static bool chain_ends(MistVM *vm, IrGraph *g) {
 
 /* Add the schedules of g's enclosing graphs to m, each graph once
  * (seen: the graphs added so far). */
-static void add_outer(PtrMap *m, PtrMap *seen, IrGraph *g) {
+static void add_outer(NodeMap *m, NodeMap *seen, IrGraph *g) {
   for (IrGraph *h = g->parent; h; h = h->parent) {
     if (!map_put(seen, h, 0)) break;   /* it and its ancestors are in */
     for (int i = 0; i < h->nnodes; i++)
@@ -209,18 +171,18 @@ static void add_outer(PtrMap *m, PtrMap *seen, IrGraph *g) {
   }
 }
 
-static bool verify_graph(MistVM *vm, IrGraph *g, PtrMap *outer);
+static bool verify_graph(MistVM *vm, IrGraph *g, NodeMap *outer);
 
 bool ir_verify_graph(MistVM *vm, IrGraph *g) {
   if (!g) return lang_raise(vm, "IRError", "NULL graph");
-  PtrMap outer = {0}, seen = {0};
+  NodeMap outer = {0}, seen = {0};
   if (!chain_ends(vm, g)) return false;
   add_outer(&outer, &seen, g);
   return verify_graph(vm, g, &outer);
 }
 
 /* g, with outer holding (at least) the schedules of its enclosing graphs */
-static bool verify_graph(MistVM *vm, IrGraph *g, PtrMap *outer) {
+static bool verify_graph(MistVM *vm, IrGraph *g, NodeMap *outer) {
   if (!g) return lang_raise(vm, "IRError", "NULL graph");
   Ctx c = {vm, g, {0}, outer};
   for (int i = 0; i < g->nparams; i++) {
@@ -268,7 +230,7 @@ bool ir_verify_unit(MistVM *vm, IrUnit *u) {
   /* one index of the enclosing schedules for the whole unit: a module's
    * graph encloses every def in it, and indexing it once per def made
    * verifying quadratic (most of loading the derivative rules) */
-  PtrMap outer = {0}, seen = {0};
+  NodeMap outer = {0}, seen = {0};
   for (int i = 0; i < u->ngraphs; i++) {
     IrGraph *g = u->graphs[i];
     if (!g) return lang_raise(vm, "IRError", "NULL graph");
@@ -278,7 +240,7 @@ bool ir_verify_unit(MistVM *vm, IrUnit *u) {
   for (int i = 0; i < u->ngraphs; i++)
     if (!verify_graph(vm, u->graphs[i], &outer)) return false;
   /* node ids: map id -> the node that has it */
-  PtrMap ids = {0};
+  NodeMap ids = {0};
   IrNode **owner = NULL;
   int nowner = 0, capowner = 0;
   for (int gi = 0; gi < u->ngraphs; gi++) {

@@ -50,6 +50,16 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out);
 bool lang_tostr(MistVM *vm, Value v, StrBuf *out);
 void lang_float_repr(double d, StrBuf *out);
 void lang_str_repr(const ObjStr *s, StrBuf *out);   /* 'text' with Python's quoting */
+
+/* s as a literal between two quote characters: the quote and backslash
+ * escaped, \n \t \r, other control characters as \xNN; with
+ * LANG_QUOTE_UNPRINTABLE, code points Python's repr escapes as \xNN,
+ * \uNNNN or \UNNNNNNNN (else other bytes are copied); with
+ * LANG_QUOTE_BRACES, { and } doubled (an f-string's text).  The one
+ * escaper of repr, the IR text, the Mist source printout and the AST
+ * dump. */
+enum { LANG_QUOTE_UNPRINTABLE = 1, LANG_QUOTE_BRACES = 2 };
+void lang_quote(StrBuf *out, const char *s, size_t len, char quote, unsigned flags);
 /* format(v, spec): the mini-language for d, f, e, g, s, %, with fill,
  * align, sign, width, grouping (, and _) and precision. */
 bool lang_format(MistVM *vm, Value v, const char *spec, size_t speclen, StrBuf *out);

@@ -140,41 +140,47 @@ static bool unprintable(uint32_t c) {
   return (c & 0xfffe) == 0xfffe;   /* the noncharacters at the end of each plane */
 }
 
+void lang_quote(StrBuf *out, const char *s, size_t len, char quote, unsigned flags) {
+  sb_addc(out, quote);
+  size_t i = 0;
+  while (i < len) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x80 && (flags & LANG_QUOTE_UNPRINTABLE)) {
+      uint32_t cp;
+      size_t n = lang_utf8_decode(s + i, len - i, &cp);
+      if (!unprintable(cp)) sb_add(out, s + i, n);
+      else if (cp < 0x100) sb_printf(out, "\\x%02x", (unsigned)cp);
+      else if (cp < 0x10000) sb_printf(out, "\\u%04x", (unsigned)cp);
+      else sb_printf(out, "\\U%08x", (unsigned)cp);
+      i += n;
+      continue;
+    }
+    i++;
+    if (c == (unsigned char)quote || c == '\\') {
+      sb_addc(out, '\\');
+      sb_addc(out, (char)c);
+    } else if (c == '\n') {
+      sb_adds(out, "\\n");
+    } else if (c == '\t') {
+      sb_adds(out, "\\t");
+    } else if (c == '\r') {
+      sb_adds(out, "\\r");
+    } else if (c < 0x20 || c == 0x7f) {
+      sb_printf(out, "\\x%02x", c);
+    } else if ((c == '{' || c == '}') && (flags & LANG_QUOTE_BRACES)) {
+      sb_addc(out, (char)c);
+      sb_addc(out, (char)c);
+    } else {
+      sb_addc(out, (char)c);
+    }
+  }
+  sb_addc(out, quote);
+}
+
 void lang_str_repr(const ObjStr *s, StrBuf *out) {
   bool sq = memchr(s->data, '\'', s->len) != NULL;
   bool dq = memchr(s->data, '"', s->len) != NULL;
-  char quote = sq && !dq ? '"' : '\'';
-  sb_addc(out, quote);
-  size_t i = 0;
-  while (i < s->len) {
-    unsigned char c = (unsigned char)s->data[i];
-    if (c < 0x80) {
-      i++;
-      if (c == (unsigned char)quote || c == '\\') {
-        sb_addc(out, '\\');
-        sb_addc(out, (char)c);
-      } else if (c == '\n') {
-        sb_adds(out, "\\n");
-      } else if (c == '\t') {
-        sb_adds(out, "\\t");
-      } else if (c == '\r') {
-        sb_adds(out, "\\r");
-      } else if (c < 0x20 || c == 0x7f) {
-        sb_printf(out, "\\x%02x", c);
-      } else {
-        sb_addc(out, (char)c);
-      }
-      continue;
-    }
-    uint32_t cp;
-    size_t n = lang_utf8_decode(s->data + i, s->len - i, &cp);
-    if (!unprintable(cp)) sb_add(out, s->data + i, n);
-    else if (cp < 0x100) sb_printf(out, "\\x%02x", (unsigned)cp);
-    else if (cp < 0x10000) sb_printf(out, "\\u%04x", (unsigned)cp);
-    else sb_printf(out, "\\U%08x", (unsigned)cp);
-    i += n;
-  }
-  sb_addc(out, quote);
+  lang_quote(out, s->data, s->len, sq && !dq ? '"' : '\'', LANG_QUOTE_UNPRINTABLE);
 }
 
 /* ---- repr and str ---- */
@@ -187,8 +193,8 @@ static bool repr_items(MistVM *vm, const Value *items, size_t n, StrBuf *out) {
   return true;
 }
 
-static const char *graph_name(struct IrGraph *g) {
-  const char *name = g ? ir_graph_name(g) : NULL;
+static const char *graph_name(MistVM *vm, struct IrGraph *g) {
+  const char *name = g && vm->graph_name ? vm->graph_name(g) : NULL;
   return name ? name : "?";
 }
 
@@ -250,12 +256,12 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
     sb_addc(out, ')');
     return true;
   }
-  case O_FUNC: sb_printf(out, "<function %s>", graph_name(AS_FUNC(v)->graph)); return true;
+  case O_FUNC: sb_printf(out, "<function %s>", graph_name(vm, AS_FUNC(v)->graph)); return true;
   case O_BUILTIN: sb_printf(out, "<built-in function %s>", AS_BUILTIN(v)->name); return true;
   case O_BOUND: {
     ObjBound *b = AS_BOUND(v);
     const char *name = v_is_obj(b->fn, O_BUILTIN) ? AS_BUILTIN(b->fn)->name
-                       : v_is_obj(b->fn, O_FUNC) ? graph_name(AS_FUNC(b->fn)->graph)
+                       : v_is_obj(b->fn, O_FUNC) ? graph_name(vm, AS_FUNC(b->fn)->graph)
                        : "?";
     sb_printf(out, "<built-in method %s of %s object>", name, lang_type_name(b->self));
     return true;
@@ -265,7 +271,7 @@ bool lang_repr(MistVM *vm, Value v, StrBuf *out) {
     sb_printf(out, "<module '%s'>", m->name ? m->name->data : "?");
     return true;
   }
-  case O_GRAPH: sb_printf(out, "<graph %s>", graph_name(AS_GRAPH(v)->graph)); return true;
+  case O_GRAPH: sb_printf(out, "<graph %s>", graph_name(vm, AS_GRAPH(v)->graph)); return true;
   case O_ENV: sb_printf(out, "<env of %zu sensitivities>", ((ObjEnv *)v.o)->len); return true;
   case O_SPARSE: sb_printf(out, "<sensitivity of parts>"); return true;
   case O_TENSOR: lang_tensor_repr(vm, AS_TENSOR(v), out); return true;

@@ -400,8 +400,6 @@ uint64_t lang_range_count(const ObjRange *r);
 
 ObjBuiltin *lang_builtin_new(const char *name, BuiltinFn fn, int min_args, int max_args);
 
-/* A graph's name, for printing functions; defined by ir/. */
-const char *ir_graph_name(struct IrGraph *g);
 
 /* Does v hold a function (a closure, builtin or bound method), itself or
  * as an item of its tuples, lists and dicts, at any depth?  Known once per

@@ -1,8 +1,8 @@
 /* vm.c: the interpreter state's own machinery: raising and clearing
  * errors, traceback entries, rendering an error the way the CLI prints
  * it, the table of source files that spans refer to, output through the
- * host's write callback, the builtin and method tables, and the
- * recursion guard.
+ * host's write callback, the builtin and method tables, the recursion
+ * guard, and where the standard library's files are.
  *
  * An error is a record in vm->err, not a longjmp: lang_raise fills it
  * and returns false, and every caller passes the false up.  The
@@ -10,11 +10,15 @@
  * per Mist frame (innermost pushed first, so entries are prepended and
  * the array stays outermost first).
  */
+#define _GNU_SOURCE   /* dladdr */
+#include <dlfcn.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lang/gc.h"
@@ -385,4 +389,50 @@ MistVM *lang_vm_for_thread(MistVM *vm) {
   t->pool = vm->pool;
   t->tensor_heap = vm->tensor_heap;
   return t;
+}
+
+/* ---- the standard library's folder ---- */
+
+static char stdlib_dir[4096];
+static pthread_once_t stdlib_once = PTHREAD_ONCE_INIT;
+
+static bool is_stdlib(const char *dir) {
+  char path[4200];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/nn.ms", dir);
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void find_stdlib(void) {
+  const char *env = getenv("MIST_STDLIB");
+  if (env && *env) {
+    snprintf(stdlib_dir, sizeof stdlib_dir, "%s", env);
+    return;
+  }
+  Dl_info info;
+  char *here = NULL;
+  if (dladdr((void *)find_stdlib, &info) && info.dli_fname) here = realpath(info.dli_fname, NULL);
+  if (here) {
+    const char *dir = dirname(here);
+    static const char *const beside[] = {"../stdlib", "../../stdlib", "../share/mist/stdlib"};
+    for (size_t i = 0; i < sizeof beside / sizeof *beside; i++) {
+      char cand[4200];
+      snprintf(cand, sizeof cand, "%s/%s", dir, beside[i]);
+      char *real = realpath(cand, NULL);
+      bool found = real && is_stdlib(real) && strlen(real) < sizeof stdlib_dir;
+      if (found) strcpy(stdlib_dir, real);
+      free(real);
+      if (found) {
+        free(here);
+        return;
+      }
+    }
+    free(here);
+  }
+  snprintf(stdlib_dir, sizeof stdlib_dir, "%s", MIST_STDLIB_DIR);
+}
+
+const char *lang_stdlib_dir(void) {
+  pthread_once(&stdlib_once, find_stdlib);
+  return stdlib_dir;
 }

@@ -95,23 +95,16 @@ struct MistVM {
   ObjSeq *argv;           /* what args() returns */
 
   LangCallFn call;        /* set by the interpreter */
+  /* a function's name, for its repr: set by the interpreter, which
+   * knows graphs (lang/ does not) */
+  const char *(*graph_name)(struct IrGraph *g);
   /* the builtin being called, set just before its C function runs, for
    * builtins made at run time that carry data (ObjBuiltin.data) */
   ObjBuiltin *callee;
-  /* the reverse-mode transform of a value (autodiff/), for primitive J */
-  bool (*ad_J)(MistVM *vm, Value v, Value *out);
-  /* J(v) whose backpropagator gives only the parameters in mask, for
-   * jmask; made for float arguments when floats is set */
-  bool (*ad_Jmask)(MistVM *vm, Value v, int64_t mask, bool floats, Value *out);
-  Value ad_kid;           /* autodiff: the identity continuation, a closure */
-  bool (*ad_F)(MistVM *vm, Value v, Value *out);   /* forward mode, for primitive F */
-  /* the sensitivity primitive `prim` (add_sens, sin_sens...) on what its
-   * C fast path does not handle: its Mist definition in
-   * stdlib/ad_sens.ms, called by autodiff/ (installed with the first
-   * transform, the only place such primitives come from) */
-  bool (*ad_sens)(MistVM *vm, int prim, int argc, const Value *argv, Value *out);
-  Value *ad_sens_fns;     /* autodiff's cache of those definitions, by primitive */
-  void *ad_state;         /* autodiff's other caches (autodiff/builtins.c) */
+  /* autodiff/ as the interpreter's primitives reach it (IrAdInterface,
+   * ir/eval.h), installed by autodiff's ad_register; NULL without it */
+  const struct IrAdInterface *ad;
+  void *ad_state;         /* autodiff's own state and caches (AdState, autodiff/ad.h) */
   /* `import name` from module `from`: set by the API, which owns the
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
@@ -125,6 +118,7 @@ struct MistVM {
   double deadline;        /* seconds since the epoch, 0 = none */
   double time_limit;      /* seconds each mist_eval / mist_run_file may run, 0 = none */
   bool sandbox;           /* no file system access */
+  int dump;               /* the stages of the pipeline to print (api/mist.c, MIST_DUMP_) */
 
   LangPrintOptions print_options;
 
@@ -187,6 +181,14 @@ ObjStr *lang_error_render(MistVM *vm);
 int lang_file_add(MistVM *vm, const char *path, const char *text, size_t len);
 /* The text of line `line` of file `file` (without newline), or NULL. */
 const char *lang_file_line(MistVM *vm, int file, int line, size_t *len);
+
+/* The folder of the standard library's .ms files: $MIST_STDLIB when
+ * set; else the one beside the code that runs (the mist binary, a test,
+ * or a host linked with the library): stdlib/ of the source tree a build
+ * folder sits in (build/mist, build/tests/test_x), or share/mist/stdlib
+ * of an installation (bin/mist); else the source tree it was built
+ * from.  Found once per process. */
+const char *lang_stdlib_dir(void);
 
 void lang_write(MistVM *vm, const char *text, size_t len);
 /* Diagnostics (progress bars) through vm->write_err, else to stderr

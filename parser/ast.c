@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lang/gc.h"
+#include "lang/ops.h"
 
 static const char *const kind_names[] = {
 #define AST(e, name, is_stmt) name,
@@ -83,23 +84,7 @@ static const char *arith_symbol(ArithOp op) {
 }
 
 static void dump_str(const ObjStr *s, StrBuf *out) {
-  sb_addc(out, '"');
-  for (size_t i = 0; s && i < s->len; i++) {
-    unsigned char c = (unsigned char)s->data[i];
-    if (c == '"' || c == '\\') {
-      sb_addc(out, '\\');
-      sb_addc(out, (char)c);
-    } else if (c == '\n') {
-      sb_adds(out, "\\n");
-    } else if (c == '\t') {
-      sb_adds(out, "\\t");
-    } else if (c < 0x20 || c == 0x7F) {
-      sb_printf(out, "\\x%02x", c);
-    } else {
-      sb_addc(out, (char)c);
-    }
-  }
-  sb_addc(out, '"');
+  lang_quote(out, s ? s->data : "", s ? s->len : 0, '"', 0);
 }
 
 static void dump_float(double d, StrBuf *out) {

@@ -22,8 +22,8 @@
 #include "repl.h"
 
 static const char usage_line[] =
-    "usage: mist [-e SOURCE | FILE.ms | -] [ARGS...]\n"
-    "       mist ir [--grad] [--source] FILE.ms NAME\n"
+    "usage: mist [--dump=STAGES] [-e SOURCE | FILE.ms | -] [ARGS...]\n"
+    "       mist ir [--grad] [--opt] [--source] FILE.ms NAME\n"
     "       mist --version | --help\n";
 
 static void print_help(void) {
@@ -40,6 +40,11 @@ static void print_help(void) {
          "                       print it back as Mist source instead\n"
          "  ir --grad FILE.ms NAME\n"
          "                       print the reverse-mode derivative program of NAME\n"
+         "  ir --opt FILE.ms NAME\n"
+         "                       print the IR of NAME after the optimiser\n"
+         "  --dump=STAGES        before running, print the stages of the pipeline\n"
+         "                       named (ast, ir, opt, comma-separated) of the\n"
+         "                       program and of each module it imports\n"
          "  -V, --version        print the version and exit\n"
          "  -h, --help           print this help and exit\n"
          "\n"
@@ -79,6 +84,8 @@ static bool check_file(const char *path) {
   return true;
 }
 
+static int dump_stages;   /* --dump= */
+
 static MistVM *vm_or_die(int argc, char **argv) {
   MistVM *vm = repl_vm_new(argc, (const char *const *)argv);
   if (!vm) {
@@ -86,6 +93,7 @@ static MistVM *vm_or_die(int argc, char **argv) {
     exit(1);
   }
   repl_catch_sigint(vm);
+  mist_set_dump(vm, dump_stages);
   return vm;
 }
 
@@ -149,7 +157,7 @@ static int run_script(const char *path, int argc, char **argv) {
   return finish(vm, status, path, repl_end());
 }
 
-/* mist ir [--grad] [--source] FILE.ms NAME */
+/* mist ir [--grad] [--opt] [--source] FILE.ms NAME */
 static int run_ir(int argc, char **argv) {
   const char *operands[2];
   int n = 0, flags = MIST_IR_LOWERED;
@@ -160,6 +168,10 @@ static int run_ir(int argc, char **argv) {
     }
     if (strcmp(argv[i], "--grad") == 0) {
       flags |= MIST_IR_GRAD;
+      continue;
+    }
+    if (strcmp(argv[i], "--opt") == 0) {
+      flags |= MIST_IR_OPT;
       continue;
     }
     if (argv[i][0] == '-' && argv[i][1] != '\0')
@@ -187,6 +199,19 @@ static int run_repl(void) {
 }
 
 int main(int argc, char **argv) {
+  /* --dump=STAGES, before what to run */
+  while (argc >= 2 && strncmp(argv[1], "--dump", 6) == 0 && (argv[1][6] == '=' || !argv[1][6])) {
+    if (!argv[1][6] || !argv[1][7])
+      return usage_error("option --dump needs its stages: --dump=ast,ir,opt");
+    const char *bad;
+    int stages = mist_dump_stages(argv[1] + 7, &bad);
+    if (stages < 0)
+      return usage_error("--dump: unknown stage '%.*s' (the stages are ast, ir and opt)",
+                         (int)strcspn(bad, ","), bad);
+    dump_stages |= stages;
+    argv[1] = argv[0];
+    argv++, argc--;
+  }
   if (argc < 2)
     return isatty(STDIN_FILENO) ? run_repl() : run_stdin(0, NULL);
 

@@ -4,16 +4,16 @@
  * Both take a Mist function (a closure: user code, a lambda, or a
  * function made by a transformation such as grad) and write the graph
  * behind it through the VM's write callback, as ir/print.c's IR text or
- * as ir/source.c's Mist source; they return None.  In the source form
+ * as stdlib/source.c's Mist source; they return None.  In the source form
  * a free variable appears by name, as in the code it came from, and the
  * printout first lists, as comments, the values the closure captured
  * under those names.  The source of a derivative, show_source(grad(f)),
- * is the whole derived program, which runs (ir_print_source_value).
+ * is the whole derived program, which runs (std_print_source_value).
  */
 #include "stdlib/builtins.h"
 
 #include "ir/ir.h"
-#include "ir/source.h"
+#include "stdlib/source.h"
 #include "lang/ops.h"
 #include "lang/strbuf.h"
 
@@ -34,7 +34,7 @@ static bool show(MistVM *vm, const char *fname, bool source, int argc, const Val
   if (!graph_arg(vm, fname, argc, argv, kw, &g)) return false;
   StrBuf sb;
   sb_init(&sb);
-  if (source) ir_print_source_value(vm, argv[0], &sb);
+  if (source) std_print_source_value(vm, argv[0], &sb);
   else ir_print_graph(vm, g, &sb);
   lang_write(vm, sb.data, sb.len);
   *out = v_none();

@@ -1,7 +1,6 @@
 """Helpers shared by the PyTorch twins of the gradient benchmarks."""
 import os
 import sys
-import time
 
 import torch
 
@@ -24,31 +23,8 @@ def repeats():
     return int(sys.argv[1]) if len(sys.argv) > 1 else 5
 
 
-BUDGET_S = 10.0
-WARMUP_S = 0.3
-
-
-def best_ms(run, n):
-    """Run to warm up, again until WARMUP_S seconds have passed (as
-    _timing.ms does), then n times (but stop after 3 once the timed runs
-    have taken BUDGET_S seconds, for the slow cases): the fastest in ms,
-    and the last result."""
-    t0 = time.perf_counter()
-    result = run()
-    while time.perf_counter() - t0 < WARMUP_S:
-        result = run()
-    best = -1.0
-    spent = 0.0
-    for i in range(n):
-        t0 = time.perf_counter()
-        result = run()
-        t = time.perf_counter() - t0
-        spent += t
-        if best < 0.0 or t * 1000.0 < best:
-            best = t * 1000.0
-        if i >= 2 and spent > BUDGET_S:
-            break
-    return best, result
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from _best_ms import best_ms  # noqa: E402  (the shared timing loop)
 
 
 def report_f(ms, check):

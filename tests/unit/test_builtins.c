@@ -25,13 +25,6 @@
 #include "lang/vm.h"
 #include "stdlib/builtins.h"
 
-/* ir/ defines this; the suite links without it while ir/ is written */
-__attribute__((weak)) const char *ir_graph_name(struct IrGraph *g)
-{
-  (void)g;
-  return "<graph>";
-}
-
 static MistVM *vm;
 static StrBuf output;   /* what print() wrote */
 

@@ -20,12 +20,6 @@
 #include "lang/strbuf.h"
 #include "lang/vm.h"
 
-/* ir/ provides the real one; a standalone build of this suite gets this. */
-__attribute__((weak)) const char *ir_graph_name(struct IrGraph *g) {
-  (void)g;
-  return "?";
-}
-
 #define NONE INT32_MIN
 
 static MistVM *vm;

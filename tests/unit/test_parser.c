@@ -22,12 +22,6 @@
 #include "parser/lex.h"
 #include "parser/parse.h"
 
-/* ir/ provides the real one; a standalone build of this suite gets this. */
-__attribute__((weak)) const char *ir_graph_name(struct IrGraph *g) {
-  (void)g;
-  return "?";
-}
-
 static MistVM *vm;
 
 static void setup(void) { vm = lang_vm_new(); }

@@ -1,4 +1,4 @@
-/* test_source.c: the Check suite of ir/source.c, IR graphs printed back
+/* test_source.c: the Check suite of stdlib/source.c, IR graphs printed back
  * as Mist source.
  *
  * Each case is a program in three parts: an optional prelude (top-level
@@ -10,7 +10,7 @@
  *    mist_eval as the REPL would) and its output kept;
  *  - prelude and defs are lowered (parse_module + lower_module, as
  *    api/mist.c does) and every top-level function is printed with
- *    ir_print_source;
+ *    std_print_source;
  *  - in a fresh interpreter, the prelude, then the printed functions,
  *    then the driver run, and must print the same (or fail with the same
  *    error message, for the cases that end in an error);
@@ -37,6 +37,7 @@
 #include "mist.h"
 #include "parser/lower.h"
 #include "parser/parse.h"
+#include "stdlib/source.h"
 
 typedef struct Case {
   const char *name;
@@ -448,7 +449,7 @@ static const char *print_defs(const char *name, const char *src) {
   for (int i = 0; i < lr.unit->ngraphs; i++) {
     IrGraph *g = lr.unit->graphs[i];
     if (g->parent == lr.main && (g->flags & IRG_FUNCTION) && strcmp(g->display->data, "<lambda>") != 0) {
-      ir_print_source(vm, g, &sb);
+      std_print_source(vm, g, &sb);
       sb_addc(&sb, '\n');
     }
   }
@@ -513,7 +514,7 @@ START_TEST(t_module) {
   ck_assert(ast && lower_module(vm, ast, vm->main, false, &lr));
   StrBuf sb;
   sb_init(&sb);
-  ir_print_source(vm, lr.main, &sb);
+  std_print_source(vm, lr.main, &sb);
   mist_free(vm);
   const char *printed = lang_str_new(sb.data, sb.len)->data;
   const char *got = run_parts(&printed, 1);

@@ -31,12 +31,6 @@
 #include "lang/tensor.h"
 #include "lang/vm.h"
 
-/* ir/ provides the real one; a standalone build of this suite gets this. */
-__attribute__((weak)) const char *ir_graph_name(struct IrGraph *g) {
-  (void)g;
-  return "?";
-}
-
 static MistVM *vm;
 
 static void setup(void) { vm = lang_vm_new(); }

@@ -15,12 +15,13 @@
  * def's name where it has one, else by name with a comment. */
 #include <string.h>
 
+#include "ir/eval.h"
 #include "ir/ir.h"
-#include "ir/source_int.h"
+#include "stdlib/source_int.h"
 #include "lang/gc.h"
 
 Known *src_known(Src *s, const IrNode *x) {
-  int i = src_map_get(&s->known, x);
+  int i = ir_map_int(&s->known, x, -1);
   return i < 0 ? NULL : &s->kv[i];
 }
 
@@ -30,7 +31,7 @@ static void set_known(Src *s, IrNode *x, Value v, bool subst) {
     s->kv = lang_realloc(s->kv, s->capkv * sizeof *s->kv);
   }
   s->kv[s->nkv] = (Known){v, subst};
-  src_map_put(&s->known, x, s->nkv++);
+  ir_map_set_int(&s->known, x, s->nkv++);
 }
 
 static bool same_value(Value a, Value b) {
@@ -104,7 +105,7 @@ bool src_materialize(Src *s, Value v, int depth) {
   if (!v_is_obj(v, O_FUNC) || depth > 64) return false;
   ObjFunc *f = AS_FUNC(v);
   IrGraph *h = f->graph;
-  if (src_map_get(&s->mat, f) >= 0) return true;
+  if (ir_map_int(&s->mat, f, -1) >= 0) return true;
   if (src_top_def(h)) return true;   /* a global of its module, by name */
   if (h->flags & IRG_MODULE) return false;
   /* its def must be at top level, and one def is one closure */
@@ -115,7 +116,7 @@ bool src_materialize(Src *s, Value v, int depth) {
     Known *k = src_known(s, h->fv[i]);
     if (k && !same_value(k->v, f->env[i])) return false;
   }
-  src_map_put(&s->mat, f, 1);
+  ir_map_set_int(&s->mat, f, 1);
   if (h == s->root) return true;
   for (int i = 0; i < h->nfv; i++) know_captured(s, h->fv[i], f->env[i], depth);
   for (int i = 0; i < h->ndefaults; i++)
@@ -155,7 +156,7 @@ void src_fold(Src *s) {
     bool named = src_value_name(s, v) || (v_is_obj(v, O_FUNC) && src_top_def(AS_FUNC(v)->graph));
     set_known(s, s->root->fv[i], v, made && (named || literal(v, 0)));
   }
-  if (!s->vm->ad_J) return;
+  if (!s->vm->ad) return;
   for (bool more = true; more;) {
     more = false;
     for (int gx = 0; gx < s->ngraphs; gx++) {
@@ -169,8 +170,8 @@ void src_fold(Src *s) {
           continue;
         /* grad's J(f) for its argnums only (jmask): that transform */
         Value mask = masked && n->in[2]->kind == IR_CONST ? n->in[2]->value : v_none();
-        if (masked && (mask.tag != V_INT || !s->vm->ad_Jmask)) continue;
-        if (masked ? !s->vm->ad_Jmask(s->vm, v, mask.i, false, &jv) : !s->vm->ad_J(s->vm, v, &jv)) {
+        if (masked && mask.tag != V_INT) continue;
+        if (masked ? !s->vm->ad->Jmask(s->vm, v, mask.i, false, &jv) : !s->vm->ad->J(s->vm, v, &jv)) {
           lang_error_clear(s->vm);   /* left as a call of J, which raises it when run */
           continue;
         }

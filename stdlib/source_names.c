@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
-#include "ir/source_int.h"
+#include "stdlib/source_int.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 
@@ -119,7 +119,7 @@ const char *src_sanitize(const char *raw) {
 /* The name under which v is a builtin (`_ad_kid`), or NULL. */
 const char *src_value_name(Src *s, Value v) {
   if (v.tag != V_OBJ) return NULL;
-  int i = src_map_get(&s->named, v.o);
+  int i = ir_map_int(&s->named, v.o, -1);
   return i < 0 ? NULL : s->bnames[i];
 }
 
@@ -129,9 +129,9 @@ void src_name_builtins(Src *s) {
   s->bnames = lang_alloc((d->len ? d->len : 1) * sizeof *s->bnames);
   for (size_t i = 0; i < d->len; i++) {
     Value v = d->entries[i].value;
-    if (v.tag != V_OBJ || !d->entries[i].key || src_map_get(&s->named, v.o) >= 0) continue;
+    if (v.tag != V_OBJ || !d->entries[i].key || ir_map_int(&s->named, v.o, -1) >= 0) continue;
     s->bnames[i] = d->entries[i].key->data;
-    src_map_put(&s->named, v.o, (int)i);
+    ir_map_set_int(&s->named, v.o, (int)i);
   }
 }
 
@@ -354,12 +354,12 @@ static bool program_global(Src *s, const char *name) {
  * module has not run (`mist ir`): found from the module graphs that the
  * printed graphs, or the graphs they transform, are nested in. */
 static void program_globals(Src *s) {
-  PtrMap seen = {0};
+  NodeMap seen = {0};
   for (int gx = 0; gx < s->ngraphs; gx++) {
     IrGraph *m = s->gs[gx].g;
     while (m && !(m->flags & IRG_MODULE)) m = m->jsource ? m->jsource : m->parent;
-    if (!m || m->module != s->home || src_map_get(&seen, m) >= 0) continue;
-    src_map_put(&seen, m, 1);
+    if (!m || m->module != s->home || ir_map_int(&seen, m, -1) >= 0) continue;
+    ir_map_set_int(&seen, m, 1);
     for (int i = 0; i < m->nnodes; i++)
       if (src_is_prim(m->nodes[i], IR_P_SET_GLOBAL) && src_const_str(m->nodes[i]->in[1]))
         name_entry(&s->globals, AS_STR(m->nodes[i]->in[1]->value)->data);

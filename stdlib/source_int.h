@@ -4,17 +4,11 @@
  * node and a GInfo per graph) and the functions each file gives the
  * others, prefixed src_.  The public entry points are in source.h and
  * ir.h. */
-#ifndef MIST_IR_SOURCE_INT_H
-#define MIST_IR_SOURCE_INT_H
+#ifndef MIST_STDLIB_SOURCE_INT_H
+#define MIST_STDLIB_SOURCE_INT_H
 
 #include "ir/ir.h"
-
-/* A map from pointers to small ints (open addressing). */
-typedef struct PtrMap {
-  const void **keys;
-  int *vals;
-  size_t cap, n;
-} PtrMap;
+#include "ir/map.h"
 
 /* The identifiers in use.  For each: the nodes named by it (owners),
  * the graphs that read it as a name from outside the printout (a
@@ -112,10 +106,10 @@ typedef struct Src {
   const char *vname;    /* where its value goes */
   int ngraphs;
   GInfo *gs;
-  PtrMap gmap;          /* graph -> index in gs */
+  NodeMap gmap;          /* graph -> index in gs */
   int ninfos, capinfos;
   Info **infos;         /* each allocated alone, so pointers to them stay valid */
-  PtrMap nmap;          /* node -> index in infos */
+  NodeMap nmap;          /* node -> index in infos */
   Taken taken;
   int next_temp;
   StrBuf *out;
@@ -126,12 +120,12 @@ typedef struct Src {
   /* values known when printing a function value (see fold) */
   const Value *env;     /* the root's captured values, in its fv order */
   int nenv;
-  PtrMap known;         /* node -> index in kv */
+  NodeMap known;         /* node -> index in kv */
   struct Known *kv;
   int nkv, capkv;
-  PtrMap mat;           /* closures printed as their graph's def */
+  NodeMap mat;           /* closures printed as their graph's def */
   bool derived;         /* something was folded: top-level names avoid the program's */
-  PtrMap named;         /* builtin object -> index in bnames: its name */
+  NodeMap named;         /* builtin object -> index in bnames: its name */
   const char **bnames;
   ObjModule *home;      /* the root's module: its globals print bare */
   ObjModule **mods;     /* other modules read, imported as _name */
@@ -151,8 +145,6 @@ typedef struct Known {
 
 /* ---- source.c: the tables, node and graph tests, the analysis ---- */
 
-int src_map_get(const PtrMap *m, const void *k);   /* -1 when absent */
-void src_map_put(PtrMap *m, const void *k, int v);
 /* g's entry, or NULL when g is not printed */
 GInfo *src_ginfo(Src *s, const IrGraph *g);
 /* x's entry, made on first use */

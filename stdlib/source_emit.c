@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
-#include "ir/source_int.h"
+#include "stdlib/source_int.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 
@@ -85,7 +85,7 @@ static void const_text(Src *s, Value v, int ctx, StrBuf *out) {
     }
     case O_FUNC: {
       ObjFunc *f = AS_FUNC(v);
-      bool plain = (f->nenv == 0 && lang_func_ndefaults(f) == 0) || src_map_get(&s->mat, f) >= 0;
+      bool plain = (f->nenv == 0 && lang_func_ndefaults(f) == 0) || ir_map_int(&s->mat, f, -1) >= 0;
       GInfo *gi = plain ? src_ginfo(s, f->graph) : NULL;
       if (src_value_name(s, v)) sb_adds(out, src_value_name(s, v));
       else if (gi && gi->name) sb_adds(out, gi->name);

@@ -29,7 +29,7 @@
  * output in its `return`; each only where moving it past what lies
  * between cannot change what runs.
  *
- * Printed as a function value (ir_print_source_value), the printout
+ * Printed as a function value (std_print_source_value), the printout
  * also knows the values the function captured, so J of a function
  * whose value is known is folded into the function's transform, printed
  * as a top-level def beside the root: show_source(grad(f)) is the whole
@@ -51,48 +51,19 @@
 #include <string.h>
 
 #include "ir/ir.h"
-#include "ir/source.h"
-#include "ir/source_int.h"
+#include "stdlib/source.h"
+#include "stdlib/source_int.h"
 #include "lang/gc.h"
-
-/* ---- pointer maps ---- */
-
-static size_t ptr_hash(const void *p) { return (size_t)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull); }
-
-int src_map_get(const PtrMap *m, const void *k) {
-  if (!m->cap) return -1;
-  for (size_t i = ptr_hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->keys[i]) return -1;
-    if (m->keys[i] == k) return m->vals[i];
-  }
-}
-
-void src_map_put(PtrMap *m, const void *k, int v) {
-  if (2 * (m->n + 1) > m->cap) {
-    PtrMap big = {0};
-    big.cap = m->cap ? 2 * m->cap : 64;
-    big.keys = lang_alloc(big.cap * sizeof *big.keys);
-    big.vals = lang_alloc_atomic(big.cap * sizeof *big.vals);
-    for (size_t i = 0; i < m->cap; i++)
-      if (m->keys[i]) src_map_put(&big, m->keys[i], m->vals[i]);
-    *m = big;
-  }
-  size_t i = ptr_hash(k) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->n++;
-  m->keys[i] = k;
-  m->vals[i] = v;
-}
 
 /* ---- the printout's graphs and nodes ---- */
 
 GInfo *src_ginfo(Src *s, const IrGraph *g) {
-  int i = g ? src_map_get(&s->gmap, g) : -1;
+  int i = g ? ir_map_int(&s->gmap, g, -1) : -1;
   return i < 0 ? NULL : &s->gs[i];
 }
 
 Info *src_info(Src *s, IrNode *x) {
-  int i = src_map_get(&s->nmap, x);
+  int i = ir_map_int(&s->nmap, x, -1);
   if (i >= 0) return s->infos[i];
   if (s->ninfos == s->capinfos) {
     s->capinfos = s->capinfos ? 2 * s->capinfos : 64;
@@ -103,7 +74,7 @@ Info *src_info(Src *s, IrNode *x) {
   in->node = x;
   in->pos = -1;
   in->outer = x->kind != IR_CONST && !src_ginfo(s, x->graph);
-  src_map_put(&s->nmap, x, s->ninfos++);
+  ir_map_set_int(&s->nmap, x, s->ninfos++);
   return in;
 }
 
@@ -172,7 +143,7 @@ void src_add_graph(Src *s, IrGraph *g) {
   s->gs = lang_realloc(s->gs, (s->ngraphs + 1) * sizeof *s->gs);
   memset(&s->gs[s->ngraphs], 0, sizeof *s->gs);
   s->gs[s->ngraphs].g = g;
-  src_map_put(&s->gmap, g, s->ngraphs++);
+  ir_map_set_int(&s->gmap, g, s->ngraphs++);
   for (int i = 0; i < g->nnodes; i++)
     for (int j = 0; j < g->nodes[i]->nin; j++) {
       IrNode *x = g->nodes[i]->in[j];
@@ -763,7 +734,7 @@ static void print_root(MistVM *vm, IrGraph *g, const Value *env, int nenv, StrBu
   for (int i = 0; i < s.ngraphs; i++) {
     s.gs[i] = (GInfo){0};
     s.gs[i].g = order[i];
-    src_map_put(&s.gmap, order[i], i);
+    ir_map_set_int(&s.gmap, order[i], i);
   }
   count_uses(&s);
   find_roles(&s);
@@ -775,9 +746,9 @@ static void print_root(MistVM *vm, IrGraph *g, const Value *env, int nenv, StrBu
   src_emit_root(&s);
 }
 
-void ir_print_source(MistVM *vm, IrGraph *g, StrBuf *out) { print_root(vm, g, NULL, 0, out); }
+void std_print_source(MistVM *vm, IrGraph *g, StrBuf *out) { print_root(vm, g, NULL, 0, out); }
 
-void ir_print_source_value(MistVM *vm, Value f, StrBuf *out) {
+void std_print_source_value(MistVM *vm, Value f, StrBuf *out) {
   ObjFunc *fn = AS_FUNC(f);
   print_root(vm, fn->graph, fn->env, fn->nenv, out);
 }

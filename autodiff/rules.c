@@ -1,0 +1,215 @@
+/* rules.c: where the transforms find what they need, below them all:
+ * autodiff's state and caches (hung off the VM), the standard library's
+ * modules of derivative rules (ad_rules.ms, ad_sens.ms, ad.ms) and the
+ * rules in them, the builtins that need no rule, and which derivative
+ * builtins have a Mist definition to differentiate instead.  It calls
+ * no other file of autodiff/: the files that make transforms (reverse.c,
+ * forward.c) and those that give builtins their rules (builtins.c,
+ * nest.c, tangents.c, calls.c) sit above it, and the rules reach the
+ * transforms through AdState's `transform` (set by ad_register). */
+#include <string.h>
+
+#include "autodiff/ad.h"
+#include "lang/gc.h"
+#include "lang/ops.h"
+
+/* ---- autodiff's state ---- */
+
+AdState *ad_state(MistVM *vm) {
+  if (!vm->ad_state) {
+    AdState *s = lang_alloc(sizeof *s);
+    s->shaped = lang_dict_new();
+    s->modules = lang_dict_new();
+    vm->ad_state = s;
+  }
+  return vm->ad_state;
+}
+
+AdRoots *ad_roots_of(MistVM *vm, IrGraph *g) { return ir_map_get(&ad_state(vm)->roots, g); }
+
+AdRoots *ad_roots(MistVM *vm, IrGraph *g) {
+  AdRoots *r = ad_roots_of(vm, g);
+  if (!r) {
+    r = lang_alloc(sizeof *r);
+    ir_map_put(&ad_state(vm)->roots, g, r);
+  }
+  return r;
+}
+
+/* ---- a cache of the graphs the derivative builtins make ----
+ *
+ * grad(f), vjp(f, ...), a method's rule...: each call would make a new
+ * graph, which a derivative differentiated again would transform anew
+ * on every call.  Made once per key instead; the key names the objects
+ * it depends on by address, and the entry keeps those objects alive
+ * (keep), so that no other object can take their address. */
+
+typedef struct CacheEntry {
+  Obj obj;               /* an O_GRAPH, so that a dict can hold it */
+  IrGraph *graph;
+  Value keep[3];
+} CacheEntry;
+
+ObjDict *ad_module_cache(MistVM *vm) { return ad_state(vm)->modules; }
+
+IrGraph *ad_cache_get(MistVM *vm, const char *key) {
+  Value v;
+  if (!lang_dict_get(ad_state(vm)->shaped, lang_str(key), &v)) return NULL;
+  return ((CacheEntry *)v.o)->graph;
+}
+
+void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2) {
+  CacheEntry *e = lang_alloc(sizeof *e);
+  e->obj.kind = O_GRAPH;
+  e->graph = g;
+  e->keep[0] = keep0;
+  e->keep[1] = keep1;
+  e->keep[2] = keep2;
+  lang_dict_put(ad_state(vm)->shaped, lang_str(key), v_obj((Obj *)e));
+}
+
+
+/* A module of the standard library written in Mist (ad_rules.ms, ad.ms),
+ * loaded once; NULL with an error raised if it cannot be. */
+ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
+  /* (asked for on every rule lookup: an import would find the file
+   * again each time) */
+  Value m;
+  ObjDict *cache = ad_module_cache(vm);
+  if (lang_dict_get(cache, lang_str(name), &m)) return AS_MODULE(m);
+  if (!vm->import) {
+    lang_raise(vm, "ImportError", "the standard library is not available here");
+    return NULL;
+  }
+  ObjModule from = {0};
+  from.obj.kind = O_MODULE;
+  from.path = lang_str_fmt("%s/%s.ms", lang_stdlib_dir(), name);
+  if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
+  if (!v_is_obj(m, O_MODULE)) return NULL;
+  lang_dict_put(cache, lang_str(name), m);
+  return AS_MODULE(m);
+}
+
+
+/* The global prefix+name of module m (a rule such as J_add), or Unbound. */
+Value ad_module_global(ObjModule *m, const char *prefix, const char *name) {
+  Value slot;
+  if (m && m->names && lang_dict_get(m->names, lang_str_fmt("%s%s", prefix, name), &slot))
+    return m->slots[slot.i];
+  return v_unbound();
+}
+
+
+/* The rule J_name of a builtin in ad_rules.ms, or Unbound. */
+Value ad_builtin_rule(MistVM *vm, const char *name) {
+  ObjModule *m = ad_stdlib_module(vm, "ad_rules");
+  if (!m) lang_error_clear(vm);
+  return ad_module_global(m, "J_", name);
+}
+
+
+int ad_env_param(const IrGraph *envg, const IrNode *fv) {
+  for (int i = 0; i < envg->nparams; i++)
+    if (envg->params[i] == fv) return i;
+  return -1;
+}
+
+
+/* A container with the functions in it mapped by fn (J or F of a value):
+ * the same kind of container, keys and order; v itself when it holds no
+ * function, so that J of a container of floats costs nothing. */
+bool ad_map_functions(MistVM *vm, Value v, bool (*fn)(MistVM *, Value, Value *), Value *out) {
+  *out = v;
+  if (!lang_holds_function(v)) return true;
+  if (v_is_obj(v, O_DICT)) {
+    ObjDict *d = AS_DICT(v), *r = lang_dict_new();
+    for (size_t i = 0; i < d->len; i++) {
+      Value x;
+      if (!fn(vm, d->entries[i].value, &x)) return false;
+      lang_dict_put(r, d->entries[i].key, x);
+    }
+    *out = v_obj(r);
+    return true;
+  }
+  if (v_is_obj(v, O_TUPLE) || v_is_obj(v, O_LIST)) {
+    ObjSeq *s = AS_SEQ(v), *r = v_is_obj(v, O_TUPLE) ? lang_tuple_new(s->len) : lang_list_new(s->len);
+    for (size_t i = 0; i < s->len; i++)
+      if (!fn(vm, s->items[i], &r->items[i])) return false;
+    *out = v_obj(r);
+    return true;
+  }
+  return fn(vm, v, out);
+}
+
+
+/* The derivative builtin whose calls in a differentiated program are
+ * those of its Mist definition (stdlib/ad.ms), or NULL.  jvp's, in
+ * reverse mode, is _jvp_by_vjp, which finds the tangent with vjps, so
+ * that reverse mode only ever differentiates reverse mode; in forward
+ * mode it is _jvp_by_F, f's own forward transform, so that a jvp of a
+ * function calling jvp is forward over forward (F of F, nest.c),
+ * as cheap as the two jvps. */
+const char *ad_mist_twin(MistVM *vm, Value fn, bool forward) {
+  if (!v_is_obj(fn, O_BUILTIN)) return NULL;
+  BuiltinFn c = AS_BUILTIN(fn)->fn;
+  const AdState *st = ad_state(vm);
+  if (c == st->jvp) return forward ? "_jvp_by_F" : "_jvp_by_vjp";
+  return c == st->jacobian ? "jacobian" : c == st->hessian ? "hessian" : NULL;
+}
+
+/* A builtin whose rules take its arguments after the first packed in a
+ * tuple: vjp(f, *xs) has J_vjp(f, xs) and F_vjp(f, tf, xs, txs). */
+bool ad_is_packed(MistVM *vm, Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->fn == ad_state(vm)->vjp; }
+
+
+/* Builtins whose results carry no derivative (ints, bools, text, None,
+ * constants): without a rule they are simply computed.  Any other
+ * builtin without a rule stops with an error if a derivative reaches
+ * it, rather than passing a silent zero. */
+bool ad_nondiff_builtin(const char *name) {
+  static const char *const names[] = {
+    "print", "len", "range", "int", "round", "str", "repr", "type", "bool", "ord", "chr", "hex",
+    "bin", "oct", "any", "all", "args", "time", "show_source", "show_ir", "divmod", "key", "split",
+    "zeros", "ones", "full", "arange", "linspace", "eye", "randn", "rand", "argmax", "one_hot",
+    "allclose", "isinstance", "dict", "keys", "values", "items", "get", "index", "count", "upper",
+    "lower", "strip", "lstrip", "rstrip", "join", "replace", "startswith", "endswith", "find",
+    "format", "zfill", "set_mode", "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha",
+    "isalnum", "isspace", "isupper", "islower", "split", "rsplit", "rfind", "rindex", "ljust", "rjust",
+    "center", "shape", "dtype", "ndim", "size", "device", "zeros_like", "ones_like", "argmin",
+    "_method_rule", "_attr_rule", "_bind_order", "_attr_kind", "_property", NULL,
+  };
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], name) == 0) return true;
+  return false;
+}
+
+
+/* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
+ * Unbound with an error raised when it cannot be had. */
+Value ad_sens_definition(MistVM *vm, int p) {
+  AdState *st = ad_state(vm);
+  if (!st->sens_fns) {
+    Value *fns = lang_alloc(IR_NPRIMS * sizeof *fns);
+    for (int i = 0; i < IR_NPRIMS; i++) fns[i] = v_unbound();
+    st->sens_fns = fns;
+  }
+  if (st->sens_fns[p].tag != V_UNBOUND) return st->sens_fns[p];
+  ObjModule *m = ad_stdlib_module(vm, "ad_sens");
+  if (!m) return v_unbound();
+  Value fn = ad_module_global(m, "", ir_prims[p].name);
+  if (fn.tag == V_UNBOUND) {
+    lang_raise(vm, "NameError", "%s is missing from stdlib/ad_sens.ms", ir_prims[p].name);
+    return fn;
+  }
+  st->sens_fns[p] = fn;
+  return fn;
+}
+
+
+/* vm->ad->sens: what the C fast paths of prims_sens.c leave (set when
+ * the builtins are registered, so that a printed derivative runs). */
+bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out) {
+  Value fn = ad_sens_definition(vm, p);
+  if (fn.tag == V_UNBOUND) return false;
+  return vm->call(vm, fn, argc, argv, NULL, out);
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# tests/cli/test_cli.sh MIST: the `mist` command line: exit statuses
+# (0 success, 1 an error in the program, 2 bad usage), `mist ir` and its
+# options, and `--dump`, which prints the pipeline's stages of the
+# program and of each module it imports before running it.
+set -u
+mist=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fails=0
+
+# expect NAME STATUS PATTERN COMMAND...: COMMAND exits STATUS and its
+# stdout and stderr together match the extended regex PATTERN
+expect() {
+  local name=$1 status=$2 pattern=$3
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$status" ] || ! grep -Eq -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: exit $rc (expected $status), output:"
+    echo "$out" | head -20
+    fails=$((fails + 1))
+  fi
+}
+
+cat > "$dir/lib.ms" <<'MS'
+def twice(x):
+    return 2 * x
+MS
+cat > "$dir/prog.ms" <<'MS'
+import lib
+def sq(x):
+    return x * x
+print(sq(3) + lib.twice(1))
+MS
+printf 'print(1 / 0)\n' > "$dir/bad.ms"
+
+expect version 0 '^mist [0-9]' "$mist" --version
+expect run 0 '^11$' "$mist" "$dir/prog.ms"
+expect runtime-error 1 'bad.ms:1:7: error: division by zero' "$mist" "$dir/bad.ms"
+expect missing-file 2 "can't open file" "$mist" "$dir/nope.ms"
+expect unknown-option 2 'unknown option --nope' "$mist" --nope "$dir/prog.ms"
+
+# mist ir: as lowered, after the optimiser (sq(3) + 1 folds), as source, the derivative
+expect ir 0 'mul\(%x, %x\)' "$mist" ir "$dir/prog.ms" sq
+expect ir-opt 0 'graph @sq\(%x\)' "$mist" ir --opt "$dir/prog.ms" sq
+expect ir-grad 0 'graph' "$mist" ir --grad "$dir/prog.ms" sq
+expect ir-source 0 'def sq\(x\)' "$mist" ir --source "$dir/prog.ms" sq
+expect ir-no-name 1 "no top-level function named 'nope'" "$mist" ir "$dir/prog.ms" nope
+expect ir-bad-option 2 'ir: unknown option --nope' "$mist" ir --nope "$dir/prog.ms" sq
+
+# --dump: each stage of the program and of the module it imports, then the run
+out=$("$mist" --dump=ast,ir,opt "$dir/prog.ms" 2>&1)
+for want in "# ---- ast: $dir/prog.ms ----" "# ---- ir: $dir/prog.ms ----" \
+            "# ---- opt: $dir/prog.ms ----" "# ---- ast: $dir/lib.ms ----" \
+            "# ---- opt: $dir/lib.ms ----" "(Def sq (x)" "%3 = @sq(3)"; do
+  if ! grep -Fq -- "$want" <<<"$out"; then
+    echo "FAIL dump: no line '$want' in:"
+    echo "$out" | head -40
+    fails=$((fails + 1))
+  fi
+done
+if [ "$(tail -n 1 <<<"$out")" != 11 ]; then
+  echo "FAIL dump: the program's output does not follow the stages"
+  fails=$((fails + 1))
+fi
+# the optimiser's copy is printed, the program runs as lowered: the
+# traceback keeps the frame of the call that the optimiser inlines
+cat > "$dir/tb.ms" <<'MS'
+def f(x):
+    return x / 0
+print(f(1))
+MS
+expect dump-traceback 1 'tb.ms:2:12 in f' "$mist" --dump=opt "$dir/tb.ms"
+expect dump-ir-only 0 '^# ---- ir: ' "$mist" --dump=ir -e 'print(1)'
+expect dump-unknown 2 "unknown stage 'typo'" "$mist" --dump=ir,typo "$dir/prog.ms"
+expect dump-empty 2 'needs its stages' "$mist" --dump= "$dir/prog.ms"
+
+# the standard library is found beside the binary: an installation's
+# share/mist/stdlib (a module only that copy has), or $MIST_STDLIB
+mkdir -p "$dir/inst/bin" "$dir/inst/share/mist/stdlib"
+cp "$mist" "$dir/inst/bin/mist"
+cp "$(dirname "$0")/../../stdlib/"*.ms "$dir/inst/share/mist/stdlib/"
+printf 'here = "installed"\n' > "$dir/inst/share/mist/stdlib/only_installed.ms"
+expect stdlib-installed 0 '^installed 6.0$' "$dir/inst/bin/mist" -e 'import only_installed; print(only_installed.here, grad(lambda x: x * x * x)(2.0) / 2)'
+expect stdlib-env 0 '^installed$' env MIST_STDLIB="$dir/inst/share/mist/stdlib" "$mist" -e 'import only_installed; print(only_installed.here)'
+expect stdlib-env-missing 1 "No module named 'nn'" env MIST_STDLIB="$dir/nowhere" "$mist" -e 'import nn'
+
+if [ "$fails" -gt 0 ]; then
+  echo "$fails failed"
+  exit 1
+fi
+echo "cli: all passed"
