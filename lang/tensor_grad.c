@@ -217,3 +217,34 @@ bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTen
   *out = r;
   return true;
 }
+
+/* ---- sums of sensitivities ---- */
+
+#define ADD_ALIKE(name, T)                                                          \
+  static void name(void *o, const void *a, const void *b, int64_t n) {              \
+    T *restrict r = o;                                                              \
+    const T *restrict x = a, *restrict y = b;                                       \
+    for (int64_t i = 0; i < n; i++) r[i] = x[i] + y[i];                             \
+  }
+ADD_ALIKE(add_alike_f32, float)
+ADD_ALIKE(add_alike_f64, double)
+
+bool lang_tensor_add_alike(MistVM *vm, Value a, Value b, ObjTensor **out) {
+  *out = NULL;
+  if (!v_is_tensor(a) || !v_is_tensor(b)) return false;
+  ObjTensor *A = AS_TENSOR(a), *B = AS_TENSOR(b);
+  if (A->dtype != B->dtype || !lang_dtype_is_float(A->dtype) || A->ndim != B->ndim) return false;
+  for (int d = 0; d < A->ndim; d++)
+    if (A->shape[d] != B->shape[d]) return false;
+  /* the parallel kernels are for big tensors: those go the general way */
+  if (A->size >= LANG_ND_PAR_MIN || !lang_tensor_is_contiguous(A) || !lang_tensor_is_contiguous(B))
+    return false;
+  ObjTensor *r = lang_tensor_new(vm, A->dtype, A->ndim, A->shape, false);
+  if (!r) return true;
+  (A->dtype == DT_F64 ? add_alike_f64 : add_alike_f32)(lang_tensor_ptr(r), lang_tensor_ptr(A),
+                                                       lang_tensor_ptr(B), A->size);
+  LANG_KEEP(A);
+  LANG_KEEP(B);
+  *out = r;
+  return true;
+}
