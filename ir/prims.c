@@ -511,7 +511,7 @@ static bool gadd(MistVM *vm, Value a, Value b, Value *out) {
     if (AS_TENSOR(b)->size > 0 && zero_view(AS_TENSOR(b))) { *out = a; return true; }
     /* two small parts of a sensitivity: added directly */
     ObjTensor *r;
-    if (lang_tensor_add_alike(vm, a, b, &r)) {
+    if (lang_tensor_alike_op(vm, TB_ADD, a, b, &r)) {
       *out = r ? v_obj(r) : v_none();
       return r != NULL;
     }

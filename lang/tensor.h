@@ -227,11 +227,12 @@ bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, b
  * NULL *out after MemoryError. */
 typedef enum { LANG_SENS_SIGMOID, LANG_SENS_TANH, LANG_SENS_RELU } LangActSens;
 bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTensor **out);
-/* a + b for two contiguous float tensors of one dtype and one shape (two
- * parts of a sensitivity being summed), as lang_arith adds them but
+/* a + b (op TB_ADD) or a * b (TB_MUL) for two small contiguous float
+ * tensors of one dtype and one shape (two parts of a sensitivity being
+ * summed, a sensitivity times a value), as lang_arith computes them but
  * without its broadcasting and dispatch; false, raising nothing, for any
- * other operands.  NULL *out after MemoryError. */
-bool lang_tensor_add_alike(MistVM *vm, Value a, Value b, ObjTensor **out);
+ * other operands or op.  NULL *out after MemoryError. */
+bool lang_tensor_alike_op(MistVM *vm, int op, Value a, Value b, ObjTensor **out);
 
 /* ---- operations (tensor_ops.c) ---- */
 

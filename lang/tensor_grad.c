@@ -218,20 +218,22 @@ bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTen
   return true;
 }
 
-/* ---- sums of sensitivities ---- */
+/* ---- sums and products of alike tensors ---- */
 
-#define ADD_ALIKE(name, T)                                                          \
+#define ALIKE_ROW(name, T, OP)                                                      \
   static void name(void *o, const void *a, const void *b, int64_t n) {              \
     T *restrict r = o;                                                              \
     const T *restrict x = a, *restrict y = b;                                       \
-    for (int64_t i = 0; i < n; i++) r[i] = x[i] + y[i];                             \
+    for (int64_t i = 0; i < n; i++) r[i] = x[i] OP y[i];                            \
   }
-ADD_ALIKE(add_alike_f32, float)
-ADD_ALIKE(add_alike_f64, double)
+ALIKE_ROW(add_alike_f32, float, +)
+ALIKE_ROW(add_alike_f64, double, +)
+ALIKE_ROW(mul_alike_f32, float, *)
+ALIKE_ROW(mul_alike_f64, double, *)
 
-bool lang_tensor_add_alike(MistVM *vm, Value a, Value b, ObjTensor **out) {
+bool lang_tensor_alike_op(MistVM *vm, int op, Value a, Value b, ObjTensor **out) {
   *out = NULL;
-  if (!v_is_tensor(a) || !v_is_tensor(b)) return false;
+  if ((op != TB_ADD && op != TB_MUL) || !v_is_tensor(a) || !v_is_tensor(b)) return false;
   ObjTensor *A = AS_TENSOR(a), *B = AS_TENSOR(b);
   if (A->dtype != B->dtype || !lang_dtype_is_float(A->dtype) || A->ndim != B->ndim) return false;
   for (int d = 0; d < A->ndim; d++)
@@ -241,8 +243,10 @@ bool lang_tensor_add_alike(MistVM *vm, Value a, Value b, ObjTensor **out) {
     return false;
   ObjTensor *r = lang_tensor_new(vm, A->dtype, A->ndim, A->shape, false);
   if (!r) return true;
-  (A->dtype == DT_F64 ? add_alike_f64 : add_alike_f32)(lang_tensor_ptr(r), lang_tensor_ptr(A),
-                                                       lang_tensor_ptr(B), A->size);
+  bool f64 = A->dtype == DT_F64;
+  void (*row)(void *, const void *, const void *, int64_t) =
+      op == TB_ADD ? (f64 ? add_alike_f64 : add_alike_f32) : (f64 ? mul_alike_f64 : mul_alike_f32);
+  row(lang_tensor_ptr(r), lang_tensor_ptr(A), lang_tensor_ptr(B), A->size);
   LANG_KEEP(A);
   LANG_KEEP(B);
   *out = r;
