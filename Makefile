@@ -75,7 +75,7 @@ test-asan: deps
 	$(SAN_ENV) ctest --test-dir build-asan --output-on-failure -j$(JOBS)
 
 bench: build
-	bash bench/run.sh; s=$$?; bash bench/update_run.sh || s=1; bash bench/grad_run.sh || s=1; exit $$s
+	bash bench/run.sh; s=$$?; bash bench/update_run.sh || s=1; bash bench/grad_run.sh || s=1; bash bench/literal_run.sh || s=1; exit $$s
 
 # Updates of lists, dicts and tensors against CPython and NumPy (bench/update/).
 bench-update: build

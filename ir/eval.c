@@ -23,6 +23,8 @@
  * checks the depth and the C stack.
  */
 #include <alloca.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +86,7 @@ typedef struct Instr {
   int32_t target;
   BuiltinFn fn;        /* I_PRIM */
   IrGraph *graph;      /* I_CALLG, I_CLOSURE */
-  struct EvCode *gcode;
+  struct EvCode *gcode; /* I_CALLG: the callee's code; I_CALL, I_TAILCALL: the last callee's (code_at) */
   ObjModule *module;   /* I_GLOBAL, I_SETGLOBAL, I_IMPORT */
   ObjStr *name;
   IrNode *node;        /* where it came from: errors point here */
@@ -116,6 +118,17 @@ typedef struct EvState {
   char *tape, *tape_end;
   size_t tape_size;
   void *tape_last;    /* the closure cut last */
+  /* each graph's compiled code, by IrGraph.uid: CODE_CHUNKS chunks of
+   * CODE_CHUNK, made as needed and never moved, so threads running Mist
+   * code at once read it without a lock; uids past them in `more`.  The
+   * table and its chunks are not scanned by the collector (mostly
+   * empty, they would cost every collection their size): `alive` keeps
+   * the chunks and the codes alive instead, one word each. */
+  _Atomic(EvCode **) *code;
+  NodeMap more;
+  void **alive;
+  size_t nalive, capalive;
+  pthread_mutex_t lock;   /* for more and alive */
 } EvState;
 
 /* Past the host's deadline?  Looked at every 1024 loop turns or calls,
@@ -146,6 +159,7 @@ typedef struct Comp {
   int nconst, capconst;
   int32_t *const_slots;
   Value *const_vals;
+  int *const_index;  /* hash of (tag, bits) -> 1 + index into const_vals, 0 empty; 2 * capconst entries */
   bool failed;
   bool zero;
 } Comp;
@@ -190,6 +204,33 @@ static void count_uses(Comp *c, IrGraph *g, NodeMap *seen) {
 
 static int operand(Comp *c, IrNode *x, IrNode *at);
 
+/* The entry of c->const_index for v: its constant's, or the empty one
+ * where it would go.  Constants are the same when their tag and bits
+ * are (an object by identity). */
+static int *const_entry(Comp *c, Value v) {
+  size_t mask = 2 * (size_t)c->capconst - 1;
+  uint64_t h = (uint64_t)v.i ^ (uint64_t)v.tag << 56;
+  h = (h ^ h >> 33) * 0xff51afd7ed558ccdull;   /* murmur3's mix: whole floats have low bits 0 */
+  size_t i = (size_t)(h ^ h >> 33) & mask;
+  for (;; i = (i + 1) & mask) {
+    int k = c->const_index[i];
+    if (!k || (c->const_vals[k - 1].tag == v.tag && c->const_vals[k - 1].i == v.i))
+      return &c->const_index[i];
+  }
+}
+
+/* Room for one more constant; the index is made again for the new
+ * capacity (so it is at most half full). */
+static void grow_constants(Comp *c) {
+  c->capconst = c->capconst ? 2 * c->capconst : 16;
+  c->const_slots = lang_realloc(c->const_slots, c->capconst * sizeof *c->const_slots);
+  c->const_vals = lang_realloc(c->const_vals, c->capconst * sizeof *c->const_vals);
+  size_t bytes = 2 * (size_t)c->capconst * sizeof *c->const_index;
+  c->const_index = lang_alloc_atomic(bytes);
+  memset(c->const_index, 0, bytes);
+  for (int k = 0; k < c->nconst; k++) *const_entry(c, c->const_vals[k]) = k + 1;
+}
+
 static int32_t *env_slots(Comp *c, IrGraph *g, IrNode *at) {
   ir_free_vars(g);
   int32_t *env = lang_alloc_atomic((g->nfv ? g->nfv : 1) * sizeof *env);
@@ -214,21 +255,18 @@ static int operand(Comp *c, IrNode *x, IrNode *at) {
     if (s >= 0) return s;
     Value v = x->value;
     if (v_is_obj(v, O_BUILTIN) && AS_BUILTIN(v)->prim >= 0) v = ir_prim_value(c->vm, AS_BUILTIN(v)->prim);
-    /* one slot per distinct scalar or object */
-    for (int k = 0; k < c->nconst; k++) {
-      Value w = c->const_vals[k];
-      if (w.tag == v.tag && w.i == v.i) {
-        ir_map_set_int(&c->slots, x, c->const_slots[k]);
-        return c->const_slots[k];
-      }
+    /* one slot per distinct scalar or object, found through a hash of
+     * its bits (a list literal of n distinct numbers is n constants) */
+    if (c->nconst == c->capconst) grow_constants(c);
+    int *entry = const_entry(c, v);
+    if (*entry) {
+      s = c->const_slots[*entry - 1];
+      ir_map_set_int(&c->slots, x, s);
+      return s;
     }
     s = new_slot(c);
     ir_map_set_int(&c->slots, x, s);
-    if (c->nconst == c->capconst) {
-      c->capconst = c->capconst ? 2 * c->capconst : 16;
-      c->const_slots = lang_realloc(c->const_slots, c->capconst * sizeof *c->const_slots);
-      c->const_vals = lang_realloc(c->const_vals, c->capconst * sizeof *c->const_vals);
-    }
+    *entry = c->nconst + 1;
     c->const_slots[c->nconst] = s;
     c->const_vals[c->nconst++] = v;
     return s;
@@ -632,13 +670,84 @@ static void dump_code(EvCode *c) {
   }
 }
 
-static EvCode *code_of(MistVM *vm, IrGraph *g) {
-  if (!g->code) {
-    g->code = compile(vm, g);
-    const char *dump = getenv("MIST_DUMP_CODE");
-    if (dump && *dump == '1') dump_code(g->code);
+/* ---- compiled code, by graph ----
+ *
+ * The code of a graph lives here, not in the graph (the IR holds the
+ * program only): found in two loads, in a table indexed by the graph's
+ * process-wide number.  Two threads may compile a graph at once; both
+ * codes are equal and either may stay. */
+
+enum { CODE_CHUNK_BITS = 12, CODE_CHUNK = 1 << CODE_CHUNK_BITS, CODE_CHUNKS = 4096 };
+
+static void keep_alive(EvState *st, void *p) {
+  if (st->nalive == st->capalive) {
+    st->capalive = st->capalive ? 2 * st->capalive : 256;
+    st->alive = lang_realloc(st->alive, st->capalive * sizeof *st->alive);
   }
-  return g->code;
+  st->alive[st->nalive++] = p;
+}
+
+__attribute__((noinline, cold)) static EvCode **new_chunk(EvState *st, uint32_t c) {
+  pthread_mutex_lock(&st->lock);
+  EvCode **chunk = atomic_load_explicit(&st->code[c], memory_order_acquire);
+  if (!chunk) {
+    chunk = lang_alloc_atomic(CODE_CHUNK * sizeof *chunk);
+    memset(chunk, 0, CODE_CHUNK * sizeof *chunk);
+    keep_alive(st, chunk);
+    atomic_store_explicit(&st->code[c], chunk, memory_order_release);
+  }
+  pthread_mutex_unlock(&st->lock);
+  return chunk;
+}
+
+/* g's slot in the table; NULL past it */
+static inline _Atomic(EvCode *) *code_slot(EvState *st, IrGraph *g) {
+  uint32_t c = g->uid >> CODE_CHUNK_BITS;
+  if (__builtin_expect(c >= CODE_CHUNKS, 0)) return NULL;
+  EvCode **chunk = atomic_load_explicit(&st->code[c], memory_order_acquire);
+  if (__builtin_expect(!chunk, 0)) chunk = new_chunk(st, c);
+  return (_Atomic(EvCode *) *)&chunk[g->uid & (CODE_CHUNK - 1)];
+}
+
+/* g's code the first time: compiled, and kept in the table */
+__attribute__((noinline, cold)) static EvCode *code_compile(MistVM *vm, IrGraph *g, _Atomic(EvCode *) *slot) {
+  EvState *st = vm->eval;
+  EvCode *code = NULL;
+  if (!slot) {
+    pthread_mutex_lock(&st->lock);
+    code = ir_map_get(&st->more, g);
+    pthread_mutex_unlock(&st->lock);
+    if (code) return code;
+  }
+  code = compile(vm, g);
+  g->flags |= IRG_FROZEN;
+  const char *dump = getenv("MIST_DUMP_CODE");
+  if (dump && *dump == '1') dump_code(code);
+  pthread_mutex_lock(&st->lock);
+  if (slot) atomic_store_explicit(slot, code, memory_order_release);
+  else ir_map_put(&st->more, g, code);
+  keep_alive(st, code);
+  pthread_mutex_unlock(&st->lock);
+  return code;
+}
+
+static EvCode *code_of(MistVM *vm, IrGraph *g) {
+  _Atomic(EvCode *) *slot = code_slot(vm->eval, g);
+  EvCode *code = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+  return code ? code : code_compile(vm, g, slot);
+}
+
+/* The code of g for a call instruction that calls closures: the code
+ * it called last when that is g's (most call sites call one function),
+ * so a call costs no lookup.  One pointer, read and written whole, so a
+ * thread that sees another's update sees a whole code, whose graph it
+ * checks. */
+static inline EvCode *code_at(MistVM *vm, Instr *in, IrGraph *g) {
+  EvCode *c = in->gcode;
+  if (__builtin_expect(c && c->graph == g, 1)) return c;
+  c = code_of(vm, g);
+  in->gcode = c;
+  return c;
 }
 
 /* ---- running ---- */
@@ -1111,7 +1220,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       Value fn = F[in->a];
       if (v_is_obj(fn, O_FUNC)) {
         ObjFunc *f = AS_FUNC(fn);
-        EvCode *fc = code_of(vm, f->graph);
+        EvCode *fc = code_at(vm, in, f->graph);
         if (fc->nparams == in->nargs) {
           if (!call_slots(vm, f, fc, frame, in->args, &F[in->dst])) goto fail;
           NEXT;
@@ -1146,7 +1255,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       }
       /* replace this frame by the callee's */
       ObjFunc *f = AS_FUNC(fn);
-      EvCode *fc = code_of(vm, f->graph);
+      EvCode *fc = code_at(vm, in, f->graph);
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
       /* a user function's tail call still counts as a level of
@@ -1305,6 +1414,9 @@ Value ir_prim_value(MistVM *vm, IrPrim p) {
 
 void ev_init(MistVM *vm) {
   EvState *st = lang_alloc(sizeof *st);
+  st->code = lang_alloc_atomic(CODE_CHUNKS * sizeof *st->code);
+  memset(st->code, 0, CODE_CHUNKS * sizeof *st->code);
+  pthread_mutex_init(&st->lock, NULL);
   vm->eval = st;
   vm->call = ev_call;
   vm->graph_name = ir_graph_name;

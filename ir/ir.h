@@ -70,12 +70,16 @@ enum {
   IRG_TAPE = 64,        /* a backward pass made on each turn of a loop: its
                            closures form a chain, so they are allocated side
                            by side (see make_closure in eval.c) */
+  IRG_FROZEN = 128,     /* compiled by the interpreter: its free variables
+                           and body are fixed, and passes leave it alone */
 };
 
 struct IrGraph {
   ObjStr *name;         /* unique in a unit: "fib", "outer.inner", "fib.if1" */
   ObjStr *display;      /* what errors call it: "inner", "<lambda>", "<module>" */
   uint32_t id;
+  uint32_t uid;         /* unique in the process: side tables of the passes
+                           that run graphs (the interpreter's code) index by it */
   unsigned flags;
   IrGraph *parent;      /* lexically enclosing graph, NULL at top */
   ObjModule *module;    /* whose globals global() reads */
@@ -95,7 +99,6 @@ struct IrGraph {
   int nfv;
   IrNode **fv;
   bool fv_done;
-  struct EvCode *code;  /* the interpreter's compiled form, when made */
   /* for an autodiff transform: the graph it transforms, and for each of
    * its free variables (in fv order) the node of jsource it stands for.
    * Part of the program: the primitives that re-key sensitivities

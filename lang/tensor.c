@@ -714,8 +714,13 @@ bool lang_tensor_reshape(MistVM *vm, ObjTensor *t, int ndim, const int64_t *shap
       known = -1;
     }
   }
+  /* with a 0 among the known sizes any -1 would fit: NumPy refuses */
+  if (infer >= 0 && known == 0)
+    return lang_raise(vm, "ValueError",
+                      "reshape: cannot reshape a tensor of shape %s into shape %s: "
+                      "the size of -1 is ambiguous beside a 0", shape_str(t->ndim, t->shape),
+                      shape_str(ndim, shape));
   if (infer >= 0 && known > 0 && t->size % known == 0) sh[infer] = t->size / known;
-  else if (infer >= 0 && known == 0 && t->size == 0) sh[infer] = 0;
   if ((infer >= 0 && sh[infer] == -1) || lang_shape_size(ndim, sh) != t->size)
     return lang_raise(vm, "ValueError", "reshape: cannot reshape a tensor of shape %s into shape %s",
                       shape_str(t->ndim, t->shape), shape_str(ndim, shape));
@@ -1250,6 +1255,18 @@ static bool select_index(MistVM *vm, ObjTensor *t, Value index, Selection *sel) 
   sel->res_nd = bnd;
   if (bnd) memcpy(sel->res_shape, bshape, (size_t)bnd * sizeof(int64_t));
   sel->pos = lang_alloc_atomic((size_t)(npos * nadv + 1) * sizeof(int64_t));
+  /* With no broadcast position (an empty index beside others) the loop
+   * below reads no index, yet an index out of bounds is still an error,
+   * as an int beside an empty array is in NumPy. */
+  for (int k = 0; k < nadv && npos == 0; k++) {
+    ObjTensor *ix = lang_tensor_contiguous(vm, adv[k].ix);
+    if (!ix) return false;
+    const int64_t *base = (const int64_t *)lang_tensor_ptr(ix);
+    int64_t size = vsh[p + k];
+    for (int64_t i = 0; i < ix->size; i++)
+      if (base[i] < -size || base[i] >= size) return index_error(vm, base[i], adv[k].orig, size);
+    LANG_KEEP(ix);
+  }
   /* each index read at every broadcast position */
   for (int k = 0; k < nadv; k++) {
     ObjTensor *ix = adv[k].ix;
@@ -1451,6 +1468,15 @@ static ObjTensor *view_on(const ObjTensor *t, TensorBuf *r) {
   return v;
 }
 
+/* NumPy lets the value written have more axes than the place it goes to
+ * when the extra leading ones have size 1 (`x[0] = [[5]]`): v without
+ * them, as a view. */
+static ObjTensor *without_leading_ones(ObjTensor *v, int ndim) {
+  int k = 0;
+  while (v->ndim - k > ndim && v->shape[k] == 1) k++;
+  return k ? lang_tensor_view(v, v->ndim - k, v->shape + k, v->strides + k, v->offset) : v;
+}
+
 /* t[sel] = v in place, when t's buffer allows it; *done false when it
  * does not (nothing has changed then).  The checks that can fail come
  * before anything is written. */
@@ -1483,6 +1509,7 @@ static bool set_in_place(MistVM *vm, ObjTensor *t, const Selection *sel, Value v
   }
   lang_tensor_ptr(val);   /* val's bytes current, so a copy if they are b's */
   if (val->buf == &b->buf && !(val = copy_as(vm, val, val->dtype))) return false;
+  val = without_leading_ones(val, region->ndim);
   if (!broadcasts_to(val, region->ndim, region->shape))
     return lang_raise(vm, "ValueError", "setitem: cannot broadcast shape %s to %s",
                       shape_str(val->ndim, val->shape), shape_str(region->ndim, region->shape));
@@ -1517,6 +1544,7 @@ bool lang_tensor_setitem(MistVM *vm, ObjTensor *t, Value index, Value v, Value *
     return false;
   }
   if (sel.adv < 0) {
+    val = without_leading_ones(val, sel.view->ndim);
     if (!lang_tensor_copy_into(vm, "setitem", sel.view, val)) return false;
     *out = v_obj(copy);
     return true;
@@ -1524,6 +1552,7 @@ bool lang_tensor_setitem(MistVM *vm, ObjTensor *t, Value index, Value v, Value *
   int64_t rsh[LANG_TENSOR_MAX_DIMS], fsh[LANG_TENSOR_MAX_DIMS];
   int rnd = result_shape(&sel, rsh, false), fnd = result_shape(&sel, fsh, true);
   ObjTensor *b, *flat;
+  val = without_leading_ones(val, rnd);
   if (!lang_tensor_broadcast_to(vm, "setitem", val, rnd, rsh, &b)) return false;
   if (!lang_tensor_reshape(vm, b, fnd, fsh, &flat)) return false;
   for (int64_t i = 0; i < sel.npos; i++) copy_raw(NULL, at_position(&sel, i), slot(&sel, flat, i));

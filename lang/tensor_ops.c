@@ -14,10 +14,12 @@
  *
  * Reductions move the reduced axes last (a view), copy when that view is
  * not contiguous, and reduce each contiguous block: floating sums are
- * pairwise in double (dev_sum_*), integer sums are exact and overflow is
- * an error.  matmul hands f32/f64 work to BLAS (devices/blas.h), passing
- * transposed operands as transposes rather than copying them, and
- * batches through dev_gemm_batched_*; integer matmul is a loop here.
+ * pairwise in double (dev_sum_*); integer sums and products are exact,
+ * an error only when the result does not fit in i64 (never because a
+ * partial result did not).  matmul hands f32/f64 work to BLAS
+ * (devices/blas.h), passing transposed operands as transposes rather
+ * than copying them, and batches through dev_gemm_batched_*; integer
+ * matmul is a loop here.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -694,20 +696,65 @@ static void reduce_f64(RedCtx *c, const double *x, char *dst, int64_t n) {
   }
 }
 
+/* An integer product kept exactly: its sign and its magnitude, until
+ * that passes 2^63.  A partial product may overflow while the whole does
+ * not (a 0 further on, or 2^62 * 2 * -1); without a 0 the magnitudes
+ * never shrink, so one past 2^63 stays past it. */
+typedef struct ProdAcc {
+  uint64_t mag;
+  bool negative, past, zero;
+} ProdAcc;
+
+static inline void prod_add(ProdAcc *p, int64_t v) {
+  if (v == 0) p->zero = true;
+  if (p->zero || p->past) return;
+  p->negative ^= v < 0;
+  uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  p->past = __builtin_mul_overflow(p->mag, a, &p->mag) || p->mag > (uint64_t)1 << 63;
+}
+
+/* The product, or 0 and an overflow noted in c when it does not fit. */
+static int64_t prod_total(RedCtx *c, const ProdAcc *p) {
+  if (p->zero) return 0;
+  if (p->past || (!p->negative && p->mag == (uint64_t)1 << 63)) {
+    atomic_store(&c->err, ERR_OVERFLOW);
+    return 0;
+  }
+  return p->negative ? (int64_t)(0 - p->mag) : (int64_t)p->mag;
+}
+
+/* Integer sums and products: in i64 while no partial result overflows,
+ * else again exactly (a sum in 128 bits, a product as a ProdAcc), where
+ * only the total must fit in i64. */
 #define REDUCE_INT(T, NAME)                                                          \
+  static int64_t sum_exact_##NAME(RedCtx *c, const T *x, int64_t n) {                \
+    __int128 r = 0;                                                                  \
+    for (int64_t i = 0; i < n; i++) r += x[i];                                       \
+    if (r < INT64_MIN || r > INT64_MAX) atomic_store(&c->err, ERR_OVERFLOW);         \
+    return (int64_t)r;                                                               \
+  }                                                                                  \
+                                                                                     \
   static void reduce_##NAME(RedCtx *c, const T *x, char *dst, int64_t n) {           \
     switch (c->op) {                                                                 \
     case TR_SUM: {                                                                   \
       int64_t r = 0;                                                                 \
       for (int64_t i = 0; i < n; i++)                                                \
-        if (__builtin_add_overflow(r, (int64_t)x[i], &r)) atomic_store(&c->err, ERR_OVERFLOW); \
+        if (__builtin_add_overflow(r, (int64_t)x[i], &r)) {                          \
+          r = sum_exact_##NAME(c, x, n);                                             \
+          break;                                                                     \
+        }                                                                            \
       *(int64_t *)dst = r;                                                           \
       return;                                                                        \
     }                                                                                \
     case TR_PROD: {                                                                  \
       int64_t r = 1;                                                                 \
       for (int64_t i = 0; i < n; i++)                                                \
-        if (__builtin_mul_overflow(r, (int64_t)x[i], &r)) atomic_store(&c->err, ERR_OVERFLOW); \
+        if (__builtin_mul_overflow(r, (int64_t)x[i], &r)) {                          \
+          ProdAcc p = {1, false, false, false};                                      \
+          for (int64_t j = 0; j < n && !p.zero; j++) prod_add(&p, (int64_t)x[j]);   \
+          r = prod_total(c, &p);                                                     \
+          break;                                                                     \
+        }                                                                            \
       *(int64_t *)dst = r;                                                           \
       return;                                                                        \
     }                                                                                \
@@ -827,7 +874,9 @@ bool lang_tensor_reduce(MistVM *vm, TensorReduction op, ObjTensor *x, uint64_t a
   case TR_ANY: case TR_ALL: cdt = rdt = DT_BOOL; break;
   default: break;
   }
-  if (inner == 0 && outer > 0) {
+  /* max, min, argmax and argmin over a zero-length axis have no value
+   * to give even when the result is empty (NumPy refuses both) */
+  if (inner == 0) {
     switch (op) {
     case TR_SUM: case TR_ANY: return (*out = lang_tensor_new(vm, rdt, ond, oshape, true)) != NULL;
     case TR_PROD: case TR_ALL:
