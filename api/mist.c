@@ -24,6 +24,7 @@
 
 #include "autodiff/ad.h"
 #include "ir/eval.h"
+#include "ir/infer.h"
 #include "ir/passes.h"
 #include "stdlib/source.h"
 #include "lang/gc.h"
@@ -153,14 +154,26 @@ static bool compile(MistVM *vm, ObjModule *module, int file, bool echo, bool opt
   if (!lower_module(vm, ast, module, echo, lr)) return false;
   if (!verify(vm, lr->unit)) return false;
   if (vm->dump & MIST_DUMP_IR) dump_unit(vm, "ir", file, lr->unit);
-  if ((vm->dump & MIST_DUMP_OPT) && !optimise) {
+  if ((vm->dump & (MIST_DUMP_OPT | MIST_DUMP_TYPES)) && !optimise) {
     int dump = vm->dump;
     vm->dump = 0;
     LowerResult copy;
     bool ok = compile(vm, module, file, echo, true, &copy);
     vm->dump = dump;
     if (!ok) return false;
-    dump_unit(vm, "opt", file, copy.unit);
+    if (dump & MIST_DUMP_OPT) dump_unit(vm, "opt", file, copy.unit);
+    if (dump & MIST_DUMP_TYPES) {
+      /* the module's code as it would run, and every function it calls
+       * that inference can follow, specialised (docs/types.md) */
+      IrInferOpts opts = {copy.main, NULL};
+      IrTyped *typed = ir_infer(vm, copy.main, 0, NULL, &opts);
+      if (!typed) return false;
+      dump_header(vm, "types", file);
+      StrBuf sb;
+      sb_init(&sb);
+      ir_print_typed(vm, typed, &sb);
+      lang_write(vm, sb.data, sb.len);
+    }
   }
   if (!optimise) return true;
   return ir_optimize_unit(vm, lr->unit) && verify(vm, lr->unit);
@@ -172,7 +185,7 @@ static bool run_source(MistVM *vm, ObjModule *module, int file, bool echo, Value
 }
 
 int mist_dump_stages(const char *list, const char **bad) {
-  static const char *const names[] = {"ast", "ir", "opt"};
+  static const char *const names[] = {"ast", "ir", "opt", "types"};
   int stages = 0;
   for (const char *p = list; *p;) {
     size_t n = strcspn(p, ",");
@@ -488,20 +501,25 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
 
 /* ---- IR ---- */
 
+/* grad(f) for a closure f of g (what it captured Unbound); false with
+ * the error raised. */
+static bool grad_of(MistVM *vm, IrGraph *g, Value *out) {
+  ir_free_vars(g);
+  Value *env = lang_alloc((g->nfv ? g->nfv : 1) * sizeof *env);
+  for (int i = 0; i < g->nfv; i++) env[i] = v_unbound();
+  Value f = v_obj(ev_closure(vm, g, env)), grad;
+  if (!lang_dict_get(vm->builtins, lang_str("grad"), &grad))
+    return lang_raise(vm, "NameError", "grad is not available in this build");
+  return vm->call(vm, grad, 1, &f, NULL, out);
+}
+
 /* `mist ir --source --grad`: the whole program of grad(g), as
  * show_source(grad(f)) prints it.  The file is not run, so the values g
  * captured from its top level are Unbound here: the printout reads them
  * by name, from the program it is pasted after. */
 static MistStatus print_grad_source(MistVM *vm, IrGraph *g, StrBuf *sb) {
-  ir_free_vars(g);
-  Value *env = lang_alloc((g->nfv ? g->nfv : 1) * sizeof *env);
-  for (int i = 0; i < g->nfv; i++) env[i] = v_unbound();
-  Value f = v_obj(ev_closure(vm, g, env)), grad, gf;
-  if (!lang_dict_get(vm->builtins, lang_str("grad"), &grad)) {
-    lang_raise(vm, "NameError", "grad is not available in this build");
-    return MIST_ERROR;
-  }
-  if (!vm->call(vm, grad, 1, &f, NULL, &gf)) return MIST_ERROR;
+  Value gf;
+  if (!grad_of(vm, g, &gf)) return MIST_ERROR;
   std_print_source_value(vm, gf, sb);
   return MIST_OK;
 }
@@ -548,7 +566,52 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
   return MIST_ERROR;
 }
 
+/* `mist ir --types`: the specialisation of g (with --grad, of grad(g))
+ * for the argument types, the module's own defs standing for its
+ * globals. */
+static MistStatus print_types(MistVM *vm, IrGraph *g, IrGraph *module_code, int flags, int nargs,
+                              const char *const *argtypes) {
+  IrType **args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *args);
+  for (int i = 0; i < nargs; i++)
+    if (!(args[i] = ir_parse_argtype(vm, argtypes[i]))) return MIST_ERROR;
+  IrType **fv = NULL;
+  if (flags & MIST_IR_GRAD) {
+    /* the graph of grad(g), with the types of what it captured (g) */
+    Value gf;
+    if (!grad_of(vm, g, &gf)) return MIST_ERROR;
+    if (!v_is_obj(gf, O_FUNC)) {
+      lang_raise(vm, "TypeError", "grad(%s) is not a function made of IR", g->display->data);
+      return MIST_ERROR;
+    }
+    g = AS_FUNC(gf)->graph;
+    ir_free_vars(g);
+    fv = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fv);
+    for (int i = 0; i < g->nfv; i++)
+      fv[i] = i < AS_FUNC(gf)->nenv ? ir_infer_value_type(vm, AS_FUNC(gf)->env[i]) : &ir_t_any;
+  }
+  IrInferOpts opts = {module_code, fv};
+  IrTyped *t = ir_infer(vm, g, nargs, args, &opts);
+  if (!t) return MIST_ERROR;
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_typed(vm, t, &sb);
+  lang_write(vm, sb.data, sb.len);
+  return MIST_OK;
+}
+
+const char *mist_argtype_error(MistVM *vm, const char *text) {
+  lang_gc_enter_thread();
+  lang_error_clear(vm);
+  if (ir_parse_argtype(vm, text)) return NULL;
+  return vm->err.message ? vm->err.message->data : "not a type";
+}
+
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags) {
+  return mist_print_file_ir_types(vm, path, name, flags, -1, NULL);
+}
+
+MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *name, int flags,
+                                    int nargs, const char *const *argtypes) {
   lang_gc_enter_thread();
   lang_error_clear(vm);
   size_t len;
@@ -565,7 +628,7 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
   for (int i = 0; i < lr.unit->ngraphs; i++) {
     IrGraph *g = lr.unit->graphs[i];
     if ((g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0)
-      return print_graph(vm, g, flags);
+      return nargs >= 0 ? print_types(vm, g, lr.main, flags, nargs, argtypes) : print_graph(vm, g, flags);
   }
   lang_raise(vm, "NameError", "no top-level function named '%s' in %s", name, path);
   return MIST_ERROR;

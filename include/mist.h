@@ -83,14 +83,28 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags);
  * of its top-level function `name` to the write callback. */
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags);
 
+/* The same, specialised to nargs argument types (`int`, `float`,
+ * `f32[64,784]`...: docs/types.md) with a type on every node, as
+ * `mist ir --types` prints it (with MIST_IR_GRAD, the graph of
+ * grad(name)); nargs -1 prints as mist_print_file_ir does. */
+MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *name, int flags,
+                                    int nargs, const char *const *argtypes);
+
+/* Whether text is an argument type mist_print_file_ir_types takes
+ * (`int`, `float`, `f32[64,784]`...): NULL when it is, else what is
+ * wrong with it, valid until the next call on vm. */
+const char *mist_argtype_error(MistVM *vm, const char *text);
+
 /* The stages of the pipeline that can be printed as each file (the
  * main program and every module it imports) goes through them: its
- * syntax tree, its IR as lowered, and the IR after the optimiser.
- * `mist --dump=ast,ir,opt FILE.ms` prints them before running. */
+ * syntax tree, its IR as lowered, the IR after the optimiser, and that
+ * IR specialised by type inference (docs/types.md).  `mist
+ * --dump=ast,ir,opt,types FILE.ms` prints them before running. */
 enum {
   MIST_DUMP_AST = 1,
   MIST_DUMP_IR = 2,
   MIST_DUMP_OPT = 4,
+  MIST_DUMP_TYPES = 8,
 };
 
 /* The stages named in a comma-separated list such as "ast,ir"; -1 when

@@ -1120,32 +1120,9 @@ PRIM_FN(p_cons_tan) {
 #define p_import p_needs_context
 
 static const BuiltinFn prim_fns[IR_NPRIMS] = {
-  [IR_P_ADD] = p_add, [IR_P_SUB] = p_sub, [IR_P_MUL] = p_mul, [IR_P_TRUEDIV] = p_truediv,
-  [IR_P_FLOORDIV] = p_floordiv, [IR_P_MOD] = p_mod, [IR_P_POW] = p_pow, [IR_P_MATMUL] = p_matmul,
-  [IR_P_NEG] = p_neg, [IR_P_POS] = p_pos, [IR_P_NOT] = p_not, [IR_P_TRUTH] = p_truth,
-  [IR_P_EQ] = p_eq, [IR_P_NE] = p_ne, [IR_P_LT] = p_lt, [IR_P_LE] = p_le, [IR_P_GT] = p_gt,
-  [IR_P_GE] = p_ge, [IR_P_IS] = p_is, [IR_P_IS_NOT] = p_is_not, [IR_P_CONTAINS] = p_contains,
-  [IR_P_MAKE_TUPLE] = p_make_tuple, [IR_P_MAKE_LIST] = p_make_list, [IR_P_MAKE_DICT] = p_make_dict,
-  [IR_P_GETITEM] = p_getitem, [IR_P_SETITEM] = p_setitem, [IR_P_SLICE] = p_slice,
-  [IR_P_UNPACK] = p_unpack, [IR_P_LEN] = p_len, [IR_P_ITER_SEQ] = p_iter_seq,
-  [IR_P_FORMAT] = p_format, [IR_P_CONCAT_STR] = p_concat_str, [IR_P_REPR] = p_repr,
-  [IR_P_STR] = p_str, [IR_P_SWITCH] = p_switch, [IR_P_CALL_KW] = p_call_kw,
-  [IR_P_CALL_METHOD] = p_call_method, [IR_P_GETATTR] = p_getattr, [IR_P_GLOBAL] = p_global,
-  [IR_P_SET_GLOBAL] = p_set_global, [IR_P_IMPORT] = p_import, [IR_P_ASSERT_FAIL] = p_assert_fail,
-  [IR_P_CHECK_BOUND] = p_check_bound, [IR_P_CONS_SENS] = p_cons_sens, [IR_P_JENV] = p_jenv, [IR_P_CONS_TAN] = p_cons_tan,
-  [IR_P_GADD] = p_gadd, [IR_P_ENV_GET] = p_env_get, [IR_P_ENV_SET] = p_env_set, [IR_P_MAKE_ENV] = p_make_env, [IR_P_J] = p_J, [IR_P_JMASK] = p_jmask,
-  [IR_P_BP_CALL] = p_bp_call, [IR_P_SENS_ITEM] = p_sens_item, [IR_P_SENS_AT] = p_sens_at,
-  [IR_P_SENS_LIKE] = p_sens_like, [IR_P_SEED] = p_seed, [IR_P_ZEROS_LIKE] = p_zeros_like,
-  [IR_P_STOP_GRADIENT] = p_stop_gradient, [IR_P_CHECK_DIFF] = p_check_diff, [IR_P_FLOAT_ARG] = p_float_arg,
-  [IR_P_SENS_WITHOUT] = p_sens_without, [IR_P_BP_CALL_J] = p_bp_call_j, [IR_P_JINV_ENV] = p_jinv_env,
-  [IR_P_NO_DERIVATIVE] = p_no_derivative, [IR_P_TAN_ITEM] = p_tan_item, [IR_P_TAN_TUPLE] = p_tan_tuple,
-  [IR_P_F] = p_F, [IR_P_CONS_LIST] = p_cons_list,
-  /* the sensitivity primitives: prims_sens.c */
-  [IR_P_ADD_SENS] = p_add_sens, [IR_P_SUB_SENS] = p_sub_sens, [IR_P_MUL_SENS] = p_mul_sens,
-  [IR_P_TRUEDIV_SENS] = p_truediv_sens, [IR_P_POW_SENS] = p_pow_sens, [IR_P_MATMUL_SENS] = p_matmul_sens, [IR_P_NEG_SENS] = p_neg_sens,
-  [IR_P_POS_SENS] = p_pos_sens, [IR_P_EXP_SENS] = p_exp_sens, [IR_P_LOG_SENS] = p_log_sens,
-  [IR_P_SQRT_SENS] = p_sqrt_sens, [IR_P_SIN_SENS] = p_sin_sens, [IR_P_COS_SENS] = p_cos_sens,
-  [IR_P_TANH_SENS] = p_tanh_sens, [IR_P_SIGMOID_SENS] = p_sigmoid_sens, [IR_P_RELU_SENS] = p_relu_sens, [IR_P_SUM_SENS] = p_sum_sens,
+#define PRIM(e, name, arity, flags, eval, type, none, doc) [IR_P_##e] = eval,
+#include "ir/ops.def"
+#undef PRIM
 };
 
 BuiltinFn ev_prim_fn(IrPrim p) { return prim_fns[p]; }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/types.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 
@@ -17,6 +18,9 @@ typedef struct Namer {
   int next_num;
   IrGraph **graphs;   /* the graphs being printed */
   int ngraphs;
+  /* typed printing (ir_print_unit_typed): each node's type, or NULL */
+  IrType *(*type_of)(void *ud, const IrNode *n);
+  void *ud;
 } Namer;
 
 static const char *lookup_name(Namer *nm, IrNode *x) {
@@ -142,11 +146,34 @@ static bool printed(Namer *nm, IrGraph *g) {
 
 static const char *flag_names[] = {"function", "module", "branch", "loop", "join", "body"};
 
+static bool printed(Namer *nm, IrGraph *g);
+
+/* A closure's graph in a type: its name when it or a graph of that name
+ * is printed too (so the printout reads back), else NULL (the type
+ * prints as any). */
+static const char *printed_name(void *ud, IrGraph *g) {
+  Namer *nm = ud;
+  if (printed(nm, g)) return g->name->data;
+  /* a graph that a printed copy was made from, under the same name */
+  for (int i = 0; i < nm->ngraphs; i++)
+    if (lang_str_eq(nm->graphs[i]->name, g->name)) return g->name->data;
+  return NULL;
+}
+
+/* " : TYPE" after a node, in a typed printout */
+static void print_type(Namer *nm, StrBuf *out, const IrNode *x, const char *sep) {
+  if (!nm->type_of) return;
+  IrType *t = nm->type_of(nm->ud, x);
+  sb_adds(out, sep);
+  ir_type_print(t ? t : &ir_t_any, out, printed_name, nm);
+}
+
 static void print_one(Namer *nm, IrGraph *g, StrBuf *out) {
   sb_printf(out, "graph @%s(", g->name->data);
   for (int i = 0; i < g->nparams; i++) {
     if (i) sb_adds(out, ", ");
     print_ref(nm, out, g->params[i]);
+    print_type(nm, out, g->params[i], ": ");
     int d = i - (g->nparams - g->ndefaults);
     if (d >= 0) {
       sb_addc(out, '=');
@@ -183,12 +210,14 @@ static void print_one(Namer *nm, IrGraph *g, StrBuf *out) {
       print_ref(nm, out, x->in[j]);
     }
     sb_addc(out, ')');
+    print_type(nm, out, x, " : ");
     print_span(out, x->span);
     sb_addc(out, '\n');
   }
   sb_adds(out, "  return ");
   if (g->ret) print_ref(nm, out, g->ret);
   else sb_adds(out, "None");
+  if (g->ret) print_type(nm, out, g->ret, " : ");
   sb_adds(out, "\n}\n");
 }
 
@@ -201,10 +230,13 @@ static void name_all(Namer *nm) {
   }
 }
 
-static void print_set(MistVM *vm, IrGraph **graphs, int n, StrBuf *out) {
+static void print_set(MistVM *vm, IrGraph **graphs, int n, StrBuf *out,
+                      IrType *(*type_of)(void *ud, const IrNode *n), void *ud) {
   Namer nm = {0};
   nm.graphs = graphs;
   nm.ngraphs = n;
+  nm.type_of = type_of;
+  nm.ud = ud;
   name_all(&nm);
   if (n > 0 && graphs[0]->span.file >= 0 && graphs[0]->span.file < vm->nfiles)
     sb_printf(out, "# file %s\n", vm->files[graphs[0]->span.file].path->data);
@@ -254,9 +286,14 @@ void ir_print_graph(MistVM *vm, IrGraph *g, StrBuf *out) {
   int n = 0, cap = 0;
   collect(g, g, &list, &n, &cap);
   if (n > 1) qsort(list + 1, n - 1, sizeof *list, by_id);
-  print_set(vm, list, n, out);
+  print_set(vm, list, n, out, NULL, NULL);
 }
 
 void ir_print_unit(MistVM *vm, IrUnit *u, StrBuf *out) {
-  print_set(vm, u->graphs, u->ngraphs, out);
+  print_set(vm, u->graphs, u->ngraphs, out, NULL, NULL);
+}
+
+void ir_print_unit_typed(MistVM *vm, IrUnit *u, StrBuf *out,
+                         IrType *(*type_of)(void *ud, const IrNode *n), void *ud) {
+  print_set(vm, u->graphs, u->ngraphs, out, type_of, ud);
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/types.h"
 #include "lang/gc.h"
 
 enum { MAX_TUPLE_DEPTH = 64 };
@@ -75,8 +76,20 @@ typedef struct PGraph {
   ObjStr *display;      /* once known */
 } PGraph;
 
+/* A type annotation (`: TYPE`), parsed again once every graph is known. */
+typedef struct PType {
+  const char *text;
+  size_t len;
+  int line, col;
+  IrNode **slot;        /* the node it types, once resolved */
+} PType;
+
 typedef struct Reader {
   MistVM *vm;
+  void (*put)(void *ud, IrNode *n, IrType *t);   /* ir_read_typed's sink */
+  void *ud;
+  PType *types;
+  int ntypes, captypes;
   IrUnit *u;
   const char *name;
   const char *text, *p, *end;
@@ -552,6 +565,44 @@ static bool expect_eol(Reader *r) {
   return expect(r, T_NL, "end of line");
 }
 
+/* ---- type annotations ---- */
+
+/* Any graph, while the graphs are not all known: the annotation is
+ * parsed for its extent and syntax now, and again in the second pass. */
+static IrGraph *some_graph(void *ud, const char *name, size_t n) {
+  (void)ud, (void)name, (void)n;
+  return lang_alloc(sizeof(IrGraph));   /* one each: `@a | @b` joins two */
+}
+
+static IrGraph *known_graph(void *ud, const char *name, size_t n);
+
+/* After ':' (the current token): a type, for the node in *slot.  The
+ * type's text ends the line, before a span comment. */
+static bool read_type(Reader *r, IrNode **slot) {
+  const char *start = r->p, *eol = r->p;
+  while (eol < r->end && *eol != '\n') eol++;
+  size_t used;
+  const char *err;
+  if (!ir_type_parse(r->vm, start, (size_t)(eol - start), &used, &err, some_graph, r)) {
+    int col = r->col;
+    for (const char *q = start; q < start + used; q++)
+      if (((unsigned char)*q & 0xc0) != 0x80) col++;
+    return err_at(r, r->line, col, 1, "%s", err);
+  }
+  if (r->ntypes == r->captypes) {
+    r->captypes = r->captypes ? 2 * r->captypes : 16;
+    r->types = lang_realloc(r->types, (size_t)r->captypes * sizeof *r->types);
+  }
+  PType *pt = &r->types[r->ntypes++];
+  pt->text = start;
+  pt->len = used;
+  pt->line = r->line;
+  pt->col = r->col;
+  pt->slot = slot;
+  while (r->p < start + used) step(r);
+  return lex(r);
+}
+
 /* ---- constants ---- */
 
 static Value prim_const_value(int p) {
@@ -734,6 +785,11 @@ static bool parse_apply(Reader *r, IrGraph *g) {
     if (r->tok.kind == T_RPAREN) return unexpected(r, "an argument");
   }
   TRY(expect(r, T_RPAREN, "',' or ')'"));
+  IrNode **typed = NULL;
+  if (r->tok.kind == T_COLON) {
+    typed = lang_alloc(sizeof *typed);
+    TRY(read_type(r, typed));
+  }
   Span span = span_none();
   if (r->tok.kind == T_SPAN) {
     span = r->tok.span;
@@ -742,6 +798,7 @@ static bool parse_apply(Reader *r, IrGraph *g) {
   TRY(expect_eol(r));
   IrNode **in = lang_alloc((size_t)n * sizeof *in);
   IrNode *x = ir_apply(r->u, g, n, in, span);
+  if (typed) *typed = x;
   for (int i = 0; i < n; i++) x->in[i] = arg_node(r, &args[i], &x->in[i], span);
   x->name = source_name(def.s, def.n);
   table_put(&r->nodes, def.s, def.n, x);
@@ -782,6 +839,11 @@ static bool parse_graph(Reader *r) {
     IrNode *p = ir_param(r->u, g, source_name(pt.s, pt.n), gspan);
     table_put(&r->nodes, pt.s, pt.n, p);
     TRY(lex(r));
+    if (r->tok.kind == T_COLON) {
+      IrNode **typed = lang_alloc(sizeof *typed);
+      *typed = p;
+      TRY(read_type(r, typed));
+    }
     if (r->tok.kind == T_EQ) {
       TRY(lex(r));
       if (ndefs == capdefs) {
@@ -840,6 +902,8 @@ static bool parse_graph(Reader *r) {
       TRY(lex(r));
       Arg a;
       TRY(parse_arg(r, &a));
+      bool typed = r->tok.kind == T_COLON;
+      if (typed) TRY(read_type(r, &g->ret));
       if (r->tok.kind == T_SPAN) TRY(lex(r));
       TRY(expect_eol(r));
       g->ret = arg_node(r, &a, &g->ret, g->span);
@@ -997,10 +1061,42 @@ static bool check_utf8(Reader *r) {
   return err_at(r, line, col, 1, "invalid UTF-8");
 }
 
+static IrGraph *known_graph(void *ud, const char *name, size_t n) {
+  Reader *r = ud;
+  intptr_t k = (intptr_t)table_get(&r->graphs, name, n);
+  return k ? r->pgs[k - 1].g : NULL;
+}
+
+/* The second pass over the type annotations: each parsed again with the
+ * graphs known, and handed to the caller. */
+static bool resolve_types(Reader *r) {
+  for (int i = 0; i < r->ntypes; i++) {
+    PType *pt = &r->types[i];
+    size_t used;
+    const char *err;
+    IrType *t = ir_type_parse(r->vm, pt->text, pt->len, &used, &err, known_graph, r);
+    if (!t) {
+      int col = pt->col;
+      for (const char *q = pt->text; q < pt->text + used; q++)
+        if (((unsigned char)*q & 0xc0) != 0x80) col++;
+      return err_at(r, pt->line, col, 1, "%s", err);
+    }
+    if (r->put && *pt->slot) r->put(r->ud, *pt->slot, t);
+  }
+  return true;
+}
+
 IrUnit *ir_read(MistVM *vm, const char *name, const char *text, size_t len) {
+  return ir_read_typed(vm, name, text, len, NULL, NULL);
+}
+
+IrUnit *ir_read_typed(MistVM *vm, const char *name, const char *text, size_t len,
+                      void (*put)(void *ud, IrNode *n, IrType *t), void *ud) {
   Reader r;
   memset(&r, 0, sizeof r);
   r.vm = vm;
+  r.put = put;
+  r.ud = ud;
   r.u = ir_unit_new();
   r.name = name;
   r.text = r.p = text ? text : "";
@@ -1009,6 +1105,6 @@ IrUnit *ir_read(MistVM *vm, const char *name, const char *text, size_t len) {
   r.bol = true;
   r.text_file = -1;
   r.src_file = -1;
-  if (!check_utf8(&r) || !parse_unit(&r) || !resolve(&r)) return NULL;
+  if (!check_utf8(&r) || !parse_unit(&r) || !resolve(&r) || !resolve_types(&r)) return NULL;
   return r.u;
 }

@@ -276,6 +276,12 @@ const char *lang_tensor_binop_name(TensorBinop op);
 const char *lang_tensor_unop_name(TensorUnop op);
 const char *lang_tensor_reduction_name(TensorReduction op);
 
+/* The shape of a @ b for operands of shapes sa and sb, into out (ndim
+ * *nout); raises matmul's shape errors (type inference checks shapes
+ * with it before running, ir/infer_rules.c). */
+bool lang_matmul_shape(MistVM *vm, int na, const int64_t *sa, int nb, const int64_t *sb, int *nout,
+                       int64_t *out);
+
 /* a op b with NumPy broadcasting, where a and b are tensors, numbers,
  * bools, or lists/tuples of numbers (made into tensors); at least one
  * should be a tensor.  A Python number takes the tensor's dtype (f32

@@ -1017,11 +1017,39 @@ static bool mat_arg(MistVM *vm, ObjTensor *t, int nb, const int64_t *bshape, Mat
 INT_MATMUL(int32_t, uint32_t, i32)
 INT_MATMUL(int64_t, uint64_t, i64)
 
-bool lang_tensor_matmul(MistVM *vm, ObjTensor *a, ObjTensor *b, ObjTensor **out) {
-  if (a->ndim == 0 || b->ndim == 0)
+bool lang_matmul_shape(MistVM *vm, int na, const int64_t *sa, int nb, const int64_t *sb, int *nout,
+                       int64_t *out) {
+  if (na == 0 || nb == 0)
     return lang_raise(vm, "ValueError",
                       "matmul: shapes %s and %s: both operands need at least one dimension "
-                      "(use * for scalars)", shape_str(a->ndim, a->shape), shape_str(b->ndim, b->shape));
+                      "(use * for scalars)", shape_str(na, sa), shape_str(nb, sb));
+  /* vectors as matrices: (k,) @ ... as (1, k), ... @ (k,) as (k, 1) */
+  int64_t xs[2] = {1, sa[0]}, ys[2] = {sb[0], 1};
+  const int64_t *x = na == 1 ? xs : sa, *y = nb == 1 ? ys : sb;
+  int xn = na == 1 ? 2 : na, yn = nb == 1 ? 2 : nb;
+  if (y[yn - 2] != x[xn - 1])
+    return lang_raise(vm, "ValueError", "matmul: shapes %s and %s are not aligned",
+                      shape_str(na, sa), shape_str(nb, sb));
+  int nbatch = 0;
+  if (xn > 2 || yn > 2) {
+    if (!lang_broadcast_shapes(vm, "matmul", xn - 2, x, yn - 2, y, &nbatch, out)) {
+      lang_error_clear(vm);
+      return lang_raise(vm, "ValueError", "matmul: shapes %s and %s cannot be broadcast",
+                        shape_str(na, sa), shape_str(nb, sb));
+    }
+  }
+  if (nbatch + 2 > LANG_TENSOR_MAX_DIMS) return lang_raise(vm, "ValueError", "matmul: too many dimensions");
+  int n = nbatch;
+  if (na > 1) out[n++] = x[xn - 2];
+  if (nb > 1) out[n++] = y[yn - 1];
+  *nout = n;
+  return true;
+}
+
+bool lang_tensor_matmul(MistVM *vm, ObjTensor *a, ObjTensor *b, ObjTensor **out) {
+  int nchk;
+  int64_t chk[LANG_TENSOR_MAX_DIMS];
+  if (!lang_matmul_shape(vm, a->ndim, a->shape, b->ndim, b->shape, &nchk, chk)) return false;
   DType cdt = lang_dtype_promote(a->dtype, b->dtype);
   if (cdt == DT_BOOL) cdt = DT_I64;
   ObjTensor *x, *y;

@@ -192,6 +192,7 @@ typedef struct ObjBuiltin {
   const char *name;
   BuiltinFn fn;
   int prim;         /* IR primitive number (ir/ops.def), or -1 for a builtin */
+  int type_rule;    /* its result type's rule in type inference (ir/infer_rules.c), 0: none */
   int min_args;     /* positional arguments accepted, -1 = unchecked */
   int max_args;
   void *data;       /* for builtins registered by a host: its pointer */

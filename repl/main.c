@@ -24,6 +24,7 @@
 static const char usage_line[] =
     "usage: mist [--dump=STAGES] [-e SOURCE | FILE.ms | -] [ARGS...]\n"
     "       mist ir [--grad] [--opt] [--source] FILE.ms NAME\n"
+    "       mist ir --types [--grad] FILE.ms NAME ARGTYPES...\n"
     "       mist --version | --help\n";
 
 static void print_help(void) {
@@ -42,8 +43,11 @@ static void print_help(void) {
          "                       print the reverse-mode derivative program of NAME\n"
          "  ir --opt FILE.ms NAME\n"
          "                       print the IR of NAME after the optimiser\n"
+         "  ir --types FILE.ms NAME ARGTYPES...\n"
+         "                       print NAME specialised to argument types (int, float,\n"
+         "                       f32[64,784]...) with a type on every node\n"
          "  --dump=STAGES        before running, print the stages of the pipeline\n"
-         "                       named (ast, ir, opt, comma-separated) of the\n"
+         "                       named (ast, ir, opt, types, comma-separated) of the\n"
          "                       program and of each module it imports\n"
          "  -V, --version        print the version and exit\n"
          "  -h, --help           print this help and exit\n"
@@ -157,11 +161,37 @@ static int run_script(const char *path, int argc, char **argv) {
   return finish(vm, status, path, repl_end());
 }
 
-/* mist ir [--grad] [--opt] [--source] FILE.ms NAME */
+/* mist ir [--grad] [--opt] [--source] FILE.ms NAME
+ * mist ir --types [--grad] FILE.ms NAME ARGTYPES... */
 static int run_ir(int argc, char **argv) {
   const char *operands[2];
   int n = 0, flags = MIST_IR_LOWERED;
+  bool types = false;
   for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--types") == 0) {
+      types = true;
+      continue;
+    }
+    if (types && n == 2) {
+      /* the argument types: the rest of the command line */
+      if (flags & MIST_IR_SOURCE)
+        return usage_error("ir: --types cannot be combined with --source");
+      if (!check_file(operands[0]))
+        return 2;
+      MistVM *vm = vm_or_die(0, NULL);
+      for (int k = i; k < argc; k++) {
+        const char *why = mist_argtype_error(vm, argv[k]);
+        if (why) {
+          int code = usage_error("ir: %s", why);
+          mist_free(vm);
+          return code;
+        }
+      }
+      repl_begin();
+      MistStatus status = mist_print_file_ir_types(vm, operands[0], operands[1], flags, argc - i,
+                                                   (const char *const *)argv + i);
+      return finish(vm, status, operands[0], repl_end());
+    }
     if (strcmp(argv[i], "--source") == 0) {
       flags |= MIST_IR_SOURCE;
       continue;
@@ -186,7 +216,8 @@ static int run_ir(int argc, char **argv) {
     return 2;
   MistVM *vm = vm_or_die(0, NULL);
   repl_begin();
-  MistStatus status = mist_print_file_ir(vm, operands[0], operands[1], flags);
+  MistStatus status = types ? mist_print_file_ir_types(vm, operands[0], operands[1], flags, 0, NULL)
+                            : mist_print_file_ir(vm, operands[0], operands[1], flags);
   return finish(vm, status, operands[0], repl_end());
 }
 
@@ -202,11 +233,11 @@ int main(int argc, char **argv) {
   /* --dump=STAGES, before what to run */
   while (argc >= 2 && strncmp(argv[1], "--dump", 6) == 0 && (argv[1][6] == '=' || !argv[1][6])) {
     if (!argv[1][6] || !argv[1][7])
-      return usage_error("option --dump needs its stages: --dump=ast,ir,opt");
+      return usage_error("option --dump needs its stages: --dump=ast,ir,opt,types");
     const char *bad;
     int stages = mist_dump_stages(argv[1] + 7, &bad);
     if (stages < 0)
-      return usage_error("--dump: unknown stage '%.*s' (the stages are ast, ir and opt)",
+      return usage_error("--dump: unknown stage '%.*s' (the stages are ast, ir, opt and types)",
                          (int)strcspn(bad, ","), bad);
     dump_stages |= stages;
     argv[1] = argv[0];

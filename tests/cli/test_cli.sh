@@ -50,6 +50,17 @@ expect ir-source 0 'def sq\(x\)' "$mist" ir --source "$dir/prog.ms" sq
 expect ir-no-name 1 "no top-level function named 'nope'" "$mist" ir "$dir/prog.ms" nope
 expect ir-bad-option 2 'ir: unknown option --nope' "$mist" ir --nope "$dir/prog.ms" sq
 
+# mist ir --types: specialised to argument types, a shape error proven
+# before running with the interpreter's message and position
+printf 'def add3(x, y):\n    z = x * 2.0\n    return z + y\n' > "$dir/shapes.ms"
+expect ir-types 0 'mul\(%x, %x\) : float' "$mist" ir --types "$dir/prog.ms" sq float
+expect ir-types-tensor 0 'add\(%z, %y\) : f32\[2,3\]' "$mist" ir --types "$dir/shapes.ms" add3 'f32[2,3]' 'f32[3]'
+expect ir-types-error 1 'shapes.ms:3:12: error: add: shapes \(3,\) and \(4,\) cannot be broadcast' \
+  "$mist" ir --types "$dir/shapes.ms" add3 'f32[3]' 'f32[4]'
+expect ir-types-grad 0 'graph @grad.sq\(%x.*: float\)' "$mist" ir --types --grad "$dir/prog.ms" sq float
+expect ir-types-bad-type 2 "bad argument type 'f33\[2\]'" "$mist" ir --types "$dir/prog.ms" sq 'f33[2]'
+expect ir-types-arity 1 'takes 1 argument but the signature gives 2' "$mist" ir --types "$dir/prog.ms" sq int int
+
 # --dump: each stage of the program and of the module it imports, then the run
 out=$("$mist" --dump=ast,ir,opt "$dir/prog.ms" 2>&1)
 for want in "# ---- ast: $dir/prog.ms ----" "# ---- ir: $dir/prog.ms ----" \
@@ -74,6 +85,12 @@ print(f(1))
 MS
 expect dump-traceback 1 'tb.ms:2:12 in f' "$mist" --dump=opt "$dir/tb.ms"
 expect dump-ir-only 0 '^# ---- ir: ' "$mist" --dump=ir -e 'print(1)'
+cat > "$dir/typed.ms" <<'MS'
+def sq(x):
+    return x * x
+print(sq(3.0) + 1)
+MS
+expect dump-types 0 '%[0-9]+ = \$print\(10\.0\) : ' "$mist" --dump=types "$dir/typed.ms"
 expect dump-unknown 2 "unknown stage 'typo'" "$mist" --dump=ir,typo "$dir/prog.ms"
 expect dump-empty 2 'needs its stages' "$mist" --dump= "$dir/prog.ms"
 

@@ -11,8 +11,8 @@
  * a line `# expect:` and the expected
  * printout after the passes, or instead a line `# expect-error: MSG`
  * when reading, verifying or a pass must fail with that message.  The
- * folder is found through $MIST_SOURCE_DIR, the MIST_SOURCE_DIR macro
- * (set by CMake), MIST_TESTS_DIR, or this file's own path.
+ * folder is found through $MIST_SOURCE_DIR or the MIST_SOURCE_DIR macro
+ * (set by CMake), or from the working directory (testfiles.c).
  */
 #include <check.h>
 #include <dirent.h>
@@ -26,6 +26,7 @@
 #include "ir/passes.h"
 #include "lang/gc.h"
 #include "lang/strbuf.h"
+#include "testfiles.h"
 
 static MistVM *vm;
 
@@ -785,65 +786,6 @@ END_TEST
 
 /* ---- IR pass tests: the .ir files of tests/ir ---- */
 
-static bool is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static const char *pass_dir(void) {
-  static char buf[4096];
-  const char *env = getenv("MIST_SOURCE_DIR");
-  if (env && *env) {
-    snprintf(buf, sizeof buf, "%s/tests/ir", env);
-    if (is_dir(buf)) return buf;
-  }
-#ifdef MIST_SOURCE_DIR
-  snprintf(buf, sizeof buf, "%s/tests/ir", MIST_SOURCE_DIR);
-  if (is_dir(buf)) return buf;
-#endif
-#ifdef MIST_TESTS_DIR
-  snprintf(buf, sizeof buf, "%s/ir", MIST_TESTS_DIR);
-  if (is_dir(buf)) return buf;
-#endif
-  /* this file is tests/unit/test_ir.c */
-  snprintf(buf, sizeof buf, "%s", __FILE__);
-  char *slash = strrchr(buf, '/');
-  if (slash) {
-    snprintf(slash, sizeof buf - (size_t)(slash - buf), "/../ir");
-    if (is_dir(buf)) return buf;
-  }
-  if (is_dir("../ir")) return "../ir";               /* run from tests/unit */
-  if (is_dir("tests/ir")) return "tests/ir";         /* run from the root */
-  if (is_dir("../../tests/ir")) return "../../tests/ir";
-  return NULL;
-}
-
-static char *read_file(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  char chunk[4096];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_add(&sb, chunk, n);
-  fclose(fp);
-  *len = sb.len;
-  return sb.data;
-}
-
-/* The line that starts with prefix, or NULL. */
-static char *find_line(char *text, const char *prefix) {
-  size_t n = strlen(prefix);
-  for (char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-    if (strncmp(p, prefix, n) == 0) return p;
-  return NULL;
-}
-
-static void trim_end(char *s) {
-  size_t n = strlen(s);
-  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r')) s[--n] = '\0';
-}
-
 /* The passes of passes.h that work on a graph and what it reaches: run
  * on each top-level graph of u, then drop the graphs left unreachable.
  * False when p names none of them. */
@@ -872,13 +814,12 @@ static bool run_graph_pass(IrUnit *u, const char *p, bool *ok) {
 
 /* Run one pass test; "" when it passes, else what went wrong. */
 static const char *run_pass_test(const char *path) {
-  size_t len;
-  char *text = read_file(path, &len);
+  char *text = testfiles_read(path);
   if (!text) return "cannot read the file";
-  char *pass = find_line(text, "# pass:");
+  char *pass = testfiles_find_line(text, "# pass:");
   if (!pass) return "no '# pass:' line";
-  char *expect = find_line(pass, "# expect:");
-  char *expect_err = find_line(pass, "# expect-error:");
+  char *expect = testfiles_find_line(pass, "# expect:");
+  char *expect_err = testfiles_find_line(pass, "# expect-error:");
   if (!expect && !expect_err) return "no '# expect:' or '# expect-error:' line";
   *pass = '\0';
   pass += strlen("# pass:");
@@ -890,10 +831,10 @@ static const char *run_pass_test(const char *path) {
     while (*want_err == ' ') want_err++;
     char *e = strchr(want_err, '\n');
     if (e) *e = '\0';
-    trim_end((char *)want_err);
+    testfiles_trim_end((char *)want_err);
   } else {
     expect = strchr(expect, '\n') ? strchr(expect, '\n') + 1 : expect + strlen(expect);
-    trim_end(expect);
+    testfiles_trim_end(expect);
   }
 
   lang_error_clear(vm);
@@ -916,37 +857,25 @@ static const char *run_pass_test(const char *path) {
   }
   if (!ok) return lang_str_fmt("failed: %s", lang_error_render(vm)->data)->data;
   char *got = print_unit(u);
-  trim_end(got);
+  testfiles_trim_end(got);
   if (strcmp(got, expect) != 0)
     return lang_str_fmt("expected:\n%s\n--- got:\n%s", expect, got)->data;
   /* and the result reads back to the same text */
   IrUnit *u2 = ir_read(vm, path, got, strlen(got));
   if (!u2) return lang_str_fmt("the output does not read back: %s", err_msg())->data;
   char *again = print_unit(u2);
-  trim_end(again);
+  testfiles_trim_end(again);
   if (strcmp(again, got) != 0) return "the output does not round-trip";
   return "";
 }
 
 START_TEST(t_pass_files) {
-  const char *dir = pass_dir();
+#ifndef MIST_SOURCE_DIR
+#define MIST_SOURCE_DIR NULL
+#endif
+  const char *dir = testfiles_dir("tests/ir", MIST_SOURCE_DIR);
   ck_assert_msg(dir != NULL, "cannot find tests/ir (set MIST_SOURCE_DIR)");
-  DIR *d = opendir(dir);
-  ck_assert_ptr_nonnull(d);
-  int n = 0, failed = 0;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    size_t k = strlen(de->d_name);
-    if (k < 4 || strcmp(de->d_name + k - 3, ".ir") != 0) continue;
-    const char *path = lang_str_fmt("%s/%s", dir, de->d_name)->data;
-    const char *why = run_pass_test(path);
-    n++;
-    if (*why) {
-      failed++;
-      fprintf(stderr, "FAIL %s: %s\n", path, why);
-    }
-  }
-  closedir(d);
+  int failed, n = testfiles_each(dir, ".ir", run_pass_test, &failed);
   ck_assert_msg(n >= 3, "only %d pass tests in %s", n, dir);
   ck_assert_msg(failed == 0, "%d of %d IR pass tests failed (see stderr)", failed, n);
 }

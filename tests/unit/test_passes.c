@@ -35,6 +35,7 @@
 #include "mist.h"
 #include "parser/lower.h"
 #include "parser/parse.h"
+#include "testfiles.h"
 
 typedef struct Prog {
   const char *name;
@@ -560,34 +561,6 @@ static bool is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static const char *scripts_dir(void) {
-  static char buf[4096];
-  const char *env = getenv("MIST_SOURCE_DIR");
-  if (env) {
-    snprintf(buf, sizeof buf, "%s/tests/scripts", env);
-    if (is_dir(buf)) return buf;
-  }
-#ifdef MIST_SOURCE_DIR
-  snprintf(buf, sizeof buf, "%s/tests/scripts", MIST_SOURCE_DIR);
-  if (is_dir(buf)) return buf;
-#endif
-  if (is_dir("../scripts")) return "../scripts";
-  return NULL;
-}
-
-static char *slurp(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  char chunk[4096];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_add(&sb, chunk, n);
-  fclose(fp);
-  sb_addc(&sb, 0);
-  return sb.data;
-}
-
 static int walk_scripts(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) return 0;
@@ -602,7 +575,7 @@ static int walk_scripts(const char *dir) {
     }
     size_t k = strlen(de->d_name);
     if (k < 4 || strcmp(de->d_name + k - 3, ".ms") != 0) continue;
-    char *src = slurp(path);
+    char *src = testfiles_read(path);
     if (!src || strstr(src, "time(") || strstr(src, "input(")) continue;
     if (check_program(path, src, -1)) n++;
   }
@@ -611,7 +584,10 @@ static int walk_scripts(const char *dir) {
 }
 
 START_TEST(t_scripts) {
-  const char *dir = scripts_dir();
+#ifndef MIST_SOURCE_DIR
+#define MIST_SOURCE_DIR NULL
+#endif
+  const char *dir = testfiles_dir("tests/scripts", MIST_SOURCE_DIR);
   ck_assert_msg(dir != NULL, "cannot find tests/scripts (set MIST_SOURCE_DIR)");
   int n = walk_scripts(dir);
   ck_assert_int_ge(n, 10);

@@ -1,0 +1,62 @@
+/* infer.h: type and shape inference with specialisation per signature
+ * (infer.c, the rules in infer_rules.c; docs/types.md).
+ *
+ * ir_infer(g, argument types) computes the type of every node of g and
+ * of the graphs it calls (branches, loops, joins, closures it makes,
+ * functions it calls directly), through switch (both branches joined,
+ * or the one a known condition picks), loops and recursion (to a fixed
+ * point) and calls of known closures (each callee specialised for its
+ * argument types), and returns a specialised clone: a new unit holding a
+ * copy of g and of each graph it reaches, one copy per specialisation,
+ * with the type of every node of the copies kept in a side table owned
+ * by this module (ir_infer_type).  Results are cached per graph and
+ * signature.  Nothing here runs the program or changes g.
+ */
+#ifndef MIST_IR_INFER_H
+#define MIST_IR_INFER_H
+
+#include "ir/types.h"
+
+typedef struct IrTyped {
+  IrGraph *graph;     /* the specialised copy of the graph asked for */
+  IrUnit *unit;       /* it and every specialised graph it reaches */
+  IrType *ret;        /* the type of its result */
+} IrTyped;
+
+/* Options: how to type global("name") reads, and free variables.  By default a global that
+ * holds a function, builtin or module when inference runs has that
+ * value's type and any other global is `any`; with module_code set (a
+ * module's top-level graph, not run yet), a name that graph binds once
+ * to a def is that def's closure. */
+typedef struct IrInferOpts {
+  IrGraph *module_code;
+  /* the types of the free variables of the graph asked for, in its
+   * fv order (ir_free_vars), as a closure of it holds them; NULL: any */
+  IrType **fv;
+} IrInferOpts;
+
+/* The specialisation of g for nargs arguments of the given types.  NULL
+ * with an error raised when the call cannot bind (wrong number of
+ * arguments) or when inference proves that a node that certainly runs
+ * fails: a shape error, with the interpreter's message and the node's
+ * FILE:LINE:COL.  opts may be NULL. */
+IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInferOpts *opts);
+
+/* The type of a value, as an argument or free variable of ir_infer: a
+ * closure that captured values is typed by its graph and the types of
+ * those values (ir_type_of_value types it `any`). */
+IrType *ir_infer_value_type(MistVM *vm, Value v);
+
+/* The type of a node (parameter, application or constant use) of a
+ * graph ir_infer made; NULL for any other node. */
+IrType *ir_infer_type(MistVM *vm, const IrNode *n);
+
+/* The result's graphs in text form with a type on every parameter, node
+ * and return line (docs/types.md); ir_read_typed reads it back. */
+void ir_print_typed(MistVM *vm, const IrTyped *t, StrBuf *out);
+
+/* A signature as emit-llvm takes it (`int`, `float`, `f32[64,784]`...):
+ * one type of docs/types.md.  NULL with a ValueError raised. */
+IrType *ir_parse_argtype(MistVM *vm, const char *text);
+
+#endif
