@@ -40,6 +40,9 @@ typedef struct AdState {
   NodeMap tried;      /* ObjBuiltin -> itself once its signature was looked for */
   ObjDict *shaped;    /* a key -> a CacheEntry (ad_cache_get) */
   ObjDict *modules;   /* stdlib modules autodiff loaded, by name (ad_stdlib_module) */
+  /* ObjStr name -> the rule of x.name that _attr_rule found (calls.c),
+   * [0] for x not a module, [1] for a module: it depends on nothing else */
+  NodeMap attr_rules[2];
 } AdState;
 
 AdState *ad_state(MistVM *vm);

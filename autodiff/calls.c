@@ -196,21 +196,32 @@ static bool b_method_rule(MistVM *vm, int argc, const Value *argv, const KwArgs 
 static bool b_attr_rule(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   if (argc != 2 || !v_is_obj(argv[1], O_STR)) return lang_raise(vm, "TypeError", "_attr_rule takes x and a name");
   ObjStr *name = AS_STR(argv[1]);
+  bool module = v_is_obj(argv[0], O_MODULE);
+  /* a differentiated loop reads x.shape on every turn: the name is a
+   * constant of the transformed graph, so its rule is found once */
+  NodeMap *found = &ad_state(vm)->attr_rules[module];
+  Obj *rule = ir_map_get(found, name);
+  if (rule) {
+    *out = v_obj(rule);
+    return true;
+  }
   Value prop = v_none();
-  int kind = v_is_obj(argv[0], O_MODULE) ? ATTR_MODULE : ATTR_METHOD;
-  if (!v_is_obj(argv[0], O_MODULE) && vm->properties && lang_dict_get(vm->properties, name, &prop)) {
+  int kind = module ? ATTR_MODULE : ATTR_METHOD;
+  if (!module && vm->properties && lang_dict_get(vm->properties, name, &prop)) {
     kind = ATTR_PROPERTY;
     if (v_is_obj(prop, O_BUILTIN)) {
       ObjBuiltin *b = AS_BUILTIN(prop);
-      Value rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
-      if (v_is_obj(rule, O_FUNC)) {
-        *out = rule;
+      *out = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
+      if (v_is_obj(*out, O_FUNC)) {
+        ir_map_put(found, name, out->o);
         return true;
       }
     }
   }
   *out = attr_rule(vm, name, kind, prop);
-  return out->tag != V_UNBOUND;
+  if (out->tag == V_UNBOUND) return false;
+  ir_map_put(found, name, out->o);
+  return true;
 }
 
 /* _bind_order(f, names, nargs, offset, depth): for a call f(args...) of nargs

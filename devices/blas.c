@@ -214,8 +214,9 @@ typedef struct {
     if (m <= 0 || n <= 0) return;                                                          \
     int threads = dev_pool_size(p);                                                        \
     bool big = threads > 1 && m * n * (k > 0 ? k : 1) >= PAR_MNK;                          \
-    if (dev_pool_in_task() || (!big && !use_own_threads())) {                              \
-      /* Inside a pool task the region's owner made OpenBLAS single-threaded. */          \
+    if (dev_pool_in_task() || threads < 2 || (!big && !use_own_threads())) {               \
+      /* Inside a pool task the region's owner made OpenBLAS single-threaded; a            \
+       * pool of one thread (MIST_NUM_THREADS=1) wants one BLAS thread too. */             \
       if (!dev_pool_in_task()) dev_blas_single_thread();                                   \
       call_##SUF(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                    \
       return;                                                                              \

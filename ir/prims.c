@@ -509,6 +509,12 @@ static bool gadd(MistVM *vm, Value a, Value b, Value *out) {
     /* grad's zeros_like(x) + dx: no need to add the zeros */
     if (AS_TENSOR(a)->size > 0 && zero_view(AS_TENSOR(a))) { *out = b; return true; }
     if (AS_TENSOR(b)->size > 0 && zero_view(AS_TENSOR(b))) { *out = a; return true; }
+    /* two small parts of a sensitivity: added directly */
+    ObjTensor *r;
+    if (lang_tensor_alike_op(vm, TB_ADD, a, b, &r)) {
+      *out = r ? v_obj(r) : v_none();
+      return r != NULL;
+    }
   }
   if (a.tag == V_OBJ && b.tag == V_OBJ && a.o->kind == b.o->kind) {
     switch (a.o->kind) {

@@ -81,8 +81,17 @@ static bool binary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, int64
   case IR_P_SUB_SENS:
     if (!i) return unbroadcast(vm, d, x, out);
     return lang_neg(vm, d, &a) && unbroadcast(vm, a, y, out);
-  case IR_P_MUL_SENS:
-    return (i ? lang_arith(vm, OP_MUL, x, d, &a) : lang_arith(vm, OP_MUL, d, y, &a)) && unbroadcast(vm, a, i ? y : x, out);
+  case IR_P_MUL_SENS: {
+    /* d and the other operand alike (the usual case): multiplied directly */
+    ObjTensor *r;
+    if (i ? lang_tensor_alike_op(vm, TB_MUL, x, d, &r) : lang_tensor_alike_op(vm, TB_MUL, d, y, &r)) {
+      if (!r) return false;
+      a = v_obj(r);
+    } else if (!(i ? lang_arith(vm, OP_MUL, x, d, &a) : lang_arith(vm, OP_MUL, d, y, &a))) {
+      return false;
+    }
+    return unbroadcast(vm, a, i ? y : x, out);
+  }
   case IR_P_TRUEDIV_SENS:
     if (!i) return lang_arith(vm, OP_TRUEDIV, d, y, &a) && unbroadcast(vm, a, x, out);
     return lang_neg(vm, d, &a) && lang_arith(vm, OP_MUL, a, x, &a) && lang_arith(vm, OP_MUL, y, y, &b) &&
@@ -94,6 +103,16 @@ static bool binary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, int64
 /* x's sensitivity in y = f(x) for a tensor x */
 static bool unary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, Value *out) {
   Value a, b;
+  if (p == IR_P_TANH_SENS || p == IR_P_SIGMOID_SENS || p == IR_P_RELU_SENS) {
+    /* one pass when d and the value are alike (the usual case), else
+     * op by op below */
+    ObjTensor *r;
+    LangActSens k = p == IR_P_TANH_SENS ? LANG_SENS_TANH : p == IR_P_SIGMOID_SENS ? LANG_SENS_SIGMOID : LANG_SENS_RELU;
+    if (lang_tensor_act_sens(vm, k, d, p == IR_P_RELU_SENS ? x : y, &r)) {
+      *out = r ? v_obj(r) : v_none();
+      return r != NULL;
+    }
+  }
   switch (p) {
   case IR_P_NEG_SENS: return lang_neg(vm, d, out);
   case IR_P_POS_SENS: *out = d; return true;

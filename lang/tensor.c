@@ -1624,10 +1624,57 @@ bool lang_tensor_index_add(MistVM *vm, ObjTensor *t, Value index, Value v, Value
   return true;
 }
 
+/* Rows [*lo, *lo + *n) of axis 0 that index selects, when it is an int
+ * or a slice of step 1 and v is a contiguous tensor of dtype dt shaped
+ * like them: the scatter is then a copy into one block of the zeros. */
+static bool scatter_block(const ObjTensor *v, DType dt, int ndim, const int64_t *shape, Value index,
+                          int64_t *lo, int64_t *n) {
+  if (ndim < 1 || shape[0] == 0 || v->dtype != dt || !lang_dtype_is_float(dt) || !lang_tensor_is_contiguous(v))
+    return false;
+  int vd;   /* v's axes: the selected rows' (int: axis 0 dropped) */
+  if (index.tag == V_INT) {
+    *lo = index.i < 0 ? index.i + shape[0] : index.i;
+    if (*lo < 0 || *lo >= shape[0]) return false;
+    *n = 1;
+    vd = ndim - 1;
+    if (v->ndim != vd) return false;
+  } else if (v_is_obj(index, O_SLICE)) {
+    const ObjSlice *sl = AS_SLICE(index);
+    int64_t step;
+    if ((sl->step.tag != V_NONE && !(sl->step.tag == V_INT && sl->step.i == 1)) ||
+        (sl->start.tag != V_NONE && sl->start.tag != V_INT) || (sl->stop.tag != V_NONE && sl->stop.tag != V_INT) ||
+        !slice_range(NULL, sl, shape[0], lo, &step, n) || v->ndim != ndim || v->shape[0] != *n)
+      return false;
+    vd = ndim;
+  } else {
+    return false;
+  }
+  for (int d = 1; d < ndim; d++)
+    if (v->shape[d - (ndim - vd)] != shape[d]) return false;
+  return true;
+}
+
 bool lang_tensor_scatter(MistVM *vm, DType dt, int ndim, const int64_t *shape, Value index,
                          Value v, Value *out) {
   ObjTensor *z = lang_tensor_new(vm, dt, ndim, shape, true);
-  if (!z || !lang_tensor_add_at(vm, z, index, v)) return false;
+  if (!z) return false;
+  int64_t lo, n;
+  if (v_is_tensor(v) && scatter_block(AS_TENSOR(v), dt, ndim, shape, index, &lo, &n)) {
+    /* 0 + v, not a copy: the sum's bits (0 + -0 is +0) */
+    int64_t row = z->size / shape[0], at = lo * row, len = n * row;
+    const char *src = lang_tensor_ptr(AS_TENSOR(v));
+    if (dt == DT_F64) {
+      double *d = (double *)lang_tensor_ptr(z) + at;
+      for (int64_t i = 0; i < len; i++) d[i] += ((const double *)src)[i];
+    } else {
+      float *d = (float *)lang_tensor_ptr(z) + at;
+      for (int64_t i = 0; i < len; i++) d[i] += ((const float *)src)[i];
+    }
+    LANG_KEEP(v.o);
+    *out = v_obj(z);
+    return true;
+  }
+  if (!lang_tensor_add_at(vm, z, index, v)) return false;
   *out = v_obj(z);
   return true;
 }

@@ -218,6 +218,21 @@ bool lang_tensor_broadcast_like(MistVM *vm, Value d, Value like, Value *out);
  * (kept as size 1 or dropped), broadcast back to like's shape. */
 bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, bool keepdims,
                           Value *out);
+/* The sensitivity of an activation in one pass, for d and v two float
+ * tensors of one dtype and one shape (false, raising nothing, for any
+ * other operands: the caller then computes it op by op): sigmoid's
+ * d * y * (1 - y) and tanh's d * (1 - y * y) with v the result y, relu's
+ * d * (x > 0) with v the argument x.  Each element is computed with the
+ * same operations in the same order as op by op, so gives the same bits.
+ * NULL *out after MemoryError. */
+typedef enum { LANG_SENS_SIGMOID, LANG_SENS_TANH, LANG_SENS_RELU } LangActSens;
+bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTensor **out);
+/* a + b (op TB_ADD) or a * b (TB_MUL) for two small contiguous float
+ * tensors of one dtype and one shape (two parts of a sensitivity being
+ * summed, a sensitivity times a value), as lang_arith computes them but
+ * without its broadcasting and dispatch; false, raising nothing, for any
+ * other operands or op.  NULL *out after MemoryError. */
+bool lang_tensor_alike_op(MistVM *vm, int op, Value a, Value b, ObjTensor **out);
 
 /* ---- operations (tensor_ops.c) ---- */
 

@@ -12,7 +12,10 @@
  * removed.  All three give the sensitivity the dtype of the value it
  * belongs to when that is a float tensor (an f32 parameter gets an f32
  * gradient, whatever dtype its uses computed in), and a Python float
- * when the value is a number.
+ * when the value is a number.  lang_tensor_act_sens fuses the few
+ * operations of an activation's sensitivity into one pass: on the small
+ * vectors of a recurrent network each operation costs its allocations
+ * and set-up far more than its arithmetic.
  */
 #include <string.h>
 
@@ -158,4 +161,94 @@ bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, b
     if (!lang_tensor_reshape(vm, D, like->ndim, kept, &D)) return false;
   }
   return lang_tensor_broadcast_like(vm, v_obj(D), v_obj(like), out);
+}
+
+/* ---- the sensitivities of activations, fused ---- */
+
+/* out = expr(d, v) over one row; the contiguous case apart, so that it
+ * vectorises */
+#define ACT_ROW(name, T, EXPR)                                                      \
+  static void name(void *ctx, char *const *p, const int64_t *s, int64_t n) {        \
+    (void)ctx;                                                                      \
+    if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T) && s[2] == (int64_t)sizeof(T)) { \
+      /* (the result is a new buffer: no overlap) */                                \
+      T *restrict o = (T *)p[0];                                                    \
+      const T *restrict dd = (const T *)p[1], *restrict vv = (const T *)p[2];       \
+      for (int64_t i = 0; i < n; i++) {                                             \
+        T d = dd[i], v = vv[i];                                                     \
+        o[i] = EXPR;                                                                \
+      }                                                                             \
+      return;                                                                       \
+    }                                                                               \
+    char *o = p[0];                                                                 \
+    const char *dp = p[1], *vp = p[2];                                              \
+    for (int64_t i = 0; i < n; i++, o += s[0], dp += s[1], vp += s[2]) {            \
+      T d = *(const T *)dp, v = *(const T *)vp;                                     \
+      *(T *)o = EXPR;                                                               \
+    }                                                                               \
+  }
+
+/* (d * y) * (1 - y), d * (1 - y * y), d * (x > 0): the op-by-op order */
+ACT_ROW(sigmoid_f32, float, (d * v) * ((float)1 - v))
+ACT_ROW(sigmoid_f64, double, (d * v) * (1.0 - v))
+ACT_ROW(tanh_f32, float, d * ((float)1 - v * v))
+ACT_ROW(tanh_f64, double, d * (1.0 - v * v))
+ACT_ROW(relu_f32, float, d * (v > 0 ? 1.0f : 0.0f))
+ACT_ROW(relu_f64, double, d * (v > 0 ? 1.0 : 0.0))
+
+bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTensor **out) {
+  *out = NULL;
+  if (!v_is_tensor(d) || !v_is_tensor(v)) return false;
+  ObjTensor *D = AS_TENSOR(d), *V = AS_TENSOR(v);
+  if (D->dtype != V->dtype || !lang_dtype_is_float(D->dtype) || D->ndim != V->ndim) return false;
+  for (int a = 0; a < D->ndim; a++)
+    if (D->shape[a] != V->shape[a]) return false;
+  static const LangRowFn rows[3][2] = {{sigmoid_f32, sigmoid_f64}, {tanh_f32, tanh_f64}, {relu_f32, relu_f64}};
+  ObjTensor *r = lang_tensor_new(vm, D->dtype, D->ndim, D->shape, false);
+  if (!r) return true;
+  LangNdLoop l;
+  lang_nd_init(&l, 3, D->ndim, D->shape);
+  lang_nd_operand(&l, 0, r);
+  lang_nd_operand(&l, 1, D);
+  lang_nd_operand(&l, 2, V);
+  lang_nd_run(lang_tensor_pool(vm), &l, rows[kind][D->dtype == DT_F64], NULL);
+  LANG_KEEP(D);
+  LANG_KEEP(V);
+  *out = r;
+  return true;
+}
+
+/* ---- sums and products of alike tensors ---- */
+
+#define ALIKE_ROW(name, T, OP)                                                      \
+  static void name(void *o, const void *a, const void *b, int64_t n) {              \
+    T *restrict r = o;                                                              \
+    const T *restrict x = a, *restrict y = b;                                       \
+    for (int64_t i = 0; i < n; i++) r[i] = x[i] OP y[i];                            \
+  }
+ALIKE_ROW(add_alike_f32, float, +)
+ALIKE_ROW(add_alike_f64, double, +)
+ALIKE_ROW(mul_alike_f32, float, *)
+ALIKE_ROW(mul_alike_f64, double, *)
+
+bool lang_tensor_alike_op(MistVM *vm, int op, Value a, Value b, ObjTensor **out) {
+  *out = NULL;
+  if ((op != TB_ADD && op != TB_MUL) || !v_is_tensor(a) || !v_is_tensor(b)) return false;
+  ObjTensor *A = AS_TENSOR(a), *B = AS_TENSOR(b);
+  if (A->dtype != B->dtype || !lang_dtype_is_float(A->dtype) || A->ndim != B->ndim) return false;
+  for (int d = 0; d < A->ndim; d++)
+    if (A->shape[d] != B->shape[d]) return false;
+  /* the parallel kernels are for big tensors: those go the general way */
+  if (A->size >= LANG_ND_PAR_MIN || !lang_tensor_is_contiguous(A) || !lang_tensor_is_contiguous(B))
+    return false;
+  ObjTensor *r = lang_tensor_new(vm, A->dtype, A->ndim, A->shape, false);
+  if (!r) return true;
+  bool f64 = A->dtype == DT_F64;
+  void (*row)(void *, const void *, const void *, int64_t) =
+      op == TB_ADD ? (f64 ? add_alike_f64 : add_alike_f32) : (f64 ? mul_alike_f64 : mul_alike_f32);
+  row(lang_tensor_ptr(r), lang_tensor_ptr(A), lang_tensor_ptr(B), A->size);
+  LANG_KEEP(A);
+  LANG_KEEP(B);
+  *out = r;
+  return true;
 }

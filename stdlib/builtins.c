@@ -1395,7 +1395,10 @@ static bool bi_type(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 {
   if (argc != 1 || kw_count(kw) > 0)
     return lang_raise(vm, "TypeError", "type() takes 1 or 3 arguments");
-  *out = v_obj(lang_str(lang_type_name(argv[0])));
+  /* one string per type name: the derivative rules ask type() of every
+   * operand */
+  const char *name = lang_type_name(argv[0]);
+  *out = v_obj(lang_intern(vm, name, strlen(name)));
   return true;
 }
 
