@@ -104,6 +104,7 @@ Value ad_sens_definition(MistVM *vm, int prim);
  * the builtins by ad_mark_nondiff, when ad_register installs autodiff.) */
 bool ad_nondiff_builtin(Value fn);
 void ad_mark_nondiff(MistVM *vm);
+void ad_mark_sens_prims(MistVM *vm);
 
 /* Keyword and method calls under the transforms (calls.c): the builtins
  * the reverse transform lowers them with (_method_rule and _attr_rule

@@ -193,12 +193,7 @@ static Value rule_for(Ad *ad, const char *name) { return ad_module_global(ad->ru
  * hot primitives or math builtins with one argument per parameter: its
  * forward step is y itself and its backward step one sensitivity
  * primitive per argument, no tuple, closure or call.  -1 otherwise. */
-static int sens_prim_of(MistVM *vm, IrNode *y) {
-  static const struct { const char *name; IrPrim sens; } math[] = {
-    {"exp", IR_P_EXP_SENS}, {"log", IR_P_LOG_SENS}, {"sqrt", IR_P_SQRT_SENS}, {"sin", IR_P_SIN_SENS},
-    {"cos", IR_P_COS_SENS}, {"tanh", IR_P_TANH_SENS}, {"sigmoid", IR_P_SIGMOID_SENS},
-    {"relu", IR_P_RELU_SENS}, {"sum", IR_P_SUM_SENS},
-  };
+static int sens_prim_of(IrNode *y) {
   switch (ir_node_prim(y)) {
   case IR_P_ADD: return IR_P_ADD_SENS;
   case IR_P_SUB: return IR_P_SUB_SENS;
@@ -220,15 +215,8 @@ static int sens_prim_of(MistVM *vm, IrNode *y) {
   }
   IrNode *c = y->in[0];
   if (y->kind != IR_APPLY || y->nin != 2 || c->kind != IR_CONST || !v_is_obj(c->value, O_BUILTIN)) return -1;
-  ObjBuiltin *b = AS_BUILTIN(c->value);
-  for (size_t i = 0; i < sizeof math / sizeof *math; i++) {
-    Value v;
-    /* the builtin itself, not another function of that name */
-    if (strcmp(b->name, math[i].name) == 0)
-      return vm->builtins && lang_dict_get(vm->builtins, lang_str(b->name), &v) && v_is_obj(v, O_BUILTIN) &&
-                     AS_BUILTIN(v) == b ? (int)math[i].sens : -1;
-  }
-  return -1;
+  int p = AS_BUILTIN(c->value)->sens_prim;
+  return p > 0 ? p : -1;
 }
 
 static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }
@@ -367,7 +355,7 @@ static void forward(Fill *f, int i) {
       break;
     }
     case IR_P_CALL_METHOD: {
-      if (sens_prim_of(ad->vm, y) >= 0) {
+      if (sens_prim_of(y) >= 0) {
         /* x.sum(): the value, plainly; the backward step is sum_sens */
         mapped_args(f, y, 1, args);
         v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
@@ -400,7 +388,7 @@ static void forward(Fill *f, int i) {
       v = forward_kw(f, y, i);
       break;
     default: {
-      if (sens_prim_of(ad->vm, y) >= 0) {
+      if (sens_prim_of(y) >= 0) {
         /* the value, plainly; the backward step is sensitivity primitives */
         mapped_args(f, y, 1, args);
         v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
@@ -441,7 +429,7 @@ static void forward(Fill *f, int i) {
       }
     }
     }
-  } else if (sens_prim_of(ad->vm, y) >= 0) {
+  } else if (sens_prim_of(y) >= 0) {
     /* a math builtin with a fast rule: the value, plainly */
     mapped_args(f, y, 1, args);
     v = call_in(ad, f->jh, callee, nargs, args, y->span);
@@ -702,7 +690,7 @@ static void backward(Fill *f, int last) {
     case BK_INLINE: backward_inline(f, y, d); break;
     case BK_SENS: {
       /* one sensitivity primitive per argument that can take one */
-      int sp = sens_prim_of(ad->vm, y);
+      int sp = sens_prim_of(y);
       for (int j = 1; j < y->nin; j++) {
         IrNode *x = y->in[j];
         if (x->kind == IR_CONST || !in_transform(f, x)) continue;

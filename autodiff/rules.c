@@ -190,6 +190,21 @@ void ad_mark_nondiff(MistVM *vm) {
 
 bool ad_nondiff_builtin(Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->nondiff; }
 
+/* The math builtins of one argument whose reverse rule is a sensitivity
+ * primitive (reverse.c, sens_prim_of), marked on the builtin objects. */
+void ad_mark_sens_prims(MistVM *vm) {
+  static const struct { const char *name; IrPrim sens; } math[] = {
+    {"exp", IR_P_EXP_SENS}, {"log", IR_P_LOG_SENS}, {"sqrt", IR_P_SQRT_SENS}, {"sin", IR_P_SIN_SENS},
+    {"cos", IR_P_COS_SENS}, {"tanh", IR_P_TANH_SENS}, {"sigmoid", IR_P_SIGMOID_SENS},
+    {"relu", IR_P_RELU_SENS}, {"sum", IR_P_SUM_SENS},
+  };
+  for (size_t i = 0; i < sizeof math / sizeof *math; i++) {
+    Value v;
+    if (lang_dict_get(vm->builtins, lang_str(math[i].name), &v) && v_is_obj(v, O_BUILTIN))
+      AS_BUILTIN(v)->sens_prim = (int)math[i].sens;
+  }
+}
+
 
 /* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
  * Unbound with an error raised when it cannot be had. */

@@ -195,6 +195,9 @@ typedef struct ObjBuiltin {
   int type_rule;    /* its result type's rule in type inference (ir/infer_rules.c), 0: none */
   bool nondiff;     /* its results carry no derivative: autodiff computes it
                        without a rule (set by ad_register, autodiff/rules.c) */
+  int sens_prim;    /* for a math builtin of one argument (exp, tanh...): the
+                       sensitivity primitive (ir/ops.def) reverse mode uses for
+                       it, 0 for none (set by ad_register) */
   int min_args;     /* positional arguments accepted, -1 = unchecked */
   int max_args;
   void *data;       /* for builtins registered by a host: its pointer */
