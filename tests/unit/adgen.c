@@ -212,6 +212,18 @@ static void form(Gen *g, Buf *b, int depth, const char *fmt) {
   }
 }
 
+/* NAME(lambda t: BODY)TAIL: a derivative of a lambda over t and what is
+ * in scope, its body an expression of the given depth, TAIL's @s filled
+ * by form() */
+static void lambda_of_t(Gen *g, Buf *b, int depth, const char *t, const char *name, const char *tail) {
+  int saved = g->nvars;
+  adgen_printf(b, "%s(lambda %s: ", dname(g, name), t);
+  push_var(g, t);
+  expr(g, b, depth);
+  g->nvars = saved;
+  form(g, b, depth - 1, tail);
+}
+
 /* a derivative call inside f: a float computed by grad, jvp, vjp... of a
  * function of the values in scope; with check, the same call written
  * four times (the generator's state rewound for each): the call and its
@@ -269,11 +281,7 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
     /* fall through */
   case 0: case 1:
     /* grad of a lambda over t and what is in scope */
-    adgen_printf(b, "%s(lambda %s: ", dname(g, "grad"), t);
-    push_var(g, t);
-    expr(g, b, depth);
-    g->nvars = saved;
-    form(g, b, depth - 1, ")(@)");
+    lambda_of_t(g, b, depth, t, "grad", ")(@)");
     break;
   case 2:
     /* grad of a function value */
@@ -301,25 +309,13 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
     form(g, b, depth - 1, ", argnums=1)(@, @)");
     break;
   case 5:
-    adgen_printf(b, "%s(lambda %s: ", dname(g, "jvp"), t);
-    push_var(g, t);
-    expr(g, b, depth);
-    g->nvars = saved;
-    form(g, b, depth - 1, ", (@,), (@,))[1]");
+    lambda_of_t(g, b, depth, t, "jvp", ", (@,), (@,))[1]");
     break;
   case 6:
-    adgen_printf(b, "%s(lambda %s: ", dname(g, "vjp"), t);
-    push_var(g, t);
-    expr(g, b, depth);
-    g->nvars = saved;
-    form(g, b, depth - 1, ", @)[1](@)[0]");
+    lambda_of_t(g, b, depth, t, "vjp", ", @)[1](@)[0]");
     break;
   case 7:
-    adgen_printf(b, "%s(lambda %s: ", dname(g, "hessian"), t);
-    push_var(g, t);
-    expr(g, b, depth);
-    g->nvars = saved;
-    form(g, b, depth - 1, ")(@)");
+    lambda_of_t(g, b, depth, t, "hessian", ")(@)");
     break;
   case 11:
     /* vjp of a function value */
