@@ -104,7 +104,10 @@ Value ad_sens_definition(MistVM *vm, int prim);
  * the builtins by ad_mark_nondiff, when ad_register installs autodiff.) */
 bool ad_nondiff_builtin(Value fn);
 void ad_mark_nondiff(MistVM *vm);
-void ad_mark_sens_prims(MistVM *vm);
+/* The sensitivity primitive reverse mode uses for a call of builtin b
+ * with one positional argument (its op's reverse column in
+ * ir/builtin_ops.def), -1 for none. */
+int ad_sens_prim(const ObjBuiltin *b);
 
 /* Keyword and method calls under the transforms (calls.c): the builtins
  * the reverse transform lowers them with (_method_rule and _attr_rule
@@ -153,7 +156,7 @@ void ad_register_builtins(MistVM *vm);
  * none), whether a value is one of those (or of their forms under a
  * second transform), the Mist rule behind one, and what stands for one
  * under one more forward transform. */
-Value ad_fast_F_rule(MistVM *vm, const char *name);
+Value ad_fast_F_rule(MistVM *vm, bool op, int id);
 bool ad_is_fast_F_rule(Value fn);
 Value ad_fast_F_rule_source(MistVM *vm, Value fn);
 Value ad_fast_F_rule_under(MistVM *vm, Value fn);

@@ -165,19 +165,20 @@ bool ad_is_packed(MistVM *vm, Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_B
 /* Builtins whose results carry no derivative (ints, bools, text, None,
  * constants): without a rule they are simply computed.  Any other
  * builtin without a rule stops with an error if a derivative reaches
- * it, rather than passing a silent zero.  Marked on the builtin objects
- * once (ad_mark_nondiff), so a transform asks the object, not its name. */
+ * it, rather than passing a silent zero.  The ops among them say so in
+ * their row of ir/builtin_ops.def (no B_DIFF, stdlib/ops.c marks them);
+ * these are the builtins and methods that are not ops (str.split, not
+ * the random split).  Marked on the builtin objects once, so a
+ * transform asks the object, not its name. */
 void ad_mark_nondiff(MistVM *vm) {
   static const char *const names[] = {
-    "print", "len", "range", "int", "round", "str", "repr", "type", "bool", "ord", "chr", "hex",
-    "bin", "oct", "any", "all", "args", "time", "show_source", "show_ir", "divmod", "key", "split",
-    "zeros", "ones", "full", "arange", "linspace", "eye", "randn", "rand", "argmax", "one_hot",
-    "allclose", "isinstance", "dict", "keys", "values", "items", "get", "index", "count", "upper",
-    "lower", "strip", "lstrip", "rstrip", "join", "replace", "startswith", "endswith", "find",
-    "format", "zfill", "set_mode", "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha",
-    "isalnum", "isspace", "isupper", "islower", "rsplit", "rfind", "rindex", "ljust", "rjust",
-    "center", "shape", "dtype", "ndim", "size", "device", "zeros_like", "ones_like", "argmin",
-    "_method_rule", "_attr_rule", "_bind_order", "_attr_kind", "_property", NULL,
+    "print", "round", "str", "repr", "type", "bool", "ord", "chr", "hex", "bin", "oct", "any",
+    "all", "args", "time", "show_source", "show_ir", "divmod", "isinstance", "dict", "keys",
+    "values", "items", "get", "index", "count", "upper", "lower", "strip", "lstrip", "rstrip",
+    "join", "replace", "startswith", "endswith", "find", "format", "zfill", "set_mode",
+    "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha", "isalnum", "isspace",
+    "isupper", "islower", "split", "rsplit", "rfind", "rindex", "ljust", "rjust", "center", "_method_rule",
+    "_attr_rule", "_bind_order", "_attr_kind", "_property", NULL,
   };
   ObjDict *tables[] = {vm->builtins, vm->methods, vm->properties};
   for (int i = 0; names[i]; i++)
@@ -190,20 +191,21 @@ void ad_mark_nondiff(MistVM *vm) {
 
 bool ad_nondiff_builtin(Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->nondiff; }
 
-/* The math builtins of one argument whose reverse rule is a sensitivity
- * primitive (reverse.c, sens_prim_of), marked on the builtin objects. */
-void ad_mark_sens_prims(MistVM *vm) {
-  static const struct { const char *name; IrPrim sens; } math[] = {
-    {"exp", IR_P_EXP_SENS}, {"log", IR_P_LOG_SENS}, {"sqrt", IR_P_SQRT_SENS}, {"sin", IR_P_SIN_SENS},
-    {"cos", IR_P_COS_SENS}, {"tanh", IR_P_TANH_SENS}, {"sigmoid", IR_P_SIGMOID_SENS},
-    {"relu", IR_P_RELU_SENS}, {"sum", IR_P_SUM_SENS},
-  };
-  for (size_t i = 0; i < sizeof math / sizeof *math; i++) {
-    Value v;
-    if (lang_dict_get(vm->builtins, lang_str(math[i].name), &v) && v_is_obj(v, O_BUILTIN))
-      AS_BUILTIN(v)->sens_prim = (int)math[i].sens;
-  }
-}
+/* The sensitivity primitive of each op called with one positional
+ * argument: the reverse column of ir/builtin_ops.def. */
+static const int op_sens[IR_NBUILTIN_OPS] = {
+#define SENS(p) IR_P_##p
+#define RULE -1
+#define NONE -1
+#define OP(e, name, kind, flags, eval, type, rev, fwd, lower, shard, doc) [IR_B_##e] = rev,
+#include "ir/builtin_ops.def"
+#undef OP
+#undef NONE
+#undef RULE
+#undef SENS
+};
+
+int ad_sens_prim(const ObjBuiltin *b) { return b->op >= 0 ? op_sens[b->op] : -1; }
 
 
 /* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),

@@ -20,6 +20,12 @@ const IrPrimInfo ir_prims[IR_NPRIMS] = {
 #undef PRIM
 };
 
+const IrBuiltinOpInfo ir_builtin_ops[IR_NBUILTIN_OPS] = {
+#define OP(e, name, kind, flags, eval, type, rev, fwd, lower, shard, doc) {name, IR_OP_##kind, flags, doc},
+#include "ir/builtin_ops.def"
+#undef OP
+};
+
 int ir_prim_lookup(const char *name, size_t len) {
   for (int i = 0; i < IR_NPRIMS; i++)
     if (strlen(ir_prims[i].name) == len && memcmp(ir_prims[i].name, name, len) == 0)
