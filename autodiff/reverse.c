@@ -220,8 +220,9 @@ static int sens_prim_of(Ad *ad, IrNode *y) {
   default: return -1;
   }
   IrNode *c = y->in[0];
-  if (y->kind != IR_APPLY || y->nin != 2 || c->kind != IR_CONST || !v_is_obj(c->value, O_BUILTIN)) return -1;
-  return ad_sens_prim(AS_BUILTIN(c->value));
+  if (y->kind != IR_APPLY || c->kind != IR_CONST || !v_is_obj(c->value, O_BUILTIN)) return -1;
+  int p = ad_sens_prim(AS_BUILTIN(c->value));
+  return p >= 0 && y->nin == (ir_prims[p].arity == 3 ? 2 : 3) ? p : -1;
 }
 
 static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "autodiff/ad.h"
+#include "ir/eval.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 
@@ -69,6 +70,8 @@ void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value ke
 }
 
 
+static void install_sens_rules(MistVM *vm, ObjModule *rules);
+
 /* A module of the standard library written in Mist (ad_rules.ms, ad.ms),
  * loaded once; NULL with an error raised if it cannot be. */
 ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
@@ -86,6 +89,7 @@ ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
   from.path = lang_str_fmt("%s/%s.ms", lang_stdlib_dir(), name);
   if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
   if (!v_is_obj(m, O_MODULE)) return NULL;
+  if (strcmp(name, "ad_rules") == 0) install_sens_rules(vm, AS_MODULE(m));
   lang_dict_put(cache, lang_str(name), m);
   return AS_MODULE(m);
 }
@@ -206,6 +210,51 @@ static const int op_sens[IR_NBUILTIN_OPS] = {
 };
 
 int ad_sens_prim(const ObjBuiltin *b) { return b->op >= 0 ? op_sens[b->op] : -1; }
+
+/* The rule J_name of an op whose reverse column is SENS(P), made from P
+ * (ad_rules.ms has none, so that the derivative is written once, in P):
+ *
+ *     J_name(x)    = (y, lambda d: (None, P(d, x, y)))                y = name(x)
+ *     J_name(a, b) = (y, lambda d: (None, P(d, a, b, 0), P(d, a, b, 1)))  y = name(a, b)
+ *
+ * It is what a call that is no plain call finds (x.exp(), grad(exp),
+ * exp passed as a value), and Mist code like any rule, differentiated
+ * again through P's Mist definition. */
+static Value sens_rule(MistVM *vm, ObjBuiltin *b, int p) {
+  IrUnit *u = ir_unit_new();
+  Span sp = span_none();
+  bool unary = ir_prims[p].arity == 3;
+  int n = unary ? 1 : 2;
+  IrGraph *g = ir_graph_new(u, lang_str_fmt("J_%s", b->name)->data, NULL, IRG_FUNCTION, sp);
+  IrNode *x[2], *in[3] = {ir_const(u, v_obj(b), sp)};
+  for (int i = 0; i < n; i++) in[1 + i] = x[i] = ir_param(u, g, lang_str(unary ? "x" : i ? "b" : "a"), sp);
+  IrNode *y = ir_apply(u, g, n + 1, in, sp);
+  IrGraph *back = ir_graph_new(u, lang_str_fmt("J_%s_back", b->name)->data, g, IRG_FUNCTION, sp);
+  IrNode *d = ir_param(u, back, lang_str("d"), sp);
+  IrNode *items[3] = {ir_const(u, v_none(), sp)};
+  if (unary) items[1] = ir_prim_apply(u, back, p, sp, 3, d, x[0], y);
+  else
+    for (int i = 0; i < 2; i++) items[1 + i] = ir_prim_apply(u, back, p, sp, 4, d, x[0], x[1], ir_const(u, v_int(i), sp));
+  back->ret = ir_prim_applyv(u, back, IR_P_MAKE_TUPLE, sp, n + 1, items);
+  g->ret = ir_prim_apply(u, g, IR_P_MAKE_TUPLE, sp, 2, y, ir_const_graph(u, back, sp));
+#ifndef NDEBUG
+  if (!ir_verify_unit(vm, u)) return v_unbound();
+#endif
+  return v_obj(ev_closure(vm, g, NULL));
+}
+
+/* ad_rules' J_name for each SENS op it does not define itself (sum's
+ * J_sum covers its axis and start arguments too) */
+static void install_sens_rules(MistVM *vm, ObjModule *rules) {
+  for (int op = 0; op < IR_NBUILTIN_OPS; op++) {
+    const char *name = ir_builtin_ops[op].name;
+    Value b;
+    if (op_sens[op] < 0 || ad_module_global(rules, "J_", name).tag != V_UNBOUND) continue;
+    if (!lang_dict_get(vm->builtins, lang_str(name), &b) || !v_is_obj(b, O_BUILTIN)) continue;
+    Value rule = sens_rule(vm, AS_BUILTIN(b), op_sens[op]);
+    if (rule.tag != V_UNBOUND) ev_set_global(rules, lang_str_fmt("J_%s", name), rule);
+  }
+}
 
 
 /* The Mist definition of sensitivity primitive p (stdlib/ad_sens.ms),
