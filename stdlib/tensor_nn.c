@@ -223,7 +223,7 @@ static bool softmax_args(MistVM *vm, const char *fname, int argc, const Value *a
                          const KwArgs *kw, ObjTensor **x, uint64_t *axes, bool *keep) {
   static const char *const names[] = {"x", "axis", "keepdims"};
   Value a[3];
-  bool with_keep = strcmp(fname, "logsumexp") == 0;
+  bool with_keep = keep != NULL;   /* logsumexp's keepdims */
   if (!std_tensor_parse(vm, fname, argc, argv, kw, names, with_keep ? 3 : 2, with_keep ? 3 : 2, 1, a) ||
       !float_arg(vm, fname, a[0], x))
     return false;
