@@ -26,6 +26,7 @@
 #include "ir/eval.h"
 #include "ir/infer.h"
 #include "ir/passes.h"
+#include "jit/jit.h"
 #include "stdlib/source.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
@@ -69,6 +70,7 @@ MistVM *mist_new(int argc, const char *const *argv) {
   ev_init(vm);
   std_register_builtins(vm);
   ad_register(vm);
+  jit_register(vm);
   return vm;
 }
 
@@ -202,6 +204,8 @@ int mist_dump_stages(const char *list, const char **bad) {
 }
 
 void mist_set_dump(MistVM *vm, int stages) { vm->dump = stages; }
+
+void mist_set_graph_mode(MistVM *vm, bool on) { jit_set_graph_mode(vm, on); }
 
 static void set_stack_limit(MistVM *vm);
 

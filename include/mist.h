@@ -115,6 +115,12 @@ int mist_dump_stages(const char *list, const char **bad);
  * calls compile, to the write callback. */
 void mist_set_dump(MistVM *vm, int stages);
 
+/* Graph mode on (true) or off: with it on, every call of a function of
+ * the program is compiled for the types of its arguments (or run by the
+ * interpreter where it cannot be, with the same results), as
+ * set_mode("graph") does from Mist (docs/jit.md). */
+void mist_set_graph_mode(MistVM *vm, bool on);
+
 /* Limit each later mist_eval / mist_run_file to `seconds` of wall-clock
  * time (0: no limit).  A program that runs longer stops with a
  * "TimeoutError": "the program ran past its time limit of N seconds". */

@@ -24,7 +24,28 @@ typedef struct IrAdInterface {
   bool (*rekey_env)(MistVM *vm, Value f, Value e, bool to_f, Value *out);
 } IrAdInterface;
 
+/* What the interpreter needs of graph mode (jit/, which lies above
+ * ir/): one interface, which jit's jit_register installs in vm->jit.
+ * While vm->jit_calls is set, a call of a closure of a user function
+ * (in graph mode) or of a closure made by jit(f) goes to call instead
+ * of the interpreter; call runs the function compiled for the
+ * signature of its arguments, or hands it back to the interpreter
+ * through ev_interpret. */
+typedef struct IrJitInterface {
+  bool (*call)(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out);
+} IrJitInterface;
+
 void ev_init(MistVM *vm);
+
+/* Run closure f in the interpreter, as a call would but without
+ * looking at graph mode: params are its nparams bound arguments
+ * (ev_bind).  False with the error (span, traceback) in vm. */
+bool ev_interpret(MistVM *vm, ObjFunc *f, const Value *params, Value *out);
+
+/* Whether a call of closure f goes to vm->jit (see IrJitInterface). */
+static inline bool ev_jit_takes(MistVM *vm, const ObjFunc *f) {
+  return (vm->graph_mode && (f->graph->flags & IRG_FUNCTION)) || (f->x && f->x->jit);
+}
 
 /* Run a graph without parameters (a module's top-level code) and store
  * its output in *out.  False with the error (span, traceback) in vm. */

@@ -109,6 +109,16 @@ struct MistVM {
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
   void *eval;             /* the interpreter's private state */
+  /* graph mode (jit/, docs/jit.md): the path a call of a function takes
+   * when it is compiled (IrJitInterface, ir/eval.h), installed by
+   * jit_register; its own state; whether every call of a user function
+   * takes it (set_mode("graph"), mist --mode=graph); and whether the
+   * interpreter must look at calls at all (graph mode, or a jit(f) made):
+   * one flag, so eager mode pays one test per call */
+  const struct IrJitInterface *jit;
+  void *jit_state;
+  bool graph_mode;
+  bool jit_calls;
   void *infer;            /* type inference's cache (ir/infer.c) */
 
   /* runaway recursion guard: depth of Mist calls and C stack bound */

@@ -22,7 +22,7 @@
 #include "repl.h"
 
 static const char usage_line[] =
-    "usage: mist [--dump=STAGES] [-e SOURCE | FILE.ms | -] [ARGS...]\n"
+    "usage: mist [--mode=eager|graph] [--dump=STAGES] [-e SOURCE | FILE.ms | -] [ARGS...]\n"
     "       mist ir [--grad] [--opt] [--source] FILE.ms NAME\n"
     "       mist ir --types [--grad] FILE.ms NAME ARGTYPES...\n"
     "       mist --version | --help\n";
@@ -46,6 +46,9 @@ static void print_help(void) {
          "  ir --types FILE.ms NAME ARGTYPES...\n"
          "                       print NAME specialised to argument types (int, float,\n"
          "                       f32[64,784]...) with a type on every node\n"
+         "  --mode=graph         compile every function call for the types of its\n"
+         "                       arguments (docs/jit.md); --mode=eager (the default)\n"
+         "                       interprets\n"
          "  --dump=STAGES        before running, print the stages of the pipeline\n"
          "                       named (ast, ir, opt, types, comma-separated) of the\n"
          "                       program and of each module it imports\n"
@@ -89,6 +92,7 @@ static bool check_file(const char *path) {
 }
 
 static int dump_stages;   /* --dump= */
+static bool graph_mode;   /* --mode=graph */
 
 static MistVM *vm_or_die(int argc, char **argv) {
   MistVM *vm = repl_vm_new(argc, (const char *const *)argv);
@@ -98,6 +102,7 @@ static MistVM *vm_or_die(int argc, char **argv) {
   }
   repl_catch_sigint(vm);
   mist_set_dump(vm, dump_stages);
+  mist_set_graph_mode(vm, graph_mode);
   return vm;
 }
 
@@ -230,8 +235,18 @@ static int run_repl(void) {
 }
 
 int main(int argc, char **argv) {
-  /* --dump=STAGES, before what to run */
-  while (argc >= 2 && strncmp(argv[1], "--dump", 6) == 0 && (argv[1][6] == '=' || !argv[1][6])) {
+  /* --mode=MODE and --dump=STAGES, before what to run */
+  for (;;) {
+    if (argc >= 2 && strncmp(argv[1], "--mode", 6) == 0 && (argv[1][6] == '=' || !argv[1][6])) {
+      const char *mode = argv[1][6] ? argv[1] + 7 : "";
+      if (strcmp(mode, "graph") != 0 && strcmp(mode, "eager") != 0)
+        return usage_error("option --mode needs 'eager' or 'graph': --mode=graph");
+      graph_mode = mode[0] == 'g';
+      argv[1] = argv[0];
+      argv++, argc--;
+      continue;
+    }
+    if (!(argc >= 2 && strncmp(argv[1], "--dump", 6) == 0 && (argv[1][6] == '=' || !argv[1][6]))) break;
     if (!argv[1][6] || !argv[1][7])
       return usage_error("option --dump needs its stages: --dump=ast,ir,opt,types");
     const char *bad;

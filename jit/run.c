@@ -1,0 +1,335 @@
+/* run.c: graph mode's side of a call, and the builtins `jit` and
+ * `set_mode` (docs/jit.md).
+ *
+ * A call of a function that graph mode compiles (every user function in
+ * graph mode, or one made by jit(f)) comes here from the interpreter
+ * (IrJitInterface, ir/eval.h).  Its signature is the types of its bound
+ * arguments and of the values its closure captured, as inference sees
+ * them but with the values of ints, bools and strs left out (so that
+ * fib(30) and fib(29) share their code) and closures typed by their
+ * graph alone (below).  Each function keeps the code made for
+ * each signature it was called with: native code, or a note that the
+ * interpreter runs it and why.  A new signature is compiled once:
+ * specialised by inference (ir_infer) and lowered by the code generator;
+ * whatever cannot be compiled runs in the interpreter, with the same
+ * results and errors, never failing because of graph mode.
+ * MIST_JIT_LOG=1 prints a line per compilation: the function, its
+ * signature and result type, the time taken and, for the interpreter,
+ * why.
+ */
+#include <alloca.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ir/eval.h"
+#include "ir/map.h"
+#include "jit/jit.h"
+#include "lang/gc.h"
+
+/* Signatures a function compiles for; calls with others run in the
+ * interpreter (a function called with ever new closures would otherwise
+ * compile on every call). */
+enum { MAX_SIGS = 8 };
+
+typedef struct JitEntry {
+  IrType **sig;          /* the types of the parameters, then of the free variables */
+  const char *why;       /* why the interpreter runs it (NULL: native code) */
+  struct JitEntry *next;
+} JitEntry;
+
+/* The code of one function (graph), by signature. */
+typedef struct JitFn {
+  JitEntry *entries;
+  int n;
+  bool full_said;        /* the log said that MAX_SIGS was reached */
+} JitFn;
+
+typedef struct JitState {
+  NodeMap fns;           /* graph -> JitFn */
+  bool log;              /* MIST_JIT_LOG=1 */
+  bool made_jit;         /* some jit(f) was made: the interpreter looks at calls */
+} JitState;
+
+static JitState *state(MistVM *vm) { return vm->jit_state; }
+
+/* ---- signatures ----
+ *
+ * The type of an argument in a signature: the type of a value with the
+ * values of ints, bools, strs and slices left out, lists of any length
+ * (a list of more than MAX_SCAN items, or a dict of more, is `any`
+ * inside, so that matching a call against a signature never walks a
+ * big list), and a closure typed by its graph alone (its captured
+ * values `any` to inference), so that a function called with a new
+ * closure on every call (a backpropagator) is compiled once. */
+
+enum { MAX_SCAN = 16, MAX_NEST = 8 };
+
+static IrType *sig_type_at(Value v, int depth) {
+  if (depth > MAX_NEST) return &ir_t_any;
+  switch (v.tag) {
+  case V_NONE: return &ir_t_none;
+  case V_BOOL: return &ir_t_bool;
+  case V_INT: return &ir_t_int;
+  case V_FLOAT: return &ir_t_float;
+  case V_UNBOUND: return &ir_t_unbound;
+  case V_OBJ: break;
+  }
+  switch (v.o->kind) {
+  case O_STR: return &ir_t_str;
+  case O_SLICE: return &ir_t_slice;
+  case O_FUNC: return ir_type_closure(AS_FUNC(v)->graph, NULL);
+  case O_TUPLE: {
+    ObjSeq *t = AS_SEQ(v);
+    if (t->len > 64) return &ir_t_any;
+    IrType *items[64];
+    for (size_t i = 0; i < t->len; i++) items[i] = sig_type_at(t->items[i], depth + 1);
+    return ir_type_tuple((int)t->len, items);
+  }
+  case O_LIST: {
+    ObjSeq *l = AS_SEQ(v);
+    IrType *item = l->len > MAX_SCAN ? &ir_t_any : &ir_t_never;
+    for (size_t i = 0; i < l->len && item->kind != IT_ANY; i++)
+      item = ir_type_join(item, sig_type_at(l->items[i], depth + 1));
+    return ir_type_list(-1, &item);
+  }
+  case O_DICT: {
+    ObjDict *d = AS_DICT(v);
+    if (d->len > MAX_SCAN) return &ir_t_any;
+    ObjStr *keys[MAX_SCAN];
+    IrType *vals[MAX_SCAN];
+    for (size_t i = 0; i < d->len; i++) {
+      keys[i] = d->entries[i].key;
+      vals[i] = sig_type_at(d->entries[i].value, depth + 1);
+    }
+    return ir_type_dict((int)d->len, keys, vals);
+  }
+  case O_TENSOR: case O_BUILTIN: case O_MODULE: case O_RANGE: return ir_type_of_value(v);
+  default: return &ir_t_any;
+  }
+}
+
+static IrType *sig_type(Value v) { return sig_type_at(v, 0); }
+
+/* Whether v is a value of type t of a signature, in at most MAX_SCAN
+ * steps per list or dict. */
+static bool sig_match(const IrType *t, Value v) {
+  if (t->kind == IT_ANY) return true;
+  switch (v.tag) {
+  case V_NONE: return t->kind == IT_NONE;
+  case V_BOOL: return t->kind == IT_BOOL;
+  case V_INT: return t->kind == IT_INT;
+  case V_FLOAT: return t->kind == IT_FLOAT;
+  case V_UNBOUND: return t->kind == IT_UNBOUND;
+  case V_OBJ: break;
+  }
+  switch (v.o->kind) {
+  case O_STR: return t->kind == IT_STR;
+  case O_SLICE: return t->kind == IT_SLICE;
+  case O_FUNC: return t->kind == IT_CLOSURE && t->graph == AS_FUNC(v)->graph;
+  case O_TUPLE: {
+    ObjSeq *s = AS_SEQ(v);
+    if (t->kind != IT_TUPLE || s->len != (size_t)t->n) return false;
+    for (int i = 0; i < t->n; i++)
+      if (!sig_match(t->items[i], s->items[i])) return false;
+    return true;
+  }
+  case O_LIST: {
+    ObjSeq *s = AS_SEQ(v);
+    if (t->kind != IT_LIST || t->n >= 0) return false;
+    if (t->items[0]->kind == IT_ANY) return true;
+    if (s->len > MAX_SCAN) return false;
+    for (size_t i = 0; i < s->len; i++)
+      if (!sig_match(t->items[0], s->items[i])) return false;
+    return true;
+  }
+  case O_DICT: {
+    ObjDict *d = AS_DICT(v);
+    if (t->kind != IT_DICT || d->len != (size_t)t->n) return false;
+    for (size_t i = 0; i < d->len; i++)
+      if (!lang_str_eq(d->entries[i].key, t->keys[i]) || !sig_match(t->items[i], d->entries[i].value)) return false;
+    return true;
+  }
+  case O_TENSOR: case O_BUILTIN: case O_MODULE: case O_RANGE: return ir_type_has_value(t, v);
+  default: return false;
+  }
+}
+
+static JitEntry *lookup(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *params) {
+  IrGraph *g = f->graph;
+  for (JitEntry *e = fn->entries; e; e = e->next) {
+    bool same = true;
+    for (int i = 0; i < g->nparams && same; i++) same = sig_match(e->sig[i], params[i]);
+    for (int i = 0; i < f->nenv && same; i++) same = sig_match(e->sig[g->nparams + i], f->env[i]);
+    if (same) return e;
+  }
+  return NULL;
+}
+
+/* ---- the log ---- */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* name(T1, T2) [captures U1, U2] */
+static void print_signature(StrBuf *sb, IrGraph *g, int nparams, int nfv, IrType **sig) {
+  sb_printf(sb, "%s(", g->display ? g->display->data : g->name->data);
+  for (int i = 0; i < nparams; i++) sb_printf(sb, "%s%s", i ? ", " : "", ir_type_str(sig[i]));
+  sb_addc(sb, ')');
+  if (nfv) {
+    sb_adds(sb, " capturing (");
+    for (int i = 0; i < nfv; i++) sb_printf(sb, "%s%s", i ? ", " : "", ir_type_str(sig[nparams + i]));
+    sb_addc(sb, ')');
+  }
+}
+
+static void say(MistVM *vm, StrBuf *sb) {
+  sb_addc(sb, '\n');
+  lang_write_err(vm, sb->data, sb->len);
+}
+
+/* ---- compiling ---- */
+
+/* Whether g is part of a program autodiff made (a transform, or the
+ * function grad(f) returns): its graphs descend from a transform or
+ * from an environment graph of autodiff's (flags 0), never from a
+ * module's code or a def. */
+static bool derived(const IrGraph *g) {
+  for (;; g = g->parent) {
+    if (g->jsource || g->forig) return true;
+    if (!g->parent) return !(g->flags & (IRG_FUNCTION | IRG_MODULE));
+  }
+}
+
+/* Compile f's graph for its signature: inference's specialisation, then
+ * native code.  Returns why the interpreter must run it instead (NULL:
+ * native code).  *ret is the result's type when inference gave one. */
+static const char *compile(MistVM *vm, ObjFunc *f, IrType **sig, IrType **ret) {
+  IrGraph *g = f->graph;
+  if (derived(g)) return "a derivative (a program autodiff made): compiled derivatives are not done yet";
+  IrInferOpts opts = {NULL, f->nenv ? sig + g->nparams : NULL};
+  IrTyped *t = ir_infer(vm, g, g->nparams, sig, &opts);
+  if (!t) {
+    /* an error inference proves is raised by the interpreter when it
+     * gets there, after whatever the program does first */
+    const char *why = lang_str_fmt("inference stopped: %s", vm->err.message ? vm->err.message->data : "?")->data;
+    lang_error_clear(vm);
+    return why;
+  }
+  *ret = t->ret;
+  return "no native code generator yet";
+}
+
+static JitEntry *add_entry(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *params) {
+  IrGraph *g = f->graph;
+  int n = g->nparams + f->nenv;
+  JitEntry *e = lang_alloc(sizeof *e);
+  e->sig = lang_alloc((size_t)(n ? n : 1) * sizeof *e->sig);
+  for (int i = 0; i < g->nparams; i++) e->sig[i] = sig_type(params[i]);
+  for (int i = 0; i < f->nenv; i++) e->sig[g->nparams + i] = sig_type(f->env[i]);
+  double t0 = now_ms();
+  IrType *ret = NULL;
+  e->why = compile(vm, f, e->sig, &ret);
+  double ms = now_ms() - t0;
+  if (state(vm)->log) {
+    StrBuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, "jit: ");
+    print_signature(&sb, g, g->nparams, f->nenv, e->sig);
+    if (ret) sb_printf(&sb, " -> %s", ir_type_str(ret));
+    if (e->why) sb_printf(&sb, ": interpreted (%.2f ms): %s", ms, e->why);
+    else sb_printf(&sb, ": compiled (%.2f ms)", ms);
+    say(vm, &sb);
+  }
+  e->next = fn->entries;
+  fn->entries = e;
+  fn->n++;
+  return e;
+}
+
+/* IrJitInterface.call */
+static bool jit_call(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  IrGraph *g = f->graph;
+  const Value *params = argv;
+  if (kw || argc != g->nparams) {
+    Value *bound = alloca((size_t)(g->nparams + 1) * sizeof *bound);
+    if (!ev_bind(vm, f, NULL, 0, argc, argv, kw, bound, NULL)) return false;
+    params = bound;
+  }
+  JitState *st = state(vm);
+  JitFn *fn = ir_map_get(&st->fns, g);
+  if (!fn) {
+    fn = lang_alloc(sizeof *fn);
+    ir_map_put(&st->fns, g, fn);
+  }
+  JitEntry *e = lookup(vm, fn, f, params);
+  if (!e && fn->n < MAX_SIGS) e = add_entry(vm, fn, f, params);
+  if (!e && !fn->full_said && st->log) {
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "jit: %s: interpreted from now on for new signatures: it was compiled for %d already",
+              g->display ? g->display->data : g->name->data, MAX_SIGS);
+    say(vm, &sb);
+  }
+  if (!e) fn->full_said = true;
+  return ev_interpret(vm, f, params, out);
+}
+
+/* ---- the builtins ---- */
+
+static const IrJitInterface interface = {jit_call};
+
+/* jit(f): f itself, whose calls compile (a builtin is compiled already). */
+static bool b_jit(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (kw) return lang_raise(vm, "TypeError", "jit() takes no keyword arguments");
+  if (argc != 1) return lang_raise(vm, "TypeError", "jit() takes exactly one argument (%d given)", argc);
+  Value v = argv[0];
+  if (v_is_obj(v, O_BUILTIN) || v_is_obj(v, O_BOUND) || (v_is_obj(v, O_FUNC) && AS_FUNC(v)->x && AS_FUNC(v)->x->jit)) {
+    *out = v;
+    return true;
+  }
+  if (!v_is_obj(v, O_FUNC))
+    return lang_raise(vm, "TypeError", "jit() argument must be a function, not '%s'", lang_type_name(v));
+  ObjFunc *f = AS_FUNC(v);
+  size_t size = sizeof(ObjFunc) + (size_t)f->nenv * sizeof(Value);
+  ObjFunc *j = lang_alloc(size);
+  memcpy(j, f, size);
+  j->x = NULL;
+  lang_func_share_defaults(j, f);
+  lang_func_extra(j)->jit = true;
+  state(vm)->made_jit = true;
+  vm->jit_calls = true;
+  *out = v_obj(j);
+  return true;
+}
+
+void jit_set_graph_mode(MistVM *vm, bool on) {
+  vm->graph_mode = on;
+  vm->jit_calls = on || state(vm)->made_jit;
+}
+
+static bool b_set_mode(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (kw) return lang_raise(vm, "TypeError", "set_mode() takes no keyword arguments");
+  if (argc != 1) return lang_raise(vm, "TypeError", "set_mode() takes exactly one argument (%d given)", argc);
+  if (!v_is_obj(argv[0], O_STR))
+    return lang_raise(vm, "TypeError", "set_mode() argument must be a str, not '%s'", lang_type_name(argv[0]));
+  const char *mode = AS_STR(argv[0])->data;
+  if (strcmp(mode, "graph") != 0 && strcmp(mode, "eager") != 0)
+    return lang_raise(vm, "ValueError", "set_mode() argument must be \"graph\" or \"eager\", not '%s'", mode);
+  jit_set_graph_mode(vm, mode[0] == 'g');
+  *out = v_none();
+  return true;
+}
+
+void jit_register(MistVM *vm) {
+  JitState *st = lang_alloc(sizeof *st);
+  const char *log = getenv("MIST_JIT_LOG");
+  st->log = log && *log && strcmp(log, "0") != 0;
+  vm->jit_state = st;
+  vm->jit = &interface;
+  lang_def_builtin(vm, "jit", b_jit, 1, 1);
+  lang_def_builtin(vm, "set_mode", b_set_mode, 1, 1);
+}
