@@ -109,6 +109,17 @@ void ad_mark_nondiff(MistVM *vm);
  * ir/builtin_ops.def), -1 for none. */
 int ad_sens_prim(const ObjBuiltin *b);
 
+/* How a primitive is differentiated (the reverse and forward columns of
+ * ir/ops.def): AD_SENS, by the sensitivity primitive ad_prim_sens(p)
+ * (reverse only); AD_RULE, by the rule J_name or F_name of
+ * stdlib/ad_rules.ms; AD_DEF, a sensitivity primitive, by its Mist
+ * definition (stdlib/ad_sens.ms); AD_INLINE, by the transform itself;
+ * AD_NONE, not at all: computed plainly. */
+typedef enum { AD_NONE, AD_RULE, AD_DEF, AD_INLINE, AD_SENS } AdRuleKind;
+AdRuleKind ad_prim_reverse(int p);
+AdRuleKind ad_prim_forward(int p);
+int ad_prim_sens(int p);   /* -1 unless ad_prim_reverse(p) is AD_SENS */
+
 /* Keyword and method calls under the transforms (calls.c): the builtins
  * the reverse transform lowers them with (_method_rule and _attr_rule
  * return a rule, a function that a further transform must transform

@@ -331,7 +331,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       nested_rule(w, g, y, kint(w, p), kint(w, 1), 1);
       return;
     default: {
-      if (p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS) {
+      if (ad_prim_forward(p) == AD_DEF) {
         /* a sensitivity primitive of a derivative (jvp of grad): its
          * rule (ad_sens.ms), or a call of its Mist definition,
          * transformed */
@@ -349,7 +349,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
         call_transformed(w, g, y, fdef);
         return;
       }
-      Value rule = (ir_prims[p].flags & P_DIFF) ? rule_called(w, ir_prims[p].name, false, p) : v_unbound();
+      Value rule = ad_prim_forward(p) == AD_RULE ? rule_called(w, ir_prims[p].name, false, p) : v_unbound();
       if (rule.tag == V_UNBOUND) {
         if (ir_prims[p].flags & P_DIFF) {
           w->failed = true;

@@ -194,15 +194,8 @@ static Value rule_for(Ad *ad, const char *name) { return ad_module_global(ad->ru
  * forward step is y itself and its backward step one sensitivity
  * primitive per argument, no tuple, closure or call.  -1 otherwise. */
 static int sens_prim_of(Ad *ad, IrNode *y) {
-  switch (ir_node_prim(y)) {
-  case IR_P_ADD: return IR_P_ADD_SENS;
-  case IR_P_SUB: return IR_P_SUB_SENS;
-  case IR_P_MUL: return IR_P_MUL_SENS;
-  case IR_P_TRUEDIV: return IR_P_TRUEDIV_SENS;
-  case IR_P_POW: return IR_P_POW_SENS;
-  case IR_P_MATMUL: return IR_P_MATMUL_SENS;
-  case IR_P_NEG: return IR_P_NEG_SENS;
-  case IR_P_POS: return IR_P_POS_SENS;
+  int p = ir_node_prim(y);
+  switch (p) {
   case IR_P_CALL_METHOD: {
     /* x.sum(): builtin sum's for anything but a module, whose function
      * of no argument has no sensitivity to give (sum_sens says None;
@@ -217,15 +210,15 @@ static int sens_prim_of(Ad *ad, IrNode *y) {
     return AS_BUILTIN(b)->op == IR_B_SUM ? ad_sens_prim(AS_BUILTIN(b)) : -1;
   }
   case -1: break;
-  default: return -1;
+  default: return ad_prim_sens(p);
   }
   IrNode *c = y->in[0];
   if (y->kind != IR_APPLY || c->kind != IR_CONST || !v_is_obj(c->value, O_BUILTIN)) return -1;
-  int p = ad_sens_prim(AS_BUILTIN(c->value));
-  return p >= 0 && y->nin == (ir_prims[p].arity == 3 ? 2 : 3) ? p : -1;
+  int sp = ad_sens_prim(AS_BUILTIN(c->value));
+  return sp >= 0 && y->nin == (ir_prims[sp].arity == 3 ? 2 : 3) ? sp : -1;
 }
 
-static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }
+static bool is_sens_prim(int p) { return p >= 0 && ad_prim_reverse(p) == AD_DEF; }
 static bool is_unary_sens(int p) { return ir_prims[p].arity == 3; }
 
 /* t = callee(args...); value = t[0]; bp = t[1] */
@@ -422,7 +415,7 @@ static void forward(Fill *f, int i) {
         v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, args, i);
         break;
       }
-      Value rule = (ir_prims[p].flags & P_DIFF) ? rule_for(ad, ir_prims[p].name) : v_unbound();
+      Value rule = ad_prim_reverse(p) == AD_RULE ? rule_for(ad, ir_prims[p].name) : v_unbound();
       mapped_args(f, y, 1, args);
       if (rule.tag != V_UNBOUND) {
         v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);

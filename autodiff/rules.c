@@ -211,6 +211,50 @@ static const int op_sens[IR_NBUILTIN_OPS] = {
 
 int ad_sens_prim(const ObjBuiltin *b) { return b->op >= 0 ? op_sens[b->op] : -1; }
 
+/* Each primitive's reverse and forward rules, by kind: the reverse and
+ * forward columns of ir/ops.def, and for SENS the primitive named. */
+static const AdRuleKind prim_reverse[IR_NPRIMS] = {
+#define SENS(p) AD_SENS
+#define RULE AD_RULE
+#define DEF AD_DEF
+#define INLINE AD_INLINE
+#define NONE AD_NONE
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = rev,
+#include "ir/ops.def"
+#undef PRIM
+};
+
+static const AdRuleKind prim_forward[IR_NPRIMS] = {
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = fwd,
+#include "ir/ops.def"
+#undef PRIM
+#undef SENS
+};
+
+static const int prim_sens[IR_NPRIMS] = {
+#define SENS(p) IR_P_##p
+#undef RULE
+#undef DEF
+#undef INLINE
+#undef NONE
+#define RULE -1
+#define DEF -1
+#define INLINE -1
+#define NONE -1
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = rev,
+#include "ir/ops.def"
+#undef PRIM
+#undef NONE
+#undef INLINE
+#undef DEF
+#undef RULE
+#undef SENS
+};
+
+AdRuleKind ad_prim_reverse(int p) { return prim_reverse[p]; }
+AdRuleKind ad_prim_forward(int p) { return prim_forward[p]; }
+int ad_prim_sens(int p) { return prim_sens[p]; }
+
 /* The rule J_name of an op whose reverse column is SENS(P), made from P
  * (ad_rules.ms has none, so that the derivative is written once, in P):
  *

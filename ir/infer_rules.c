@@ -978,12 +978,12 @@ RULE(r_unary_sens) { UNUSED; return sens_result(cx, a[0], sens_like_arg(a[0], a[
  * is given the types without their None (`float?` as float), since its
  * result only exists when they are not None. */
 
-#define PRIM(e, name, arity, flags, eval, type, none, doc) [IR_P_##e] = type,
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = type,
 const InferRule ir_infer_prim_rules[IR_NPRIMS] = {
 #include "ir/ops.def"
 };
 #undef PRIM
-#define PRIM(e, name, arity, flags, eval, type, none, doc) [IR_P_##e] = none,
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = none,
 const bool ir_infer_prim_takes_none[IR_NPRIMS] = {
 #include "ir/ops.def"
 };

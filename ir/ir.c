@@ -15,7 +15,7 @@
 #include "lang/gc.h"
 
 const IrPrimInfo ir_prims[IR_NPRIMS] = {
-#define PRIM(e, name, arity, flags, eval, type, none, doc) {name, arity, flags, doc},
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) {name, arity, flags, doc},
 #include "ir/ops.def"
 #undef PRIM
 };

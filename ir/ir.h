@@ -23,7 +23,7 @@
 #include "lang/vm.h"
 
 typedef enum {
-#define PRIM(e, name, arity, flags, eval, type, none, doc) IR_P_##e,
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) IR_P_##e,
 #include "ir/ops.def"
 #undef PRIM
   IR_NPRIMS
