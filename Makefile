@@ -12,10 +12,11 @@ FUZZ_SECONDS ?= 300
 # python3-numpy: tests that compare Mist's output with NumPy's, and the
 # baseline of the tensor update benchmark; libjansson-dev: safetensors
 # headers; librsvg2-bin: rsvg-convert renders plot's SVG in a test;
-# dataset-fashion-mnist: the flagship's data).
+# dataset-fashion-mnist: the flagship's data; llvm-19-dev: graph mode's
+# code generator, jit/llvm/, LLVM's C API).
 DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
         zlib1g-dev libffi-dev clang tmux python3 python3-numpy libopenblas-dev \
-        libjansson-dev librsvg2-bin dataset-fashion-mnist
+        libjansson-dev librsvg2-bin dataset-fashion-mnist llvm-19-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 
 .PHONY: all build run test test-asan bench bench-update bench-grad bench-fashion-mnist fuzz fuzz-readers deps fuzz-deps clean

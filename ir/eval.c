@@ -951,7 +951,8 @@ static __attribute__((noinline)) bool call_slots(MistVM *vm, ObjFunc *f, EvCode 
   if (__builtin_expect(vm->jit_calls, 0) && ev_jit_takes(vm, f)) {
     Value *args = alloca((code->nparams + 1) * sizeof(Value));
     for (int k = 0; k < code->nparams; k++) copy_value(&args[k], &caller[slots[k]]);
-    return vm->jit->call(vm, f, code->nparams, args, NULL, out);
+    int r = vm->jit->call(vm, f, code->nparams, args, NULL, out);
+    if (r != EV_JIT_INTERPRET) return r == EV_JIT_DONE;
   }
   if (!stack_ok(vm)) return false;
   int cap = code->nslots;
@@ -968,17 +969,16 @@ static __attribute__((noinline)) bool call_slots(MistVM *vm, ObjFunc *f, EvCode 
 
 /* Run closure f on arguments. */
 static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  if (__builtin_expect(vm->jit_calls, 0) && ev_jit_takes(vm, f)) return vm->jit->call(vm, f, argc, argv, kw, out);
+  if (__builtin_expect(vm->jit_calls, 0) && ev_jit_takes(vm, f)) {
+    int r = vm->jit->call(vm, f, argc, argv, kw, out);
+    if (r != EV_JIT_INTERPRET) return r == EV_JIT_DONE;
+  }
   EvCode *code = code_of(vm, f->graph);
   if (argc == code->nparams && !kw) return enter(vm, code, argv, f->env, out);
   Value *params = alloca((code->nparams + 1) * sizeof(Value));
   if (!bind_args(vm, f->graph, code->name, argc, argv, kw, lang_func_ndefaults(f), lang_func_defaults(f), params))
     return false;
   return enter(vm, code, params, f->env, out);
-}
-
-bool ev_interpret(MistVM *vm, ObjFunc *f, const Value *params, Value *out) {
-  return enter(vm, code_of(vm, f->graph), params, f->env, out);
 }
 
 bool ev_bind(MistVM *vm, ObjFunc *f, const char *name, int skip, int argc, const Value *argv, const KwArgs *kw,
@@ -1251,8 +1251,9 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       if (__builtin_expect(vm->jit_calls && vm->graph_mode, 0) && (in->graph->flags & IRG_FUNCTION)) {
         /* a user function called where it is defined: as a closure, in graph mode */
         ObjFunc *f = make_closure(vm, in->graph, frame, in->dsts);
-        if (!vm->jit->call(vm, f, in->nargs, args, NULL, &F[in->dst])) goto fail;
-        NEXT;
+        int r = vm->jit->call(vm, f, in->nargs, args, NULL, &F[in->dst]);
+        if (r == EV_JIT_FAILED) goto fail;
+        if (r == EV_JIT_DONE) NEXT;
       }
       if (!enter(vm, gc, args, args + in->nargs, &F[in->dst])) goto fail;
       NEXT;
@@ -1272,19 +1273,23 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       /* replace this frame by the callee's */
       ObjFunc *f = AS_FUNC(fn);
       if (__builtin_expect(vm->jit_calls, 0) && ev_jit_takes(vm, f)) {
-        /* graph mode's call: an ordinary call, then return its value;
-         * the depth checked as a tail call checks it (counted first),
-         * so that runaway recursion stops where it does in eager mode */
+        /* compiled code runs as an ordinary call, then this frame
+         * returns its value; the depth is checked as a tail call checks
+         * it (counted first), so that runaway recursion stops where it
+         * does in eager mode */
         vm->depth++;
         bool deep = !stack_ok(vm);
         vm->depth--;
         if (deep) goto fail;
         Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
         for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
-        if (!vm->jit->call(vm, f, in->nargs, args, NULL, out)) goto fail;
-        vm->depth -= tail_depth;
-        st->ntails = tail_base;
-        return true;
+        int r = vm->jit->call(vm, f, in->nargs, args, NULL, out);
+        if (r == EV_JIT_FAILED) goto fail;
+        if (r == EV_JIT_DONE) {
+          vm->depth -= tail_depth;
+          st->ntails = tail_base;
+          return true;
+        }
       }
       EvCode *fc = code_at(vm, in, f->graph);
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));

@@ -27,20 +27,17 @@ typedef struct IrAdInterface {
 /* What the interpreter needs of graph mode (jit/, which lies above
  * ir/): one interface, which jit's jit_register installs in vm->jit.
  * While vm->jit_calls is set, a call of a closure of a user function
- * (in graph mode) or of a closure made by jit(f) goes to call instead
- * of the interpreter; call runs the function compiled for the
- * signature of its arguments, or hands it back to the interpreter
- * through ev_interpret. */
+ * (in graph mode) or of a closure made by jit(f) is offered to call
+ * first, which runs the code compiled for the signature of its
+ * arguments (EV_JIT_DONE, or EV_JIT_FAILED with the error raised), or
+ * hands the call back (EV_JIT_INTERPRET) when there is none: the
+ * interpreter then runs it as in eager mode. */
+enum { EV_JIT_FAILED, EV_JIT_DONE, EV_JIT_INTERPRET };
 typedef struct IrJitInterface {
-  bool (*call)(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out);
+  int (*call)(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out);
 } IrJitInterface;
 
 void ev_init(MistVM *vm);
-
-/* Run closure f in the interpreter, as a call would but without
- * looking at graph mode: params are its nparams bound arguments
- * (ev_bind).  False with the error (span, traceback) in vm. */
-bool ev_interpret(MistVM *vm, ObjFunc *f, const Value *params, Value *out);
 
 /* Whether a call of closure f goes to vm->jit (see IrJitInterface). */
 static inline bool ev_jit_takes(MistVM *vm, const ObjFunc *f) {

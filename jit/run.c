@@ -24,7 +24,7 @@
 
 #include "ir/eval.h"
 #include "ir/map.h"
-#include "jit/jit.h"
+#include "jit/jit_int.h"
 #include "lang/gc.h"
 
 /* Signatures a function compiles for; calls with others run in the
@@ -34,7 +34,9 @@ enum { MAX_SIGS = 8 };
 
 typedef struct JitEntry {
   IrType **sig;          /* the types of the parameters, then of the free variables */
-  const char *why;       /* why the interpreter runs it (NULL: native code) */
+  JitCode *code;         /* native code, or NULL: the interpreter runs it */
+  const char *why;       /* why the interpreter runs it */
+  bool stale;            /* a global it assumed has changed: compiled again */
   struct JitEntry *next;
 } JitEntry;
 
@@ -49,6 +51,9 @@ typedef struct JitState {
   NodeMap fns;           /* graph -> JitFn */
   bool log;              /* MIST_JIT_LOG=1 */
   bool made_jit;         /* some jit(f) was made: the interpreter looks at calls */
+  const JitBackend *backend;
+  void *cg;              /* the code generator of this VM, opened on the first compilation */
+  const char *no_cg;     /* why there is none */
 } JitState;
 
 static JitState *state(MistVM *vm) { return vm->jit_state; }
@@ -111,6 +116,34 @@ static IrType *sig_type_at(Value v, int depth) {
 
 static IrType *sig_type(Value v) { return sig_type_at(v, 0); }
 
+IrType *jit_widen(IrType *t) {
+  IrType *r;
+  switch (t->kind) {
+  case IT_INT: r = t->has_val ? &ir_t_int : t; break;
+  case IT_BOOL: r = t->has_val ? &ir_t_bool : t; break;
+  case IT_STR: r = t->sval ? &ir_t_str : t; break;
+  case IT_SLICE: r = &ir_t_slice; break;
+  case IT_TUPLE: {
+    IrType **items = alloca((size_t)(t->n ? t->n : 1) * sizeof *items);
+    for (int i = 0; i < t->n; i++) items[i] = jit_widen(t->items[i]);
+    r = ir_type_tuple(t->n, items);
+    break;
+  }
+  case IT_LIST: {
+    IrType *item = t->n < 0 ? jit_widen(t->items[0]) : &ir_t_never;
+    for (int i = 0; i < t->n; i++) item = ir_type_join(item, jit_widen(t->items[i]));
+    r = ir_type_list(-1, &item);
+    break;
+  }
+  default: return t;
+  }
+  if (r != t && (t->or_none || t->or_unbound)) {
+    if (t->or_none) r = ir_type_or_none(r);
+    if (t->or_unbound) r = ir_type_or_unbound(r);
+  }
+  return r;
+}
+
 /* Whether v is a value of type t of a signature, in at most MAX_SCAN
  * steps per list or dict. */
 static bool sig_match(const IrType *t, Value v) {
@@ -161,7 +194,7 @@ static JitEntry *lookup(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *params) 
     bool same = true;
     for (int i = 0; i < g->nparams && same; i++) same = sig_match(e->sig[i], params[i]);
     for (int i = 0; i < f->nenv && same; i++) same = sig_match(e->sig[g->nparams + i], f->env[i]);
-    if (same) return e;
+    if (same && !e->stale) return e;
   }
   return NULL;
 }
@@ -204,10 +237,23 @@ static bool derived(const IrGraph *g) {
   }
 }
 
+/* The code generator, opened the first time one is needed; NULL with
+ * the reason in st->no_cg. */
+static void *code_generator(MistVM *vm) {
+  JitState *st = state(vm);
+  if (st->cg || st->no_cg) return st->cg;
+  const char *why = NULL;
+  st->backend = jit_load_backend(&why);
+  if (st->backend) st->cg = st->backend->open(vm, &why);
+  if (!st->cg) st->no_cg = lang_str(why ? why : "the code generator cannot be opened")->data;
+  return st->cg;
+}
+
 /* Compile f's graph for its signature: inference's specialisation, then
- * native code.  Returns why the interpreter must run it instead (NULL:
- * native code).  *ret is the result's type when inference gave one. */
-static const char *compile(MistVM *vm, ObjFunc *f, IrType **sig, IrType **ret) {
+ * native code into *code.  Returns why the interpreter must run it
+ * instead (NULL: native code).  *ret is the result's type when
+ * inference gave one. */
+static const char *compile(MistVM *vm, ObjFunc *f, IrType **sig, IrType **ret, JitCode **code) {
   IrGraph *g = f->graph;
   if (derived(g)) return "a derivative (a program autodiff made): compiled derivatives are not done yet";
   IrInferOpts opts = {NULL, f->nenv ? sig + g->nparams : NULL};
@@ -220,7 +266,11 @@ static const char *compile(MistVM *vm, ObjFunc *f, IrType **sig, IrType **ret) {
     return why;
   }
   *ret = t->ret;
-  return "no native code generator yet";
+  void *cg = code_generator(vm);
+  if (!cg) return state(vm)->no_cg;
+  const char *why = NULL;
+  *code = state(vm)->backend->compile(cg, vm, g, t, sig, &why);
+  return *code ? NULL : why ? why : "the code generator failed";
 }
 
 static JitEntry *add_entry(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *params) {
@@ -232,7 +282,7 @@ static JitEntry *add_entry(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *param
   for (int i = 0; i < f->nenv; i++) e->sig[g->nparams + i] = sig_type(f->env[i]);
   double t0 = now_ms();
   IrType *ret = NULL;
-  e->why = compile(vm, f, e->sig, &ret);
+  e->why = compile(vm, f, e->sig, &ret, &e->code);
   double ms = now_ms() - t0;
   if (state(vm)->log) {
     StrBuf sb;
@@ -250,13 +300,31 @@ static JitEntry *add_entry(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *param
   return e;
 }
 
+/* Whether the globals the code read when it was compiled still hold
+ * what they held (a closure that captured nothing: of the same graph). */
+static bool guards_hold(MistVM *vm, const JitCode *code) {
+  for (int i = 0; i < code->nguards; i++) {
+    const JitGuard *gd = &code->guards[i];
+    Value v = v_unbound(), slot;
+    if (gd->module && gd->module->names && lang_dict_get(gd->module->names, gd->name, &slot))
+      v = gd->module->slots[slot.i];
+    if (v.tag == V_UNBOUND && vm->builtins) lang_dict_get(vm->builtins, gd->name, &v);
+    if (v.tag == gd->expect.tag && v.i == gd->expect.i) continue;
+    if (v_is_obj(v, O_FUNC) && v_is_obj(gd->expect, O_FUNC) && AS_FUNC(v)->nenv == 0 &&
+        AS_FUNC(gd->expect)->nenv == 0 && AS_FUNC(v)->graph == AS_FUNC(gd->expect)->graph)
+      continue;
+    return false;
+  }
+  return true;
+}
+
 /* IrJitInterface.call */
-static bool jit_call(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+static int jit_call(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   IrGraph *g = f->graph;
   const Value *params = argv;
   if (kw || argc != g->nparams) {
     Value *bound = alloca((size_t)(g->nparams + 1) * sizeof *bound);
-    if (!ev_bind(vm, f, NULL, 0, argc, argv, kw, bound, NULL)) return false;
+    if (!ev_bind(vm, f, NULL, 0, argc, argv, kw, bound, NULL)) return EV_JIT_FAILED;
     params = bound;
   }
   JitState *st = state(vm);
@@ -275,7 +343,27 @@ static bool jit_call(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const 
     say(vm, &sb);
   }
   if (!e) fn->full_said = true;
-  return ev_interpret(vm, f, params, out);
+  if (e && e->code && !guards_hold(vm, e->code)) {
+    /* a global the code assumed was bound again: compile anew */
+    e->stale = true;
+    if (st->log) {
+      StrBuf sb;
+      sb_init(&sb);
+      sb_printf(&sb, "jit: %s: a global it read was bound again: compiled again",
+                g->display ? g->display->data : g->name->data);
+      say(vm, &sb);
+    }
+    e = add_entry(vm, fn, f, params);
+  }
+  if (!e || !e->code) return EV_JIT_INTERPRET;
+  /* a frame of its own, as the interpreter's enter() makes one */
+  char here;
+  if ((vm->depth >= vm->max_depth || (vm->stack_limit && &here < vm->stack_limit)) && !lang_check_stack(vm))
+    return EV_JIT_FAILED;
+  vm->depth++;
+  bool ok = e->code->entry(&e->code->cx, params, f->env, out);
+  vm->depth--;
+  return ok ? EV_JIT_DONE : EV_JIT_FAILED;
 }
 
 /* ---- the builtins ---- */
@@ -332,4 +420,41 @@ void jit_register(MistVM *vm) {
   vm->jit = &interface;
   lang_def_builtin(vm, "jit", b_jit, 1, 1);
   lang_def_builtin(vm, "set_mode", b_set_mode, 1, 1);
+}
+
+void jit_free(MistVM *vm) {
+  JitState *st = state(vm);
+  if (st && st->cg) st->backend->close(st->cg);
+  if (st) st->cg = NULL;
+}
+
+/* The type a free variable of a top-level function has before the
+ * module runs: a def's closure, a constant's type, else any. */
+static IrType *static_fv_type(MistVM *vm, IrNode *x) {
+  if (ir_node_prim(x) == IR_P_SET_GLOBAL && x->nin == 3) x = x->in[2];
+  IrGraph *h = ir_node_graph(x);
+  if (h) {
+    ir_free_vars(h);
+    return h->nfv ? &ir_t_any : ir_type_closure(h, NULL);
+  }
+  if (x->kind == IR_CONST) return sig_type(x->value);
+  return &ir_t_any;
+}
+
+bool jit_emit_llvm(MistVM *vm, IrGraph *g, const Value *env, int nargs, IrType **args, IrGraph *module_code,
+                   StrBuf *out) {
+  ir_free_vars(g);
+  IrType **sig = lang_alloc((size_t)(nargs + g->nfv + 1) * sizeof *sig);
+  for (int i = 0; i < nargs; i++) sig[i] = args[i];
+  for (int i = 0; i < g->nfv; i++) sig[nargs + i] = env ? sig_type(env[i]) : static_fv_type(vm, g->fv[i]);
+  IrInferOpts opts = {module_code, g->nfv ? sig + nargs : NULL};
+  IrTyped *t = ir_infer(vm, g, nargs, sig, &opts);
+  if (!t) return false;
+  void *cg = code_generator(vm);
+  if (!cg) return lang_raise(vm, "RuntimeError", "emit-llvm: %s", state(vm)->no_cg);
+  const char *why = NULL;
+  if (!state(vm)->backend->emit_llvm(cg, vm, g, t, sig, out, &why))
+    return lang_raise(vm, "ValueError", "%s is not compiled natively for these types: %s",
+                      g->display ? g->display->data : g->name->data, why ? why : "?");
+  return true;
 }

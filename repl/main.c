@@ -25,6 +25,7 @@ static const char usage_line[] =
     "usage: mist [--mode=eager|graph] [--dump=STAGES] [-e SOURCE | FILE.ms | -] [ARGS...]\n"
     "       mist ir [--grad] [--opt] [--source] FILE.ms NAME\n"
     "       mist ir --types [--grad] FILE.ms NAME ARGTYPES...\n"
+    "       mist emit-llvm FILE.ms NAME ARGTYPES...\n"
     "       mist --version | --help\n";
 
 static void print_help(void) {
@@ -46,6 +47,9 @@ static void print_help(void) {
          "  ir --types FILE.ms NAME ARGTYPES...\n"
          "                       print NAME specialised to argument types (int, float,\n"
          "                       f32[64,784]...) with a type on every node\n"
+         "  emit-llvm FILE.ms NAME ARGTYPES...\n"
+         "                       print the optimised LLVM IR graph mode makes for NAME\n"
+         "                       specialised to ARGTYPES\n"
          "  --mode=graph         compile every function call for the types of its\n"
          "                       arguments (docs/jit.md); --mode=eager (the default)\n"
          "                       interprets\n"
@@ -226,6 +230,29 @@ static int run_ir(int argc, char **argv) {
   return finish(vm, status, operands[0], repl_end());
 }
 
+/* mist emit-llvm FILE.ms NAME ARGTYPES... */
+static int run_emit_llvm(int argc, char **argv) {
+  if (argc < 2)
+    return usage_error("emit-llvm: expected FILE.ms NAME ARGTYPES...");
+  for (int i = 0; i < 2; i++)
+    if (argv[i][0] == '-' && argv[i][1] != '\0')
+      return usage_error("emit-llvm: unknown option %s", argv[i]);
+  if (!check_file(argv[0]))
+    return 2;
+  MistVM *vm = vm_or_die(0, NULL);
+  for (int k = 2; k < argc; k++) {
+    const char *why = mist_argtype_error(vm, argv[k]);
+    if (why) {
+      int code = usage_error("emit-llvm: %s", why);
+      mist_free(vm);
+      return code;
+    }
+  }
+  repl_begin();
+  MistStatus status = mist_print_file_llvm(vm, argv[0], argv[1], argc - 2, (const char *const *)argv + 2);
+  return finish(vm, status, argv[0], repl_end());
+}
+
 static int run_repl(void) {
   MistVM *vm = vm_or_die(0, NULL);
   int code = repl_run(vm);
@@ -286,6 +313,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(arg, "ir") == 0)
     return run_ir(argc - 2, argv + 2);
+  if (strcmp(arg, "emit-llvm") == 0)
+    return run_emit_llvm(argc - 2, argv + 2);
   if (arg[0] == '-')
     return usage_error("unknown option %s", arg);
   return run_script(arg, argc - 2, argv + 2);

@@ -68,6 +68,42 @@ print(sq(2))
 set_mode("eager")
 print(sq(3))'
 
+# native code: fib compiles (the code generator loads), and LLVM is
+# loaded only by a program that compiles something
+count native-fib 1 '^jit: fib\(int\) -> int: compiled' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
+loads_llvm() { LD_DEBUG=libs "$@" 2>&1 >/dev/null | grep -ci 'init: .*libLLVM' || true; }
+if [ "$(loads_llvm "$mist" -e 'print(1)')" != 0 ]; then
+  echo "FAIL no-llvm: mist -e 'print(1)' loaded LLVM"
+  fails=$((fails + 1))
+fi
+if [ "$(loads_llvm "$mist" --mode=graph -e 'print(1)')" != 0 ]; then
+  echo "FAIL no-llvm-graph: mist --mode=graph -e 'print(1)' loaded LLVM"
+  fails=$((fails + 1))
+fi
+if [ "$(loads_llvm "$mist" --mode=graph "$dir/fib.ms")" = 0 ]; then
+  echo "FAIL llvm-loaded: compiling fib did not load LLVM"
+  fails=$((fails + 1))
+fi
+# a code generator that cannot be loaded: the interpreter runs
+# everything, with the same output, and the log says why
+expect no-cg 0 '^6765$' env MIST_JIT_LIB=/nonexistent/libmist_jit.so "$mist" --mode=graph "$dir/fib.ms"
+count no-cg-why 1 'interpreted .*cannot load the code generator' env MIST_JIT_LOG=1 MIST_JIT_LIB=/nonexistent/libmist_jit.so "$mist" -e 'print(jit(lambda x: x + 1)(2))'
+
+# a global a compiled function read is bound again: compiled again
+# (f reads g as a global: g is bound after f's def runs)
+cat > "$dir/rebind.ms" <<'MS'
+def f(x):
+    return g(x) * 2
+def g(x):
+    return x + 1
+print(f(1))
+def g(x):
+    return x - 1
+print(f(1))
+MS
+expect rebind 0 '^4 0$' bash -c "\"$mist\" --mode=graph \"$dir/rebind.ms\" | tr '\\n' ' ' | sed 's/ $//'"
+count rebind-log 1 'bound again' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/rebind.ms"
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
   exit 1
