@@ -59,11 +59,16 @@ static LLVMTargetMachineRef host_machine(Cg *cg, const char **why) {
     LLVMDisposeMessage(err);
     return NULL;
   }
-  char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, cg->triple, cpu, features, LLVMCodeGenLevelAggressive,
-                                                    LLVMRelocDefault, LLVMCodeModelJITDefault);
-  LLVMDisposeMessage(cpu);
-  LLVMDisposeMessage(features);
+  /* MIST_JIT_CPU=x86-64 (say) instead of the host's CPU and features:
+   * the same code on every machine, for tests of the printed IR */
+  const char *fixed = getenv("MIST_JIT_CPU");
+  char *cpu = fixed && *fixed ? NULL : LLVMGetHostCPUName();
+  char *features = fixed && *fixed ? NULL : LLVMGetHostCPUFeatures();
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, cg->triple, cpu ? cpu : fixed, features ? features : "",
+                                                    LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+                                                    LLVMCodeModelJITDefault);
+  if (cpu) LLVMDisposeMessage(cpu);
+  if (features) LLVMDisposeMessage(features);
   if (!tm) *why = "LLVM cannot make a target machine for this CPU";
   return tm;
 }

@@ -226,7 +226,7 @@ static void note_unit(Lw *lw, IrUnit *u) {
  * handle, reached through the runtime. */
 static bool boxed_ok(const IrType *t) {
   switch (t->kind) {
-  case IT_CLOSURE: case IT_FNSET: case IT_RANGE: case IT_SLICE: return true;
+  case IT_CLOSURE: case IT_FNSET: case IT_RANGE: case IT_SLICE: case IT_STR: return true;
   case IT_BUILTIN: return t->n == 0 || boxed_ok(t->items[0]);
   default: return false;
   }

@@ -104,6 +104,17 @@ MS
 expect rebind 0 '^4 0$' bash -c "\"$mist\" --mode=graph \"$dir/rebind.ms\" | tr '\\n' ' ' | sed 's/ $//'"
 count rebind-log 1 'bound again' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/rebind.ms"
 
+# mist emit-llvm: the IR of a function for the types named; what is
+# not compiled natively says why; bad usage is exit 2
+printf 'def sq(x):\n    return x * x\ndef words(n):\n    return [str(i) for i in range(n)]\n' > "$dir/e.ms"
+expect emit 0 'fmul double' "$mist" emit-llvm "$dir/e.ms" sq float
+expect emit-int 0 'llvm.smul.with.overflow.i64' "$mist" emit-llvm "$dir/e.ms" sq int
+expect emit-not-native 1 'words is not compiled natively for these types: .*e.ms:4' "$mist" emit-llvm "$dir/e.ms" words int
+expect emit-no-name 1 "no top-level function named 'nope'" "$mist" emit-llvm "$dir/e.ms" nope int
+expect emit-bad-type 2 "bad argument type 'f33'" "$mist" emit-llvm "$dir/e.ms" sq f33
+expect emit-usage 2 'emit-llvm: expected FILE.ms NAME' "$mist" emit-llvm "$dir/e.ms"
+expect emit-arity 1 'takes 1 argument but the signature gives 2' "$mist" emit-llvm "$dir/e.ms" sq int int
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
   exit 1
