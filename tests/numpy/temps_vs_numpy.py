@@ -24,15 +24,15 @@ is not installed.
 """
 import os
 import random
-import subprocess
 import sys
-import tempfile
 
 try:
     import numpy as np
 except ImportError:
     print("numpy is not installed: skipped")
     sys.exit(77)
+
+import _mistrun   # noqa: E402
 
 NP = {"f32": np.float32, "f64": np.float64, "i64": np.int64}
 
@@ -195,13 +195,7 @@ def main():
         lines, want = make_case(rng, i)
         program += lines + ['print("----")']
         wants.append((lines, want))
-    with tempfile.NamedTemporaryFile("w", suffix=".ms", delete=False) as f:
-        f.write("\n".join(program) + "\n")
-        path = f.name
-    try:
-        run = subprocess.run([mist, path], capture_output=True, text=True, timeout=600)
-    finally:
-        os.unlink(path)
+    run = _mistrun.run_program(mist, program)
     if run.returncode != 0:
         print("mist failed:", run.stderr[:3000])
         return 1
