@@ -64,8 +64,8 @@ static JitState *state(MistVM *vm) { return vm->jit_state; }
  * values of ints, bools, strs and slices left out, lists of any length
  * (a list of more than MAX_SCAN items, or a dict of more, is `any`
  * inside, so that matching a call against a signature never walks a
- * big list), and a closure typed by its graph alone (its captured
- * values `any` to inference), so that a function called with a new
+ * big list), a closure that captured nothing typed by its graph, and
+ * one that captured values `any`, so that a function called with a new
  * closure on every call (a backpropagator) is compiled once. */
 
 enum { MAX_SCAN = 16, MAX_NEST = 8 };
@@ -83,7 +83,11 @@ static IrType *sig_type_at(Value v, int depth) {
   switch (v.o->kind) {
   case O_STR: return &ir_t_str;
   case O_SLICE: return &ir_t_slice;
-  case O_FUNC: return ir_type_closure(AS_FUNC(v)->graph, NULL);
+  case O_FUNC:
+    /* a closure that captured values is `any`: typed by its graph alone,
+     * inference would take its captured values for the compiled
+     * function's own when the two graphs are one */
+    return AS_FUNC(v)->nenv ? &ir_t_any : ir_type_closure(AS_FUNC(v)->graph, NULL);
   case O_TUPLE: {
     ObjSeq *t = AS_SEQ(v);
     if (t->len > 64) return &ir_t_any;
@@ -159,7 +163,7 @@ static bool sig_match(const IrType *t, Value v) {
   switch (v.o->kind) {
   case O_STR: return t->kind == IT_STR;
   case O_SLICE: return t->kind == IT_SLICE;
-  case O_FUNC: return t->kind == IT_CLOSURE && t->graph == AS_FUNC(v)->graph;
+  case O_FUNC: return t->kind == IT_CLOSURE && t->graph == AS_FUNC(v)->graph && !AS_FUNC(v)->nenv;
   case O_TUPLE: {
     ObjSeq *s = AS_SEQ(v);
     if (t->kind != IT_TUPLE || s->len != (size_t)t->n) return false;
@@ -290,6 +294,8 @@ static JitEntry *add_entry(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *param
     sb_adds(&sb, "jit: ");
     print_signature(&sb, g, g->nparams, f->nenv, e->sig);
     if (ret) sb_printf(&sb, " -> %s", ir_type_str(ret));
+    if (g->span.file >= 0 && g->span.file < vm->nfiles)
+      sb_printf(&sb, " (%s:%d)", vm->files[g->span.file].path->data, g->span.line);
     if (e->why) sb_printf(&sb, ": interpreted (%.2f ms): %s", ms, e->why);
     else sb_printf(&sb, ": compiled (%.2f ms)", ms);
     say(vm, &sb);

@@ -223,12 +223,21 @@ static void note_unit(Lw *lw, IrUnit *u) {
 /* ---- reps of types ---- */
 
 /* What may stay boxed: values the interpreter's primitives and builtins
- * handle, reached through the runtime. */
+ * handle, reached through the runtime (strs, lists, dicts, modules,
+ * closures, values inference types `any`), but not tensors, whose
+ * compiled code (fused loops over their elements) is not written yet:
+ * a function with a value typed a tensor runs in the interpreter. */
 static bool boxed_ok(const IrType *t) {
   switch (t->kind) {
-  case IT_CLOSURE: case IT_FNSET: case IT_RANGE: case IT_SLICE: case IT_STR: return true;
+  case IT_TENSOR: return false;
+  case IT_TUPLE: case IT_LIST: case IT_DICT: case IT_ENV: case IT_FNSET: {
+    int m = t->kind == IT_LIST && t->n < 0 ? 1 : t->n;
+    for (int i = 0; i < m; i++)
+      if (!boxed_ok(t->items[i])) return false;
+    return true;
+  }
   case IT_BUILTIN: return t->n == 0 || boxed_ok(t->items[0]);
-  default: return false;
+  default: return true;
   }
 }
 

@@ -54,8 +54,8 @@ expect mode-missing 2 "option --mode needs" "$mist" --mode "$dir/fib.ms"
 expect mode-e 0 '^1$' "$mist" --mode=graph -e 'print(1)'
 
 # one line per signature: fib(int) once for its 21891 calls, fib(float) once
-count log-once 1 '^jit: fib\(int\) -> int: ' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
-count log-float 1 '^jit: fib\(float\) -> float: ' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
+count log-once 1 '^jit: fib\(int\) -> int \(.*fib.ms:1\): ' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
+count log-float 1 '^jit: fib\(float\) -> float .*: ' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
 count log-eager 0 '^jit: ' env MIST_JIT_LOG=1 "$mist" "$dir/fib.ms"
 count log-off 0 '^jit: ' "$mist" --mode=graph "$dir/fib.ms"
 count log-jit-call 1 '^jit: <lambda>\(int\)' env MIST_JIT_LOG=1 "$mist" -e 'sq = jit(lambda x: x * x)
@@ -70,7 +70,7 @@ print(sq(3))'
 
 # native code: fib compiles (the code generator loads), and LLVM is
 # loaded only by a program that compiles something
-count native-fib 1 '^jit: fib\(int\) -> int: compiled' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
+count native-fib 1 '^jit: fib\(int\) -> int .*: compiled' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
 loads_llvm() { LD_DEBUG=libs "$@" 2>&1 >/dev/null | grep -ci 'init: .*libLLVM' || true; }
 if [ "$(loads_llvm "$mist" -e 'print(1)')" != 0 ]; then
   echo "FAIL no-llvm: mist -e 'print(1)' loaded LLVM"
@@ -107,9 +107,11 @@ count rebind-log 1 'bound again' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/r
 # mist emit-llvm: the IR of a function for the types named; what is
 # not compiled natively says why; bad usage is exit 2
 printf 'def sq(x):\n    return x * x\ndef words(n):\n    return [str(i) for i in range(n)]\n' > "$dir/e.ms"
+printf 'def scale(t):\n    return t * 2.0\n' >> "$dir/e.ms"
 expect emit 0 'fmul double' "$mist" emit-llvm "$dir/e.ms" sq float
 expect emit-int 0 'llvm.smul.with.overflow.i64' "$mist" emit-llvm "$dir/e.ms" sq int
-expect emit-not-native 1 'words is not compiled natively for these types: .*e.ms:4' "$mist" emit-llvm "$dir/e.ms" words int
+expect emit-boxed 0 'mist_rt_call' "$mist" emit-llvm "$dir/e.ms" words int
+expect emit-not-native 1 'scale is not compiled natively for these types: .*f32\[3\].*e.ms:5' "$mist" emit-llvm "$dir/e.ms" scale 'f32[3]'
 expect emit-no-name 1 "no top-level function named 'nope'" "$mist" emit-llvm "$dir/e.ms" nope int
 expect emit-bad-type 2 "bad argument type 'f33'" "$mist" emit-llvm "$dir/e.ms" sq f33
 expect emit-usage 2 'emit-llvm: expected FILE.ms NAME' "$mist" emit-llvm "$dir/e.ms"
