@@ -109,6 +109,7 @@ static JV *jv_new(Rep *r) {
 
 typedef struct Frame {
   IrGraph *g;          /* the graph it runs: a specialised copy */
+  int twin;            /* 0, or 1 for the copy its calls of itself call (below) */
   int np, nfv;
   Rep **prep;          /* its parameters' */
   IrNode **fv;         /* its free variables (ir_free_vars), */
@@ -673,16 +674,22 @@ static void count_uses(NodeMap *uses, IrGraph *g, NodeMap *seen) {
   }
 }
 
-static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, IrNode *at) {
+/* The frame of graph g with free variables passed as fvrep.  A frame
+ * that calls itself calls its twin instead, an identical function that
+ * calls the frame back: LLVM inlines the twin into the frame, so a
+ * recursion runs two levels per native call, as gcc -O2 unrolls one
+ * (each level still counts and checks its depth). */
+static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
   ir_free_vars(g);
   for (Frame *f = lw->frames; f; f = f->next) {
-    if (f->g != g) continue;
+    if (f->g != g || f->twin != twin) continue;
     bool same = true;
     for (int i = 0; i < f->nfv && same; i++) same = rep_eq(f->fvrep[i], fvrep[i]);
     if (same) return f;
   }
   Frame *f = lang_alloc(sizeof *f);
   f->g = g;
+  f->twin = twin;
   f->np = g->nparams;
   f->nfv = g->nfv;
   f->fv = g->fv;
@@ -717,9 +724,13 @@ static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, IrNode *at) {
   for (int i = 0; i < g->nfv; i++) leaf_types(lw, f->fvrep[i], pt, &k);
   f->fnty = LLVMFunctionType(f->retty, pt, (unsigned)np, false);
   char name[256];
-  snprintf(name, sizeof name, "%s%s.%d", lw->prefix, g->name->data, lw->nfn++);
+  snprintf(name, sizeof name, "%s%s%s.%d", lw->prefix, g->name->data, twin ? ".twin" : "", lw->nfn++);
   f->fn = LLVMAddFunction(lw->M, name, f->fnty);
   LLVMSetLinkage(f->fn, LLVMInternalLinkage);
+  if (twin) {
+    unsigned k = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lw->C, k, 0));
+  }
   f->next = lw->frames;
   lw->frames = f;
   if (lw->ntodo == lw->captodo) {
@@ -729,6 +740,15 @@ static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, IrNode *at) {
   lw->todo[lw->ntodo++] = f;
   (void)at;
   return f;
+}
+
+/* The frame a call of g (free variables fvrep) made in e's frame runs:
+ * a call of e's own frame goes to its twin. */
+static Frame *callee_frame(Em *e, IrGraph *g, Rep **fvrep, IrNode *at) {
+  Frame *f = e->f;
+  bool self = f->g == g;
+  for (int i = 0; i < f->nfv && self; i++) self = rep_eq(f->fvrep[i], fvrep[i]);
+  return get_frame(e->lw, g, fvrep, self ? 1 - f->twin : 0, at);
 }
 
 /* ---- values of nodes ---- */
@@ -979,7 +999,7 @@ static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) 
     ir_free_vars(g);
     Rep **fr = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fr);
     for (int i = 0; i < g->nfv; i++) fr[i] = fvs[i]->rep;
-    Frame *fm = get_frame(lw, g, fr, n);
+    Frame *fm = callee_frame(e, g, fr, n);
     if (!fm) return NULL;
     JV *r = call_frame(e, fm, args, fvs, n, tail ? CALL_TAIL : CALL_PLAIN);
     return r ? coerce(e, r, res, n) : NULL;
@@ -1546,7 +1566,7 @@ static int emit_node(Em *e, IrNode *n, bool tail, JV **value) {
       fr[i] = fvs[i]->rep;
     }
     Rep *res = rep_of(lw, type_of(lw, n), n);
-    Frame *fm = res ? get_frame(lw, h, fr, n) : NULL;
+    Frame *fm = res ? callee_frame(e, h, fr, n) : NULL;
     if (!fm) return -1;
     r = call_frame(e, fm, args, fvs, n, CALL_PLAIN);
     if (r) r = coerce(e, r, res, n);
@@ -1731,7 +1751,7 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
     ok = j < g->nfv ? (fr[i] = rep_of(lw, sig[g->nparams + j], root->fv[i])) != NULL
                     : nope(lw, root->fv[i], "a free variable of the copy that the function does not have");
   }
-  Frame *rf = ok ? get_frame(lw, root, fr, root->ret) : NULL;
+  Frame *rf = ok ? get_frame(lw, root, fr, 0, root->ret) : NULL;
   ok = rf != NULL;
   for (int i = 0; ok && i < lw->ntodo; i++) ok = emit_frame(lw, lw->todo[i]);
   const char *entry = lang_str_fmt("%sentry", prefix)->data;

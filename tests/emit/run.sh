@@ -7,6 +7,7 @@
 set -uo pipefail
 mist=$1
 golden=$2
+case "$mist" in /*) ;; *) mist="$PWD/$mist" ;; esac
 dir=$(cd "$(dirname "$golden")" && pwd)
 read -r _ cmd file rest < "$golden"
 if [ "$cmd" != emit-llvm ]; then
