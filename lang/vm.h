@@ -109,7 +109,7 @@ struct MistVM {
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
   void *eval;             /* the interpreter's private state */
-  void *infer;            /* type inference's cache (ir/infer.c) */
+  void *infer;            /* type inference's state (ir/infer.c) */
 
   /* runaway recursion guard: depth of Mist calls and C stack bound */
   int depth, max_depth;
