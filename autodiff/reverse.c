@@ -38,6 +38,7 @@
 #include "autodiff/ad.h"
 #include "ir/eval.h"
 #include "ir/map.h"
+#include "ir/marks.h"
 #include "ir/passes.h"
 #include "lang/gc.h"
 
@@ -814,14 +815,14 @@ static void prune_backward(Ad *ad) {
   bool again = true;
   while (again) {
     again = false;
-    for (int g = 0; g < u->ngraphs; g++)
-      for (int i = 0; i < u->graphs[g]->nnodes; i++) u->graphs[g]->nodes[i]->mark = 0;
+    IrMarks uses;   /* a node -> its uses */
+    ir_marks_for_unit(&uses, u);
     for (int g = 0; g < u->ngraphs; g++) {
       IrGraph *h = u->graphs[g];
       for (int i = 0; i < h->nnodes; i++)
-        for (int j = 0; j < h->nodes[i]->nin; j++) h->nodes[i]->in[j]->mark++;
-      if (h->ret) h->ret->mark++;
-      for (int k = 0; k < h->ndefaults; k++) h->defaults[k]->mark++;
+        for (int j = 0; j < h->nodes[i]->nin; j++) ++*ir_mark(&uses, h->nodes[i]->in[j]);
+      if (h->ret) ++*ir_mark(&uses, h->ret);
+      for (int k = 0; k < h->ndefaults; k++) ++*ir_mark(&uses, h->defaults[k]);
     }
     for (int g = 0; g < u->ngraphs; g++) {
       IrGraph *h = u->graphs[g];
@@ -829,7 +830,7 @@ static void prune_backward(Ad *ad) {
       int k = 0;
       for (int i = 0; i < h->nnodes; i++) {
         IrNode *n = h->nodes[i];
-        if (n->mark == 0 && prunable(n)) {
+        if (*ir_mark(&uses, n) == 0 && prunable(n)) {
           again = true;
           continue;
         }

@@ -48,7 +48,8 @@ typedef struct IrGraph IrGraph;
 
 struct IrNode {
   IrKind kind;
-  uint32_t id;          /* unique in its IrUnit, for printing */
+  uint32_t id;          /* unique in its IrUnit, for printing; dense there, so
+                           a pass may keep a mark per node in an array (marks.h) */
   IrGraph *graph;       /* owner (params and applies); NULL for constants */
   Span span;
   Value value;          /* IR_CONST: the constant: a number, str, tuple,
@@ -57,7 +58,6 @@ struct IrNode {
   int nin;              /* IR_APPLY: in[0] is the callee, in[1..] the args */
   IrNode **in;
   ObjStr *name;         /* the source variable it was bound to, or NULL */
-  int mark;             /* scratch for passes */
 };
 
 enum {
