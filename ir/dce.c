@@ -30,16 +30,12 @@
 typedef struct GraphList {
   int n, cap;
   IrGraph **items;
+  NodeMap in;     /* graph -> itself when in items (a unit has thousands) */
 } GraphList;
 
-static bool list_has(GraphList *l, IrGraph *g) {
-  for (int i = 0; i < l->n; i++)
-    if (l->items[i] == g) return true;
-  return false;
-}
-
 static void list_add(GraphList *l, IrGraph *g) {
-  if (list_has(l, g)) return;
+  if (ir_map_get(&l->in, g)) return;
+  ir_map_put(&l->in, g, g);
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 16;
     l->items = lang_realloc(l->items, (size_t)l->cap * sizeof *l->items);
