@@ -664,10 +664,10 @@ static void dump_code(EvCode *c) {
  * threads may compile a graph at once; both codes are equal and either
  * may stay. */
 
-/* g's code the first time: compiled, and kept in its side slot */
+/* g's code the first time: compiled, and kept in its side slot (from then
+ * on g is frozen: ir_frozen) */
 __attribute__((noinline, cold)) static EvCode *code_compile(MistVM *vm, IrGraph *g) {
   EvCode *code = compile(vm, g);
-  g->flags |= IRG_FROZEN;
   const char *dump = getenv("MIST_DUMP_CODE");
   if (dump && *dump == '1') dump_code(code);
   ir_side_set(g, IR_SIDE_CODE, code);

@@ -732,7 +732,7 @@ static const char *unique_name(IrUnit *u, const char *base) {
 static void make_copy(Copier *c, InferSpec *S) {
   IrGraph *g = S->g;
   IrGraph *parent = S->ctx && S->ctx->g ? S->ctx->copy : g->parent;
-  IrGraph *k = ir_graph_new(c->u, unique_name(c->u, g->name->data), parent, g->flags & ~IRG_FROZEN, g->span);
+  IrGraph *k = ir_graph_new(c->u, unique_name(c->u, g->name->data), parent, g->flags, g->span);
   k->display = g->display;
   k->module = g->module;
   S->copy = k;

@@ -41,7 +41,7 @@ IrGraph *ir_graph_new(IrUnit *u, const char *name, IrGraph *parent, unsigned fla
   g->name = lang_str(name);
   g->display = g->name;
   g->id = u->next_id++;
-  g->flags = flags & ~IRG_FROZEN;   /* (a copy's flags may come from a compiled graph) */
+  g->flags = flags;
   g->parent = parent;
   g->module = parent ? parent->module : NULL;
   g->span = span;

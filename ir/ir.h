@@ -70,8 +70,6 @@ enum {
   IRG_TAPE = 64,        /* a backward pass made on each turn of a loop: its
                            closures form a chain, so they are allocated side
                            by side (see make_closure in eval.c) */
-  IRG_FROZEN = 128,     /* compiled by the interpreter: its free variables
-                           and body are fixed, and passes leave it alone */
 };
 
 struct IrGraph {
@@ -141,6 +139,11 @@ static inline void *ir_side_claim(IrGraph *g, IrSide s, void *data) {
     return data;
   return old;
 }
+
+/* Has the interpreter compiled g (its code is in g's side slot
+ * IR_SIDE_CODE)?  Then g's free variables and body are fixed, and
+ * passes leave it alone. */
+static inline bool ir_frozen(const IrGraph *g) { return ir_side(g, IR_SIDE_CODE) != NULL; }
 
 /* All graphs made by one lowering, for printing and passes. */
 typedef struct IrUnit {
