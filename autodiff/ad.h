@@ -105,7 +105,21 @@ Value ad_sens_definition(MistVM *vm, int prim);
  * the builtins by ad_mark_nondiff, when ad_register installs autodiff.) */
 bool ad_nondiff_builtin(Value fn);
 void ad_mark_nondiff(MistVM *vm);
-void ad_mark_sens_prims(MistVM *vm);
+/* The sensitivity primitive reverse mode uses for a call of builtin b
+ * with one positional argument (its op's reverse column in
+ * ir/builtin_ops.def), -1 for none. */
+int ad_sens_prim(const ObjBuiltin *b);
+
+/* How a primitive is differentiated (the reverse and forward columns of
+ * ir/ops.def): AD_SENS, by the sensitivity primitive ad_prim_sens(p)
+ * (reverse only); AD_RULE, by the rule J_name or F_name of
+ * stdlib/ad_rules.ms; AD_DEF, a sensitivity primitive, by its Mist
+ * definition (stdlib/ad_sens.ms); AD_INLINE, by the transform itself;
+ * AD_NONE, not at all: computed plainly. */
+typedef enum { AD_NONE, AD_RULE, AD_DEF, AD_INLINE, AD_SENS } AdRuleKind;
+AdRuleKind ad_prim_reverse(int p);
+AdRuleKind ad_prim_forward(int p);
+int ad_prim_sens(int p);   /* -1 unless ad_prim_reverse(p) is AD_SENS */
 
 /* Keyword and method calls under the transforms (calls.c): the builtins
  * the reverse transform lowers them with (_method_rule and _attr_rule
@@ -154,7 +168,7 @@ void ad_register_builtins(MistVM *vm);
  * none), whether a value is one of those (or of their forms under a
  * second transform), the Mist rule behind one, and what stands for one
  * under one more forward transform. */
-Value ad_fast_F_rule(MistVM *vm, const char *name);
+Value ad_fast_F_rule(MistVM *vm, bool op, int id);
 bool ad_is_fast_F_rule(Value fn);
 Value ad_fast_F_rule_source(MistVM *vm, Value fn);
 Value ad_fast_F_rule_under(MistVM *vm, Value fn);

@@ -608,5 +608,4 @@ void ad_register(MistVM *vm) {
   ad_register_tangents(vm);
   ad_register_nest(vm);
   ad_mark_nondiff(vm);   /* last: every builtin is registered */
-  ad_mark_sens_prims(vm);
 }

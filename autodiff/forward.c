@@ -95,8 +95,8 @@ static Value rule_for(Fw *w, const char *name) { return ad_module_global(w->rule
 
 /* The rule a call is made with: F_name, or its float fast path in C
  * (tangents.c) for the hottest */
-static Value rule_called(Fw *w, const char *name) {
-  Value fast = ad_fast_F_rule(w->vm, name);
+static Value rule_called(Fw *w, const char *name, bool op, int id) {
+  Value fast = ad_fast_F_rule(w->vm, op, id);
   return fast.tag != V_UNBOUND ? fast : rule_for(w, name);
 }
 
@@ -331,7 +331,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       nested_rule(w, g, y, kint(w, p), kint(w, 1), 1);
       return;
     default: {
-      if (p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS) {
+      if (ad_prim_forward(p) == AD_DEF) {
         /* a sensitivity primitive of a derivative (jvp of grad): its
          * rule (ad_sens.ms), or a call of its Mist definition,
          * transformed */
@@ -349,7 +349,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
         call_transformed(w, g, y, fdef);
         return;
       }
-      Value rule = (ir_prims[p].flags & P_DIFF) ? rule_called(w, ir_prims[p].name) : v_unbound();
+      Value rule = ad_prim_forward(p) == AD_RULE ? rule_called(w, ir_prims[p].name, false, p) : v_unbound();
       if (rule.tag == V_UNBOUND) {
         if (ir_prims[p].flags & P_DIFF) {
           w->failed = true;
@@ -398,7 +398,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
   }
   if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN)) {
     ObjBuiltin *b = AS_BUILTIN(callee->value);
-    Value rule = ad_is_packed(w->vm, callee->value) ? rule_for(w, b->name) : rule_called(w, b->name);
+    Value rule = ad_is_packed(w->vm, callee->value) ? rule_for(w, b->name) : rule_called(w, b->name, true, b->op);
     if (rule.tag != V_UNBOUND && ad_is_packed(w->vm, callee->value) && nargs >= 1) {
       /* vjp(f, x1..xn): F_vjp(f, tf, (x1..xn), (tx1..txn)) */
       IrNode **xs = lang_alloc(nargs * sizeof *xs), **ts = lang_alloc(nargs * sizeof *ts);

@@ -194,33 +194,32 @@ static Value rule_for(Ad *ad, const char *name) { return ad_module_global(ad->ru
  * hot primitives or math builtins with one argument per parameter: its
  * forward step is y itself and its backward step one sensitivity
  * primitive per argument, no tuple, closure or call.  -1 otherwise. */
-static int sens_prim_of(IrNode *y) {
-  switch (ir_node_prim(y)) {
-  case IR_P_ADD: return IR_P_ADD_SENS;
-  case IR_P_SUB: return IR_P_SUB_SENS;
-  case IR_P_MUL: return IR_P_MUL_SENS;
-  case IR_P_TRUEDIV: return IR_P_TRUEDIV_SENS;
-  case IR_P_POW: return IR_P_POW_SENS;
-  case IR_P_MATMUL: return IR_P_MATMUL_SENS;
-  case IR_P_NEG: return IR_P_NEG_SENS;
-  case IR_P_POS: return IR_P_POS_SENS;
-  case IR_P_CALL_METHOD:
+static int sens_prim_of(Ad *ad, IrNode *y) {
+  int p = ir_node_prim(y);
+  switch (p) {
+  case IR_P_CALL_METHOD: {
     /* x.sum(): builtin sum's for anything but a module, whose function
-     * of no argument has no sensitivity to give (sum_sens says None) */
-    return y->nin == 3 && y->in[2]->kind == IR_CONST && v_is_obj(y->in[2]->value, O_STR) &&
-                   strcmp(AS_STR(y->in[2]->value)->data, "sum") == 0
-               ? IR_P_SUM_SENS
-               : -1;
+     * of no argument has no sensitivity to give (sum_sens says None;
+     * the other ops' sensitivities take x to be a number or tensor, so
+     * their methods go by their rules) */
+    Value b;
+    MistVM *vm = ad->vm;
+    if (y->nin != 3 || y->in[2]->kind != IR_CONST || !v_is_obj(y->in[2]->value, O_STR)) return -1;
+    ObjStr *name = AS_STR(y->in[2]->value);
+    if (vm->methods && lang_dict_get(vm->methods, name, &b)) return -1;
+    if (!vm->builtins || !lang_dict_get(vm->builtins, name, &b) || !v_is_obj(b, O_BUILTIN)) return -1;
+    return AS_BUILTIN(b)->op == IR_B_SUM ? ad_sens_prim(AS_BUILTIN(b)) : -1;
+  }
   case -1: break;
-  default: return -1;
+  default: return ad_prim_sens(p);
   }
   IrNode *c = y->in[0];
-  if (y->kind != IR_APPLY || y->nin != 2 || c->kind != IR_CONST || !v_is_obj(c->value, O_BUILTIN)) return -1;
-  int p = AS_BUILTIN(c->value)->sens_prim;
-  return p > 0 ? p : -1;
+  if (y->kind != IR_APPLY || c->kind != IR_CONST || !v_is_obj(c->value, O_BUILTIN)) return -1;
+  int sp = ad_sens_prim(AS_BUILTIN(c->value));
+  return sp >= 0 && y->nin == (ir_prims[sp].arity == 3 ? 2 : 3) ? sp : -1;
 }
 
-static bool is_sens_prim(int p) { return p >= IR_P_ADD_SENS && p <= IR_P_RELU_SENS; }
+static bool is_sens_prim(int p) { return p >= 0 && ad_prim_reverse(p) == AD_DEF; }
 static bool is_unary_sens(int p) { return ir_prims[p].arity == 3; }
 
 /* t = callee(args...); value = t[0]; bp = t[1] */
@@ -356,7 +355,7 @@ static void forward(Fill *f, int i) {
       break;
     }
     case IR_P_CALL_METHOD: {
-      if (sens_prim_of(y) >= 0) {
+      if (sens_prim_of(ad, y) >= 0) {
         /* x.sum(): the value, plainly; the backward step is sum_sens */
         mapped_args(f, y, 1, args);
         v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
@@ -389,7 +388,7 @@ static void forward(Fill *f, int i) {
       v = forward_kw(f, y, i);
       break;
     default: {
-      if (sens_prim_of(y) >= 0) {
+      if (sens_prim_of(ad, y) >= 0) {
         /* the value, plainly; the backward step is sensitivity primitives */
         mapped_args(f, y, 1, args);
         v = ir_prim_applyv(ad->u, f->jh, p, y->span, nargs, args);
@@ -417,7 +416,7 @@ static void forward(Fill *f, int i) {
         v = forward_pair(f, y, kconst(ad, jdef), nargs + 1, args, i);
         break;
       }
-      Value rule = (ir_prims[p].flags & P_DIFF) ? rule_for(ad, ir_prims[p].name) : v_unbound();
+      Value rule = ad_prim_reverse(p) == AD_RULE ? rule_for(ad, ir_prims[p].name) : v_unbound();
       mapped_args(f, y, 1, args);
       if (rule.tag != V_UNBOUND) {
         v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
@@ -430,7 +429,7 @@ static void forward(Fill *f, int i) {
       }
     }
     }
-  } else if (sens_prim_of(y) >= 0) {
+  } else if (sens_prim_of(ad, y) >= 0) {
     /* a math builtin with a fast rule: the value, plainly */
     mapped_args(f, y, 1, args);
     v = call_in(ad, f->jh, callee, nargs, args, y->span);
@@ -691,7 +690,7 @@ static void backward(Fill *f, int last) {
     case BK_INLINE: backward_inline(f, y, d); break;
     case BK_SENS: {
       /* one sensitivity primitive per argument that can take one */
-      int sp = sens_prim_of(y);
+      int sp = sens_prim_of(ad, y);
       for (int j = 1; j < y->nin; j++) {
         IrNode *x = y->in[j];
         if (x->kind == IR_CONST || !in_transform(f, x)) continue;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "autodiff/ad.h"
+#include "ir/eval.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 
@@ -81,6 +82,8 @@ void ad_cache_put(MistVM *vm, IrGraph *of, const char *key, IrGraph *g, Value ke
 }
 
 
+static void install_sens_rules(MistVM *vm, ObjModule *rules);
+
 /* A module of the standard library written in Mist (ad_rules.ms, ad.ms),
  * loaded once; NULL with an error raised if it cannot be. */
 ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
@@ -98,6 +101,7 @@ ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
   from.path = lang_str_fmt("%s/%s.ms", lang_stdlib_dir(), name);
   if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
   if (!v_is_obj(m, O_MODULE)) return NULL;
+  if (strcmp(name, "ad_rules") == 0) install_sens_rules(vm, AS_MODULE(m));
   lang_dict_put(cache, lang_str(name), m);
   return AS_MODULE(m);
 }
@@ -177,19 +181,20 @@ bool ad_is_packed(MistVM *vm, Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_B
 /* Builtins whose results carry no derivative (ints, bools, text, None,
  * constants): without a rule they are simply computed.  Any other
  * builtin without a rule stops with an error if a derivative reaches
- * it, rather than passing a silent zero.  Marked on the builtin objects
- * once (ad_mark_nondiff), so a transform asks the object, not its name. */
+ * it, rather than passing a silent zero.  The ops among them say so in
+ * their row of ir/builtin_ops.def (no B_DIFF, stdlib/ops.c marks them);
+ * these are the builtins and methods that are not ops (str.split, not
+ * the random split).  Marked on the builtin objects once, so a
+ * transform asks the object, not its name. */
 void ad_mark_nondiff(MistVM *vm) {
   static const char *const names[] = {
-    "print", "len", "range", "int", "round", "str", "repr", "type", "bool", "ord", "chr", "hex",
-    "bin", "oct", "any", "all", "args", "time", "show_source", "show_ir", "divmod", "key", "split",
-    "zeros", "ones", "full", "arange", "linspace", "eye", "randn", "rand", "argmax", "one_hot",
-    "allclose", "isinstance", "dict", "keys", "values", "items", "get", "index", "count", "upper",
-    "lower", "strip", "lstrip", "rstrip", "join", "replace", "startswith", "endswith", "find",
-    "format", "zfill", "set_mode", "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha",
-    "isalnum", "isspace", "isupper", "islower", "rsplit", "rfind", "rindex", "ljust", "rjust",
-    "center", "shape", "dtype", "ndim", "size", "device", "zeros_like", "ones_like", "argmin",
-    "_method_rule", "_attr_rule", "_bind_order", "_attr_kind", "_property", NULL,
+    "print", "round", "str", "repr", "type", "bool", "ord", "chr", "hex", "bin", "oct", "any",
+    "all", "args", "time", "show_source", "show_ir", "divmod", "isinstance", "dict", "keys",
+    "values", "items", "get", "index", "count", "upper", "lower", "strip", "lstrip", "rstrip",
+    "join", "replace", "startswith", "endswith", "find", "format", "zfill", "set_mode",
+    "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha", "isalnum", "isspace",
+    "isupper", "islower", "split", "rsplit", "rfind", "rindex", "ljust", "rjust", "center", "_method_rule",
+    "_attr_rule", "_bind_order", "_attr_kind", "_property", NULL,
   };
   ObjDict *tables[] = {vm->builtins, vm->methods, vm->properties};
   for (int i = 0; names[i]; i++)
@@ -202,18 +207,108 @@ void ad_mark_nondiff(MistVM *vm) {
 
 bool ad_nondiff_builtin(Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->nondiff; }
 
-/* The math builtins of one argument whose reverse rule is a sensitivity
- * primitive (reverse.c, sens_prim_of), marked on the builtin objects. */
-void ad_mark_sens_prims(MistVM *vm) {
-  static const struct { const char *name; IrPrim sens; } math[] = {
-    {"exp", IR_P_EXP_SENS}, {"log", IR_P_LOG_SENS}, {"sqrt", IR_P_SQRT_SENS}, {"sin", IR_P_SIN_SENS},
-    {"cos", IR_P_COS_SENS}, {"tanh", IR_P_TANH_SENS}, {"sigmoid", IR_P_SIGMOID_SENS},
-    {"relu", IR_P_RELU_SENS}, {"sum", IR_P_SUM_SENS},
-  };
-  for (size_t i = 0; i < sizeof math / sizeof *math; i++) {
-    Value v;
-    if (lang_dict_get(vm->builtins, lang_str(math[i].name), &v) && v_is_obj(v, O_BUILTIN))
-      AS_BUILTIN(v)->sens_prim = (int)math[i].sens;
+/* The sensitivity primitive of each op called with one positional
+ * argument: the reverse column of ir/builtin_ops.def. */
+static const int op_sens[IR_NBUILTIN_OPS] = {
+#define SENS(p) IR_P_##p
+#define RULE -1
+#define NONE -1
+#define OP(e, name, kind, flags, eval, type, rev, fwd, lower, shard, doc) [IR_B_##e] = rev,
+#include "ir/builtin_ops.def"
+#undef OP
+#undef NONE
+#undef RULE
+#undef SENS
+};
+
+int ad_sens_prim(const ObjBuiltin *b) { return b->op >= 0 ? op_sens[b->op] : -1; }
+
+/* Each primitive's reverse and forward rules, by kind: the reverse and
+ * forward columns of ir/ops.def, and for SENS the primitive named. */
+static const AdRuleKind prim_reverse[IR_NPRIMS] = {
+#define SENS(p) AD_SENS
+#define RULE AD_RULE
+#define DEF AD_DEF
+#define INLINE AD_INLINE
+#define NONE AD_NONE
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = rev,
+#include "ir/ops.def"
+#undef PRIM
+};
+
+static const AdRuleKind prim_forward[IR_NPRIMS] = {
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = fwd,
+#include "ir/ops.def"
+#undef PRIM
+#undef SENS
+};
+
+static const int prim_sens[IR_NPRIMS] = {
+#define SENS(p) IR_P_##p
+#undef RULE
+#undef DEF
+#undef INLINE
+#undef NONE
+#define RULE -1
+#define DEF -1
+#define INLINE -1
+#define NONE -1
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = rev,
+#include "ir/ops.def"
+#undef PRIM
+#undef NONE
+#undef INLINE
+#undef DEF
+#undef RULE
+#undef SENS
+};
+
+AdRuleKind ad_prim_reverse(int p) { return prim_reverse[p]; }
+AdRuleKind ad_prim_forward(int p) { return prim_forward[p]; }
+int ad_prim_sens(int p) { return prim_sens[p]; }
+
+/* The rule J_name of an op whose reverse column is SENS(P), made from P
+ * (ad_rules.ms has none, so that the derivative is written once, in P):
+ *
+ *     J_name(x)    = (y, lambda d: (None, P(d, x, y)))                y = name(x)
+ *     J_name(a, b) = (y, lambda d: (None, P(d, a, b, 0), P(d, a, b, 1)))  y = name(a, b)
+ *
+ * It is what a call that is no plain call finds (x.exp(), grad(exp),
+ * exp passed as a value), and Mist code like any rule, differentiated
+ * again through P's Mist definition. */
+static Value sens_rule(MistVM *vm, ObjBuiltin *b, int p) {
+  IrUnit *u = ir_unit_new();
+  Span sp = span_none();
+  bool unary = ir_prims[p].arity == 3;
+  int n = unary ? 1 : 2;
+  IrGraph *g = ir_graph_new(u, lang_str_fmt("J_%s", b->name)->data, NULL, IRG_FUNCTION, sp);
+  IrNode *x[2], *in[3] = {ir_const(u, v_obj(b), sp)};
+  for (int i = 0; i < n; i++) in[1 + i] = x[i] = ir_param(u, g, lang_str(unary ? "x" : i ? "b" : "a"), sp);
+  IrNode *y = ir_apply(u, g, n + 1, in, sp);
+  IrGraph *back = ir_graph_new(u, lang_str_fmt("J_%s_back", b->name)->data, g, IRG_FUNCTION, sp);
+  IrNode *d = ir_param(u, back, lang_str("d"), sp);
+  IrNode *items[3] = {ir_const(u, v_none(), sp)};
+  if (unary) items[1] = ir_prim_apply(u, back, p, sp, 3, d, x[0], y);
+  else
+    for (int i = 0; i < 2; i++) items[1 + i] = ir_prim_apply(u, back, p, sp, 4, d, x[0], x[1], ir_const(u, v_int(i), sp));
+  back->ret = ir_prim_applyv(u, back, IR_P_MAKE_TUPLE, sp, n + 1, items);
+  g->ret = ir_prim_apply(u, g, IR_P_MAKE_TUPLE, sp, 2, y, ir_const_graph(u, back, sp));
+#ifndef NDEBUG
+  if (!ir_verify_unit(vm, u)) return v_unbound();
+#endif
+  return v_obj(ev_closure(vm, g, NULL));
+}
+
+/* ad_rules' J_name for each SENS op it does not define itself (sum's
+ * J_sum covers its axis and start arguments too) */
+static void install_sens_rules(MistVM *vm, ObjModule *rules) {
+  for (int op = 0; op < IR_NBUILTIN_OPS; op++) {
+    const char *name = ir_builtin_ops[op].name;
+    Value b;
+    if (op_sens[op] < 0 || ad_module_global(rules, "J_", name).tag != V_UNBOUND) continue;
+    if (!lang_dict_get(vm->builtins, lang_str(name), &b) || !v_is_obj(b, O_BUILTIN)) continue;
+    Value rule = sens_rule(vm, AS_BUILTIN(b), op_sens[op]);
+    if (rule.tag != V_UNBOUND) ev_set_global(rules, lang_str_fmt("J_%s", name), rule);
   }
 }
 

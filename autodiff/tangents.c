@@ -21,8 +21,22 @@
 
 typedef enum { T_ADD, T_SUB, T_MUL, T_TRUEDIV, T_NEG, T_EXP, T_LOG, T_SQRT, T_SIN, T_COS, T_TANH, T_COUNT } TanOp;
 
-static const char *const rule_names[T_COUNT] = {"add", "sub", "mul", "truediv", "neg", "exp",
-                                                 "log", "sqrt", "sin", "cos", "tanh"};
+/* The operation each rule is for: a primitive of ir/ops.def (op false)
+ * or an op of ir/builtin_ops.def (op true), whose name its rule F_name
+ * in ad_rules.ms carries. */
+static const struct {
+  bool op;
+  int id;
+} rule_of[T_COUNT] = {
+  [T_ADD] = {false, IR_P_ADD}, [T_SUB] = {false, IR_P_SUB}, [T_MUL] = {false, IR_P_MUL},
+  [T_TRUEDIV] = {false, IR_P_TRUEDIV}, [T_NEG] = {false, IR_P_NEG}, [T_EXP] = {true, IR_B_EXP},
+  [T_LOG] = {true, IR_B_LOG}, [T_SQRT] = {true, IR_B_SQRT}, [T_SIN] = {true, IR_B_SIN},
+  [T_COS] = {true, IR_B_COS}, [T_TANH] = {true, IR_B_TANH},
+};
+
+static const char *rule_name(TanOp op) {
+  return rule_of[op].op ? ir_builtin_ops[rule_of[op].id].name : ir_prims[rule_of[op].id].name;
+}
 
 /* a float, or an int a float meets exactly */
 static bool num(Value v, double *f) {
@@ -209,7 +223,7 @@ static int fast2(TanOp op, int argc, const Value *argv, Value *out) {
 static bool rule_call(MistVM *vm, TanOp op, int level, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   int done = kw ? 0 : level == 1 ? fast(vm, op, argc, argv, out) : fast2(op, argc, argv, out);
   if (done) return done > 0;
-  Value rule = ad_fast_F_rule_source(vm, v_obj(lang_str(rule_names[op])));
+  Value rule = ad_fast_F_rule_source(vm, v_obj(lang_str(rule_name(op))));
   if (rule.tag == V_UNBOUND || (level == 2 && !ad_state(vm)->transform.F_value(vm, rule, &rule))) return false;
   return vm->call(vm, rule, argc, argv, kw, out);
 }
@@ -251,11 +265,12 @@ static int op_of(Value fn, int *level) {
   return -1;
 }
 
-/* The builtin standing for F_name, or unbound when there is none. */
-Value ad_fast_F_rule(MistVM *vm, const char *name) {
+/* The builtin standing for the rule of primitive id (op false) or of
+ * builtin op id (op true), or unbound when there is none. */
+Value ad_fast_F_rule(MistVM *vm, bool op, int id) {
   Value v = v_unbound();
-  for (int op = 0; op < T_COUNT; op++)
-    if (strcmp(rule_names[op], name) == 0) lang_dict_get(vm->builtins, lang_str_fmt("_F_%s", name), &v);
+  for (int t = 0; t < T_COUNT; t++)
+    if (rule_of[t].op == op && rule_of[t].id == id) lang_dict_get(vm->builtins, lang_str_fmt("_F_%s", rule_name(t)), &v);
   return v;
 }
 
@@ -268,7 +283,7 @@ bool ad_is_fast_F_rule(Value fn) {
  * transform), or for a name given as a string; unbound after an error. */
 Value ad_fast_F_rule_source(MistVM *vm, Value fn) {
   int level = 1, op = op_of(fn, &level);
-  const char *name = op >= 0 ? rule_names[op] : AS_STR(fn)->data;
+  const char *name = op >= 0 ? rule_name(op) : AS_STR(fn)->data;
   ObjModule *m = ad_stdlib_module(vm, "ad_rules");
   if (!m) return v_unbound();
   Value rule = ad_module_global(m, "F_", name);
@@ -284,7 +299,7 @@ Value ad_fast_F_rule_under(MistVM *vm, Value fn) {
   int level, op = op_of(fn, &level);
   if (level == 1 && rule2_fns[op]) {
     Value v = v_unbound();
-    lang_dict_get(vm->builtins, lang_str_fmt("_FF_%s", rule_names[op]), &v);
+    lang_dict_get(vm->builtins, lang_str_fmt("_FF_%s", rule_name(op)), &v);
     if (v.tag != V_UNBOUND) return v;
   }
   Value def = ad_fast_F_rule_source(vm, fn), fdef;
@@ -296,7 +311,7 @@ Value ad_fast_F_rule_under(MistVM *vm, Value fn) {
  * for. */
 void ad_register_tangents(MistVM *vm) {
   for (int op = 0; op < T_COUNT; op++) {
-    lang_def_builtin(vm, lang_str_fmt("_F_%s", rule_names[op])->data, rule_fns[op], -1, -1);
-    if (rule2_fns[op]) lang_def_builtin(vm, lang_str_fmt("_FF_%s", rule_names[op])->data, rule2_fns[op], -1, -1);
+    lang_def_builtin(vm, lang_str_fmt("_F_%s", rule_name(op))->data, rule_fns[op], -1, -1);
+    if (rule2_fns[op]) lang_def_builtin(vm, lang_str_fmt("_FF_%s", rule_name(op))->data, rule2_fns[op], -1, -1);
   }
 }

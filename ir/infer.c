@@ -104,10 +104,7 @@ typedef struct Transform {
 } Transform;
 
 static InferState *state(MistVM *vm) {
-  if (!vm->infer) {
-    vm->infer = lang_alloc(sizeof(InferState));
-    ir_infer_attach_rules(vm);
-  }
+  if (!vm->infer) vm->infer = lang_alloc(sizeof(InferState));
   return vm->infer;
 }
 

@@ -57,9 +57,8 @@ typedef IrType *(*InferRule)(InferCx *cx, IrType **args, int n);
 extern const InferRule ir_infer_prim_rules[IR_NPRIMS];
 extern const bool ir_infer_prim_takes_none[IR_NPRIMS];
 
-/* Builtins with a type rule: ObjBuiltin.type_rule is an index into
- * this table (1 and up; 0 for none), set by ir_infer_attach_rules. */
-void ir_infer_attach_rules(MistVM *vm);
+/* The type of a call of builtin b: the rule of its op (ObjBuiltin.op,
+ * builtin_ops.def's type column), `any` when it has none. */
 IrType *ir_infer_builtin(InferCx *cx, ObjBuiltin *b, IrType **args, int n, int nkw,
                          ObjStr **kwnames, IrType **kwtypes);
 

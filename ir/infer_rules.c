@@ -1,8 +1,8 @@
 /* infer_rules.c: the type and shape rule of every primitive (one table,
  * indexed by IrPrim and checked complete when compiled) and of the math
- * and tensor builtins (a second table, whose row a builtin carries in
- * ObjBuiltin.type_rule, attached once per VM: no name is compared while
- * inferring).  A builtin without a rule gives `any`.
+ * and tensor builtins (named in the type column of ir/builtin_ops.def,
+ * whose row a builtin carries in ObjBuiltin.op: no name is compared
+ * while inferring).  A builtin without a rule gives `any`.
  *
  * The rules follow the interpreter's (ir/prims.c, lang/ops.c,
  * lang/tensor*.c): Python's numbers (int op int is an int, with a float
@@ -978,12 +978,12 @@ RULE(r_unary_sens) { UNUSED; return sens_result(cx, a[0], sens_like_arg(a[0], a[
  * is given the types without their None (`float?` as float), since its
  * result only exists when they are not None. */
 
-#define PRIM(e, name, arity, flags, eval, type, none, doc) [IR_P_##e] = type,
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = type,
 const InferRule ir_infer_prim_rules[IR_NPRIMS] = {
 #include "ir/ops.def"
 };
 #undef PRIM
-#define PRIM(e, name, arity, flags, eval, type, none, doc) [IR_P_##e] = none,
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = none,
 const bool ir_infer_prim_takes_none[IR_NPRIMS] = {
 #include "ir/ops.def"
 };
@@ -1293,7 +1293,7 @@ BRULE(b_abs) {
 }
 
 /* the properties of tensors: t.shape, t.ndim, t.size, t.dtype, t.T */
-BRULE(p_shape) {
+BRULE(b_shape) {
   (void)n, (void)nkw, (void)kwn, (void)kwt;
   IrType *x = a[0];
   if (!is_tensor(x) || x->n < 0) return &ir_t_any;
@@ -1303,13 +1303,13 @@ BRULE(p_shape) {
   return ir_type_tuple(x->n, items);
 }
 
-BRULE(p_ndim) {
+BRULE(b_ndim) {
   (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
   if (!is_tensor(a[0])) return &ir_t_any;
   return a[0]->n >= 0 ? ir_type_int_val(a[0]->n) : &ir_t_int;
 }
 
-BRULE(p_size) {
+BRULE(b_size) {
   (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
   if (!is_tensor(a[0])) return &ir_t_any;
   if (!all_known(a[0])) return &ir_t_int;
@@ -1318,12 +1318,12 @@ BRULE(p_size) {
   return ir_type_int_val(k);
 }
 
-BRULE(p_str) {
+BRULE(b_text) {
   (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
   return is_tensor(a[0]) ? &ir_t_str : &ir_t_any;
 }
 
-BRULE(p_T) {
+BRULE(b_T) {
   (void)cx, (void)n, (void)nkw, (void)kwn, (void)kwt;
   IrType *x = a[0];
   if (!is_tensor(x) || x->n < 0) return is_tensor(x) ? x : &ir_t_any;
@@ -1332,38 +1332,14 @@ BRULE(p_T) {
   return ir_type_tensor(x->dtype, x->n, d);
 }
 
-/* Rows of builtins, then of properties (in vm->properties: x.name is
- * name(x), not a bound method). */
-static const struct {
-  const char *name;
-  BuiltinRule rule;
-  bool property;
-} builtin_rules[] = {
-  {"exp", b_float_unary},    {"log", b_float_unary},     {"sqrt", b_float_unary},
-  {"sin", b_float_unary},    {"cos", b_float_unary},     {"tanh", b_float_unary},
-  {"sigmoid", b_float_unary}, {"tan", b_float_unary},    {"asin", b_float_unary},
-  {"acos", b_float_unary},   {"atan", b_float_unary},    {"log2", b_float_unary},
-  {"log10", b_float_unary},  {"erf", b_float_unary},     {"lgamma", b_float_unary},
-  {"relu", b_same_unary},    {"abs", b_abs},             {"maximum", b_extremum},
-  {"minimum", b_extremum},   {"sum", b_sum},             {"mean", b_mean},
-  {"prod", b_prod},          {"argmax", b_argmax},       {"argmin", b_argmax},
-  {"reshape", b_reshape},    {"transpose", b_transpose}, {"matmul", b_matmul},
-  {"zeros", b_filled},       {"ones", b_filled},         {"zeros_like", b_like},
-  {"ones_like", b_like},     {"astype", b_astype},       {"item", b_item},
-  {"tensor", b_tensor},      {"float", b_float},         {"int", b_int},
-  {"range", b_range},        {"len", b_len},
-  {"shape", p_shape, true},  {"ndim", p_ndim, true},     {"size", p_size, true},
-  {"dtype", p_str, true},    {"device", p_str, true},    {"T", p_T, true},
+/* Each op's rule, from its row of builtin_ops.def (NO_TYPE: any). */
+#define NO_TYPE NULL
+static const BuiltinRule builtin_rules[IR_NBUILTIN_OPS] = {
+#define OP(e, name, kind, flags, eval, type, rev, fwd, lower, shard, doc) [IR_B_##e] = type,
+#include "ir/builtin_ops.def"
+#undef OP
 };
-
-void ir_infer_attach_rules(MistVM *vm) {
-  for (size_t i = 0; i < sizeof builtin_rules / sizeof builtin_rules[0]; i++) {
-    ObjDict *d = builtin_rules[i].property ? vm->properties : vm->builtins;
-    Value b;
-    if (d && lang_dict_get(d, lang_str(builtin_rules[i].name), &b) && v_is_obj(b, O_BUILTIN))
-      AS_BUILTIN(b)->type_rule = (int)i + 1;
-  }
-}
+#undef NO_TYPE
 
 /* x.name as the interpreter finds it (ev_lookup_attr): a property's
  * value, else the method or builtin `name` bound to x (*bound). */
@@ -1385,9 +1361,8 @@ static IrType *attr_type(InferCx *cx, IrType *x, ObjStr *name, bool *bound) {
 
 IrType *ir_infer_builtin(InferCx *cx, ObjBuiltin *b, IrType **args, int n, int nkw,
                          ObjStr **kwnames, IrType **kwtypes) {
-  int r = b->type_rule;
-  if (r <= 0 || r > (int)(sizeof builtin_rules / sizeof builtin_rules[0])) return &ir_t_any;
+  if (b->op < 0 || !builtin_rules[b->op]) return &ir_t_any;
   for (int i = 0; i < n; i++)
     if (args[i]->kind == IT_ANY) return &ir_t_any;
-  return builtin_rules[r - 1].rule(cx, args, n, nkw, kwnames, kwtypes);
+  return builtin_rules[b->op](cx, args, n, nkw, kwnames, kwtypes);
 }

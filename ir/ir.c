@@ -14,9 +14,15 @@
 #include "lang/gc.h"
 
 const IrPrimInfo ir_prims[IR_NPRIMS] = {
-#define PRIM(e, name, arity, flags, eval, type, none, doc) {name, arity, flags, doc},
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) {name, arity, flags, doc},
 #include "ir/ops.def"
 #undef PRIM
+};
+
+const IrBuiltinOpInfo ir_builtin_ops[IR_NBUILTIN_OPS] = {
+#define OP(e, name, kind, flags, eval, type, rev, fwd, lower, shard, doc) {name, IR_OP_##kind, flags, doc},
+#include "ir/builtin_ops.def"
+#undef OP
 };
 
 int ir_prim_lookup(const char *name, size_t len) {

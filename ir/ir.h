@@ -23,7 +23,7 @@
 #include "lang/vm.h"
 
 typedef enum {
-#define PRIM(e, name, arity, flags, eval, type, none, doc) IR_P_##e,
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) IR_P_##e,
 #include "ir/ops.def"
 #undef PRIM
   IR_NPRIMS
@@ -40,6 +40,27 @@ typedef struct IrPrimInfo {
 
 extern const IrPrimInfo ir_prims[IR_NPRIMS];
 int ir_prim_lookup(const char *name, size_t len);     /* -1 when unknown */
+
+/* The math and tensor operations users call by name (builtin_ops.def):
+ * ObjBuiltin.op is one of these. */
+typedef enum {
+#define OP(e, name, kind, flags, eval, type, rev, fwd, lower, shard, doc) IR_B_##e,
+#include "ir/builtin_ops.def"
+#undef OP
+  IR_NBUILTIN_OPS
+} IrBuiltinOp;
+
+enum { B_DIFF = 1 };                         /* builtin_ops.def's flags */
+typedef enum { IR_OP_FN, IR_OP_METHOD, IR_OP_PROP } IrOpKind;   /* and its kinds */
+
+typedef struct IrBuiltinOpInfo {
+  const char *name;
+  IrOpKind kind;
+  unsigned flags;
+  const char *doc;
+} IrBuiltinOpInfo;
+
+extern const IrBuiltinOpInfo ir_builtin_ops[IR_NBUILTIN_OPS];
 
 typedef enum { IR_CONST, IR_PARAM, IR_APPLY } IrKind;
 

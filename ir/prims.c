@@ -1120,7 +1120,7 @@ PRIM_FN(p_cons_tan) {
 #define p_import p_needs_context
 
 static const BuiltinFn prim_fns[IR_NPRIMS] = {
-#define PRIM(e, name, arity, flags, eval, type, none, doc) [IR_P_##e] = eval,
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = eval,
 #include "ir/ops.def"
 #undef PRIM
 };

@@ -591,6 +591,7 @@ ObjBuiltin *lang_builtin_new(const char *name, BuiltinFn fn, int min_args, int m
   b->name = name;
   b->fn = fn;
   b->prim = -1;
+  b->op = -1;
   b->min_args = min_args;
   b->max_args = max_args;
   return b;

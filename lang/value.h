@@ -192,12 +192,11 @@ typedef struct ObjBuiltin {
   const char *name;
   BuiltinFn fn;
   int prim;         /* IR primitive number (ir/ops.def), or -1 for a builtin */
-  int type_rule;    /* its result type's rule in type inference (ir/infer_rules.c), 0: none */
+  int op;           /* its row in ir/builtin_ops.def (IR_B_...), where its
+                       type rule and derivative rules are found; -1: none */
   bool nondiff;     /* its results carry no derivative: autodiff computes it
-                       without a rule (set by ad_register, autodiff/rules.c) */
-  int sens_prim;    /* for a math builtin of one argument (exp, tanh...): the
-                       sensitivity primitive (ir/ops.def) reverse mode uses for
-                       it, 0 for none (set by ad_register) */
+                       without a rule (from its row's flags, or set by
+                       ad_register for builtins that are not ops) */
   int min_args;     /* positional arguments accepted, -1 = unchecked */
   int max_args;
   void *data;       /* for builtins registered by a host: its pointer */

@@ -15,6 +15,7 @@
  * from lang/ops.h, so the builtins agree with the interpreter.  Long
  * loops (over big ranges) poll vm->interrupt so ^C still stops them. */
 #include "stdlib/builtins.h"
+#include "stdlib/ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -516,7 +517,7 @@ static bool parse_int(MistVM *vm, ObjStr *str, int base, Value *out)
 }
 
 /* int(), int(x), int(s, base) */
-static bool bi_int(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+bool std_int(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   static const char *const names[] = {"", "base"};
   Value a[2];
@@ -547,7 +548,7 @@ static bool bi_int(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
   return parse_int(vm, AS_STR(a[0]), (int)base, out);
 }
 
-static bool bi_float(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+bool std_float(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   Value a[1];
   if (!std_parse_args(vm, "float", ARGS_EXPECTED, argc, argv, kw, (const char *const[]){""}, 1,
@@ -661,7 +662,7 @@ static bool bi_dict(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 }
 
 /* range(stop), range(start, stop[, step]) */
-static bool bi_range(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+bool std_range(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   if (!std_no_kw(vm, "range", kw))
     return false;
@@ -684,7 +685,7 @@ static bool bi_range(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, 
   return true;
 }
 
-static bool bi_len(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+bool std_len(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   if (!std_one_arg(vm, "len", argc, kw))
     return false;
@@ -697,7 +698,7 @@ static bool bi_len(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Va
 
 /* ---- numbers ---- */
 
-static bool bi_abs(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+bool std_abs(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   if (argc >= 1 && v_is_tensor(argv[0]))
     return std_tensor_abs(vm, argc, argv, kw, out);
@@ -920,19 +921,19 @@ static bool minmax(MistVM *vm, bool is_min, int argc, const Value *argv, const K
   return true;
 }
 
-static bool bi_min(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+bool std_min(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   return minmax(vm, true, argc, argv, kw, out);
 }
 
-static bool bi_max(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+bool std_max(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   return minmax(vm, false, argc, argv, kw, out);
 }
 
 /* sum(iterable, start=0): added left to right with +, as Python does
  * (for floats too: no compensated summation). */
-static bool bi_sum(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+bool std_sum(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   static const char *const names[] = {"", "start"};
   Value a[2];
@@ -1555,7 +1556,7 @@ static bool powmod(MistVM *vm, int64_t base, int64_t exp, int64_t mod, Value *ou
 }
 
 /* pow(base, exp[, mod]) */
-static bool bi_pow(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+bool std_pow(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   static const char *const names[] = {"base", "exp", "mod"};
   Value a[3];
@@ -1608,16 +1609,13 @@ void std_register_builtins(MistVM *vm)
     unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
   } table[] = {
     {"print", bi_print, 0},         {"str", bi_str, 0},             {"repr", bi_repr, 0},
-    {"int", bi_int, 0},             {"float", bi_float, 0},         {"bool", bi_bool, 0},
-    {"list", bi_list, 0},           {"tuple", bi_tuple, 0},         {"dict", bi_dict, 0},
-    {"range", bi_range, 0},         {"len", bi_len, 0},             {"abs", bi_abs, M},
-    {"round", bi_round, M},         {"min", bi_min, M},             {"max", bi_max, M},
-    {"sum", bi_sum, M},             {"map", bi_map, 0},             {"zip", bi_zip, 0},
-    {"enumerate", bi_enumerate, 0}, {"sorted", bi_sorted, 0},       {"reversed", bi_reversed, 0},
-    {"any", bi_any, M},             {"all", bi_all, M},             {"type", bi_type, 0},
-    {"ord", bi_ord, 0},             {"chr", bi_chr, 0},             {"hex", bi_hex, 0},
-    {"oct", bi_oct, 0},             {"bin", bi_bin, 0},             {"divmod", bi_divmod, 0},
-    {"pow", bi_pow, 0},             {"args", bi_args, 0},           {"time", bi_time, 0},
+    {"bool", bi_bool, 0},           {"list", bi_list, 0},           {"tuple", bi_tuple, 0},
+    {"dict", bi_dict, 0},           {"round", bi_round, M},         {"map", bi_map, 0},
+    {"zip", bi_zip, 0},             {"enumerate", bi_enumerate, 0}, {"sorted", bi_sorted, 0},
+    {"reversed", bi_reversed, 0},   {"any", bi_any, M},             {"all", bi_all, M},
+    {"type", bi_type, 0},           {"ord", bi_ord, 0},             {"chr", bi_chr, 0},
+    {"hex", bi_hex, 0},             {"oct", bi_oct, 0},             {"bin", bi_bin, 0},
+    {"divmod", bi_divmod, 0},       {"args", bi_args, 0},           {"time", bi_time, 0},
     {"filter", bi_filter, 0},       {"isinstance", bi_isinstance, 0}, {"callable", bi_callable, 0},
     {"exit", bi_exit, 0},           {"quit", bi_quit, 0},           {"iter", bi_iter, 0},
     {"next", bi_next, 0},           {"_next_step", bi_next_step, 0},
@@ -1629,6 +1627,7 @@ void std_register_builtins(MistVM *vm)
   std_register_help(vm);
   std_register_files(vm);
   std_register_show(vm);
+  std_register_ops(vm);
   std_register_tensor(vm);
   std_register_io(vm);
   std_register_data(vm);

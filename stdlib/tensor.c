@@ -23,6 +23,7 @@
 #include "lang/gc.h"
 #include "lang/tensor_impl.h"
 #include "stdlib/builtins.h"
+#include "stdlib/ops.h"
 
 #define BUILTIN(name) \
   static bool name(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
@@ -138,7 +139,7 @@ static DType dtype_of_number(Value v) {
 /* ---- making tensors ---- */
 
 /* tensor(data, dtype=None) */
-BUILTIN(bi_tensor) {
+OP_EVAL(std_tensor) {
   static const char *const names[] = {"data", "dtype"};
   Value a[2];
   int dt;
@@ -200,8 +201,8 @@ static bool filled(MistVM *vm, const char *fname, int argc, const Value *argv, c
 }
 
 /* zeros(shape, dtype="f32"), ones(shape, dtype="f32") */
-BUILTIN(bi_zeros) { return filled(vm, "zeros", argc, argv, kw, v_int(0), out); }
-BUILTIN(bi_ones) { return filled(vm, "ones", argc, argv, kw, v_int(1), out); }
+OP_EVAL(std_zeros) { return filled(vm, "zeros", argc, argv, kw, v_int(0), out); }
+OP_EVAL(std_ones) { return filled(vm, "ones", argc, argv, kw, v_int(1), out); }
 
 static bool fill_value(MistVM *vm, const char *fname, Value v, Value *out) {
   if (v_is_tensor(v) && AS_TENSOR(v)->ndim == 0)
@@ -214,7 +215,7 @@ static bool fill_value(MistVM *vm, const char *fname, Value v, Value *out) {
 }
 
 /* full(shape, fill_value, dtype=None): the dtype of the value by default */
-BUILTIN(bi_full) {
+OP_EVAL(std_full) {
   static const char *const names[] = {"shape", "fill_value", "dtype"};
   Value a[3], fv;
   int nd, dt;
@@ -244,12 +245,12 @@ static bool filled_like(MistVM *vm, const char *fname, int argc, const Value *ar
 }
 
 /* zeros_like(t, dtype=None), ones_like(t, dtype=None) */
-BUILTIN(bi_zeros_like) { return filled_like(vm, "zeros_like", argc, argv, kw, v_int(0), out); }
-BUILTIN(bi_ones_like) { return filled_like(vm, "ones_like", argc, argv, kw, v_int(1), out); }
+OP_EVAL(std_zeros_like) { return filled_like(vm, "zeros_like", argc, argv, kw, v_int(0), out); }
+OP_EVAL(std_ones_like) { return filled_like(vm, "ones_like", argc, argv, kw, v_int(1), out); }
 
 /* arange(stop), arange(start, stop, step=1, dtype=None): i64 for ints,
  * f32 when any argument is a float */
-BUILTIN(bi_arange) {
+OP_EVAL(std_arange) {
   static const char *const names[] = {"start", "stop", "step", "dtype"};
   Value a[4];
   if (!std_tensor_parse(vm, "arange", argc, argv, kw, names, 4, 3, 1, a)) return false;
@@ -317,7 +318,7 @@ BUILTIN(bi_arange) {
 }
 
 /* linspace(start, stop, num=50, endpoint=True, dtype="f32") */
-BUILTIN(bi_linspace) {
+OP_EVAL(std_linspace) {
   static const char *const names[] = {"start", "stop", "num", "endpoint", "dtype"};
   Value a[5];
   double s0, s1;
@@ -345,7 +346,7 @@ BUILTIN(bi_linspace) {
 }
 
 /* eye(n, m=None, k=0, dtype="f32"): ones on diagonal k */
-BUILTIN(bi_eye) {
+OP_EVAL(std_eye) {
   static const char *const names[] = {"n", "m", "k", "dtype"};
   Value a[4];
   int64_t n, m, k = 0;
@@ -404,7 +405,7 @@ static ObjTensor *key_tensor(MistVM *vm, const uint32_t *words) {
 }
 
 /* key(seed): the two 32-bit words of the int seed (high, low) */
-BUILTIN(bi_key) {
+OP_EVAL(std_key) {
   static const char *const names[] = {"seed"};
   Value a[1];
   int64_t seed;
@@ -418,7 +419,7 @@ BUILTIN(bi_key) {
 }
 
 /* split(k, n=2): n new keys, as a tensor of shape (n, 2) */
-BUILTIN(bi_split) {
+OP_EVAL(std_split) {
   static const char *const names[] = {"key", "n"};
   Value a[2];
   uint32_t key[2];
@@ -481,8 +482,8 @@ static bool random_fn(MistVM *vm, const char *fname, LangRandomKind kind, int ar
   return true;
 }
 
-BUILTIN(bi_rand) { return random_fn(vm, "rand", LANG_RANDOM_UNIFORM, argc, argv, kw, out); }
-BUILTIN(bi_randn) { return random_fn(vm, "randn", LANG_RANDOM_NORMAL, argc, argv, kw, out); }
+OP_EVAL(std_rand) { return random_fn(vm, "rand", LANG_RANDOM_UNIFORM, argc, argv, kw, out); }
+OP_EVAL(std_randn) { return random_fn(vm, "randn", LANG_RANDOM_NORMAL, argc, argv, kw, out); }
 
 /* ---- properties ---- */
 
@@ -495,42 +496,42 @@ static bool self_tensor(MistVM *vm, const char *name, int argc, const Value *arg
   return true;
 }
 
-BUILTIN(p_shape) {
+OP_EVAL(std_shape) {
   ObjTensor *t = NULL;
   if (!self_tensor(vm, "shape", argc, argv, &t)) return false;
   *out = lang_shape_tuple(t);
   return true;
 }
 
-BUILTIN(p_dtype) {
+OP_EVAL(std_dtype) {
   ObjTensor *t = NULL;
   if (!self_tensor(vm, "dtype", argc, argv, &t)) return false;
   *out = v_obj(lang_intern(vm, dev_dtype_name(t->dtype), strlen(dev_dtype_name(t->dtype))));
   return true;
 }
 
-BUILTIN(p_ndim) {
+OP_EVAL(std_ndim) {
   ObjTensor *t = NULL;
   if (!self_tensor(vm, "ndim", argc, argv, &t)) return false;
   *out = v_int(t->ndim);
   return true;
 }
 
-BUILTIN(p_size) {
+OP_EVAL(std_size) {
   ObjTensor *t = NULL;
   if (!self_tensor(vm, "size", argc, argv, &t)) return false;
   *out = v_int(t->size);
   return true;
 }
 
-BUILTIN(p_device) {
+OP_EVAL(std_device) {
   ObjTensor *t = NULL;
   if (!self_tensor(vm, "device", argc, argv, &t)) return false;
   *out = v_obj(lang_intern(vm, "cpu", 3));
   return true;
 }
 
-BUILTIN(p_T) {
+OP_EVAL(std_T) {
   ObjTensor *t = NULL, *r;
   if (!self_tensor(vm, "T", argc, argv, &t) || !lang_tensor_transpose(vm, t, NULL, &r)) return false;
   *out = v_obj(r);
@@ -570,7 +571,7 @@ static bool varshape(MistVM *vm, const char *fname, const char *kwname, int argc
 }
 
 /* reshape(t, shape) or t.reshape(2, 3); one -1 is inferred */
-BUILTIN(bi_reshape) {
+OP_EVAL(std_reshape) {
   ObjTensor *t, *r;
   int nd;
   int64_t shape[LANG_TENSOR_MAX_DIMS];
@@ -586,7 +587,7 @@ BUILTIN(bi_reshape) {
 }
 
 /* transpose(t, axes=None) or t.transpose(1, 0): reversed axes by default */
-BUILTIN(bi_transpose) {
+OP_EVAL(std_transpose) {
   ObjTensor *t, *r;
   if (argc < 1) return lang_raise(vm, "TypeError", "transpose() missing required argument 't'");
   if (!std_tensor_arg(vm, "transpose", argv[0], &t)) return false;
@@ -627,7 +628,7 @@ BUILTIN(bi_transpose) {
 }
 
 /* broadcast_to(t, shape) */
-BUILTIN(bi_broadcast_to) {
+OP_EVAL(std_broadcast_to) {
   static const char *const names[] = {"t", "shape"};
   Value a[2];
   ObjTensor *t, *r;
@@ -642,7 +643,7 @@ BUILTIN(bi_broadcast_to) {
 }
 
 /* flatten(t): reshape(t, -1) */
-BUILTIN(bi_flatten) {
+OP_EVAL(std_flatten) {
   static const char *const names[] = {"t"};
   Value a[1];
   ObjTensor *t, *r;
@@ -655,7 +656,7 @@ BUILTIN(bi_flatten) {
 }
 
 /* squeeze(t, axis=None): drop axes of size 1 (those given, or all) */
-BUILTIN(bi_squeeze) {
+OP_EVAL(std_squeeze) {
   static const char *const names[] = {"t", "axis"};
   Value a[2];
   ObjTensor *t;
@@ -682,7 +683,7 @@ BUILTIN(bi_squeeze) {
 }
 
 /* expand_dims(t, axis): a new axis of size 1 at position axis */
-BUILTIN(bi_expand_dims) {
+OP_EVAL(std_expand_dims) {
   static const char *const names[] = {"t", "axis"};
   Value a[2];
   ObjTensor *t;
@@ -711,7 +712,7 @@ BUILTIN(bi_expand_dims) {
 }
 
 /* astype(t, dtype) */
-BUILTIN(bi_astype) {
+OP_EVAL(std_astype) {
   static const char *const names[] = {"t", "dtype"};
   Value a[2];
   ObjTensor *t, *r;
@@ -725,7 +726,7 @@ BUILTIN(bi_astype) {
 }
 
 /* item(t): the number in a one-element tensor */
-BUILTIN(bi_item) {
+OP_EVAL(std_item) {
   static const char *const names[] = {"t"};
   Value a[1];
   ObjTensor *t;
@@ -737,7 +738,7 @@ BUILTIN(bi_item) {
 }
 
 /* tolist(t): nested lists of Python numbers */
-BUILTIN(bi_tolist) {
+OP_EVAL(std_tolist) {
   static const char *const names[] = {"t"};
   Value a[1];
   if (!std_tensor_parse(vm, "tolist", argc, argv, kw, names, 1, 1, 1, a)) return false;
@@ -781,10 +782,10 @@ bool std_tensor_any(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 bool std_tensor_all(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   return reduction(vm, TR_ALL, argc, argv, kw, out);
 }
-BUILTIN(bi_mean) { return reduction(vm, TR_MEAN, argc, argv, kw, out); }
-BUILTIN(bi_prod) { return reduction(vm, TR_PROD, argc, argv, kw, out); }
-BUILTIN(bi_argmax) { return reduction(vm, TR_ARGMAX, argc, argv, kw, out); }
-BUILTIN(bi_argmin) { return reduction(vm, TR_ARGMIN, argc, argv, kw, out); }
+OP_EVAL(std_mean) { return reduction(vm, TR_MEAN, argc, argv, kw, out); }
+OP_EVAL(std_prod) { return reduction(vm, TR_PROD, argc, argv, kw, out); }
+OP_EVAL(std_argmax) { return reduction(vm, TR_ARGMAX, argc, argv, kw, out); }
+OP_EVAL(std_argmin) { return reduction(vm, TR_ARGMIN, argc, argv, kw, out); }
 
 /* ---- math on floats and tensors ---- */
 
@@ -901,7 +902,7 @@ static bool math1(MistVM *vm, const char *fname, TensorUnop op, int argc, const 
 }
 
 #define MATH1(name, op) \
-  BUILTIN(bi_##name) { return math1(vm, #name, op, argc, argv, kw, out); }
+  OP_EVAL(std_##name) { return math1(vm, #name, op, argc, argv, kw, out); }
 MATH1(exp, TU_EXP)
 MATH1(log, TU_LOG)
 MATH1(sqrt, TU_SQRT)
@@ -923,7 +924,7 @@ MATH1(ceil, TU_CEIL)
 
 /* atan2(y, x): Python's math.atan2 on numbers, NumPy's arctan2 on
  * tensors (floats out, broadcast). */
-BUILTIN(bi_atan2) {
+OP_EVAL(std_atan2) {
   static const char *const names[] = {"y", "x"};
   Value a[2];
   if (!std_tensor_parse(vm, "atan2", argc, argv, kw, names, 2, 2, 2, a)) return false;
@@ -982,7 +983,7 @@ static double polygamma(int n, double x) {
 
 /* _polygamma(n, x): polygamma(n, x) on a float or elementwise on a float
  * tensor; the derivative rules of lgamma use it (stdlib/ad_rules.ms). */
-BUILTIN(bi_polygamma) {
+OP_EVAL(std_polygamma) {
   static const char *const names[] = {"n", "x"};
   Value a[2];
   if (!std_tensor_parse(vm, "_polygamma", argc, argv, kw, names, 2, 2, 2, a)) return false;
@@ -1035,11 +1036,11 @@ static bool extremum(MistVM *vm, const char *fname, bool mx, int argc, const Val
   return true;
 }
 
-BUILTIN(bi_maximum) { return extremum(vm, "maximum", true, argc, argv, kw, out); }
-BUILTIN(bi_minimum) { return extremum(vm, "minimum", false, argc, argv, kw, out); }
+OP_EVAL(std_maximum) { return extremum(vm, "maximum", true, argc, argv, kw, out); }
+OP_EVAL(std_minimum) { return extremum(vm, "minimum", false, argc, argv, kw, out); }
 
 /* where(cond, a, b) */
-BUILTIN(bi_where) {
+OP_EVAL(std_where) {
   static const char *const names[] = {"condition", "x", "y"};
   Value a[3];
   if (!std_tensor_parse(vm, "where", argc, argv, kw, names, 3, 3, 3, a)) return false;
@@ -1053,7 +1054,7 @@ BUILTIN(bi_where) {
 }
 
 /* clip(x, lo, hi): each bound may be None */
-BUILTIN(bi_clip) {
+OP_EVAL(std_clip) {
   static const char *const names[] = {"x", "lo", "hi"};
   Value a[3];
   if (!std_tensor_parse(vm, "clip", argc, argv, kw, names, 3, 3, 3, a)) return false;
@@ -1074,50 +1075,7 @@ BUILTIN(bi_clip) {
 }
 
 void std_register_tensor(MistVM *vm) {
-  enum { M = SELF_TENSOR };
-  static const struct {
-    const char *name;
-    BuiltinFn fn;
-    unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
-  } table[] = {
-    {"tensor", bi_tensor, 0},                     {"zeros", bi_zeros, 0},
-    {"ones", bi_ones, 0},                         {"full", bi_full, 0},
-    {"zeros_like", bi_zeros_like, 0},             {"ones_like", bi_ones_like, 0},
-    {"arange", bi_arange, 0},                     {"linspace", bi_linspace, 0},
-    {"eye", bi_eye, 0},                           {"key", bi_key, 0},
-    {"split", bi_split, 0},                       {"rand", bi_rand, 0},
-    {"randn", bi_randn, 0},                       {"reshape", bi_reshape, M},
-    {"transpose", bi_transpose, M},               {"broadcast_to", bi_broadcast_to, M},
-    {"flatten", bi_flatten, M},                   {"squeeze", bi_squeeze, M},
-    {"expand_dims", bi_expand_dims, M},           {"astype", bi_astype, M},
-    {"item", bi_item, M},                         {"tolist", bi_tolist, M},
-    {"mean", bi_mean, M},                         {"prod", bi_prod, M},
-    {"argmax", bi_argmax, M},                     {"argmin", bi_argmin, M},
-    {"exp", bi_exp, M},                           {"log", bi_log, M},
-    {"sqrt", bi_sqrt, M},                         {"sin", bi_sin, M},
-    {"cos", bi_cos, M},                           {"tanh", bi_tanh, M},
-    {"sigmoid", bi_sigmoid, M},                   {"relu", bi_relu, M},
-    {"maximum", bi_maximum, M},                   {"minimum", bi_minimum, M},
-    {"where", bi_where, 0},                       {"set_printoptions", bi_set_printoptions, 0},
-    {"clip", bi_clip, M},                         {"tan", bi_tan, M},
-    {"asin", bi_asin, M},                         {"acos", bi_acos, M},
-    {"atan", bi_atan, M},                         {"atan2", bi_atan2, 0},
-    {"log2", bi_log2, M},                         {"log10", bi_log10, M},
-    {"lgamma", bi_lgamma, M},                     {"erf", bi_erf, M},
-    {"floor", bi_floor, M},                       {"ceil", bi_ceil, M},
-    {"_polygamma", bi_polygamma, 0},
-  };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
-  static const struct {
-    const char *name;
-    BuiltinFn fn;
-  } props[] = {
-    {"shape", p_shape}, {"dtype", p_dtype}, {"T", p_T},
-    {"ndim", p_ndim},   {"size", p_size},   {"device", p_device},
-  };
-  for (size_t i = 0; i < sizeof props / sizeof props[0]; i++)
-    lang_def_property(vm, props[i].name, props[i].fn);
+  lang_def_builtin(vm, "set_printoptions", bi_set_printoptions, -1, -1);
   /* math's constants, as builtins (and as math.pi... in stdlib/math.ms) */
   static const struct {
     const char *name;
@@ -1125,6 +1083,4 @@ void std_register_tensor(MistVM *vm) {
   } consts[] = {{"pi", M_PI}, {"e", M_E}, {"inf", INFINITY}, {"nan", NAN}};
   for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++)
     lang_dict_put(vm->builtins, lang_intern(vm, consts[i].name, strlen(consts[i].name)), v_float(consts[i].value));
-  std_register_tensor_nn(vm);
-  std_register_tensor_grad(vm);
 }

@@ -8,13 +8,10 @@
 
 #include "lang/tensor.h"
 
-/* Register the tensor builtins, the math functions that work on floats
- * and tensors alike (exp, log, ..., maximum, where), and the tensor
- * properties (shape, dtype, T, ndim, size, device).  Called by
- * std_register_builtins. */
+/* Register set_printoptions and the constants pi, e, inf, nan (the
+ * tensor ops are rows of ir/builtin_ops.def, registered by ops.c).
+ * Called by std_register_builtins. */
 void std_register_tensor(MistVM *vm);
-void std_register_tensor_nn(MistVM *vm);   /* tensor_nn.c's share */
-void std_register_tensor_grad(MistVM *vm); /* tensor_grad.c: sum_to and the backward kernels */
 
 /* sum/max/min(t, axis=None, keepdims=False), abs(t), round(t, ndigits),
  * any(t), all(t), pow(a, b) with a tensor. */

@@ -44,6 +44,7 @@
 #include "lang/gc.h"
 #include "lang/tensor_impl.h"
 #include "stdlib/builtins.h"
+#include "stdlib/ops.h"
 #include "stdlib/tensor.h"
 
 #define BUILTIN(name) \
@@ -54,7 +55,7 @@ static bool given_nn(Value v) { return v.tag != V_UNBOUND && v.tag != V_NONE; }
 /* ---- broadcasting and reductions ---- */
 
 /* sum_to(x, like) */
-BUILTIN(bi_sum_to) {
+OP_EVAL(std_sum_to) {
   static const char *const names[] = {"x", "like"};
   Value a[2];
   if (!std_tensor_parse(vm, "sum_to", argc, argv, kw, names, 2, 2, 2, a)) return false;
@@ -124,7 +125,7 @@ static bool sens_to(MistVM *vm, Value d, Value x, Value *out) {
 }
 
 /* _sens_to(d, x) */
-BUILTIN(bi_sens_to) {
+OP_EVAL(std_sens_to) {
   static const char *const names[] = {"d", "x"};
   Value a[2];
   if (!std_tensor_parse(vm, "_sens_to", argc, argv, kw, names, 2, 2, 2, a)) return false;
@@ -157,7 +158,7 @@ static bool broadcast_like(MistVM *vm, Value x, Value like, Value *out) {
 }
 
 /* _broadcast_like(x, like) */
-BUILTIN(bi_broadcast_like) {
+OP_EVAL(std_broadcast_like) {
   static const char *const names[] = {"x", "like"};
   Value a[2];
   if (!std_tensor_parse(vm, "_broadcast_like", argc, argv, kw, names, 2, 2, 2, a)) return false;
@@ -165,7 +166,7 @@ BUILTIN(bi_broadcast_like) {
 }
 
 /* _unreduce(x, like, axis=None, keepdims=False) */
-BUILTIN(bi_unreduce) {
+OP_EVAL(std_unreduce) {
   static const char *const names[] = {"x", "like", "axis", "keepdims"};
   Value a[4];
   ObjTensor *like;
@@ -387,7 +388,7 @@ static bool fit(MistVM *vm, ObjTensor *r, ObjTensor *like, Value *out) {
 
 /* _conv2d_backward_input(d, x, w, stride=1, padding=0): the sensitivity
  * of conv2d's input x (only its shape and dtype are read) */
-BUILTIN(bi_conv2d_backward_input) {
+OP_EVAL(std_conv2d_backward_input) {
   ObjTensor *d, *x, *w, *x0, *w0;
   ConvG g;
   if (!conv_grad_args(vm, "_conv2d_backward_input", argc, argv, kw, &d, &x, &w, &g, &x0, &w0))
@@ -410,7 +411,7 @@ BUILTIN(bi_conv2d_backward_input) {
 
 /* _conv2d_backward_weight(d, x, w, stride=1, padding=0): the sensitivity
  * of conv2d's weight w (only its shape and dtype are read) */
-BUILTIN(bi_conv2d_backward_weight) {
+OP_EVAL(std_conv2d_backward_weight) {
   ObjTensor *d, *x, *w, *x0, *w0;
   ConvG g;
   if (!conv_grad_args(vm, "_conv2d_backward_weight", argc, argv, kw, &d, &x, &w, &g, &x0, &w0))
@@ -515,7 +516,7 @@ static void pool_scatter(void *ctx, int64_t p0, int64_t p1) {
 
 /* _max_pool2d_backward(d, x, kernel, stride=None, padding=0): each
  * window's sensitivity goes to the element that won it */
-BUILTIN(bi_max_pool2d_backward) {
+OP_EVAL(std_max_pool2d_backward) {
   static const char *const names[] = {"d", "x", "kernel", "stride", "padding"};
   Value a[5];
   ObjTensor *x, *d, *x0;
@@ -546,7 +547,7 @@ BUILTIN(bi_max_pool2d_backward) {
 
 /* _max_pool2d_select(x, v, kernel, stride=None, padding=0): v (of x's
  * shape) read at the element that wins each window of x */
-BUILTIN(bi_max_pool2d_select) {
+OP_EVAL(std_max_pool2d_select) {
   static const char *const names[] = {"x", "v", "kernel", "stride", "padding"};
   Value a[5];
   ObjTensor *x, *v, *x0;
@@ -583,7 +584,7 @@ BUILTIN(bi_max_pool2d_select) {
 /* _sens_whole(d): a sensitivity made of parts made whole (ir_sens_dense), for
  * the Mist definitions of the sensitivity primitives, which compute with
  * it */
-BUILTIN(bi_sens_whole) {
+OP_EVAL(std_sens_whole) {
   if (argc != 1) return lang_raise(vm, "TypeError", "_sens_whole takes 1 argument (%d given)", argc);
   return ir_sens_dense(vm, argv[0], out);
 }
@@ -599,7 +600,7 @@ static bool as_double(Value v, double *d) {
 }
 
 /* _fdiv(a, b) */
-BUILTIN(bi_fdiv) {
+OP_EVAL(std_fdiv) {
   double a, b;
   if (argc != 2) return lang_raise(vm, "TypeError", "_fdiv takes 2 arguments (%d given)", argc);
   if (as_double(argv[0], &a) && as_double(argv[1], &b)) {
@@ -610,7 +611,7 @@ BUILTIN(bi_fdiv) {
 }
 
 /* _fpow(a, b): C's pow, the same bits as ** where ** gives a float */
-BUILTIN(bi_fpow) {
+OP_EVAL(std_fpow) {
   double a, b;
   if (argc != 2) return lang_raise(vm, "TypeError", "_fpow takes 2 arguments (%d given)", argc);
   if (as_double(argv[0], &a) && as_double(argv[1], &b)) {
@@ -618,25 +619,4 @@ BUILTIN(bi_fpow) {
     return true;
   }
   return lang_arith(vm, OP_POW, argv[0], argv[1], out);
-}
-
-void std_register_tensor_grad(MistVM *vm) {
-  static const struct {
-    const char *name;
-    BuiltinFn fn;
-  } table[] = {
-    {"sum_to", bi_sum_to},
-    {"_sens_to", bi_sens_to},
-    {"_broadcast_like", bi_broadcast_like},
-    {"_unreduce", bi_unreduce},
-    {"_conv2d_backward_input", bi_conv2d_backward_input},
-    {"_conv2d_backward_weight", bi_conv2d_backward_weight},
-    {"_max_pool2d_backward", bi_max_pool2d_backward},
-    {"_max_pool2d_select", bi_max_pool2d_select},
-    {"_fdiv", bi_fdiv},
-    {"_sens_whole", bi_sens_whole},
-    {"_fpow", bi_fpow},
-  };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1);
 }

@@ -16,6 +16,7 @@
 #include "lang/gc.h"
 #include "lang/tensor_impl.h"
 #include "stdlib/builtins.h"
+#include "stdlib/ops.h"
 #include "stdlib/tensor.h"
 
 #define BUILTIN(name) \
@@ -44,7 +45,7 @@ static bool pair_arg(MistVM *vm, const char *fname, const char *what, Value v, i
 }
 
 /* matmul(a, b): the @ operator */
-BUILTIN(bi_matmul) {
+OP_EVAL(std_matmul) {
   static const char *const names[] = {"a", "b"};
   Value a[2];
   ObjTensor *x, *y, *r;
@@ -108,7 +109,7 @@ static bool concat_items(MistVM *vm, const char *fname, ObjTensor **ts, size_t n
 }
 
 /* concat(tensors, axis=0) */
-BUILTIN(bi_concat) {
+OP_EVAL(std_concat) {
   static const char *const names[] = {"tensors", "axis"};
   Value a[2];
   ObjTensor **ts, *r;
@@ -129,7 +130,7 @@ BUILTIN(bi_concat) {
 }
 
 /* stack(tensors, axis=0): along a new axis */
-BUILTIN(bi_stack) {
+OP_EVAL(std_stack) {
   static const char *const names[] = {"tensors", "axis"};
   Value a[2];
   ObjTensor **ts, *r;
@@ -222,7 +223,7 @@ static bool softmax_args(MistVM *vm, const char *fname, int argc, const Value *a
                          const KwArgs *kw, ObjTensor **x, uint64_t *axes, bool *keep) {
   static const char *const names[] = {"x", "axis", "keepdims"};
   Value a[3];
-  bool with_keep = strcmp(fname, "logsumexp") == 0;
+  bool with_keep = keep != NULL;   /* logsumexp's keepdims */
   if (!std_tensor_parse(vm, fname, argc, argv, kw, names, with_keep ? 3 : 2, with_keep ? 3 : 2, 1, a) ||
       !float_arg(vm, fname, a[0], x))
     return false;
@@ -234,7 +235,7 @@ static bool softmax_args(MistVM *vm, const char *fname, int argc, const Value *a
 }
 
 /* softmax(x, axis=-1) */
-BUILTIN(bi_softmax) {
+OP_EVAL(std_softmax) {
   ObjTensor *x, *m, *e, *s;
   uint64_t axes;
   Value d;
@@ -247,7 +248,7 @@ BUILTIN(bi_softmax) {
 }
 
 /* log_softmax(x, axis=-1) */
-BUILTIN(bi_log_softmax) {
+OP_EVAL(std_log_softmax) {
   ObjTensor *x, *l;
   uint64_t axes;
   if (!softmax_args(vm, "log_softmax", argc, argv, kw, &x, &axes, NULL) || !lse_kept(vm, x, axes, &l))
@@ -256,7 +257,7 @@ BUILTIN(bi_log_softmax) {
 }
 
 /* logsumexp(x, axis=-1, keepdims=False) */
-BUILTIN(bi_logsumexp) {
+OP_EVAL(std_logsumexp) {
   ObjTensor *x, *l;
   uint64_t axes;
   bool keep = false;
@@ -274,7 +275,7 @@ BUILTIN(bi_logsumexp) {
 }
 
 /* one_hot(indices, n, dtype="f32"): shape indices.shape + (n,) */
-BUILTIN(bi_one_hot) {
+OP_EVAL(std_one_hot) {
   static const char *const names[] = {"indices", "n", "dtype"};
   Value a[3];
   ObjTensor *ix;
@@ -337,7 +338,7 @@ static bool float_dtype(MistVM *vm, const char *fname, const ObjTensor *t) {
 
 /* conv2d(x, w, bias=None, stride=1, padding=0): x (N, Cin, H, W),
  * w (Cout, Cin, kh, kw), bias (Cout,) */
-BUILTIN(bi_conv2d) {
+OP_EVAL(std_conv2d) {
   static const char *const names[] = {"x", "w", "bias", "stride", "padding"};
   Value a[5];
   ObjTensor *x, *w, *b = NULL;
@@ -403,7 +404,7 @@ BUILTIN(bi_conv2d) {
 }
 
 /* max_pool2d(x, kernel, stride=None, padding=0): stride defaults to the kernel */
-BUILTIN(bi_max_pool2d) {
+OP_EVAL(std_max_pool2d) {
   static const char *const names[] = {"x", "kernel", "stride", "padding"};
   Value a[4];
   ObjTensor *x;
@@ -473,7 +474,7 @@ static void close_row(void *vctx, char *const *p, const int64_t *s, int64_t n) {
 
 /* allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
  * |a - b| <= atol + rtol * |b| everywhere, broadcasting */
-BUILTIN(bi_allclose) {
+OP_EVAL(std_allclose) {
   static const char *const names[] = {"a", "b", "rtol", "atol", "equal_nan"};
   Value a[5];
   ObjTensor *x, *y;
@@ -505,20 +506,4 @@ BUILTIN(bi_allclose) {
   LANG_KEEP(y);
   *out = v_bool(!c.far);
   return true;
-}
-
-void std_register_tensor_nn(MistVM *vm) {
-  enum { M = SELF_TENSOR };
-  static const struct {
-    const char *name;
-    BuiltinFn fn;
-    unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
-  } table[] = {
-    {"matmul", bi_matmul, M},           {"concat", bi_concat, 0},           {"stack", bi_stack, 0},
-    {"softmax", bi_softmax, M},         {"log_softmax", bi_log_softmax, M}, {"logsumexp", bi_logsumexp, M},
-    {"one_hot", bi_one_hot, 0},         {"conv2d", bi_conv2d, 0},           {"max_pool2d", bi_max_pool2d, 0},
-    {"allclose", bi_allclose, 0},
-  };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    lang_def_builtin(vm, table[i].name, table[i].fn, -1, -1)->self_kinds = table[i].self_kinds;
 }
