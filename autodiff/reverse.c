@@ -804,6 +804,10 @@ static bool prunable(const IrNode *n) {
   }
 }
 
+static void count_use(IrMarks *uses, const IrNode *x) {
+  if (x && x->kind == IR_APPLY) ++*ir_mark(uses, x);
+}
+
 /* Drop what the backward graphs (the unit's graphs that are not
  * transforms: no jsource) computed for nothing: the sensitivity a
  * constant or an int would have got, the parts of a result nobody reads.
@@ -811,17 +815,19 @@ static bool prunable(const IrNode *n) {
  * backward pass read its nodes. */
 static void prune_backward(Ad *ad) {
   IrUnit *u = ad->u;
+  IrMarks uses;   /* an application -> its uses (only theirs are read) */
+  ir_marks_for_unit(&uses, u);
   bool again = true;
   while (again) {
     again = false;
-    IrMarks uses;   /* a node -> its uses */
-    ir_marks_for_unit(&uses, u);
+    for (int g = 0; g < u->ngraphs; g++)
+      for (int i = 0; i < u->graphs[g]->nnodes; i++) *ir_mark(&uses, u->graphs[g]->nodes[i]) = 0;
     for (int g = 0; g < u->ngraphs; g++) {
       IrGraph *h = u->graphs[g];
       for (int i = 0; i < h->nnodes; i++)
-        for (int j = 0; j < h->nodes[i]->nin; j++) ++*ir_mark(&uses, h->nodes[i]->in[j]);
-      if (h->ret) ++*ir_mark(&uses, h->ret);
-      for (int k = 0; k < h->ndefaults; k++) ++*ir_mark(&uses, h->defaults[k]);
+        for (int j = 0; j < h->nodes[i]->nin; j++) count_use(&uses, h->nodes[i]->in[j]);
+      count_use(&uses, h->ret);
+      for (int k = 0; k < h->ndefaults; k++) count_use(&uses, h->defaults[k]);
     }
     for (int g = 0; g < u->ngraphs; g++) {
       IrGraph *h = u->graphs[g];
@@ -838,6 +844,7 @@ static void prune_backward(Ad *ad) {
       h->nnodes = k;
     }
   }
+  ir_marks_free(&uses);
   for (int g = 0; g < u->ngraphs; g++) ir_forget_free_vars(u->graphs[g]);
 }
 

@@ -234,6 +234,7 @@ void ir_dce(IrGraph *g) {
   list_add(&l, g);
   close_over(&l);
   dce_in(&d, g, &l);
+  ir_marks_free(&d.uses);
 }
 
 void ir_dce_unit(IrUnit *u) {
@@ -247,6 +248,7 @@ void ir_dce_unit(IrUnit *u) {
     removed = 0;
     /* nested graphs come after their parents: sweep them first */
     for (int i = u->ngraphs - 1; i >= 0; i--) removed += dce_in(&d, u->graphs[i], &l);
+    ir_marks_free(&d.uses);
   } while (removed);
 }
 
@@ -268,6 +270,7 @@ bool ir_dce_scope(IrUnit *u, IrGraph *g) {
     /* descendants first, so their dead nodes release their parents' */
     for (int k = s.n - 1; k >= 0; k--) removed += sweep(&d, s.graphs[k]);
     any |= removed > 0;
+    ir_marks_free(&d.uses);
   } while (removed);
   if (any) ir_scope_forget_free_vars(&s, u);
   return any;

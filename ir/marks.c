@@ -1,12 +1,20 @@
 /* marks.c: the per-node ints of marks.h: the array, and the map for the
  * nodes the array has no slot for. */
+#include <stdlib.h>
+
 #include "ir/marks.h"
 #include "lang/gc.h"
 
 void ir_marks_init(IrMarks *m, uint32_t n) {
-  m->n = n;
-  m->slots = lang_alloc((n ? n : 1) * sizeof *m->slots);
+  m->slots = calloc(n ? n : 1, sizeof *m->slots);
+  /* (out of memory: every node goes to the map) */
+  m->n = m->slots ? n : 0;
   m->others = (NodeMap){0};
+}
+
+void ir_marks_free(IrMarks *m) {
+  free(m->slots);
+  *m = (IrMarks){0};
 }
 
 int *ir_mark_other(IrMarks *m, const IrNode *n) {

@@ -8,7 +8,13 @@
  * belongs to another lowering), whose ids are their unit's: each slot
  * remembers the node that took it, and a node whose slot another took,
  * or whose id is past the array, gets its int from a map instead.  So
- * two nodes never share a mark, whatever their ids. */
+ * two nodes never share a mark, whatever their ids.
+ *
+ * The array is malloc'd, not the collector's (a pass that prunes in
+ * rounds would otherwise hand it a large block each round), and holds
+ * node addresses only to compare them: a pass makes no nodes while it
+ * holds marks, so no new node can take a dropped one's address.  Free
+ * it with ir_marks_free. */
 #ifndef MIST_IR_MARKS_H
 #define MIST_IR_MARKS_H
 
@@ -30,6 +36,7 @@ typedef struct IrMarks {
 void ir_marks_init(IrMarks *m, uint32_t n);
 /* Marks for the nodes of unit u. */
 static inline void ir_marks_for_unit(IrMarks *m, const IrUnit *u) { ir_marks_init(m, u->next_id); }
+void ir_marks_free(IrMarks *m);
 
 int *ir_mark_other(IrMarks *m, const IrNode *n);
 

@@ -914,6 +914,8 @@ START_TEST(t_marks_own_nodes) {
   *ir_mark(&small, fa->nodes[1]) = 3;
   ck_assert_int_eq(*ir_mark(&small, fa->nodes[1]), 3);
   ck_assert_int_eq(*ir_mark(&small, fb->nodes[1]), 0);
+  ir_marks_free(&m);
+  ir_marks_free(&small);
 }
 END_TEST
 
