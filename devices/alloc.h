@@ -1,7 +1,7 @@
 /* devices/alloc.h: a caching allocator for tensor buffers.  A fresh page
  * costs ~10.8 us to fault in on these machines, so freed buffers are kept
- * by size class and handed out again; big ones are backed by huge pages
- * (madvise MADV_HUGEPAGE). */
+ * by size class and handed out again; from 256 KiB on they are backed by
+ * huge pages (madvise MADV_HUGEPAGE), several to a 2 MiB page below 2 MiB. */
 #ifndef MIST_DEVICES_ALLOC_H
 #define MIST_DEVICES_ALLOC_H
 

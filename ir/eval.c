@@ -15,6 +15,10 @@
  *  - any other tail call replaces the frame instead of growing the C
  *    stack (a loop graph used as a value, mutual tail recursion).
  *
+ * Arithmetic whose operand is a tensor temporary that nothing reads
+ * afterwards (dead_temporary) may write its result over that operand's
+ * buffer instead of a new one.
+ *
  * Everything else runs by the general rule: a graph constant used as a
  * value becomes a closure capturing the current values of its free
  * variables; an application calls its callee.  Errors record the span
@@ -77,7 +81,8 @@ typedef enum {
 typedef struct Instr {
   uint8_t op;
   int32_t dst, a, b;
-  int32_t c, imm;      /* I_SENS_*: y's slot, and argument number i (-1: not 0 or 1 constant) */
+  int32_t c, imm;      /* I_SENS_*: y's slot, and argument number i (-1: not 0 or 1 constant);
+                          I_ADD, I_SUB, I_MUL: which operands are dead temporaries (dead_temporary) */
   int32_t nargs;
   int32_t *args;
   int32_t *dsts;       /* I_PMOVE */
@@ -396,6 +401,27 @@ static const Op prim_ops[IR_NPRIMS] = {
   [IR_P_SEED] = I_AD_FLOAT, [IR_P_ZEROS_LIKE] = I_AD_FLOAT,
 };
 
+/* Is x, an operand of arithmetic node `at`, a temporary that nothing
+ * reads after it?  x must be computed by arithmetic in the same graph
+ * (each run of the graph computes it again before `at` reads it), and
+ * used nowhere else, not even by a nested function.  These primitives
+ * give every tensor result a new buffer of its own (lang_tensor_binary,
+ * lang_tensor_matmul and lang_tensor_unary allocate one each time), so
+ * the arithmetic of `at` may write its tensor result over x's
+ * (lang_arith_reusing): NumPy's elision of temporaries, found here
+ * without reference counts.  A weight update p - lr * g then makes one
+ * new tensor instead of two. */
+static bool dead_temporary(Comp *c, IrNode *x, IrNode *at) {
+  if (x->kind != IR_APPLY || x->graph != at->graph || ir_map_int(&c->uses, x, 0) != 1) return false;
+  switch (ir_node_prim(x)) {
+  case IR_P_ADD: case IR_P_SUB: case IR_P_MUL: case IR_P_TRUEDIV: case IR_P_FLOORDIV: case IR_P_MOD:
+  case IR_P_POW: case IR_P_MATMUL: case IR_P_NEG:
+    return true;
+  default:
+    return false;
+  }
+}
+
 static void emit_node(Comp *c, IrNode *n, bool tail) {
   IrNode *f = n->in[0];
   int p = ir_node_prim(n);
@@ -431,6 +457,8 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
       in->a = a;
       in->b = b;
       in->dst = slot_of(c, n);
+      if (in->op == I_ADD || in->op == I_SUB || in->op == I_MUL)
+        in->imm = (dead_temporary(c, n->in[1], n) ? 1 : 0) | (dead_temporary(c, n->in[2], n) ? 2 : 0);
       return;
     }
     int32_t *args = operands(c, n, 1);
@@ -651,6 +679,8 @@ static void dump_code(EvCode *c) {
     Instr *in = &c->ins[i];
     fprintf(stderr, "  %3d %-9s dst=%d a=%d b=%d", i, op_names[in->op], in->dst, in->a, in->b);
     for (int k = 0; k < in->nargs; k++) fprintf(stderr, "%s%d", k ? "," : " args=", in->args[k]);
+    if ((in->op == I_ADD || in->op == I_SUB || in->op == I_MUL) && in->imm)
+      fprintf(stderr, " reusing %s", in->imm == 3 ? "a,b" : in->imm == 1 ? "a" : "b");
     if (in->op == I_JUMP || in->op == I_JUMPIFNOT) fprintf(stderr, " -> %d", in->target);
     if (in->graph) fprintf(stderr, " @%s", in->graph->name->data);
     fprintf(stderr, "\n");
@@ -1035,7 +1065,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_add_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f + b.f);
-      else if (!lang_arith(vm, OP_ADD, a, b, &F[in->dst])) goto fail;
+      else if (!lang_arith_reusing(vm, OP_ADD, a, b, (unsigned)in->imm, &F[in->dst])) goto fail;
       NEXT;
     }
     L_I_SUB: {
@@ -1043,7 +1073,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_sub_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f - b.f);
-      else if (!lang_arith(vm, OP_SUB, a, b, &F[in->dst])) goto fail;
+      else if (!lang_arith_reusing(vm, OP_SUB, a, b, (unsigned)in->imm, &F[in->dst])) goto fail;
       NEXT;
     }
     L_I_MUL: {
@@ -1051,7 +1081,7 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_mul_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f * b.f);
-      else if (!lang_arith(vm, OP_MUL, a, b, &F[in->dst])) goto fail;
+      else if (!lang_arith_reusing(vm, OP_MUL, a, b, (unsigned)in->imm, &F[in->dst])) goto fail;
       NEXT;
     }
 #define CMP_CASE(OPC, CMPOP, op)                                                  \

@@ -324,6 +324,13 @@ bool lang_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out) {
   return unsupported(vm, op, a, b);
 }
 
+bool lang_arith_reusing(MistVM *vm, ArithOp op, Value a, Value b, unsigned dead, Value *out) {
+  /* (lang_arith gives every operation with a tensor operand to
+   * lang_tensor_arith: a tensor is neither an int nor a float) */
+  if (dead && (v_is_tensor(a) || v_is_tensor(b))) return lang_tensor_arith_reusing(vm, op, a, b, dead, out);
+  return lang_arith(vm, op, a, b, out);
+}
+
 bool lang_neg(MistVM *vm, Value a, Value *out) {
   if (is_intlike(a)) {
     int64_t i = as_int(a);

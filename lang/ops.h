@@ -24,6 +24,11 @@ const char *lang_arith_symbol(ArithOp op);   /* "+", "//"... */
 const char *lang_cmp_symbol(CmpOp op);
 
 bool lang_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out);
+/* lang_arith, where operand a (dead & 1) or b (dead & 2) is a
+ * temporary that nothing reads after this operation (the interpreter
+ * knows which, ir/eval.c): a tensor result may then be written into that
+ * operand's buffer rather than a new one.  The result is the same. */
+bool lang_arith_reusing(MistVM *vm, ArithOp op, Value a, Value b, unsigned dead, Value *out);
 bool lang_compare(MistVM *vm, CmpOp op, Value a, Value b, Value *out);
 bool lang_neg(MistVM *vm, Value a, Value *out);
 bool lang_pos(MistVM *vm, Value a, Value *out);

@@ -366,6 +366,15 @@ bool lang_tensor_is_contiguous(const ObjTensor *t) {
   return true;
 }
 
+bool lang_tensor_reusable(const ObjTensor *t, DType dt, int ndim, const int64_t *shape) {
+  if (t->dtype != dt || t->ndim != ndim || t->offset != 0 || !t->buf->store || !t->buf->data ||
+      (size_t)t->size * dev_dtype_size(dt) != t->buf->bytes || !lang_tensor_is_contiguous(t))
+    return false;
+  for (int d = 0; d < ndim; d++)
+    if (t->shape[d] != shape[d]) return false;
+  return ((const TensorVersion *)t->buf)->history == 0;   /* (an update leaves history behind) */
+}
+
 /* ---- elements ---- */
 
 Value lang_tensor_load(DType dt, const char *p) {

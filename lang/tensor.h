@@ -143,6 +143,12 @@ static inline char *lang_tensor_ptr(const ObjTensor *t) {
   return data + t->offset * (int64_t)dev_dtype_size(t->dtype);
 }
 bool lang_tensor_is_contiguous(const ObjTensor *t);
+/* Can a result of dtype dt and this shape be written over t's elements,
+ * t being a temporary that nothing else will read (the caller's
+ * promise)?  t must cover its whole buffer, in order, and the buffer be
+ * a big one (outside the heap: a small one is not worth it) with no old
+ * versions that read its bytes. */
+bool lang_tensor_reusable(const ObjTensor *t, DType dt, int ndim, const int64_t *shape);
 /* The element at p (of dtype dt) as a Mist value: float, int or bool. */
 Value lang_tensor_load(DType dt, const char *p);
 /* Store the number v at p as dtype dt; floats going to an int dtype are
@@ -299,6 +305,10 @@ bool lang_tensor_matmul(MistVM *vm, ObjTensor *a, ObjTensor *b, ObjTensor **out)
 
 /* The operators of lang/ops.c when an operand is a tensor. */
 bool lang_tensor_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out);
+/* The same, writing an elementwise result into the buffer of operand a
+ * (dead & 1) or b (dead & 2) where lang_tensor_reusable allows: the
+ * caller promises that nothing reads that operand afterwards. */
+bool lang_tensor_arith_reusing(MistVM *vm, ArithOp op, Value a, Value b, unsigned dead, Value *out);
 bool lang_tensor_compare(MistVM *vm, CmpOp op, Value a, Value b, Value *out);
 bool lang_tensor_truthy(MistVM *vm, ObjTensor *t, bool *out);
 bool lang_tensor_contains(MistVM *vm, ObjTensor *t, Value item, bool *out);

@@ -349,7 +349,11 @@ static bool int_error(MistVM *vm, const char *fname, int err) {
                     fname);
 }
 
-bool lang_tensor_binary(MistVM *vm, TensorBinop op, Value a, Value b, Value *out) {
+/* a op b into a new tensor, or over operand a (dead & 1) or b
+ * (dead & 2), a temporary nothing reads afterwards, where its buffer can
+ * take the result: each element is read before the same element is written,
+ * which every row function allows (out equal to an operand exactly). */
+static bool binary(MistVM *vm, TensorBinop op, Value a, Value b, unsigned dead, Value *out) {
   const char *fname = lang_tensor_binop_name(op);
   ObjTensor *x, *y;
   DType cdt;
@@ -358,8 +362,12 @@ bool lang_tensor_binary(MistVM *vm, TensorBinop op, Value a, Value b, Value *out
   int64_t shape[LANG_TENSOR_MAX_DIMS];
   if (!lang_broadcast_shapes(vm, fname, x->ndim, x->shape, y->ndim, y->shape, &nd, shape))
     return false;
-  ObjTensor *r = lang_tensor_new(vm, is_compare(op) ? DT_BOOL : cdt, nd, shape, false);
-  if (!r) return false;
+  DType rdt = is_compare(op) ? DT_BOOL : cdt;
+  ObjTensor *r = NULL;
+  /* (operands() hands the tensor itself on when its dtype is cdt) */
+  if ((dead & 1) && v_is_tensor(a) && AS_TENSOR(a) == x && lang_tensor_reusable(x, rdt, nd, shape)) r = x;
+  else if ((dead & 2) && v_is_tensor(b) && AS_TENSOR(b) == y && lang_tensor_reusable(y, rdt, nd, shape)) r = y;
+  if (!r && !(r = lang_tensor_new(vm, rdt, nd, shape, false))) return false;
   LangNdLoop l;
   lang_nd_init(&l, 3, nd, shape);
   lang_nd_operand(&l, 0, r);
@@ -373,6 +381,10 @@ bool lang_tensor_binary(MistVM *vm, TensorBinop op, Value a, Value b, Value *out
   if (err) return int_error(vm, fname, err);
   *out = v_obj(r);
   return true;
+}
+
+bool lang_tensor_binary(MistVM *vm, TensorBinop op, Value a, Value b, Value *out) {
+  return binary(vm, op, a, b, 0, out);
 }
 
 /* ---- where ---- */
@@ -1158,7 +1170,7 @@ bool lang_tensor_matmul(MistVM *vm, ObjTensor *a, ObjTensor *b, ObjTensor **out)
 
 /* ---- the operators ---- */
 
-bool lang_tensor_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out) {
+bool lang_tensor_arith_reusing(MistVM *vm, ArithOp op, Value a, Value b, unsigned dead, Value *out) {
   static const TensorBinop map[] = {
     [OP_ADD] = TB_ADD, [OP_SUB] = TB_SUB, [OP_MUL] = TB_MUL, [OP_TRUEDIV] = TB_TRUEDIV,
     [OP_FLOORDIV] = TB_FLOORDIV, [OP_MOD] = TB_MOD, [OP_POW] = TB_POW,
@@ -1178,7 +1190,11 @@ bool lang_tensor_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out) {
       (!v_is_tensor(b) && !is_number(b) && !v_is_obj(b, O_LIST) && !v_is_obj(b, O_TUPLE)))
     return lang_raise(vm, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'",
                       lang_arith_symbol(op), lang_type_name(a), lang_type_name(b));
-  return lang_tensor_binary(vm, map[op], a, b, out);
+  return binary(vm, map[op], a, b, dead, out);
+}
+
+bool lang_tensor_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out) {
+  return lang_tensor_arith_reusing(vm, op, a, b, 0, out);
 }
 
 bool lang_tensor_compare(MistVM *vm, CmpOp op, Value a, Value b, Value *out) {

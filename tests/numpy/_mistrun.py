@@ -6,17 +6,23 @@ import subprocess
 import tempfile
 
 
-def compare(mist, program, want, labels, what):
-    """Run the program's lines with mist; want[i] is case i's expected
-    output, labels[i] how to name it in a report.  Prints a summary
-    ("N of M WHAT") and the first differences; returns 0 or 1."""
+def run_program(mist, program):
+    """Run the program's lines with mist: the finished process (stdout,
+    stderr and returncode as text)."""
     with tempfile.NamedTemporaryFile("w", suffix=".ms", delete=False) as f:
         f.write("\n".join(program) + "\n")
         path = f.name
     try:
-        run = subprocess.run([mist, path], capture_output=True, text=True, timeout=600)
+        return subprocess.run([mist, path], capture_output=True, text=True, timeout=600)
     finally:
         os.unlink(path)
+
+
+def compare(mist, program, want, labels, what):
+    """Run the program's lines with mist; want[i] is case i's expected
+    output, labels[i] how to name it in a report.  Prints a summary
+    ("N of M WHAT") and the first differences; returns 0 or 1."""
+    run = run_program(mist, program)
     if run.returncode != 0:
         print("mist failed:", run.stderr[:3000])
         return 1

@@ -221,6 +221,47 @@ START_TEST(test_alloc_reuse_align) {
 }
 END_TEST
 
+/* Buffers from 256 KiB to 2 MiB come from 2 MiB slabs of one class:
+ * the buffers of a slab lie side by side in one aligned huge page, never
+ * overlap, and each goes back to the OS (the slab's tail with the last). */
+START_TEST(test_alloc_slabs) {
+  DevAllocator *a = dev_allocator_new();
+  size_t sizes[] = {300000, 1 << 20, 800000, 1700000};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    size_t n = sizes[i];
+    unsigned char *p[8];
+    for (int k = 0; k < 8; k++) {
+      p[k] = dev_buf_alloc(a, n);
+      ck_assert_ptr_nonnull(p[k]);
+      ck_assert_uint_eq((uintptr_t)p[k] % 64, 0);
+      memset(p[k], k + 1, n);
+    }
+    for (int k = 0; k < 8; k++)
+      for (size_t j = 0; j < n; j += 4093) ck_assert_int_eq(p[k][j], k + 1);
+    /* the second buffer of a new slab follows the first in its 2 MiB */
+    uintptr_t slab = (uintptr_t)p[0] & ~(uintptr_t)((2 << 20) - 1);
+    if (n <= (1 << 20)) {
+      ck_assert_uint_eq(slab, (uintptr_t)p[0]);
+      ck_assert_uint_eq((uintptr_t)p[1] & ~(uintptr_t)((2 << 20) - 1), slab);
+    }
+    for (int k = 0; k < 8; k++) dev_buf_free(a, p[k], n);
+    ck_assert_uint_gt(dev_allocator_cached_bytes(a), 8 * n - 1);
+    dev_allocator_trim(a);
+    ck_assert_uint_eq(dev_allocator_cached_bytes(a), 0);
+  }
+  /* a cap of 0: each buffer goes back as it is freed, slab by slab */
+  dev_allocator_set_cap(a, 0);
+  void *q[5];
+  for (int k = 0; k < 5; k++) q[k] = dev_buf_alloc(a, 1 << 19);
+  for (int k = 0; k < 5; k++) {
+    memset(q[k], 7, 1 << 19);
+    dev_buf_free(a, q[k], 1 << 19);
+  }
+  ck_assert_uint_eq(dev_allocator_cached_bytes(a), 0);
+  dev_allocator_free(a);
+}
+END_TEST
+
 static void *alloc_worker(void *arg) {
   DevAllocator *a = arg;
   uint64_t s = (uint64_t)(uintptr_t)&s | 1;
@@ -237,7 +278,7 @@ static void *alloc_worker(void *arg) {
       dev_buf_free(a, p, held_n[slot]);
       held[slot] = NULL;
     } else {
-      size_t n = 1 + (s >> 20) % 200000;
+      size_t n = 1 + (s >> 20) % 600000;   /* (slabs from 256 KiB) */
       unsigned char *p = dev_buf_alloc(a, n);
       if (!p || (uintptr_t)p % 64) return (void *)1;
       memset(p, (unsigned char)n, n);
@@ -777,6 +818,7 @@ static Suite *devices_suite(void) {
   tcase_add_test(tc, test_pool_concurrent_callers);
   tcase_add_test(tc, test_alloc_reuse_align);
   tcase_add_test(tc, test_alloc_threads);
+  tcase_add_test(tc, test_alloc_slabs);
   tcase_add_test(tc, test_gemm);
   tcase_add_test(tc, test_gemm_batched);
   tcase_add_test(tc, test_vmath_unary);

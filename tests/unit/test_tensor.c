@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "lang/gc.h"
+#include "lang/ops.h"
 #include "lang/tensor.h"
 #include "mist.h"
 
@@ -1027,6 +1028,108 @@ START_TEST(test_memory_bound)
 }
 END_TEST
 
+/* Do tensors a and b hold the same elements (same shape, exactly)? */
+static bool same_elements(const ObjTensor *a, const ObjTensor *b) {
+  if (a->ndim != b->ndim || a->size != b->size) return false;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d]) return false;
+  int64_t idx[LANG_TENSOR_MAX_DIMS] = {0};
+  if (a->size == 0) return true;
+  do {
+    double x = at(a, idx), y = at(b, idx);
+    if (!(x == y || (x != x && y != y))) return false;
+  } while (next_index(a->ndim, a->shape, idx));
+  return true;
+}
+
+/* A new tensor holding t's elements: t * 1 (an arithmetic result, as
+ * the temporaries the interpreter hands to lang_arith_reusing are). */
+static ObjTensor *temporary(ObjTensor *t) {
+  Value r;
+  ck_assert(lang_arith(vm, OP_MUL, v_obj(t), v_int(1), &r));
+  return AS_TENSOR(r);
+}
+
+/* op(a, b) with the operands marked dead: the result must be the one
+ * lang_arith gives, written over the dead operand exactly when
+ * `reused` (the other operand never changes). */
+static void check_reusing(ArithOp op, Value a, Value b, unsigned dead, bool reused) {
+  Value want, got;
+  ck_assert(lang_arith(vm, op, a, b, &want));
+  ObjTensor *keep = v_is_tensor(dead == 1 ? b : a) ? temporary(AS_TENSOR(dead == 1 ? b : a)) : NULL;
+  ck_assert(lang_arith_reusing(vm, op, a, b, dead, &got));
+  ck_assert(v_is_tensor(got));
+  ck_assert_msg(same_elements(AS_TENSOR(got), AS_TENSOR(want)), "wrong result");
+  ck_assert_int_eq(AS_TENSOR(got)->dtype, AS_TENSOR(want)->dtype);
+  Value d = dead == 1 ? a : b;
+  ck_assert_msg((v_is_tensor(d) && AS_TENSOR(got) == AS_TENSOR(d)) == reused, "reused: expected %d", reused);
+  if (keep) ck_assert_msg(same_elements(keep, AS_TENSOR(dead == 1 ? b : a)), "the live operand changed");
+}
+
+/* Arithmetic writes over an operand that the caller says is dead only
+ * where that operand's buffer can take the result (lang_tensor_reusable),
+ * and the arithmetic primitives that ir/eval.c counts on to make new
+ * buffers (dead_temporary) make one every time, whatever their operands. */
+START_TEST(test_reuse_temporaries)
+{
+  int64_t n[1] = {1024}, n2[2] = {2, 1024}, col[2] = {1024, 1}, small[1] = {16}, sq[2] = {32, 32};
+  ObjTensor *a = random_tensor(DT_F32, 1, n), *b = random_tensor(DT_F32, 1, n);
+  /* reused: either side, a number on the other, a broadcast other side */
+  check_reusing(OP_SUB, v_obj(temporary(a)), v_obj(b), 1, true);
+  check_reusing(OP_SUB, v_obj(b), v_obj(temporary(a)), 2, true);
+  check_reusing(OP_MUL, v_float(0.01), v_obj(temporary(a)), 2, true);
+  check_reusing(OP_ADD, v_obj(temporary(random_tensor(DT_F64, 2, n2))), v_obj(b), 1, true);
+  check_reusing(OP_ADD, v_obj(temporary(random_tensor(DT_I64, 2, sq))), v_int(3), 1, true);
+  /* not reused: a small buffer, another dtype, a bigger shape, a view,
+   * a buffer with an old version (t[0] = v), a tensor not covering its
+   * buffer (reshaped views do; a slice does not) */
+  check_reusing(OP_ADD, v_obj(temporary(random_tensor(DT_F32, 1, small))), v_float(1.0), 1, false);
+  check_reusing(OP_ADD, v_obj(temporary(random_tensor(DT_I32, 1, n))), v_float(1.5), 1, false);
+  check_reusing(OP_ADD, v_obj(temporary(a)), v_obj(random_tensor(DT_F32, 2, n2)), 1, false);
+  check_reusing(OP_MUL, v_obj(random_tensor(DT_F32, 2, col)), v_obj(temporary(a)), 2, false);
+  run("t = ones(4096) * 2.0\ns = t[1:]\nu = t\nu[0] = 5.0\nr = arange(2048.).reshape(32, 64)");
+  check_reusing(OP_ADD, global("s"), v_float(1.0), 1, false);
+  check_reusing(OP_ADD, global("u"), v_float(1.0), 1, false);
+  ck_assert(at(global_tensor("t"), (int64_t[]){0}) == 2.0);
+  ObjTensor *rt;
+  ck_assert(lang_tensor_transpose(vm, global_tensor("r"), NULL, &rt));
+  check_reusing(OP_ADD, v_obj(rt), v_float(1.0), 1, false);
+  check_reusing(OP_ADD, global("r"), v_float(1.0), 1, true);
+  /* new buffers from every primitive dead_temporary names, on big and
+   * small operands of each kind */
+  static const ArithOp ops[] = {OP_ADD, OP_SUB, OP_MUL, OP_TRUEDIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_MATMUL};
+  static const DType dts[] = {DT_F32, DT_F64, DT_I32, DT_I64, DT_BOOL};
+  for (int round = 0; round < 400; round++) {
+    ArithOp op = ops[rnd_int(0, 7)];
+    DType dt = dts[rnd_int(0, 4)];
+    int64_t shape[2] = {rnd_int(1, 40), rnd_int(1, 40)};
+    ObjTensor *x = random_tensor(dt, 2, shape);
+    Value other;
+    int kind = (int)rnd_int(0, 3);
+    if (op == OP_MATMUL) {
+      int64_t sh2[2] = {shape[1], rnd_int(1, 40)};
+      other = kind == 0 ? v_obj(random_tensor(dt, 1, &shape[1])) : v_obj(random_tensor(dts[rnd_int(0, 4)], 2, sh2));
+    } else {
+      other = kind == 0 ? v_obj(x) : kind == 1 ? v_int(rnd_int(1, 3))
+                                   : v_obj(random_tensor(dts[rnd_int(0, 4)], 2, shape));
+      if (kind == 3) other = v_float(rnd_unit() + 0.5);
+    }
+    if (dt == DT_BOOL || (op == OP_POW && !lang_dtype_is_float(dt))) continue;   /* (errors) */
+    Value r;
+    bool left = rnd_int(0, 1) && op != OP_MATMUL;
+    if (!(left ? lang_arith(vm, op, other, v_obj(x), &r) : lang_arith(vm, op, v_obj(x), other, &r))) {
+      lang_error_clear(vm);
+      continue;
+    }
+    ck_assert(v_is_tensor(r));
+    ck_assert_ptr_ne(AS_TENSOR(r)->buf, x->buf);
+    if (v_is_tensor(other)) ck_assert_ptr_ne(AS_TENSOR(r)->buf, AS_TENSOR(other)->buf);
+    ck_assert(lang_neg(vm, v_obj(x), &r));
+    ck_assert_ptr_ne(AS_TENSOR(r)->buf, x->buf);
+  }
+}
+END_TEST
+
 /* The same through the interpreter, with the script-level loop. */
 START_TEST(test_memory_bound_script)
 {
@@ -1073,6 +1176,7 @@ static Suite *tensor_suite(void) {
   tcase_add_test(tc, test_random_threads);
   tcase_add_test(tc, test_memory_bound);
   tcase_add_test(tc, test_memory_bound_script);
+  tcase_add_test(tc, test_reuse_temporaries);
   suite_add_tcase(s, tc);
   return s;
 }
