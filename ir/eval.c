@@ -27,8 +27,6 @@
  * checks the depth and the C stack.
  */
 #include <alloca.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,17 +121,6 @@ typedef struct EvState {
   char *tape, *tape_end;
   size_t tape_size;
   void *tape_last;    /* the closure cut last */
-  /* each graph's compiled code, by IrGraph.uid: CODE_CHUNKS chunks of
-   * CODE_CHUNK, made as needed and never moved, so threads running Mist
-   * code at once read it without a lock; uids past them in `more`.  The
-   * table and its chunks are not scanned by the collector (mostly
-   * empty, they would cost every collection their size): `alive` keeps
-   * the chunks and the codes alive instead, one word each. */
-  _Atomic(EvCode **) *code;
-  NodeMap more;
-  void **alive;
-  size_t nalive, capalive;
-  pthread_mutex_t lock;   /* for more and alive */
 } EvState;
 
 /* Past the host's deadline?  Looked at every 1024 loop turns or calls,
@@ -702,69 +689,24 @@ static void dump_code(EvCode *c) {
 
 /* ---- compiled code, by graph ----
  *
- * The code of a graph lives here, not in the graph (the IR holds the
- * program only): found in two loads, in a table indexed by the graph's
- * process-wide number.  Two threads may compile a graph at once; both
- * codes are equal and either may stay. */
+ * The code of a graph lives in the graph's side slot IR_SIDE_CODE (the
+ * IR holds the program only), so it dies with the graph: one load.  Two
+ * threads may compile a graph at once; both codes are equal and either
+ * may stay. */
 
-enum { CODE_CHUNK_BITS = 12, CODE_CHUNK = 1 << CODE_CHUNK_BITS, CODE_CHUNKS = 4096 };
-
-static void keep_alive(EvState *st, void *p) {
-  if (st->nalive == st->capalive) {
-    st->capalive = st->capalive ? 2 * st->capalive : 256;
-    st->alive = lang_realloc(st->alive, st->capalive * sizeof *st->alive);
-  }
-  st->alive[st->nalive++] = p;
-}
-
-__attribute__((noinline, cold)) static EvCode **new_chunk(EvState *st, uint32_t c) {
-  pthread_mutex_lock(&st->lock);
-  EvCode **chunk = atomic_load_explicit(&st->code[c], memory_order_acquire);
-  if (!chunk) {
-    chunk = lang_alloc_atomic(CODE_CHUNK * sizeof *chunk);
-    memset(chunk, 0, CODE_CHUNK * sizeof *chunk);
-    keep_alive(st, chunk);
-    atomic_store_explicit(&st->code[c], chunk, memory_order_release);
-  }
-  pthread_mutex_unlock(&st->lock);
-  return chunk;
-}
-
-/* g's slot in the table; NULL past it */
-static inline _Atomic(EvCode *) *code_slot(EvState *st, IrGraph *g) {
-  uint32_t c = g->uid >> CODE_CHUNK_BITS;
-  if (__builtin_expect(c >= CODE_CHUNKS, 0)) return NULL;
-  EvCode **chunk = atomic_load_explicit(&st->code[c], memory_order_acquire);
-  if (__builtin_expect(!chunk, 0)) chunk = new_chunk(st, c);
-  return (_Atomic(EvCode *) *)&chunk[g->uid & (CODE_CHUNK - 1)];
-}
-
-/* g's code the first time: compiled, and kept in the table */
-__attribute__((noinline, cold)) static EvCode *code_compile(MistVM *vm, IrGraph *g, _Atomic(EvCode *) *slot) {
-  EvState *st = vm->eval;
-  EvCode *code = NULL;
-  if (!slot) {
-    pthread_mutex_lock(&st->lock);
-    code = ir_map_get(&st->more, g);
-    pthread_mutex_unlock(&st->lock);
-    if (code) return code;
-  }
-  code = compile(vm, g);
-  g->flags |= IRG_FROZEN;
+/* g's code the first time: compiled, and kept in its side slot (from then
+ * on g is frozen: ir_frozen) */
+__attribute__((noinline, cold)) static EvCode *code_compile(MistVM *vm, IrGraph *g) {
+  EvCode *code = compile(vm, g);
   const char *dump = getenv("MIST_DUMP_CODE");
   if (dump && *dump == '1') dump_code(code);
-  pthread_mutex_lock(&st->lock);
-  if (slot) atomic_store_explicit(slot, code, memory_order_release);
-  else ir_map_put(&st->more, g, code);
-  keep_alive(st, code);
-  pthread_mutex_unlock(&st->lock);
+  ir_side_set(g, IR_SIDE_CODE, code);
   return code;
 }
 
 static EvCode *code_of(MistVM *vm, IrGraph *g) {
-  _Atomic(EvCode *) *slot = code_slot(vm->eval, g);
-  EvCode *code = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
-  return code ? code : code_compile(vm, g, slot);
+  EvCode *code = ir_side(g, IR_SIDE_CODE);
+  return code ? code : code_compile(vm, g);
 }
 
 /* The code of g for a call instruction that calls closures: the code
@@ -1480,9 +1422,6 @@ Value ir_prim_value(MistVM *vm, IrPrim p) {
 
 void ev_init(MistVM *vm) {
   EvState *st = lang_alloc(sizeof *st);
-  st->code = lang_alloc_atomic(CODE_CHUNKS * sizeof *st->code);
-  memset(st->code, 0, CODE_CHUNKS * sizeof *st->code);
-  pthread_mutex_init(&st->lock, NULL);
   vm->eval = st;
   vm->call = ev_call;
   vm->graph_name = ir_graph_name;

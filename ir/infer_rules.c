@@ -205,7 +205,7 @@ static IrType *arith(InferCx *cx, int p, IrType *x, IrType *y) {
     cx->safe = true;
     if (x->n >= 0 && y->n >= 0 && x->n + y->n <= 64) {
       IrType *items[128];
-      if (x->n) memcpy(items, x->items, (size_t)x->n * sizeof *items);   /* () has no items */
+      if (x->n) memcpy(items, x->items, (size_t)x->n * sizeof *items);   /* (no items: maybe NULL) */
       if (y->n) memcpy(items + x->n, y->items, (size_t)y->n * sizeof *items);
       return x->kind == IT_TUPLE ? ir_type_tuple(x->n + y->n, items) : ir_type_list(x->n + y->n, items);
     }
@@ -467,7 +467,7 @@ RULE(r_setitem) {
       int64_t k = i->ival < 0 ? i->ival + x->n : i->ival;
       if (k < 0 || k >= x->n) return &ir_t_never;
       IrType **items = lang_alloc((size_t)x->n * sizeof *items);
-      if (x->n) memcpy(items, x->items, (size_t)x->n * sizeof *items);
+      memcpy(items, x->items, (size_t)x->n * sizeof *items);
       items[k] = v;
       cx->safe = true;
       return ir_type_list(x->n, items);

@@ -119,7 +119,7 @@ struct MistVM {
   void *jit_state;
   bool graph_mode;
   bool jit_calls;
-  void *infer;            /* type inference's cache (ir/infer.c) */
+  void *infer;            /* type inference's state (ir/infer.c) */
 
   /* runaway recursion guard: depth of Mist calls and C stack bound */
   int depth, max_depth;
