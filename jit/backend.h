@@ -17,7 +17,7 @@
 
 /* Bumped whenever these structs change, so that a stale shared object
  * is refused rather than misread. */
-#define JIT_ABI 1
+#define JIT_ABI 2
 
 /* A place compiled code can fail at: the node, and the graph whose
  * frame it runs in (a function or module shows in tracebacks, as in
@@ -25,6 +25,7 @@
 typedef struct JitSite {
   IrNode *node;
   IrGraph *frame;
+  IrType *type;        /* for a value checked against its type: the type */
 } JitSite;
 
 /* What compiled code reads at run time: the VM, its failure sites and

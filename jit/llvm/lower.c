@@ -136,7 +136,9 @@ typedef struct Lw {
   Frame *frames;
   Frame **todo;
   int ntodo, captodo;
-  NodeMap typed;       /* graphs of the specialisations: graph -> graph */
+  NodeMap typed;       /* graphs of the specialisations: graph -> its IrTyped */
+  IrTyped **results;   /* those specialisations */
+  int nresults;
   NodeMap built;       /* builtin object -> 1 + its index in consts */
   const char *why;
   int nfn;
@@ -185,14 +187,24 @@ __attribute__((format(printf, 3, 4))) static bool nope(Lw *lw, IrNode *at, const
   return false;
 }
 
-static IrType *type_of(Lw *lw, IrNode *n) { return ir_infer_type(lw->vm, n); }
+/* A node's type: its graph's specialisation's (a constant use, which has
+ * no graph, in whichever has it). */
+static IrType *type_of(Lw *lw, IrNode *n) {
+  const IrTyped *t = n->graph ? ir_map_get(&lw->typed, n->graph) : NULL;
+  if (t) return ir_infer_type(t, n);
+  for (int i = 0; i < lw->nresults; i++) {
+    IrType *ty = ir_infer_type(lw->results[i], n);
+    if (ty) return ty;
+  }
+  return NULL;
+}
 
 static int add_site(Lw *lw, IrNode *node, IrGraph *frame) {
   if (lw->nsites == lw->capsites) {
     lw->capsites = lw->capsites ? 2 * lw->capsites : 32;
     lw->sites = lang_realloc(lw->sites, (size_t)lw->capsites * sizeof *lw->sites);
   }
-  lw->sites[lw->nsites] = (JitSite){node, frame};
+  lw->sites[lw->nsites] = (JitSite){node, frame, NULL};
   return lw->nsites++;
 }
 
@@ -217,8 +229,12 @@ static void add_guard(Lw *lw, ObjModule *m, ObjStr *name, Value v) {
   lw->guards[lw->nguards++] = (JitGuard){m, name, v};
 }
 
-static void note_unit(Lw *lw, IrUnit *u) {
-  for (int i = 0; i < u->ngraphs; i++) ir_map_put(&lw->typed, u->graphs[i], u->graphs[i]);
+static void note_result(Lw *lw, IrTyped *t) {
+  for (int i = 0; i < lw->nresults; i++)
+    if (lw->results[i] == t) return;
+  lw->results = lang_realloc(lw->results, (size_t)(lw->nresults + 1) * sizeof *lw->results);
+  lw->results[lw->nresults++] = t;
+  for (int i = 0; i < t->unit->ngraphs; i++) ir_map_put(&lw->typed, t->unit->graphs[i], t);
 }
 
 /* ---- reps of types ---- */
@@ -507,6 +523,7 @@ static void bad_value(Em *e, LLVMValueRef tag, LLVMValueRef pay, IrNode *at) {
   LLVMValueRef p = value_slots(e, 1);
   store_value(e, p, tag, pay);
   int site = add_site(lw, at, e->f->g);
+  lw->sites[site].type = at ? type_of(lw, at) : NULL;
   call(lw, "mist_rt_bad_value", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32}, (LLVMValueRef[]){e->cx, p, ci32(lw, site)});
   fail_here(e, at);
 }
@@ -987,7 +1004,7 @@ static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) 
         nope(lw, n, "a call inference cannot specialise");
         return NULL;
       }
-      note_unit(lw, t->unit);
+      note_result(lw, t);
       g = t->graph;
     }
     if (nargs != g->nparams) return call_boxed(e, f, nargs, args, res, n);
@@ -1739,7 +1756,7 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
   lw->ptr = LLVMPointerTypeInContext(ctx, 0);
   lw->voidt = LLVMVoidTypeInContext(ctx);
   lw->valuet = LLVMArrayType2(lw->i64, 2);
-  note_unit(lw, t->unit);
+  note_result(lw, t);
   IrGraph *root = t->graph;
   ir_free_vars(root);
   ir_free_vars(g);

@@ -94,9 +94,9 @@ static bool mist_rt_is_closure(const JitCx *cx, const Value *v, int32_t site) {
 /* A value of another kind than inference said: a bug of inference or
  * of the lowering, reported, never computed with. */
 static bool mist_rt_bad_value(const JitCx *cx, const Value *v, int32_t site) {
-  IrNode *n = cx->sites[site].node;
+  const IrType *t = cx->sites[site].type;
   return lang_raise(cx->vm, "RuntimeError", "graph mode: compiled code got a %s where inference expected %s",
-                    lang_type_name(*v), n ? ir_type_str(ir_infer_type(cx->vm, n)) : "another type");
+                    lang_type_name(*v), t ? ir_type_str(t) : "another type");
 }
 
 /* The value of the module global the site's node reads, as the

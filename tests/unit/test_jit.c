@@ -12,7 +12,7 @@
  * mode cannot pass by compiling nothing, the log (MIST_JIT_LOG) is read
  * back and a share of the functions must have compiled natively.
  *
- * MIST_JIT_PROGRAMS (default 200) runs more programs of each kind, and
+ * MIST_JIT_PROGRAMS (default 100) runs more programs of each kind, and
  * MIST_JIT_SHOW=SEED prints the int program of that seed.
  */
 #define _GNU_SOURCE
@@ -132,11 +132,11 @@ static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent
 static const AdGenOpts PLAIN = {false, false, false, 0, false};
 static const AdGenOpts CONTAINERS = {true, false, false, 0, false};
 
-START_TEST(t_adgen_plain) { adgen_both(&PLAIN, env_long("MIST_JIT_PROGRAMS", 200), 80); }
+START_TEST(t_adgen_plain) { adgen_both(&PLAIN, env_long("MIST_JIT_PROGRAMS", 100), 80); }
 END_TEST
 
 /* (lists and dicts run in the interpreter: only the results are compared) */
-START_TEST(t_adgen_containers) { adgen_both(&CONTAINERS, env_long("MIST_JIT_PROGRAMS", 200) / 2, 0); }
+START_TEST(t_adgen_containers) { adgen_both(&CONTAINERS, env_long("MIST_JIT_PROGRAMS", 100) / 2, 0); }
 END_TEST
 
 /* ---- intgen: int programs ---- */
@@ -254,7 +254,7 @@ static void intgen(uint64_t seed, Buf *b) {
 }
 
 START_TEST(t_intgen) {
-  long total = env_long("MIST_JIT_PROGRAMS", 200);
+  long total = env_long("MIST_JIT_PROGRAMS", 100);
   Mode eager = {0}, graph = {0};
   Buf prog = {0}, call = {0};
   int native = 0, all = 0;
