@@ -207,65 +207,45 @@ void ad_mark_nondiff(MistVM *vm) {
 
 bool ad_nondiff_builtin(Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->nondiff; }
 
-/* The sensitivity primitive of each op called with one positional
- * argument: the reverse column of ir/builtin_ops.def. */
-static const int op_sens[IR_NBUILTIN_OPS] = {
-#define SENS(p) IR_P_##p
-#define RULE -1
-#define NONE -1
+/* How an op or primitive is differentiated in one mode: a column of
+ * ir/builtin_ops.def or ir/ops.def, read through the macros below. */
+typedef struct AdRule {
+  AdRuleKind kind;
+  int sens;             /* AD_SENS: the sensitivity primitive; else -1 */
+} AdRule;
+
+#define SENS(p) {AD_SENS, IR_P_##p}
+#define RULE {AD_RULE, -1}
+#define DEF {AD_DEF, -1}
+#define INLINE {AD_INLINE, -1}
+#define NONE {AD_NONE, -1}
+
+/* each builtin op's reverse rule */
+static const AdRule op_reverse[IR_NBUILTIN_OPS] = {
 #define OP(e, name, kind, flags, eval, type, rev, fwd, lower, shard, doc) [IR_B_##e] = rev,
 #include "ir/builtin_ops.def"
 #undef OP
-#undef NONE
-#undef RULE
-#undef SENS
 };
 
-int ad_sens_prim(const ObjBuiltin *b) { return b->op >= 0 ? op_sens[b->op] : -1; }
-
-/* Each primitive's reverse and forward rules, by kind: the reverse and
- * forward columns of ir/ops.def, and for SENS the primitive named. */
-static const AdRuleKind prim_reverse[IR_NPRIMS] = {
-#define SENS(p) AD_SENS
-#define RULE AD_RULE
-#define DEF AD_DEF
-#define INLINE AD_INLINE
-#define NONE AD_NONE
-#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = rev,
+/* each primitive's reverse and forward rules */
+static const struct {
+  AdRule reverse, forward;
+} prim_rules[IR_NPRIMS] = {
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = {rev, fwd},
 #include "ir/ops.def"
 #undef PRIM
 };
 
-static const AdRuleKind prim_forward[IR_NPRIMS] = {
-#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = fwd,
-#include "ir/ops.def"
-#undef PRIM
-#undef SENS
-};
-
-static const int prim_sens[IR_NPRIMS] = {
-#define SENS(p) IR_P_##p
-#undef RULE
-#undef DEF
-#undef INLINE
-#undef NONE
-#define RULE -1
-#define DEF -1
-#define INLINE -1
-#define NONE -1
-#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = rev,
-#include "ir/ops.def"
-#undef PRIM
 #undef NONE
 #undef INLINE
 #undef DEF
 #undef RULE
 #undef SENS
-};
 
-AdRuleKind ad_prim_reverse(int p) { return prim_reverse[p]; }
-AdRuleKind ad_prim_forward(int p) { return prim_forward[p]; }
-int ad_prim_sens(int p) { return prim_sens[p]; }
+int ad_sens_prim(const ObjBuiltin *b) { return b->op >= 0 ? op_reverse[b->op].sens : -1; }
+AdRuleKind ad_prim_reverse(int p) { return prim_rules[p].reverse.kind; }
+AdRuleKind ad_prim_forward(int p) { return prim_rules[p].forward.kind; }
+int ad_prim_sens(int p) { return prim_rules[p].reverse.sens; }
 
 /* The rule J_name of an op whose reverse column is SENS(P), made from P
  * (ad_rules.ms has none, so that the derivative is written once, in P):
@@ -305,9 +285,9 @@ static void install_sens_rules(MistVM *vm, ObjModule *rules) {
   for (int op = 0; op < IR_NBUILTIN_OPS; op++) {
     const char *name = ir_builtin_ops[op].name;
     Value b;
-    if (op_sens[op] < 0 || ad_module_global(rules, "J_", name).tag != V_UNBOUND) continue;
+    if (op_reverse[op].sens < 0 || ad_module_global(rules, "J_", name).tag != V_UNBOUND) continue;
     if (!lang_dict_get(vm->builtins, lang_str(name), &b) || !v_is_obj(b, O_BUILTIN)) continue;
-    Value rule = sens_rule(vm, AS_BUILTIN(b), op_sens[op]);
+    Value rule = sens_rule(vm, AS_BUILTIN(b), op_reverse[op].sens);
     if (rule.tag != V_UNBOUND) ev_set_global(rules, lang_str_fmt("J_%s", name), rule);
   }
 }

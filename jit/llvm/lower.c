@@ -134,8 +134,8 @@ typedef struct Lw {
   JitGuard *guards;
   int nguards, capguards;
   Frame *frames;
-  Frame **todo;
-  int ntodo, captodo;
+  Frame **queue;       /* frames made whose bodies are still to be emitted */
+  int nqueue, capqueue;
   NodeMap typed;       /* graphs of the specialisations: graph -> its IrTyped */
   IrTyped **results;   /* those specialisations */
   int nresults;
@@ -727,11 +727,11 @@ static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
   }
   f->next = lw->frames;
   lw->frames = f;
-  if (lw->ntodo == lw->captodo) {
-    lw->captodo = lw->captodo ? 2 * lw->captodo : 8;
-    lw->todo = lang_realloc(lw->todo, (size_t)lw->captodo * sizeof *lw->todo);
+  if (lw->nqueue == lw->capqueue) {
+    lw->capqueue = lw->capqueue ? 2 * lw->capqueue : 8;
+    lw->queue = lang_realloc(lw->queue, (size_t)lw->capqueue * sizeof *lw->queue);
   }
-  lw->todo[lw->ntodo++] = f;
+  lw->queue[lw->nqueue++] = f;
   (void)at;
   return f;
 }
@@ -1736,7 +1736,7 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
   }
   Frame *rf = ok ? get_frame(lw, root, fr, 0, root->ret) : NULL;
   ok = rf != NULL;
-  for (int i = 0; ok && i < lw->ntodo; i++) ok = emit_frame(lw, lw->todo[i]);
+  for (int i = 0; ok && i < lw->nqueue; i++) ok = emit_frame(lw, lw->queue[i]);
   const char *entry = lang_str_fmt("%sentry", prefix)->data;
   if (ok) ok = emit_entry(lw, rf, g, entry);
   LLVMDisposeBuilder(lw->B);
