@@ -17,7 +17,8 @@
  *
  * Arithmetic whose operand is a tensor temporary that nothing reads
  * afterwards (dead_temporary) may write its result over that operand's
- * buffer instead of a new one.
+ * buffer instead of a new one, and x + s * y, where the product is such
+ * a temporary, runs in one pass without it (scaled_sum).
  *
  * Everything else runs by the general rule: a graph constant used as a
  * value becomes a closure capturing the current values of its free
@@ -84,7 +85,8 @@ typedef struct Instr {
   uint8_t op;
   int32_t dst, a, b;
   int32_t c, imm;      /* I_SENS_*: y's slot, and argument number i (-1: not 0 or 1 constant);
-                          I_ADD, I_SUB, I_MUL: which operands are dead temporaries (dead_temporary) */
+                          I_ADD, I_SUB, I_MUL: which operands are dead temporaries (dead_temporary: 1 a,
+                          2 b), and for I_MUL whether the next instruction adds it (NEXT_ADDS_A, _B) */
   int32_t nargs;
   int32_t *args;
   int32_t *dsts;       /* I_PMOVE */
@@ -96,6 +98,10 @@ typedef struct Instr {
   ObjStr *name;
   IrNode *node;        /* where it came from: errors point here */
 } Instr;
+
+/* I_MUL's imm: the next instruction, I_ADD or I_SUB, takes this product,
+ * a dead temporary, as its operand a or b (the two run as one) */
+enum { NEXT_ADDS_A = 4, NEXT_ADDS_B = 8 };
 
 typedef struct EvCode {
   IrGraph *graph;
@@ -472,6 +478,16 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
       in->dst = slot_of(c, n);
       if (in->op == I_ADD || in->op == I_SUB || in->op == I_MUL)
         in->imm = (dead_temporary(c, n->in[1], n) ? 1 : 0) | (dead_temporary(c, n->in[2], n) ? 2 : 0);
+      /* x +- s * y with the product just computed and read nowhere else
+       * (not even for its shape, since it is never made): the product
+       * does both (lang_arith_scaled), x - lr * g in one pass (the sum
+       * still runs alone when a jump lands on it) */
+      Instr *prev = c->nins >= 2 ? &c->ins[c->nins - 2] : NULL;
+      if ((in->op == I_ADD || in->op == I_SUB) && prev && prev->op == I_MUL && in->a != in->b) {
+        int k = in->a == prev->dst ? 1 : in->b == prev->dst ? 2 : 0;
+        if (k && (in->imm & k) && ir_map_int(&c->uses, n->in[k], 0) == 1)
+          prev->imm |= k == 1 ? NEXT_ADDS_A : NEXT_ADDS_B;
+      }
       return;
     }
     int32_t *args = operands(c, n, 1);
@@ -692,8 +708,9 @@ static void dump_code(EvCode *c) {
     Instr *in = &c->ins[i];
     fprintf(stderr, "  %3d %-9s dst=%d a=%d b=%d", i, op_names[in->op], in->dst, in->a, in->b);
     for (int k = 0; k < in->nargs; k++) fprintf(stderr, "%s%d", k ? "," : " args=", in->args[k]);
-    if ((in->op == I_ADD || in->op == I_SUB || in->op == I_MUL) && in->imm)
-      fprintf(stderr, " reusing %s", in->imm == 3 ? "a,b" : in->imm == 1 ? "a" : "b");
+    if ((in->op == I_ADD || in->op == I_SUB || in->op == I_MUL) && (in->imm & 3))
+      fprintf(stderr, " reusing %s", (in->imm & 3) == 3 ? "a,b" : in->imm & 1 ? "a" : "b");
+    if (in->op == I_MUL && (in->imm & (NEXT_ADDS_A | NEXT_ADDS_B))) fprintf(stderr, " with the next");
     if (in->op == I_JUMP || in->op == I_JUMPIFNOT) fprintf(stderr, " -> %d", in->target);
     if (in->graph) fprintf(stderr, " @%s", in->graph->name->data);
     fprintf(stderr, "\n");
@@ -1063,6 +1080,17 @@ static inline void load_constants(EvCode *code, Value *frame) {
   for (int i = 0, n = code->nconst; i < n; i++) dst[i] = src[i];
 }
 
+/* in, an I_MUL marked NEXT_ADDS_A or _B, with sum, the I_ADD or I_SUB
+ * after it, at once where they can be (lang_arith_scaled): 1 when done,
+ * 0 when not (nothing done), -1 after an error. */
+static int scaled_sum(MistVM *vm, const Instr *in, const Instr *sum, Value *frame) {
+  bool first = in->imm & NEXT_ADDS_A;
+  unsigned how = (first ? LANG_PRODUCT_FIRST : 0) | (sum->imm & (first ? 2 : 1) ? LANG_DEAD_X : 0) |
+                 (in->imm & 1 ? LANG_DEAD_A : 0) | (in->imm & 2 ? LANG_DEAD_B : 0);
+  return lang_arith_scaled(vm, sum->op == I_ADD ? OP_ADD : OP_SUB, frame[first ? sum->b : sum->a], frame[in->a],
+                           frame[in->b], how, &frame[sum->dst]);
+}
+
 static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
   load_constants(code, frame);
   Instr *ins = code->ins;
@@ -1139,7 +1167,15 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_mul_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f * b.f);
-      else if (!lang_arith_reusing(vm, OP_MUL, a, b, (unsigned)in->imm, &F[in->dst])) goto fail;
+      else {
+        int done = in->imm & (NEXT_ADDS_A | NEXT_ADDS_B) ? scaled_sum(vm, in, &ins[pc], frame) : 0;
+        if (done < 0) goto fail;
+        if (done) {
+          pc++;   /* the sum is done too */
+          NEXT;
+        }
+        if (!lang_arith_reusing(vm, OP_MUL, a, b, (unsigned)in->imm & 3, &F[in->dst])) goto fail;
+      }
       NEXT;
     }
 #define CMP_CASE(OPC, CMPOP, op)                                                  \

@@ -1130,6 +1130,56 @@ START_TEST(test_reuse_temporaries)
 }
 END_TEST
 
+/* x op (a * b) at once (lang_arith_scaled) against the two operations
+ * one after the other (lang_arith): the same elements, dtype and shape
+ * when it is done, written over an operand marked dead exactly when that
+ * one can take it (x first), the others unchanged; and done exactly when
+ * one of a and b is a number and the other a float tensor of x's dtype
+ * and shape, both contiguous (nothing done, no error, otherwise). */
+START_TEST(test_scaled_sum)
+{
+  for (int round = 0; round < 800; round++) {
+    static const DType others[] = {DT_I64, DT_BOOL, DT_I32};
+    DType dt = rnd_int(0, 5) ? (rnd_int(0, 1) ? DT_F32 : DT_F64) : others[rnd_int(0, 2)];
+    int64_t shape[2] = {rnd_int(1, 40), rnd_int(1, 64)}, row[2] = {1, shape[1]};
+    int kind = (int)rnd_int(0, 7);   /* 0: another dtype, 1: a row, 2: strided, 3: a tensor for s */
+    ObjTensor *x = random_tensor(dt, 2, shape);
+    ObjTensor *y = random_tensor(kind == 0 ? (dt == DT_F32 ? DT_F64 : DT_F32) : dt, 2, kind == 1 ? row : shape);
+    if (kind == 2) y = maybe_strided(y);
+    Value s = kind == 3 ? v_obj(random_tensor(dt, 0, NULL)) : rnd_int(0, 1) ? v_float(rnd_unit() * 2 - 1)
+                                                                           : v_int(rnd_int(-3, 3));
+    ArithOp op = rnd_int(0, 1) ? OP_ADD : OP_SUB;
+    bool product_first = rnd_int(0, 1), scalar_first = rnd_int(0, 1);
+    unsigned how = (product_first ? LANG_PRODUCT_FIRST : 0) | (unsigned)rnd_int(0, 7) * LANG_DEAD_X;
+    /* dead operands are new copies, so the originals give the reference */
+    Value xv = how & LANG_DEAD_X ? v_obj(temporary(x)) : v_obj(x);
+    Value yv = how & (scalar_first ? LANG_DEAD_B : LANG_DEAD_A) ? v_obj(temporary(y)) : v_obj(y);
+    Value prod, want, got = v_none();
+    if (!lang_arith(vm, OP_MUL, scalar_first ? s : v_obj(y), scalar_first ? v_obj(y) : s, &prod) ||
+        !lang_arith(vm, op, product_first ? prod : v_obj(x), product_first ? v_obj(x) : prod, &want)) {
+      lang_error_clear(vm);
+      continue;
+    }
+    ObjTensor *keep_x = temporary(x), *keep_y = temporary(y);
+    int done = lang_arith_scaled(vm, op, xv, scalar_first ? s : yv, scalar_first ? yv : s, how, &got);
+    ck_assert_int_ge(done, 0);
+    ObjTensor *yt = AS_TENSOR(yv);
+    bool can = lang_dtype_is_float(dt) && yt->dtype == dt && yt->shape[0] == shape[0] && kind != 3 &&
+               lang_tensor_is_contiguous(yt);
+    ck_assert_msg(done == can, "round %d: done %d, expected %d (kind %d, dtype %d)", round, done, can, kind, dt);
+    if (!done) continue;
+    ck_assert(v_is_tensor(got) && AS_TENSOR(got)->dtype == AS_TENSOR(want)->dtype);
+    ck_assert_msg(same_elements(AS_TENSOR(got), AS_TENSOR(want)), "round %d: wrong result", round);
+    ObjTensor *X = AS_TENSOR(xv), *Y = AS_TENSOR(yv), *G = AS_TENSOR(got);
+    bool over_x = (how & LANG_DEAD_X) && lang_tensor_reusable(X, dt, 2, shape);
+    bool over_y = !over_x && (how & (scalar_first ? LANG_DEAD_B : LANG_DEAD_A)) && lang_tensor_reusable(Y, dt, 2, shape);
+    ck_assert_msg((G == X) == over_x && (G == Y) == over_y, "round %d: written over the wrong tensor", round);
+    if (G != X) ck_assert(same_elements(X, keep_x));
+    if (G != Y) ck_assert(same_elements(Y, keep_y));
+  }
+}
+END_TEST
+
 /* The same through the interpreter, with the script-level loop. */
 START_TEST(test_memory_bound_script)
 {
@@ -1177,6 +1227,7 @@ static Suite *tensor_suite(void) {
   tcase_add_test(tc, test_memory_bound);
   tcase_add_test(tc, test_memory_bound_script);
   tcase_add_test(tc, test_reuse_temporaries);
+  tcase_add_test(tc, test_scaled_sum);
   suite_add_tcase(s, tc);
   return s;
 }
