@@ -92,6 +92,7 @@ typedef struct Instr {
   int32_t *dsts;       /* I_PMOVE */
   int32_t target;
   BuiltinFn fn;        /* I_PRIM */
+  bool over_d;         /* I_PRIM: its P_OVER_D primitive may write over argument 0, a dead temporary */
   IrGraph *graph;      /* I_CALLG, I_CLOSURE */
   struct EvCode *gcode; /* I_CALLG: the callee's code; I_CALL, I_TAILCALL: the last callee's (code_at) */
   ObjModule *module;   /* I_GLOBAL, I_SETGLOBAL, I_IMPORT */
@@ -163,6 +164,7 @@ typedef struct Comp {
   IrGraph *root;
   NodeMap slots;      /* node -> slot */
   NodeMap uses;       /* node -> number of uses in the graphs reachable from root */
+  NodeMap shape_uses; /* node -> how many of those read only its shape (P_SHAPE_XY) */
   NodeMap blocks;     /* graph -> pc of its block (contified graphs) */
   Instr *ins;
   int nins, capins;
@@ -195,8 +197,11 @@ static void count_uses(Comp *c, IrGraph *g, NodeMap *seen) {
   ir_map_put(seen, g, g);
   for (int i = 0; i < g->nnodes; i++) {
     IrNode *n = g->nodes[i];
+    int p = ir_node_prim(n);
+    bool shape_xy = p >= 0 && (ir_prims[p].flags & P_SHAPE_XY);
     for (int j = 0; j < n->nin; j++) {
       count_one(&c->uses, n->in[j]);
+      if (shape_xy && (j == 2 || j == 3)) count_one(&c->shape_uses, n->in[j]);
       IrGraph *h = ir_node_graph(n->in[j]);
       if (h) count_uses(c, h, seen);
     }
@@ -420,25 +425,22 @@ static const Op prim_ops[IR_NPRIMS] = {
   [IR_P_SEED] = I_AD_FLOAT, [IR_P_ZEROS_LIKE] = I_AD_FLOAT,
 };
 
-/* Is x, an operand of arithmetic node `at`, a temporary that nothing
- * reads after it?  x must be computed by arithmetic in the same graph
- * (each run of the graph computes it again before `at` reads it), and
- * used nowhere else, not even by a nested function.  These primitives
- * give every tensor result a new buffer of its own (lang_tensor_binary,
- * lang_tensor_matmul and lang_tensor_unary allocate one each time), so
- * the arithmetic of `at` may write its tensor result over x's
- * (lang_arith_reusing): NumPy's elision of temporaries, found here
- * without reference counts.  A weight update p - lr * g then makes one
- * new tensor instead of two. */
+/* Is x, an operand of node `at`, a temporary that nothing reads after
+ * it?  x must be computed in the same graph (each run of the graph
+ * computes it again before `at` reads it) by a primitive that gives a
+ * tensor result a new buffer of its own (P_FRESH: arithmetic, most
+ * sensitivity primitives), and used nowhere else, not even by a nested
+ * function, but for its shape (P_SHAPE_XY: the backward pass of a + b
+ * reads a's shape only, so a forward pass under grad still writes
+ * x @ w + b over x @ w).  `at` may then write its tensor result over
+ * x's buffer: arithmetic (lang_arith_reusing), and the primitives that
+ * take that (P_OVER_D: relu's sensitivity over the matrix product's).
+ * NumPy's elision of temporaries, found here without reference counts:
+ * a weight update p - lr * g makes one new tensor instead of two. */
 static bool dead_temporary(Comp *c, IrNode *x, IrNode *at) {
-  if (x->kind != IR_APPLY || x->graph != at->graph || ir_map_int(&c->uses, x, 0) != 1) return false;
-  switch (ir_node_prim(x)) {
-  case IR_P_ADD: case IR_P_SUB: case IR_P_MUL: case IR_P_TRUEDIV: case IR_P_FLOORDIV: case IR_P_MOD:
-  case IR_P_POW: case IR_P_MATMUL: case IR_P_NEG:
-    return true;
-  default:
-    return false;
-  }
+  int p = ir_node_prim(x);
+  return x->kind == IR_APPLY && x->graph == at->graph && p >= 0 && (ir_prims[p].flags & P_FRESH) &&
+         ir_map_int(&c->uses, x, 0) - ir_map_int(&c->shape_uses, x, 0) == 1;
 }
 
 static void emit_node(Comp *c, IrNode *n, bool tail) {
@@ -499,6 +501,7 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
     in->args = args;
     in->nargs = n->nin - 1;
     in->dst = slot_of(c, n);
+    in->over_d = (ir_prims[p].flags & P_OVER_D) && n->nin > 1 && dead_temporary(c, n->in[1], n);
     if (own && in->op >= I_SENS_ADD && in->op <= I_SENS_DIV) {
       /* op_sens(d, x, y, i): the operands in the instruction, i known */
       IrNode *i = n->in[4];
@@ -711,6 +714,7 @@ static void dump_code(EvCode *c) {
     if ((in->op == I_ADD || in->op == I_SUB || in->op == I_MUL) && (in->imm & 3))
       fprintf(stderr, " reusing %s", (in->imm & 3) == 3 ? "a,b" : in->imm & 1 ? "a" : "b");
     if (in->op == I_MUL && (in->imm & (NEXT_ADDS_A | NEXT_ADDS_B))) fprintf(stderr, " with the next");
+    if (in->op == I_PRIM && in->over_d) fprintf(stderr, " over d");
     if (in->op == I_JUMP || in->op == I_JUMPIFNOT) fprintf(stderr, " -> %d", in->target);
     if (in->graph) fprintf(stderr, " @%s", in->graph->name->data);
     fprintf(stderr, "\n");
@@ -1209,7 +1213,10 @@ static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
     L_I_PRIM: {
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
-      if (!in->fn(vm, in->nargs, args, NULL, &F[in->dst])) goto fail;
+      vm->over_d = in->over_d;
+      bool ok = in->fn(vm, in->nargs, args, NULL, &F[in->dst]);
+      vm->over_d = false;
+      if (!ok) goto fail;
       NEXT;
     }
     /* prim_ops: the common cases here, the rest (and every error)

@@ -230,9 +230,11 @@ bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, b
  * d * y * (1 - y) and tanh's d * (1 - y * y) with v the result y, relu's
  * d * (x > 0) with v the argument x.  Each element is computed with the
  * same operations in the same order as op by op, so gives the same bits.
- * NULL *out after MemoryError. */
+ * over_d: d is a temporary that nothing reads afterwards, whose buffer
+ * may take the result (lang_tensor_reusable).  NULL *out after
+ * MemoryError. */
 typedef enum { LANG_SENS_SIGMOID, LANG_SENS_TANH, LANG_SENS_RELU } LangActSens;
-bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTensor **out);
+bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, bool over_d, ObjTensor **out);
 /* a + b (op TB_ADD) or a * b (TB_MUL) for two small contiguous float
  * tensors of one dtype and one shape (two parts of a sensitivity being
  * summed, a sensitivity times a value), as lang_arith computes them but

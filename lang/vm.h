@@ -101,6 +101,11 @@ struct MistVM {
   /* the builtin being called, set just before its C function runs, for
    * builtins made at run time that carry data (ObjBuiltin.data) */
   ObjBuiltin *callee;
+  /* set by the interpreter just before a primitive marked P_OVER_D
+   * (ir/ops.def) runs when its first argument is a temporary that
+   * nothing reads afterwards, whose tensor buffer may then take the
+   * result; the primitive reads it first thing and clears it */
+  bool over_d;
   /* autodiff/ as the interpreter's primitives reach it (IrAdInterface,
    * ir/eval.h), installed by autodiff's ad_register; NULL without it */
   const struct IrAdInterface *ad;

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/eval.h"
+#include "ir/ir.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "lang/tensor.h"
@@ -1180,6 +1182,78 @@ START_TEST(test_scaled_sum)
 }
 END_TEST
 
+/* Do two results of a primitive agree: the same tensor elements, dtype
+ * and shape, or equal numbers, or both None? */
+static bool same_result(Value a, Value b) {
+  if (v_is_tensor(a) && v_is_tensor(b))
+    return AS_TENSOR(a)->dtype == AS_TENSOR(b)->dtype && same_elements(AS_TENSOR(a), AS_TENSOR(b));
+  return a.tag == b.tag && (a.tag != V_FLOAT || a.f == b.f || (a.f != a.f && b.f != b.f));
+}
+
+/* Primitive p's argument k for a random round: float tensors (f32 or
+ * f64, a square shape or, now and then, a row that broadcasts) or a
+ * float; the last argument of a binary sensitivity is 0 or 1. */
+static Value prim_arg(IrPrim p, int k, int64_t n) {
+  int arity = ir_prims[p].arity;
+  if (arity == 4 && k == 3) return v_int(rnd_int(0, 1));
+  if (rnd_int(0, 9) == 0) return v_float(rnd_unit() * 4 - 2);
+  int64_t sq[2] = {n, n}, row[2] = {1, n};
+  bool bcast = p != IR_P_MATMUL && p != IR_P_MATMUL_SENS && rnd_int(0, 5) == 0;
+  return v_obj(random_tensor(rnd_int(0, 1) ? DT_F32 : DT_F64, 2, bcast ? row : sq));
+}
+
+/* The ops.def flags that ir/eval.c trusts when it reuses buffers, held
+ * to what each primitive does: a P_FRESH primitive's tensor result
+ * shares no buffer with its arguments; a P_SHAPE_XY one's result does
+ * not change when x and y (arguments 1 and 2) hold other elements; a
+ * P_OVER_D one told that d (a temporary) is dead gives the same result,
+ * over d's buffer when that can take it. */
+START_TEST(test_prim_flags)
+{
+  for (int p = 0; p < IR_NPRIMS; p++) {
+    unsigned flags = ir_prims[p].flags;
+    if (!(flags & (P_FRESH | P_SHAPE_XY | P_OVER_D))) continue;
+    int arity = ir_prims[p].arity;
+    ck_assert_msg(arity >= 1 && arity <= 4, "%s: arity %d", ir_prims[p].name, arity);
+    BuiltinFn fn = ev_prim_fn((IrPrim)p);
+    int checked = 0;
+    for (int round = 0; round < 300; round++) {
+      int64_t n = rnd_int(1, 40);
+      Value args[4], r;
+      for (int k = 0; k < arity; k++) args[k] = prim_arg((IrPrim)p, k, n);
+      if (!fn(vm, arity, args, NULL, &r)) {
+        lang_error_clear(vm);
+        continue;
+      }
+      checked++;
+      if ((flags & P_FRESH) && v_is_tensor(r))
+        for (int k = 0; k < arity; k++)
+          ck_assert_msg(!v_is_tensor(args[k]) || AS_TENSOR(args[k])->buf != AS_TENSOR(r)->buf,
+                        "%s: the result shares argument %d's buffer", ir_prims[p].name, k);
+      if (flags & P_SHAPE_XY) {
+        Value other[4] = {args[0], args[1], args[2], args[3]}, r2;
+        for (int k = 1; k <= 2; k++)
+          if (v_is_tensor(args[k])) other[k] = v_obj(random_tensor(AS_TENSOR(args[k])->dtype, 2, AS_TENSOR(args[k])->shape));
+        ck_assert(fn(vm, arity, other, NULL, &r2));
+        ck_assert_msg(same_result(r, r2), "%s: the result reads x's or y's elements", ir_prims[p].name);
+      }
+      if ((flags & P_OVER_D) && v_is_tensor(args[0])) {
+        ObjTensor *d = temporary(AS_TENSOR(args[0]));
+        bool reusable = lang_tensor_reusable(d, d->dtype, d->ndim, d->shape);
+        Value over[4] = {v_obj(d), args[1], args[2], args[3]}, r2;
+        vm->over_d = true;
+        ck_assert(fn(vm, arity, over, NULL, &r2));
+        ck_assert(!vm->over_d);
+        ck_assert_msg(same_result(r, r2), "%s: a different result over d", ir_prims[p].name);
+        /* (over d where the result has d's dtype and shape) */
+        if (v_is_tensor(r2) && AS_TENSOR(r2) == d) ck_assert(reusable);
+      }
+    }
+    ck_assert_msg(checked > 50, "%s: only %d rounds ran", ir_prims[p].name, checked);
+  }
+}
+END_TEST
+
 /* The same through the interpreter, with the script-level loop. */
 START_TEST(test_memory_bound_script)
 {
@@ -1228,6 +1302,7 @@ static Suite *tensor_suite(void) {
   tcase_add_test(tc, test_memory_bound_script);
   tcase_add_test(tc, test_reuse_temporaries);
   tcase_add_test(tc, test_scaled_sum);
+  tcase_add_test(tc, test_prim_flags);
   suite_add_tcase(s, tc);
   return s;
 }
