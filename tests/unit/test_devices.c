@@ -221,6 +221,42 @@ START_TEST(test_alloc_reuse_align) {
 }
 END_TEST
 
+/* Frees given back together in any order (as a collection's finalisers
+ * run) are handed out again newest stamp first, each class on its own;
+ * a plain dev_buf_free counts as newer than every stamp. */
+START_TEST(test_alloc_newest_first) {
+  DevAllocator *a = dev_allocator_new();
+  enum { N = 40 };
+  size_t sizes[] = {4096, 300000};
+  for (size_t s = 0; s < 2; s++) {
+    void *p[N], *other = dev_buf_alloc(a, 100);
+    for (int i = 0; i < N; i++) p[i] = dev_buf_alloc(a, sizes[s]);
+    for (int i = 0; i < N; i++) {   /* stamps i * 7919 % N: a permutation */
+      int k = i * 7919 % N;
+      dev_buf_free_stamped(a, p[k], sizes[s], (uint64_t)k);
+      if (i == N / 2) dev_buf_free_stamped(a, other, 100, 1000);   /* another class, meanwhile */
+    }
+    for (int k = N - 1; k >= 0; k--) ck_assert_ptr_eq(dev_buf_alloc(a, sizes[s]), p[k]);
+    /* a plain free goes on top of stamped ones */
+    for (int k = 1; k < N; k++) dev_buf_free_stamped(a, p[k], sizes[s], (uint64_t)k);
+    dev_buf_free(a, p[0], sizes[s]);
+    ck_assert_ptr_eq(dev_buf_alloc(a, sizes[s]), p[0]);
+    ck_assert_ptr_eq(dev_buf_alloc(a, sizes[s]), p[N - 1]);
+  }
+  /* cached_bytes, the cap and trim see frees still waiting */
+  DevAllocator *b = dev_allocator_new();
+  void *q = dev_buf_alloc(b, 100000);
+  dev_buf_free_stamped(b, q, 100000, 5);
+  ck_assert_uint_ge(dev_allocator_cached_bytes(b), 100000);
+  q = dev_buf_alloc(b, 100000);
+  dev_buf_free_stamped(b, q, 100000, 5);
+  dev_allocator_trim(b);
+  ck_assert_uint_eq(dev_allocator_cached_bytes(b), 0);
+  dev_allocator_free(b);
+  dev_allocator_free(a);
+}
+END_TEST
+
 /* Buffers from 256 KiB to 2 MiB come from 2 MiB slabs of one class:
  * the buffers of a slab lie side by side in one aligned huge page, never
  * overlap, and each goes back to the OS (the slab's tail with the last). */
@@ -863,6 +899,7 @@ static Suite *devices_suite(void) {
   tcase_add_test(tc, test_alloc_reuse_align);
   tcase_add_test(tc, test_alloc_threads);
   tcase_add_test(tc, test_alloc_slabs);
+  tcase_add_test(tc, test_alloc_newest_first);
   tcase_add_test(tc, test_gemm);
   tcase_add_test(tc, test_gemm_batched);
   tcase_add_test(tc, test_vmath_unary);
