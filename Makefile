@@ -12,13 +12,14 @@ FUZZ_SECONDS ?= 300
 # python3-numpy: tests that compare Mist's output with NumPy's, and the
 # baseline of the tensor update benchmark; libjansson-dev: safetensors
 # headers; librsvg2-bin: rsvg-convert renders plot's SVG in a test;
-# dataset-fashion-mnist: the flagship's data).
+# dataset-fashion-mnist: the flagship's data; llvm-19-dev: graph mode's
+# code generator, jit/llvm/, LLVM's C API).
 DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
         zlib1g-dev libffi-dev clang tmux python3 python3-numpy libopenblas-dev \
-        libjansson-dev librsvg2-bin dataset-fashion-mnist
+        libjansson-dev librsvg2-bin dataset-fashion-mnist llvm-19-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 
-.PHONY: all build run test test-asan bench bench-update bench-grad bench-fashion-mnist fuzz fuzz-readers deps fuzz-deps clean
+.PHONY: all build run test test-asan bench bench-update bench-grad bench-jit bench-fashion-mnist fuzz fuzz-readers deps fuzz-deps clean
 
 all: build
 
@@ -75,7 +76,12 @@ test-asan: deps
 	$(SAN_ENV) ctest --test-dir build-asan --output-on-failure -j$(JOBS)
 
 bench: build
-	bash bench/run.sh; s=$$?; bash bench/update_run.sh || s=1; bash bench/grad_run.sh || s=1; bash bench/literal_run.sh || s=1; exit $$s
+	bash bench/run.sh; s=$$?; bash bench/update_run.sh || s=1; bash bench/grad_run.sh || s=1; bash bench/literal_run.sh || s=1; bash bench/jit_run.sh || s=1; exit $$s
+
+# Graph mode's compiled code against C (gcc -O2), and start-up (bench/).
+bench-jit: build
+	bash bench/jit_run.sh
+	bash bench/startup_run.sh
 
 # Updates of lists, dicts and tensors against CPython and NumPy (bench/update/).
 bench-update: build

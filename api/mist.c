@@ -26,6 +26,7 @@
 #include "ir/eval.h"
 #include "ir/infer.h"
 #include "ir/passes.h"
+#include "jit/jit.h"
 #include "stdlib/source.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
@@ -69,12 +70,15 @@ MistVM *mist_new(int argc, const char *const *argv) {
   ev_init(vm);
   std_register_builtins(vm);
   ad_register(vm);
+  jit_register(vm);
   return vm;
 }
 
 void mist_free(MistVM *vm) {
   lang_gc_enter_thread();
-  if (vm) lang_vm_free(vm);
+  if (!vm) return;
+  jit_free(vm);
+  lang_vm_free(vm);
 }
 
 void mist_set_write(MistVM *vm, void (*write)(void *, const char *, size_t), void *user) {
@@ -202,6 +206,8 @@ int mist_dump_stages(const char *list, const char **bad) {
 }
 
 void mist_set_dump(MistVM *vm, int stages) { vm->dump = stages; }
+
+void mist_set_graph_mode(MistVM *vm, bool on) { jit_set_graph_mode(vm, on); }
 
 static void set_stack_limit(MistVM *vm);
 
@@ -606,12 +612,43 @@ const char *mist_argtype_error(MistVM *vm, const char *text) {
   return vm->err.message ? vm->err.message->data : "not a type";
 }
 
+static MistStatus print_llvm(MistVM *vm, IrGraph *g, const Value *env, IrGraph *module_code, int nargs,
+                             const char *const *argtypes) {
+  IrType **args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *args);
+  for (int i = 0; i < nargs; i++)
+    if (!(args[i] = ir_parse_argtype(vm, argtypes[i]))) return MIST_ERROR;
+  StrBuf sb;
+  sb_init(&sb);
+  if (!jit_emit_llvm(vm, g, env, nargs, args, module_code, &sb)) return MIST_ERROR;
+  lang_write(vm, sb.data, sb.len);
+  return MIST_OK;
+}
+
+MistStatus mist_print_llvm(MistVM *vm, const char *name, int nargs, const char *const *argtypes) {
+  lang_gc_enter_thread();
+  lang_error_clear(vm);
+  Value slot;
+  ObjModule *m = vm->main;
+  if (m->names && lang_dict_get(m->names, lang_str(name), &slot)) {
+    Value v = m->slots[slot.i];
+    if (v_is_obj(v, O_FUNC)) return print_llvm(vm, AS_FUNC(v)->graph, AS_FUNC(v)->env, NULL, nargs, argtypes);
+    if (v.tag != V_UNBOUND) {
+      lang_raise(vm, "TypeError", "'%s' is a %s, not a function", name, lang_type_name(v));
+      return MIST_ERROR;
+    }
+  }
+  lang_raise(vm, "NameError", "no function named '%s'", name);
+  return MIST_ERROR;
+}
+
 MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, int flags) {
   return mist_print_file_ir_types(vm, path, name, flags, -1, NULL);
 }
 
-MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *name, int flags,
-                                    int nargs, const char *const *argtypes) {
+/* The IR (nargs -1), the typed IR or (llvm) the LLVM IR of function
+ * name of a file that is compiled, not run. */
+static MistStatus print_file(MistVM *vm, const char *path, const char *name, int flags, int nargs,
+                             const char *const *argtypes, bool llvm) {
   lang_gc_enter_thread();
   lang_error_clear(vm);
   size_t len;
@@ -627,9 +664,21 @@ MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *na
   if (file < 0 || !compile(vm, vm->main, file, false, flags & MIST_IR_OPT, &lr)) return MIST_ERROR;
   for (int i = 0; i < lr.unit->ngraphs; i++) {
     IrGraph *g = lr.unit->graphs[i];
-    if ((g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0)
+    if ((g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0) {
+      if (llvm) return print_llvm(vm, g, NULL, lr.main, nargs, argtypes);
       return nargs >= 0 ? print_types(vm, g, lr.main, flags, nargs, argtypes) : print_graph(vm, g, flags);
+    }
   }
   lang_raise(vm, "NameError", "no top-level function named '%s' in %s", name, path);
   return MIST_ERROR;
+}
+
+MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *name, int flags,
+                                    int nargs, const char *const *argtypes) {
+  return print_file(vm, path, name, flags, nargs, argtypes, false);
+}
+
+MistStatus mist_print_file_llvm(MistVM *vm, const char *path, const char *name, int nargs,
+                                const char *const *argtypes) {
+  return print_file(vm, path, name, 0, nargs, argtypes, true);
 }

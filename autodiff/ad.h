@@ -26,11 +26,11 @@ typedef struct AdRoots {
   IrGraph *jmroot[2];
   uint64_t jmask[2];
   IrGraph *froot;      /* forward mode */
+  ObjDict *made;       /* graphs the derivative builtins made of it (ad_cache_get) */
 } AdRoots;
 
 typedef struct AdState {
   AdTransforms transform;
-  NodeMap roots;      /* IrGraph -> its AdRoots */
   /* the derivative builtins of api.c, known by their C functions */
   BuiltinFn vjp, jvp, jacobian, hessian;
   Value kid;          /* the identity continuation, a closure (ad_register) */
@@ -48,7 +48,8 @@ typedef struct AdState {
 AdState *ad_state(MistVM *vm);
 
 /* g's root transforms (made empty on first use); ad_roots_of: NULL when
- * none was ever asked for. */
+ * none was ever asked for.  They live in g's side slot IR_SIDE_AD, so
+ * they die with g. */
 AdRoots *ad_roots(MistVM *vm, IrGraph *g);
 AdRoots *ad_roots_of(MistVM *vm, IrGraph *g);
 
@@ -173,10 +174,12 @@ Value ad_fast_F_rule_source(MistVM *vm, Value fn);
 Value ad_fast_F_rule_under(MistVM *vm, Value fn);
 void ad_register_tangents(MistVM *vm);
 /* Graphs the derivative builtins make, once per key; an entry keeps the
- * objects named in its key (by address) alive. */
-IrGraph *ad_cache_get(MistVM *vm, const char *key);
+ * objects named in its key (by address) alive.  A graph made of graph
+ * `of` (grad(f) of f's graph) is kept with of's transforms, so it dies
+ * with of; with `of` NULL (a builtin's), in the VM's cache. */
+IrGraph *ad_cache_get(MistVM *vm, IrGraph *of, const char *key);
 ObjDict *ad_module_cache(MistVM *vm);
-void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2);
+void ad_cache_put(MistVM *vm, IrGraph *of, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2);
 
 /* Forward rules of calls and transforms decided when they run, at any
  * depth of forward transforms (nest.c): the builtin _Fn, and whether a

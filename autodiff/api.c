@@ -21,14 +21,6 @@
 
 /* ---- values and graphs ---- */
 
-/* A value that keeps graph g alive (for a cache entry, ad_cache_put). */
-static Value graph_value(IrGraph *g) {
-  ObjGraph *o = lang_alloc(sizeof *o);
-  o->obj.kind = O_GRAPH;
-  o->graph = g;
-  return v_obj(o);
-}
-
 static bool b_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool b_value_and_grad(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
 static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out);
@@ -207,7 +199,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
    * once for them (a derivative differentiated again transforms it once) */
   StrBuf key;
   sb_init(&key);
-  sb_printf(&key, "%s/%p/", who, (void *)fg);
+  sb_printf(&key, "%s/", who);
   if (!lang_repr(vm, argnums, &key)) return false;
   int nd = fg ? lang_func_ndefaults(AS_FUNC(f)) : 0;
   ObjSeq *defaults = lang_tuple_new(nd);
@@ -216,7 +208,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
     defaults->items[i] = d;
     sb_printf(&key, "/%d:%llx", (int)d.tag, (unsigned long long)d.i);
   }
-  IrGraph *cached = ad_cache_get(vm, key.data);
+  IrGraph *cached = ad_cache_get(vm, fg, key.data);
   if (cached) {
     *out = v_obj(ev_closure(vm, cached, &f));
     return true;
@@ -299,7 +291,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
 #ifndef NDEBUG
   if (!ir_verify_graph(vm, g)) return false;
 #endif
-  ad_cache_put(vm, key.data, g, fg ? graph_value(fg) : v_none(), v_obj(defaults), v_none());
+  ad_cache_put(vm, fg, key.data, g, v_none(), v_obj(defaults), v_none());
   *out = v_obj(ev_closure(vm, g, &f));
   return true;
 }
@@ -322,8 +314,9 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   /* made once per graph of f (or builtin) and n */
   StrBuf key;
   sb_init(&key);
-  sb_printf(&key, "vjp/%p/%d", fg ? (void *)fg : (void *)f.o, n);
-  IrGraph *cached = ad_cache_get(vm, key.data);
+  if (fg) sb_printf(&key, "vjp/%d", n);
+  else sb_printf(&key, "vjp/%p/%d", (void *)f.o, n);
+  IrGraph *cached = ad_cache_get(vm, fg, key.data);
   if (cached) {
     *out = v_obj(ev_closure(vm, cached, &f));
     return true;
@@ -369,7 +362,7 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
 #ifndef NDEBUG
   if (!ir_verify_graph(vm, g)) return false;
 #endif
-  ad_cache_put(vm, key.data, g, fg ? graph_value(fg) : f, v_none(), v_none());
+  ad_cache_put(vm, fg, key.data, g, fg ? v_none() : f, v_none(), v_none());
   *out = v_obj(ev_closure(vm, g, &f));
   return true;
 }
@@ -460,7 +453,7 @@ static bool b_n_ary(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   if (!parse_argnums(vm, who, argv[2], np, &nums, &nn, &tuple)) return false;
   StrBuf key;
   sb_init(&key);
-  sb_printf(&key, "%s/%p/", who, (void *)fg);
+  sb_printf(&key, "%s/", who);
   if (!lang_repr(vm, argv[2], &key)) return false;
   int nd0 = lang_func_ndefaults(AS_FUNC(pf));
   ObjSeq *defs = lang_tuple_new(nd0);
@@ -468,7 +461,7 @@ static bool b_n_ary(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
     defs->items[i] = lang_func_defaults(AS_FUNC(pf))[i];
     sb_printf(&key, "/%d:%llx", (int)defs->items[i].tag, (unsigned long long)defs->items[i].i);
   }
-  IrGraph *h = ad_cache_get(vm, key.data);
+  IrGraph *h = ad_cache_get(vm, fg, key.data);
   if (h) return ad_close_transformed(vm, h, chain, argv[0], v_none(), out);
   IrUnit *u = ir_unit_new();
   Span sp = span_none();
@@ -491,7 +484,7 @@ static bool b_n_ary(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, u)) return false;
 #endif
-  ad_cache_put(vm, key.data, h, graph_value(fg), v_obj(defs), v_none());
+  ad_cache_put(vm, fg, key.data, h, v_none(), v_obj(defs), v_none());
   return ad_close_transformed(vm, h, chain, argv[0], v_none(), out);
 }
 

@@ -124,13 +124,13 @@ static IrGraph *shaped(MistVM *vm, ObjBuiltin *b, bool bound, int n, const KwArg
   sb_init(&key);
   sb_printf(&key, "shaped/%p/%d/%d", (void *)b, bound, n);
   for (int i = 0; i < nkw; i++) sb_printf(&key, "/%s", kw->names[i]->data);
-  IrGraph *g = ad_cache_get(vm, key.data);
+  IrGraph *g = ad_cache_get(vm, NULL, key.data);
   if (g) return g;
   ObjStr **names = lang_alloc((n + nkw + 1) * sizeof *names);
   for (int i = 0; i < n; i++) names[i] = n == 1 && !nkw ? lang_str("x") : lang_str_fmt("x%d", i + 1);
   for (int i = 0; i < nkw; i++) names[n + i] = kw->names[i];
   g = call_graph(b, bound, n + nkw, names, nkw, 0, NULL);
-  ad_cache_put(vm, key.data, g, v_obj(b), v_none(), v_none());
+  ad_cache_put(vm, NULL, key.data, g, v_obj(b), v_none(), v_none());
   return g;
 }
 

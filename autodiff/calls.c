@@ -84,7 +84,7 @@ static Value call_rule(MistVM *vm, ObjStr *name, int kind, int n, ObjStr **names
     sb_printf(&key, "/%d:%llx", (int)defaults[i].tag, (unsigned long long)defaults[i].i);
     keep->items[n + i] = defaults[i];
   }
-  IrGraph *cached = ad_cache_get(vm, key.data);
+  IrGraph *cached = ad_cache_get(vm, NULL, key.data);
   if (cached) return v_obj(ev_closure(vm, cached, NULL));
   Gb b = {ir_unit_new(), NULL, span_none()};
   IrGraph *g = ir_graph_new(b.u, lang_str_fmt("J_%s", name->data)->data, NULL, IRG_FUNCTION, b.sp);
@@ -116,7 +116,7 @@ static Value call_rule(MistVM *vm, ObjStr *name, int kind, int n, ObjStr **names
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, b.u)) return v_unbound();
 #endif
-  ad_cache_put(vm, key.data, g, v_obj(keep), v_none(), v_none());
+  ad_cache_put(vm, NULL, key.data, g, v_obj(keep), v_none(), v_none());
   return v_obj(ev_closure(vm, g, NULL));
 }
 
@@ -128,7 +128,7 @@ static Value attr_rule(MistVM *vm, ObjStr *name, int kind, Value prop) {
   StrBuf key;
   sb_init(&key);
   sb_printf(&key, "attr_rule/%d/%s", kind, name->data);
-  IrGraph *cached = ad_cache_get(vm, key.data);
+  IrGraph *cached = ad_cache_get(vm, NULL, key.data);
   if (cached) return v_obj(ev_closure(vm, cached, NULL));
   Gb b = {ir_unit_new(), NULL, span_none()};
   IrGraph *g = ir_graph_new(b.u, lang_str_fmt("J_%s", name->data)->data, NULL, IRG_FUNCTION, b.sp);
@@ -150,7 +150,7 @@ static Value attr_rule(MistVM *vm, ObjStr *name, int kind, Value prop) {
 #ifndef NDEBUG
   if (!ir_verify_unit(vm, b.u)) return v_unbound();
 #endif
-  ad_cache_put(vm, key.data, g, v_obj(name), prop, v_none());
+  ad_cache_put(vm, NULL, key.data, g, v_obj(name), prop, v_none());
   return v_obj(ev_closure(vm, g, NULL));
 }
 

@@ -38,6 +38,7 @@
 #include "autodiff/ad.h"
 #include "ir/eval.h"
 #include "ir/map.h"
+#include "ir/marks.h"
 #include "ir/passes.h"
 #include "lang/gc.h"
 
@@ -803,6 +804,10 @@ static bool prunable(const IrNode *n) {
   }
 }
 
+static void count_use(IrMarks *uses, const IrNode *x) {
+  if (x && x->kind == IR_APPLY) ++*ir_mark(uses, x);
+}
+
 /* Drop what the backward graphs (the unit's graphs that are not
  * transforms: no jsource) computed for nothing: the sensitivity a
  * constant or an int would have got, the parts of a result nobody reads.
@@ -810,17 +815,19 @@ static bool prunable(const IrNode *n) {
  * backward pass read its nodes. */
 static void prune_backward(Ad *ad) {
   IrUnit *u = ad->u;
+  IrMarks uses;   /* an application -> its uses (only theirs are read) */
+  ir_marks_for_unit(&uses, u);
   bool again = true;
   while (again) {
     again = false;
     for (int g = 0; g < u->ngraphs; g++)
-      for (int i = 0; i < u->graphs[g]->nnodes; i++) u->graphs[g]->nodes[i]->mark = 0;
+      for (int i = 0; i < u->graphs[g]->nnodes; i++) *ir_mark(&uses, u->graphs[g]->nodes[i]) = 0;
     for (int g = 0; g < u->ngraphs; g++) {
       IrGraph *h = u->graphs[g];
       for (int i = 0; i < h->nnodes; i++)
-        for (int j = 0; j < h->nodes[i]->nin; j++) h->nodes[i]->in[j]->mark++;
-      if (h->ret) h->ret->mark++;
-      for (int k = 0; k < h->ndefaults; k++) h->defaults[k]->mark++;
+        for (int j = 0; j < h->nodes[i]->nin; j++) count_use(&uses, h->nodes[i]->in[j]);
+      count_use(&uses, h->ret);
+      for (int k = 0; k < h->ndefaults; k++) count_use(&uses, h->defaults[k]);
     }
     for (int g = 0; g < u->ngraphs; g++) {
       IrGraph *h = u->graphs[g];
@@ -828,7 +835,7 @@ static void prune_backward(Ad *ad) {
       int k = 0;
       for (int i = 0; i < h->nnodes; i++) {
         IrNode *n = h->nodes[i];
-        if (n->mark == 0 && prunable(n)) {
+        if (*ir_mark(&uses, n) == 0 && prunable(n)) {
           again = true;
           continue;
         }
@@ -837,6 +844,7 @@ static void prune_backward(Ad *ad) {
       h->nnodes = k;
     }
   }
+  ir_marks_free(&uses);
   for (int g = 0; g < u->ngraphs; g++) ir_forget_free_vars(u->graphs[g]);
 }
 

@@ -26,15 +26,14 @@ AdState *ad_state(MistVM *vm) {
   return vm->ad_state;
 }
 
-AdRoots *ad_roots_of(MistVM *vm, IrGraph *g) { return ir_map_get(&ad_state(vm)->roots, g); }
+AdRoots *ad_roots_of(MistVM *vm, IrGraph *g) {
+  (void)vm;
+  return ir_side(g, IR_SIDE_AD);
+}
 
 AdRoots *ad_roots(MistVM *vm, IrGraph *g) {
   AdRoots *r = ad_roots_of(vm, g);
-  if (!r) {
-    r = lang_alloc(sizeof *r);
-    ir_map_put(&ad_state(vm)->roots, g, r);
-  }
-  return r;
+  return r ? r : ir_side_claim(g, IR_SIDE_AD, lang_alloc(sizeof *r));
 }
 
 /* ---- a cache of the graphs the derivative builtins make ----
@@ -43,7 +42,11 @@ AdRoots *ad_roots(MistVM *vm, IrGraph *g) {
  * graph, which a derivative differentiated again would transform anew
  * on every call.  Made once per key instead; the key names the objects
  * it depends on by address, and the entry keeps those objects alive
- * (keep), so that no other object can take their address. */
+ * (keep), so that no other object can take their address.  A graph made
+ * of a function's graph (grad(f)) is kept with that graph's transforms
+ * (AdRoots.made) and dies with it; those made of builtins and method
+ * names (a set the program cannot grow without bound) stay in the VM's
+ * cache. */
 
 typedef struct CacheEntry {
   Obj obj;               /* an O_GRAPH, so that a dict can hold it */
@@ -53,20 +56,29 @@ typedef struct CacheEntry {
 
 ObjDict *ad_module_cache(MistVM *vm) { return ad_state(vm)->modules; }
 
-IrGraph *ad_cache_get(MistVM *vm, const char *key) {
+/* The cache for graphs made of `of` (NULL: the VM's); made when `make`. */
+static ObjDict *cache_of(MistVM *vm, IrGraph *of, bool make) {
+  if (!of) return ad_state(vm)->shaped;
+  AdRoots *r = make ? ad_roots(vm, of) : ad_roots_of(vm, of);
+  if (r && !r->made && make) r->made = lang_dict_new();
+  return r ? r->made : NULL;
+}
+
+IrGraph *ad_cache_get(MistVM *vm, IrGraph *of, const char *key) {
+  ObjDict *cache = cache_of(vm, of, false);
   Value v;
-  if (!lang_dict_get(ad_state(vm)->shaped, lang_str(key), &v)) return NULL;
+  if (!cache || !lang_dict_get(cache, lang_str(key), &v)) return NULL;
   return ((CacheEntry *)v.o)->graph;
 }
 
-void ad_cache_put(MistVM *vm, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2) {
+void ad_cache_put(MistVM *vm, IrGraph *of, const char *key, IrGraph *g, Value keep0, Value keep1, Value keep2) {
   CacheEntry *e = lang_alloc(sizeof *e);
   e->obj.kind = O_GRAPH;
   e->graph = g;
   e->keep[0] = keep0;
   e->keep[1] = keep1;
   e->keep[2] = keep2;
-  lang_dict_put(ad_state(vm)->shaped, lang_str(key), v_obj((Obj *)e));
+  lang_dict_put(cache_of(vm, of, true), lang_str(key), v_obj((Obj *)e));
 }
 
 

@@ -95,6 +95,18 @@ MistStatus mist_print_file_ir_types(MistVM *vm, const char *path, const char *na
  * wrong with it, valid until the next call on vm. */
 const char *mist_argtype_error(MistVM *vm, const char *text);
 
+/* Print, through the write callback, the optimised LLVM IR that graph
+ * mode makes for function `name` called with arguments of the types
+ * named (`int`, `float`, `bool`, `f32[64,784]`: docs/types.md):
+ * mist_print_file_llvm for a top-level function of the file at path,
+ * which is compiled but not run (`mist emit-llvm`), mist_print_llvm for
+ * a function the program has bound (the REPL's `:llvm`).  MIST_ERROR
+ * with the message in mist_error when the function is not compiled
+ * natively for those types (it says why) or cannot be found. */
+MistStatus mist_print_file_llvm(MistVM *vm, const char *path, const char *name, int nargs,
+                                const char *const *argtypes);
+MistStatus mist_print_llvm(MistVM *vm, const char *name, int nargs, const char *const *argtypes);
+
 /* The stages of the pipeline that can be printed as each file (the
  * main program and every module it imports) goes through them: its
  * syntax tree, its IR as lowered, the IR after the optimiser, and that
@@ -114,6 +126,12 @@ int mist_dump_stages(const char *list, const char **bad);
 /* Print these stages (MIST_DUMP_ flags; 0: none) of each file that later
  * calls compile, to the write callback. */
 void mist_set_dump(MistVM *vm, int stages);
+
+/* Graph mode on (true) or off: with it on, every call of a function of
+ * the program is compiled for the types of its arguments (or run by the
+ * interpreter where it cannot be, with the same results), as
+ * set_mode("graph") does from Mist (docs/jit.md). */
+void mist_set_graph_mode(MistVM *vm, bool on);
 
 /* Limit each later mist_eval / mist_run_file to `seconds` of wall-clock
  * time (0: no limit).  A program that runs longer stops with a

@@ -15,7 +15,7 @@
  * goes.
  *
  * A candidate goes when nothing uses it: the uses are counted (in the
- * nodes' scratch `mark`) over the graphs that can see it: the graph
+ * pass's marks, marks.h) over the graphs that can see it: the graph
  * itself and every graph reachable from it through graph constants,
  * which includes its nested graphs (their parameters' default values
  * count as uses too).  Schedules are walked backwards and nested graphs
@@ -23,22 +23,19 @@
  */
 #include <string.h>
 
+#include "ir/marks.h"
 #include "ir/scope.h"
 #include "lang/gc.h"
 
 typedef struct GraphList {
   int n, cap;
   IrGraph **items;
+  NodeMap in;     /* graph -> itself when in items (a unit has thousands) */
 } GraphList;
 
-static bool list_has(GraphList *l, IrGraph *g) {
-  for (int i = 0; i < l->n; i++)
-    if (l->items[i] == g) return true;
-  return false;
-}
-
 static void list_add(GraphList *l, IrGraph *g) {
-  if (list_has(l, g)) return;
+  if (ir_map_get(&l->in, g)) return;
+  ir_map_put(&l->in, g, g);
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 16;
     l->items = lang_realloc(l->items, (size_t)l->cap * sizeof *l->items);
@@ -60,6 +57,7 @@ static void close_over(GraphList *l) {
 
 typedef struct Dce {
   NodeMap pure;    /* graph -> 1: calling it only builds values, 2: not, 3: being decided */
+  IrMarks uses;    /* an application -> the uses counted; -1: dropped */
 } Dce;
 
 static bool droppable(Dce *d, const IrNode *n);
@@ -161,42 +159,47 @@ static bool droppable(Dce *d, const IrNode *n) {
   }
 }
 
-static void dce_init(Dce *d) {
+static void dce_init(Dce *d, uint32_t nids) {
   memset(d, 0, sizeof *d);
+  ir_marks_init(&d->uses, nids);
 }
 
 /* ---- removing ---- */
 
-static void count_use(IrNode *x) {
-  if (x && x->kind == IR_APPLY) x->mark++;
+static void count_use(Dce *d, IrNode *x) {
+  if (x && x->kind == IR_APPLY) ++*ir_mark(&d->uses, x);
 }
 
-static void reset_marks(IrGraph *g) {
-  for (int i = 0; i < g->nnodes; i++) g->nodes[i]->mark = 0;
+static void reset_marks(Dce *d, IrGraph *g) {
+  for (int i = 0; i < g->nnodes; i++) *ir_mark(&d->uses, g->nodes[i]) = 0;
 }
 
-static void count_uses_in(IrGraph *h) {
+static void count_uses_in(Dce *d, IrGraph *h) {
   for (int i = 0; i < h->nnodes; i++)
-    for (int j = 0; j < h->nodes[i]->nin; j++) count_use(h->nodes[i]->in[j]);
-  count_use(h->ret);
-  for (int k = 0; k < h->ndefaults; k++) count_use(h->defaults[k]);
+    for (int j = 0; j < h->nodes[i]->nin; j++) count_use(d, h->nodes[i]->in[j]);
+  count_use(d, h->ret);
+  for (int k = 0; k < h->ndefaults; k++) count_use(d, h->defaults[k]);
 }
 
-/* Drop g's dead candidates, given counted marks; the number dropped. */
+/* Drop g's dead candidates, given counted uses; the number dropped. */
 static int sweep(Dce *d, IrGraph *g) {
   int removed = 0;
   for (int i = g->nnodes - 1; i >= 0; i--) {
     IrNode *n = g->nodes[i];
-    if (n->mark != 0 || !droppable(d, n)) continue;
-    n->mark = -1;   /* gone */
+    int *uses = ir_mark(&d->uses, n);
+    if (*uses != 0 || !droppable(d, n)) continue;
+    *uses = -1;   /* gone */
     removed++;
     for (int j = 0; j < n->nin; j++)
-      if (n->in[j] && n->in[j]->kind == IR_APPLY && n->in[j]->mark > 0) n->in[j]->mark--;
+      if (n->in[j] && n->in[j]->kind == IR_APPLY) {
+        int *u = ir_mark(&d->uses, n->in[j]);
+        if (*u > 0) --*u;
+      }
   }
   if (!removed) return 0;
   int k = 0;
   for (int i = 0; i < g->nnodes; i++)
-    if (g->nodes[i]->mark != -1) g->nodes[k++] = g->nodes[i];
+    if (*ir_mark(&d->uses, g->nodes[i]) != -1) g->nodes[k++] = g->nodes[i];
   g->nnodes = k;
   /* g may have lost free variables; recompute them when next asked */
   ir_forget_free_vars(g);
@@ -205,28 +208,33 @@ static int sweep(Dce *d, IrGraph *g) {
 
 /* DCE of g with uses counted over the graphs in l (g among them). */
 static int dce_in(Dce *d, IrGraph *g, GraphList *l) {
-  reset_marks(g);
+  reset_marks(d, g);
   for (int k = 0; k < l->n; k++) {
     IrGraph *h = l->items[k];
     for (int i = 0; i < h->nnodes; i++)
       for (int j = 0; j < h->nodes[i]->nin; j++) {
         IrNode *x = h->nodes[i]->in[j];
-        if (x->kind == IR_APPLY && x->graph == g) x->mark++;
+        if (x->kind == IR_APPLY && x->graph == g) count_use(d, x);
       }
-    if (h->ret && h->ret->kind == IR_APPLY && h->ret->graph == g) h->ret->mark++;
+    if (h->ret && h->ret->graph == g) count_use(d, h->ret);
     for (int k2 = 0; k2 < h->ndefaults; k2++)
-      if (h->defaults[k2]->kind == IR_APPLY && h->defaults[k2]->graph == g) h->defaults[k2]->mark++;
+      if (h->defaults[k2]->graph == g) count_use(d, h->defaults[k2]);
   }
   return sweep(d, g);
 }
 
 void ir_dce(IrGraph *g) {
+  /* (no unit: the array spans g's own ids, the nodes it may drop) */
+  uint32_t nids = 0;
+  for (int i = 0; i < g->nnodes; i++)
+    if (g->nodes[i]->id >= nids) nids = g->nodes[i]->id + 1;
   Dce d;
-  dce_init(&d);
+  dce_init(&d, nids);
   GraphList l = {0};
   list_add(&l, g);
   close_over(&l);
   dce_in(&d, g, &l);
+  ir_marks_free(&d.uses);
 }
 
 void ir_dce_unit(IrUnit *u) {
@@ -236,10 +244,11 @@ void ir_dce_unit(IrUnit *u) {
   int removed;
   do {
     Dce d;
-    dce_init(&d);
+    dce_init(&d, u->next_id);
     removed = 0;
     /* nested graphs come after their parents: sweep them first */
     for (int i = u->ngraphs - 1; i >= 0; i--) removed += dce_in(&d, u->graphs[i], &l);
+    ir_marks_free(&d.uses);
   } while (removed);
 }
 
@@ -255,13 +264,13 @@ bool ir_dce_scope(IrUnit *u, IrGraph *g) {
   int removed;
   do {
     Dce d;
-    dce_init(&d);
-    for (int k = 0; k < l.n; k++) reset_marks(l.items[k]);
-    for (int k = 0; k < l.n; k++) count_uses_in(l.items[k]);
+    dce_init(&d, u->next_id);
+    for (int k = 0; k < l.n; k++) count_uses_in(&d, l.items[k]);
     removed = 0;
     /* descendants first, so their dead nodes release their parents' */
     for (int k = s.n - 1; k >= 0; k--) removed += sweep(&d, s.graphs[k]);
     any |= removed > 0;
+    ir_marks_free(&d.uses);
   } while (removed);
   if (any) ir_scope_forget_free_vars(&s, u);
   return any;

@@ -26,10 +26,13 @@
  * of the node that failed, and each Mist frame unwound adds a traceback
  * entry.  Runaway recursion is an error, never a crash: every call
  * checks the depth and the C stack.
+ *
+ * Graph mode (jit/) is offered every call of a function it may compile
+ * (IrJitInterface, eval.h) while vm->jit_calls is set, and frames then
+ * run in exec_graph, a second copy of the loop (eval_exec.h) whose tail
+ * calls it is offered too; eager mode's loop, exec, has no trace of it.
  */
 #include <alloca.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,17 +133,6 @@ typedef struct EvState {
   char *tape, *tape_end;
   size_t tape_size;
   void *tape_last;    /* the closure cut last */
-  /* each graph's compiled code, by IrGraph.uid: CODE_CHUNKS chunks of
-   * CODE_CHUNK, made as needed and never moved, so threads running Mist
-   * code at once read it without a lock; uids past them in `more`.  The
-   * table and its chunks are not scanned by the collector (mostly
-   * empty, they would cost every collection their size): `alive` keeps
-   * the chunks and the codes alive instead, one word each. */
-  _Atomic(EvCode **) *code;
-  NodeMap more;
-  void **alive;
-  size_t nalive, capalive;
-  pthread_mutex_t lock;   /* for more and alive */
 } EvState;
 
 /* Past the host's deadline?  Looked at every 1024 loop turns or calls,
@@ -723,69 +715,24 @@ static void dump_code(EvCode *c) {
 
 /* ---- compiled code, by graph ----
  *
- * The code of a graph lives here, not in the graph (the IR holds the
- * program only): found in two loads, in a table indexed by the graph's
- * process-wide number.  Two threads may compile a graph at once; both
- * codes are equal and either may stay. */
+ * The code of a graph lives in the graph's side slot IR_SIDE_CODE (the
+ * IR holds the program only), so it dies with the graph: one load.  Two
+ * threads may compile a graph at once; both codes are equal and either
+ * may stay. */
 
-enum { CODE_CHUNK_BITS = 12, CODE_CHUNK = 1 << CODE_CHUNK_BITS, CODE_CHUNKS = 4096 };
-
-static void keep_alive(EvState *st, void *p) {
-  if (st->nalive == st->capalive) {
-    st->capalive = st->capalive ? 2 * st->capalive : 256;
-    st->alive = lang_realloc(st->alive, st->capalive * sizeof *st->alive);
-  }
-  st->alive[st->nalive++] = p;
-}
-
-__attribute__((noinline, cold)) static EvCode **new_chunk(EvState *st, uint32_t c) {
-  pthread_mutex_lock(&st->lock);
-  EvCode **chunk = atomic_load_explicit(&st->code[c], memory_order_acquire);
-  if (!chunk) {
-    chunk = lang_alloc_atomic(CODE_CHUNK * sizeof *chunk);
-    memset(chunk, 0, CODE_CHUNK * sizeof *chunk);
-    keep_alive(st, chunk);
-    atomic_store_explicit(&st->code[c], chunk, memory_order_release);
-  }
-  pthread_mutex_unlock(&st->lock);
-  return chunk;
-}
-
-/* g's slot in the table; NULL past it */
-static inline _Atomic(EvCode *) *code_slot(EvState *st, IrGraph *g) {
-  uint32_t c = g->uid >> CODE_CHUNK_BITS;
-  if (__builtin_expect(c >= CODE_CHUNKS, 0)) return NULL;
-  EvCode **chunk = atomic_load_explicit(&st->code[c], memory_order_acquire);
-  if (__builtin_expect(!chunk, 0)) chunk = new_chunk(st, c);
-  return (_Atomic(EvCode *) *)&chunk[g->uid & (CODE_CHUNK - 1)];
-}
-
-/* g's code the first time: compiled, and kept in the table */
-__attribute__((noinline, cold)) static EvCode *code_compile(MistVM *vm, IrGraph *g, _Atomic(EvCode *) *slot) {
-  EvState *st = vm->eval;
-  EvCode *code = NULL;
-  if (!slot) {
-    pthread_mutex_lock(&st->lock);
-    code = ir_map_get(&st->more, g);
-    pthread_mutex_unlock(&st->lock);
-    if (code) return code;
-  }
-  code = compile(vm, g);
-  g->flags |= IRG_FROZEN;
+/* g's code the first time: compiled, and kept in its side slot (from then
+ * on g is frozen: ir_frozen) */
+__attribute__((noinline, cold)) static EvCode *code_compile(MistVM *vm, IrGraph *g) {
+  EvCode *code = compile(vm, g);
   const char *dump = getenv("MIST_DUMP_CODE");
   if (dump && *dump == '1') dump_code(code);
-  pthread_mutex_lock(&st->lock);
-  if (slot) atomic_store_explicit(slot, code, memory_order_release);
-  else ir_map_put(&st->more, g, code);
-  keep_alive(st, code);
-  pthread_mutex_unlock(&st->lock);
+  ir_side_set(g, IR_SIDE_CODE, code);
   return code;
 }
 
 static EvCode *code_of(MistVM *vm, IrGraph *g) {
-  _Atomic(EvCode *) *slot = code_slot(vm->eval, g);
-  EvCode *code = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
-  return code ? code : code_compile(vm, g, slot);
+  EvCode *code = ir_side(g, IR_SIDE_CODE);
+  return code ? code : code_compile(vm, g);
 }
 
 /* The code of g for a call instruction that calls closures: the code
@@ -947,7 +894,11 @@ static bool bind_args(MistVM *vm, IrGraph *g, const char *name, int argc, const 
   return bind_args_from(vm, g, 0, name, argc, argv, kw, ndefaults, defaults, params, NULL);
 }
 
+/* exec runs a frame (ir/eval_exec.h); exec_graph is the same loop while
+ * graph mode may want calls (vm->jit_calls), whose tail calls it offers
+ * to the jit first. */
 static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out);
+static bool exec_graph(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out);
 
 /* "Did you mean" for a global read of a name that is not defined, with
  * CPython's candidates in CPython's order: the enclosing function's
@@ -978,10 +929,11 @@ static inline bool stack_ok(MistVM *vm) {
 }
 
 /* Run code in a new frame on the C stack (which the GC scans): params
- * from args (nparams of them), free variables from env.  A function of
- * its own so the frame goes when the call returns. */
-static __attribute__((noinline)) bool enter(MistVM *vm, EvCode *code, const Value *args,
-                                            const Value *env, Value *out) {
+ * from args (nparams of them), free variables from env, in exec or
+ * exec_graph.  Always inlined into a function of its own, so the frame
+ * goes when the call returns. */
+static inline __attribute__((always_inline)) bool frame_run(MistVM *vm, EvCode *code, const Value *args,
+                                                            const Value *env, Value *out, bool graph) {
   if (!stack_ok(vm)) return false;
   int cap = code->nslots;
   Value *frame = alloca(cap * sizeof(Value));
@@ -990,15 +942,46 @@ static __attribute__((noinline)) bool enter(MistVM *vm, EvCode *code, const Valu
   for (int k = 0; k < np; k++) copy_value(&frame[k], &args[k]);
   for (int k = 0; k < nfv; k++) copy_value(&frame[np + k], &env[k]);
   vm->depth++;
-  bool ok = exec(vm, code, frame, cap, out);
+  bool ok = graph ? exec_graph(vm, code, frame, cap, out) : exec(vm, code, frame, cap, out);
   vm->depth--;
   return ok;
 }
 
+static int callg_jit(MistVM *vm, EvCode *code, const Value *args, const Value *env, Value *out);
+
+/* enter() while graph mode may want calls: a user function's graph
+ * called directly (I_CALLG) goes to the jit first. */
+static __attribute__((noinline, cold)) bool enter_graph(MistVM *vm, EvCode *code, const Value *args,
+                                                        const Value *env, Value *out) {
+  int r = callg_jit(vm, code, args, env, out);
+  if (r != EV_JIT_INTERPRET) return r == EV_JIT_DONE;
+  return frame_run(vm, code, args, env, out, true);
+}
+
+static __attribute__((noinline)) bool enter(MistVM *vm, EvCode *code, const Value *args,
+                                            const Value *env, Value *out) {
+  if (__builtin_expect(vm->jit_calls, 0)) return enter_graph(vm, code, args, env, out);
+  return frame_run(vm, code, args, env, out, false);
+}
+
 /* Call closure f (with code `code`) on nargs == its parameter count
- * arguments read straight from the caller's frame slots. */
+ * arguments read straight from the caller's frame slots: the jit's, or
+ * the interpreter's in exec_graph, when graph mode may want calls. */
+static __attribute__((noinline, cold)) bool call_slots_graph(MistVM *vm, ObjFunc *f, EvCode *code,
+                                                             const Value *caller, const int32_t *slots, Value *out) {
+  Value *args = alloca((code->nparams + 1) * sizeof(Value));
+  for (int k = 0; k < code->nparams; k++) copy_value(&args[k], &caller[slots[k]]);
+  if (ev_jit_takes(vm, f)) {
+    int r = vm->jit->call(vm, f, code->nparams, args, NULL, out);
+    if (r != EV_JIT_INTERPRET) return r == EV_JIT_DONE;
+  }
+  return frame_run(vm, code, args, f->env, out, true);
+}
+
+/* The same in eager mode: arguments copied straight into the frame. */
 static __attribute__((noinline)) bool call_slots(MistVM *vm, ObjFunc *f, EvCode *code, const Value *caller,
                                                  const int32_t *slots, Value *out) {
+  if (__builtin_expect(vm->jit_calls, 0)) return call_slots_graph(vm, f, code, caller, slots, out);
   if (!stack_ok(vm)) return false;
   int cap = code->nslots;
   Value *frame = alloca(cap * sizeof(Value));
@@ -1014,6 +997,10 @@ static __attribute__((noinline)) bool call_slots(MistVM *vm, ObjFunc *f, EvCode 
 
 /* Run closure f on arguments. */
 static bool call_func(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  if (__builtin_expect(vm->jit_calls, 0) && ev_jit_takes(vm, f)) {
+    int r = vm->jit->call(vm, f, argc, argv, kw, out);
+    if (r != EV_JIT_INTERPRET) return r == EV_JIT_DONE;
+  }
   EvCode *code = code_of(vm, f->graph);
   if (argc == code->nparams && !kw) return enter(vm, code, argv, f->env, out);
   Value *params = alloca((code->nparams + 1) * sizeof(Value));
@@ -1059,6 +1046,38 @@ bool ev_call(MistVM *vm, Value fn, int argc, const Value *argv, const KwArgs *kw
   return lang_raise(vm, "TypeError", "'%s' object is not callable", lang_type_name(fn));
 }
 
+/* ---- graph mode's calls (ir/eval.h, IrJitInterface), out of exec's
+ * way: exec tests one flag and calls these, so that its own code (and
+ * eager mode's speed) does not change. */
+
+/* A user function's graph called directly (I_CALLG), in graph mode: as a
+ * closure over env, through the jit; EV_JIT_INTERPRET when the
+ * interpreter runs it.  (A call from call_func, which asked the jit
+ * first, asks again: the same answer, from the cache.) */
+static __attribute__((noinline, cold)) int callg_jit(MistVM *vm, EvCode *code, const Value *args, const Value *env,
+                                                     Value *out) {
+  IrGraph *g = code->graph;
+  if (!vm->graph_mode || !(g->flags & IRG_FUNCTION)) return EV_JIT_INTERPRET;
+  ObjFunc *f = make_closure(vm, g, env, NULL);
+  return vm->jit->call(vm, f, code->nparams, args, NULL, out);
+}
+
+/* I_TAILCALL of closure f through the jit: compiled code runs as an
+ * ordinary call, whose value the frame returns; the depth is checked as
+ * a tail call checks it (counted first), so that runaway recursion stops
+ * where it does in eager mode. */
+static __attribute__((noinline, cold)) int tailcall_jit(MistVM *vm, ObjFunc *f, Instr *in, Value *frame,
+                                                        Value *out) {
+  if (!ev_jit_takes(vm, f)) return EV_JIT_INTERPRET;
+  vm->depth++;
+  bool deep = !stack_ok(vm);
+  vm->depth--;
+  if (deep) return EV_JIT_FAILED;
+  Value *args = alloca((in->nargs + 1) * sizeof(Value));
+  for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &frame[in->args[k]]);
+  return vm->jit->call(vm, f, in->nargs, args, NULL, out);
+}
+
 static bool fail_at(MistVM *vm, EvCode *code, Instr *in) {
   if (vm->err.span.file < 0 && in->node) vm->err.span = in->node->span;
   /* a node with no place of its own (in the graph grad(f) builds) is
@@ -1095,375 +1114,18 @@ static int scaled_sum(MistVM *vm, const Instr *in, const Instr *sum, Value *fram
                            frame[in->b], how, &frame[sum->dst]);
 }
 
-static bool exec(MistVM *vm, EvCode *code, Value *frame, int cap, Value *out) {
-  load_constants(code, frame);
-  Instr *ins = code->ins;
-  int pc = 0;
-  int tail_depth = 0;
-  EvState *st = vm->eval;
-  int tail_base = st->ntails;
-  Value tmp[16];
-  /* threaded dispatch: each instruction jumps straight to the next one's code */
-  static void *const labels[] = {
-    [I_MOVE] = &&L_I_MOVE,
-    [I_ADD] = &&L_I_ADD,
-    [I_SUB] = &&L_I_SUB,
-    [I_MUL] = &&L_I_MUL,
-    [I_LT] = &&L_I_LT,
-    [I_LE] = &&L_I_LE,
-    [I_GT] = &&L_I_GT,
-    [I_GE] = &&L_I_GE,
-    [I_EQ] = &&L_I_EQ,
-    [I_NE] = &&L_I_NE,
-    [I_GETITEM] = &&L_I_GETITEM,
-    [I_PRIM] = &&L_I_PRIM,
-    [I_TUPLE] = &&L_I_TUPLE,
-    [I_SETITEM] = &&L_I_SETITEM,
-    [I_SELECT] = &&L_I_SELECT,
-    [I_GADD] = &&L_I_GADD,
-    [I_ENV_GET] = &&L_I_ENV_GET,
-    [I_SENS_ADD] = &&L_I_SENS_ADD,
-    [I_SENS_SUB] = &&L_I_SENS_SUB,
-    [I_SENS_MUL] = &&L_I_SENS_MUL,
-    [I_SENS_DIV] = &&L_I_SENS_DIV,
-    [I_SENS_MUL2] = &&L_I_SENS_MUL2,
-    [I_AD_FLOAT] = &&L_I_AD_FLOAT,
-    [I_CALL] = &&L_I_CALL,
-    [I_TAILCALL] = &&L_I_TAILCALL,
-    [I_CALLG] = &&L_I_CALLG,
-    [I_CLOSURE] = &&L_I_CLOSURE,
-    [I_JUMP] = &&L_I_JUMP,
-    [I_JUMPIFNOT] = &&L_I_JUMPIFNOT,
-    [I_PMOVE] = &&L_I_PMOVE,
-    [I_MOVES] = &&L_I_MOVES,
-    [I_RETURN] = &&L_I_RETURN,
-    [I_GLOBAL] = &&L_I_GLOBAL,
-    [I_SETGLOBAL] = &&L_I_SETGLOBAL,
-    [I_IMPORT] = &&L_I_IMPORT,
-    [I_INTERRUPT] = &&L_I_INTERRUPT,
-  };
-#define NEXT                        \
-  do {                              \
-    in = &ins[pc++];                \
-    goto *labels[in->op];           \
-  } while (0)
-  Instr *in;
-  NEXT;
-    L_I_MOVE: copy_value(&F[in->dst], &F[in->a]); NEXT;
-    L_I_ADD: {
-      Value a = F[in->a], b = F[in->b];
-      int64_t r;
-      if (a.tag == V_INT && b.tag == V_INT && !__builtin_add_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
-      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f + b.f);
-      else if (!lang_arith_reusing(vm, OP_ADD, a, b, (unsigned)in->imm, &F[in->dst])) goto fail;
-      NEXT;
-    }
-    L_I_SUB: {
-      Value a = F[in->a], b = F[in->b];
-      int64_t r;
-      if (a.tag == V_INT && b.tag == V_INT && !__builtin_sub_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
-      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f - b.f);
-      else if (!lang_arith_reusing(vm, OP_SUB, a, b, (unsigned)in->imm, &F[in->dst])) goto fail;
-      NEXT;
-    }
-    L_I_MUL: {
-      Value a = F[in->a], b = F[in->b];
-      int64_t r;
-      if (a.tag == V_INT && b.tag == V_INT && !__builtin_mul_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
-      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f * b.f);
-      else {
-        int done = in->imm & (NEXT_ADDS_A | NEXT_ADDS_B) ? scaled_sum(vm, in, &ins[pc], frame) : 0;
-        if (done < 0) goto fail;
-        if (done) {
-          pc++;   /* the sum is done too */
-          NEXT;
-        }
-        if (!lang_arith_reusing(vm, OP_MUL, a, b, (unsigned)in->imm & 3, &F[in->dst])) goto fail;
-      }
-      NEXT;
-    }
-#define CMP_CASE(OPC, CMPOP, op)                                                  \
-    L_##OPC: {                                                                    \
-      Value a = F[in->a], b = F[in->b];                                           \
-      if (a.tag == V_INT && b.tag == V_INT) F[in->dst] = v_bool(a.i op b.i);      \
-      else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_bool(a.f op b.f); \
-      else if (!lang_compare(vm, CMPOP, a, b, &F[in->dst])) goto fail;            \
-      NEXT;                                                                      \
-    }
-    CMP_CASE(I_LT, CMP_LT, <)
-    CMP_CASE(I_LE, CMP_LE, <=)
-    CMP_CASE(I_GT, CMP_GT, >)
-    CMP_CASE(I_GE, CMP_GE, >=)
-    CMP_CASE(I_EQ, CMP_EQ, ==)
-    CMP_CASE(I_NE, CMP_NE, !=)
-#undef CMP_CASE
-    L_I_GETITEM: {
-      Value x = F[in->a], i = F[in->b];
-      if (x.tag == V_OBJ && (x.o->kind == O_LIST || x.o->kind == O_TUPLE) && i.tag == V_INT) {
-        ObjSeq *s = AS_SEQ(x);
-        int64_t k = i.i < 0 ? i.i + (int64_t)s->len : i.i;
-        if (k >= 0 && k < (int64_t)s->len) {
-          F[in->dst] = s->items[k];
-          NEXT;
-        }
-      }
-      if (!lang_getitem(vm, x, i, &F[in->dst])) goto fail;
-      NEXT;
-    }
-    L_I_PRIM: {
-      Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
-      vm->over_d = in->over_d;
-      bool ok = in->fn(vm, in->nargs, args, NULL, &F[in->dst]);
-      vm->over_d = false;
-      if (!ok) goto fail;
-      NEXT;
-    }
-    /* prim_ops: the common cases here, the rest (and every error)
-     * through the primitive, as I_PRIM */
-    L_I_TUPLE: {
-      ObjSeq *t = lang_tuple_new(in->nargs);
-      for (int k = 0; k < in->nargs; k++) copy_value(&t->items[k], &F[in->args[k]]);
-      F[in->dst] = v_obj(t);
-      NEXT;
-    }
-    L_I_SETITEM: {
-      /* xs[i] = v on a list: O(1), lang_list_set (lang/value.c) */
-      Value x = F[in->a], i = F[in->b];
-      if (x.tag != V_OBJ || x.o->kind != O_LIST || i.tag != V_INT) goto L_I_PRIM;
-      ObjSeq *s = AS_SEQ(x);
-      int64_t k = i.i < 0 ? i.i + (int64_t)s->len : i.i;
-      if (k < 0 || k >= (int64_t)s->len) goto L_I_PRIM;
-      F[in->dst] = v_obj(lang_list_set(s, (size_t)k, F[in->c], lang_updates_in_place(vm)));
-      NEXT;
-    }
-    L_I_SELECT: {
-      Value c = F[in->a];
-      if (c.tag != V_BOOL) goto L_I_PRIM;
-      copy_value(&F[in->dst], &F[c.b ? in->b : in->c]);
-      NEXT;
-    }
-    /* sensitivities: None (zero) and floats, with the same operations
-     * as gadd in ir/prims.c and ir/prims_sens.c, so the bits are the same */
-    L_I_GADD: {
-      const Value *a = &F[in->a], *b = &F[in->b];
-      if (a->tag == V_FLOAT && b->tag == V_FLOAT) F[in->dst] = v_float(a->f + b->f);
-      else if (a->tag == V_NONE) copy_value(&F[in->dst], b);
-      else if (b->tag == V_NONE) copy_value(&F[in->dst], a);
-      else goto L_I_PRIM;
-      NEXT;
-    }
-    L_I_ENV_GET: {
-      Value e = F[in->a], key = F[in->b];
-      if (e.tag == V_NONE) {
-        F[in->dst] = v_none();
-        NEXT;
-      }
-      if (!v_is_obj(e, O_ENV) || key.tag != V_INT) goto L_I_PRIM;
-      ObjEnv *env = AS_ENV(e);
-      F[in->dst] = v_none();
-      for (size_t k = 0; k < env->len; k++)
-        if (env->items[k].key == key.i) F[in->dst] = env->items[k].value;
-      NEXT;
-    }
-#define SENS_CASE(OPC, EXPR, OK)                                                        \
-    L_##OPC: {                                                                          \
-      Value dv = F[in->a], x = F[in->b], y = F[in->c];                                  \
-      int i = in->imm;                                                                  \
-      if (i < 0) goto L_I_PRIM;                                                         \
-      if (dv.tag == V_NONE) {                                                           \
-        F[in->dst] = v_none();                                                          \
-        NEXT;                                                                           \
-      }                                                                                 \
-      if (dv.tag != V_FLOAT || x.tag != V_FLOAT || y.tag != V_FLOAT) goto L_I_PRIM;     \
-      double d = dv.f, a = x.f, b = y.f;                                                \
-      (void)a, (void)b;                                                                 \
-      if (!(OK)) goto L_I_PRIM;                                                         \
-      F[in->dst] = v_float(EXPR);                                                       \
-      NEXT;                                                                             \
-    }
-    SENS_CASE(I_SENS_ADD, d, true)
-    SENS_CASE(I_SENS_SUB, i ? -d : d, true)
-    SENS_CASE(I_SENS_MUL, i ? a * d : d * b, true)
-    SENS_CASE(I_SENS_DIV, i ? -d * a / (b * b) : d / b, b != 0.0)
-#undef SENS_CASE
-    L_I_CALL: {
-      if (vm->interrupt) goto interrupted;
-      if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
-      Value fn = F[in->a];
-      if (v_is_obj(fn, O_FUNC)) {
-        ObjFunc *f = AS_FUNC(fn);
-        EvCode *fc = code_at(vm, in, f->graph);
-        if (fc->nparams == in->nargs) {
-          if (!call_slots(vm, f, fc, frame, in->args, &F[in->dst])) goto fail;
-          NEXT;
-        }
-      }
-      Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
-      if (!ev_call(vm, fn, in->nargs, args, NULL, &F[in->dst])) goto fail;
-      NEXT;
-    }
-    L_I_CALLG: {
-      EvCode *gc = in->gcode ? in->gcode : (in->gcode = code_of(vm, in->graph));
-      if (vm->interrupt) goto interrupted;
-      if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
-      Value *args = in->nargs + in->b <= 16 ? tmp : lang_alloc((in->nargs + in->b) * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
-      for (int k = 0; k < in->b; k++) copy_value(&args[in->nargs + k], &F[in->dsts[k]]);
-      if (!enter(vm, gc, args, args + in->nargs, &F[in->dst])) goto fail;
-      NEXT;
-    }
-    L_I_TAILCALL: {
-      Value fn = F[in->a];
-      if (vm->interrupt) goto interrupted;
-      if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
-      if (!v_is_obj(fn, O_FUNC)) {
-        Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-        for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
-        if (!ev_call(vm, fn, in->nargs, args, NULL, out)) goto fail;
-        vm->depth -= tail_depth;
-        st->ntails = tail_base;
-        return true;
-      }
-      /* replace this frame by the callee's */
-      ObjFunc *f = AS_FUNC(fn);
-      EvCode *fc = code_at(vm, in, f->graph);
-      Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
-      /* a user function's tail call still counts as a level of
-       * recursion (as in Python), so runaway recursion is an error, but
-       * its frame is reused */
-      if (fc->traced) {
-        tail_depth++;
-        vm->depth++;
-        if (!stack_ok(vm)) goto fail;
-        if (code->traced) {
-          if (st->ntails == st->captails) {
-            st->captails = st->captails ? 2 * st->captails : 64;
-            st->tails = lang_realloc(st->tails, st->captails * sizeof *st->tails);
-          }
-          st->tails[st->ntails].span = in->node ? in->node->span : code->graph->span;
-          st->tails[st->ntails++].name = code->name;
-        }
-      }
-      if (fc->nslots > cap) {
-        /* grows at most to the largest frame among the codes reached */
-        cap = fc->nslots;
-        frame = alloca(cap * sizeof(Value));
-      }
-      if (fc->zero) memset(frame, 0, fc->nslots * sizeof(Value));
-      /* loops, not memcpy: a few values each, and the call into libc
-       * cost more than the copying (a backward pass's turn is a tail call) */
-      if (in->nargs == fc->nparams)
-        for (int k = 0, n = in->nargs; k < n; k++) copy_value(&frame[k], &args[k]);
-      else if (!bind_args(vm, f->graph, fc->name, in->nargs, args, NULL, lang_func_ndefaults(f), lang_func_defaults(f), frame))
-        goto fail;
-      for (int k = 0, np = fc->nparams, n = f->nenv; k < n; k++) copy_value(&frame[np + k], &f->env[k]);
-      /* the same code again (a chain of backward passes): its constants
-       * are still in their slots, which no instruction writes */
-      if (fc != code || fc->zero) {
-        code = fc;
-        ins = code->ins;
-        load_constants(code, frame);
-      }
-      pc = 0;
-      NEXT;
-    }
-    L_I_CLOSURE: {
-      IrGraph *g = in->graph;
-      F[in->dst] = v_obj(make_closure(vm, g, frame, in->args));
-      NEXT;
-    }
-    L_I_JUMP: pc = in->target; NEXT;
-    L_I_JUMPIFNOT: {
-      bool t;
-      if (!truthy_fast(vm, F[in->a], &t)) goto fail;
-      if (!t) pc = in->target;
-      NEXT;
-    }
-    L_I_MOVES: {
-      const int32_t *src = in->args, *dst = in->dsts;
-      for (int k = 0, n = in->nargs; k < n; k++) copy_value(&F[dst[k]], &F[src[k]]);
-      NEXT;
-    }
-    L_I_PMOVE: {
-      Value *t = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
-      for (int k = 0; k < in->nargs; k++) copy_value(&t[k], &F[in->args[k]]);
-      for (int k = 0; k < in->nargs; k++) copy_value(&F[in->dsts[k]], &t[k]);
-      NEXT;
-    }
-    L_I_INTERRUPT:
-      if (vm->interrupt) goto interrupted;
-      if (__builtin_expect(vm->deadline > 0, 0) && out_of_time(vm, st)) goto timed_out;
-      NEXT;
-    L_I_RETURN:
-      copy_value(out, &F[in->a]);
-      vm->depth -= tail_depth;
-      st->ntails = tail_base;
-      return true;
-    L_I_GLOBAL: {
-      ObjModule *m = in->module;
-      if (m && m->slots[in->b].tag != V_UNBOUND) {
-        F[in->dst] = m->slots[in->b];
-        NEXT;
-      }
-      if (vm->builtins && lang_dict_get(vm->builtins, in->name, &F[in->dst])) NEXT;
-      lang_raise(vm, "NameError", "name '%s' is not defined%s", in->name->data, name_hint(vm, in));
-      goto fail;
-    }
-    L_I_SETGLOBAL:
-      if (in->module) in->module->slots[in->b] = F[in->a];
-      F[in->dst] = F[in->a];
-      NEXT;
-    L_I_IMPORT: {
-      if (!vm->import) {
-        lang_raise(vm, "ImportError", "import is not available here");
-        goto fail;
-      }
-      if (!vm->import(vm, in->name, in->module, &F[in->dst])) goto fail;
-      NEXT;
-    }
-    L_I_SENS_MUL2: {
-      const Value *dv = &F[in->a], *x = &F[in->b], *y = &F[in->c];
-      Instr *next = &ins[pc];
-      if (dv->tag == V_FLOAT && x->tag == V_FLOAT && y->tag == V_FLOAT) {
-        double d = dv->f, a = x->f, b = y->f;
-        F[in->dst] = v_float(in->imm ? a * d : d * b);
-        F[next->dst] = v_float(next->imm ? a * d : d * b);
-        pc++;
-        NEXT;
-      }
-      if (dv->tag == V_NONE) {
-        F[in->dst] = v_none();
-        F[next->dst] = v_none();
-        pc++;
-        NEXT;
-      }
-      goto L_I_SENS_MUL;
-    }
-    L_I_AD_FLOAT: {
-      const Value *x = &F[in->a];
-      if (x->tag != V_FLOAT) goto L_I_PRIM;
-      F[in->dst] = v_float(in->imm == 0 ? x->f : in->imm == 1 ? 1.0 : 0.0);
-      NEXT;
-    }
-#undef NEXT
-interrupted:
-  vm->interrupt = 0;
-  lang_raise(vm, "KeyboardInterrupt", "KeyboardInterrupt");
-  pc = pc > 0 ? pc : 1;
-  goto fail;
-timed_out:
-  lang_raise(vm, "TimeoutError", "the program ran past its time limit of %g seconds", vm->time_limit);
-fail:
-  vm->depth -= tail_depth;
-  fail_at(vm, code, &ins[pc - 1]);
-  /* the frames this one replaced by tail calls, innermost first */
-  for (int i = st->ntails - 1; i >= tail_base; i--) lang_trace_push(vm, st->tails[i].span, st->tails[i].name);
-  st->ntails = tail_base;
-  return false;
-}
+/* The interpreter's loop, twice (ir/eval_exec.h): exec, eager mode's,
+ * and exec_graph, which offers tail calls to graph mode. */
+#define EXEC_NAME exec
+#define EXEC_GRAPH 0
+#include "ir/eval_exec.h"
+#undef EXEC_NAME
+#undef EXEC_GRAPH
+#define EXEC_NAME exec_graph
+#define EXEC_GRAPH 1
+#include "ir/eval_exec.h"
+#undef EXEC_NAME
+#undef EXEC_GRAPH
 
 bool ev_run_main(MistVM *vm, IrGraph *g, Value *out) {
   ObjFunc *f = ev_closure(vm, g, NULL);
@@ -1487,9 +1149,6 @@ Value ir_prim_value(MistVM *vm, IrPrim p) {
 
 void ev_init(MistVM *vm) {
   EvState *st = lang_alloc(sizeof *st);
-  st->code = lang_alloc_atomic(CODE_CHUNKS * sizeof *st->code);
-  memset(st->code, 0, CODE_CHUNKS * sizeof *st->code);
-  pthread_mutex_init(&st->lock, NULL);
   vm->eval = st;
   vm->call = ev_call;
   vm->graph_name = ir_graph_name;

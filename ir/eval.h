@@ -24,7 +24,25 @@ typedef struct IrAdInterface {
   bool (*rekey_env)(MistVM *vm, Value f, Value e, bool to_f, Value *out);
 } IrAdInterface;
 
+/* What the interpreter needs of graph mode (jit/, which lies above
+ * ir/): one interface, which jit's jit_register installs in vm->jit.
+ * While vm->jit_calls is set, a call of a closure of a user function
+ * (in graph mode) or of a closure made by jit(f) is offered to call
+ * first, which runs the code compiled for the signature of its
+ * arguments (EV_JIT_DONE, or EV_JIT_FAILED with the error raised), or
+ * hands the call back (EV_JIT_INTERPRET) when there is none: the
+ * interpreter then runs it as in eager mode. */
+enum { EV_JIT_FAILED, EV_JIT_DONE, EV_JIT_INTERPRET };
+typedef struct IrJitInterface {
+  int (*call)(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const KwArgs *kw, Value *out);
+} IrJitInterface;
+
 void ev_init(MistVM *vm);
+
+/* Whether a call of closure f goes to vm->jit (see IrJitInterface). */
+static inline bool ev_jit_takes(MistVM *vm, const ObjFunc *f) {
+  return (vm->graph_mode && (f->graph->flags & IRG_FUNCTION)) || (f->x && f->x->jit);
+}
 
 /* Run a graph without parameters (a module's top-level code) and store
  * its output in *out.  False with the error (span, traceback) in vm. */

@@ -21,8 +21,10 @@
  *
  * Then the specialisations the asked-for one reaches become copies of
  * their graphs in a new unit: each graph constant naming the copy of the
- * specialisation it makes, each node's type kept in a side table of the
- * VM's (vm->infer), never in the graph.  Errors the rules prove (a
+ * specialisation it makes, each node's type kept in the result
+ * (IrTyped.types), never in the graph; the result is kept, by
+ * signature, in the side slot of the graph asked for (IR_SIDE_INFER,
+ * ir.h), which it dies with.  Errors the rules prove (a
  * shape that cannot broadcast) are raised when the node certainly runs
  * once the asked-for graph is called: it is in its schedule, or in the
  * schedule of a graph it calls directly, before anything that never
@@ -56,21 +58,37 @@ struct InferSession {
   NodeMap fv;           /* free variables of the graph asked for: their types */
 };
 
-/* The VM's cache: results by graph and signature, and node types. */
+/* What inference keeps about a graph it was asked for, in the graph's
+ * side slot IR_SIDE_INFER, so that it dies with the graph: the results
+ * by signature, and the one closure of it used when it captures
+ * nothing. */
 typedef struct CacheEntry {
-  IrGraph *g;
   int nargs;
   IrType **args;
   IrTyped *result;
   struct CacheEntry *next;
 } CacheEntry;
 
-typedef struct InferState {
+typedef struct InferSide {
   CacheEntry *entries;
-  NodeMap types;        /* a specialised copy's node -> its type */
+  ObjFunc *plain;
+} InferSide;
+
+static InferSide *side_of(IrGraph *g) {
+  InferSide *s = ir_side(g, IR_SIDE_INFER);
+  return s ? s : ir_side_claim(g, IR_SIDE_INFER, lang_alloc(sizeof *s));
+}
+
+/* What the VM keeps while an inference runs, from the first
+ * ir_infer_value_type before it until ir_infer returns, so that a value
+ * has one type throughout: the context of each closure value typed, and
+ * the transforms autodiff made of values.  Emptied when ir_infer
+ * returns (keeping them longer would keep every closure ever typed
+ * alive). */
+typedef struct InferState {
   NodeMap closures;     /* a closure value -> the context of its captured values */
-  NodeMap plain;        /* a graph that captures nothing -> one closure of it */
   struct Transform *transforms;   /* J, F and jmask of values, made once */
+  int depth;            /* ir_infer calls running */
 } InferState;
 
 /* A transform autodiff made for inference: the same value each time it
@@ -119,13 +137,9 @@ ObjFunc *ir_infer_closure_object(InferCx *cx, const IrType *f) {
   if (f->ctx) return f->ctx->g ? NULL : f->ctx->value;
   if (!f->graph->fv_done) ir_free_vars(f->graph);
   if (f->graph->nfv) return NULL;
-  InferState *st = state(cx->vm);
-  ObjFunc *fn = ir_map_get(&st->plain, f->graph);
-  if (!fn) {
-    fn = ev_closure(cx->vm, f->graph, NULL);
-    ir_map_put(&st->plain, f->graph, fn);
-  }
-  return fn;
+  InferSide *side = side_of(f->graph);
+  if (!side->plain) side->plain = ev_closure(cx->vm, f->graph, NULL);
+  return side->plain;
 }
 
 bool ir_infer_transform(InferCx *cx, int kind, Value v, int64_t mask, bool floats, Value *out) {
@@ -650,7 +664,7 @@ static void reach(InferSession *s, InferSpec *S) {
 
 typedef struct Copier {
   InferSession *s;
-  InferState *st;
+  IrTyped *r;           /* the result being made: its node types */
   IrUnit *u;
 } Copier;
 
@@ -675,7 +689,7 @@ static IrType *export_type(Copier *c, IrType *t) {
 }
 
 static void note_type(Copier *c, IrNode *n, IrType *t) {
-  ir_map_put(&c->st->types, n, export_type(c, t));
+  ir_map_put(&c->r->types, n, export_type(c, t));
 }
 
 static IrNode *copy_input(Copier *c, InferSpec *S, IrNode *x, IrNode *user, int j) {
@@ -715,7 +729,7 @@ static const char *unique_name(IrUnit *u, const char *base) {
 static void make_copy(Copier *c, InferSpec *S) {
   IrGraph *g = S->g;
   IrGraph *parent = S->ctx && S->ctx->g ? S->ctx->copy : g->parent;
-  IrGraph *k = ir_graph_new(c->u, unique_name(c->u, g->name->data), parent, g->flags & ~IRG_FROZEN, g->span);
+  IrGraph *k = ir_graph_new(c->u, unique_name(c->u, g->name->data), parent, g->flags, g->span);
   k->display = g->display;
   k->module = g->module;
   S->copy = k;
@@ -752,13 +766,13 @@ static void fill_copy(Copier *c, InferSpec *S) {
 }
 
 static IrTyped *copy_all(InferSession *s, InferSpec *root) {
-  Copier c = {s, state(s->vm), ir_unit_new()};
+  IrTyped *r = lang_alloc(sizeof *r);
+  Copier c = {s, r, ir_unit_new()};
   reach(s, root);
   for (int i = 0; i < s->nspecs; i++)
     if (s->specs[i]->reached) make_copy(&c, s->specs[i]);
   for (int i = 0; i < s->nspecs; i++)
     if (s->specs[i]->reached) fill_copy(&c, s->specs[i]);
-  IrTyped *r = lang_alloc(sizeof *r);
   r->graph = root->copy;
   r->unit = c.u;
   r->ret = export_type(&c, root->ret);
@@ -767,11 +781,11 @@ static IrTyped *copy_all(InferSession *s, InferSpec *root) {
 
 /* ---- the entry points ---- */
 
-IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInferOpts *opts) {
-  InferState *st = state(vm);
+static IrTyped *infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInferOpts *opts) {
   bool cached = !opts || !opts->fv;   /* the cache is keyed by the arguments alone */
-  for (CacheEntry *e = st->entries; e && cached; e = e->next)
-    if (e->g == g && e->nargs == nargs && args_eq(nargs, e->args, args)) return e->result;
+  InferSide *side = cached ? side_of(g) : NULL;
+  for (CacheEntry *e = side ? side->entries : NULL; e; e = e->next)
+    if (e->nargs == nargs && args_eq(nargs, e->args, args)) return e->result;
   if (nargs != g->nparams) {
     lang_raise(vm, "TypeError", "%s() takes %d argument%s but the signature gives %d",
                g->display->data, g->nparams, g->nparams == 1 ? "" : "s", nargs);
@@ -791,24 +805,32 @@ IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInfe
   IrTyped *r = copy_all(&s, root);
   if (!cached) return r;
   CacheEntry *e = lang_alloc(sizeof *e);
-  e->g = g;
   e->nargs = nargs;
   e->args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *e->args);
   if (nargs) memcpy(e->args, args, (size_t)nargs * sizeof *args);
   e->result = r;
-  e->next = st->entries;
-  st->entries = e;
+  e->next = side->entries;
+  side->entries = e;
   return r;
 }
 
-IrType *ir_infer_type(MistVM *vm, const IrNode *n) {
-  return vm->infer ? ir_map_get(&((InferState *)vm->infer)->types, n) : NULL;
+IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInferOpts *opts) {
+  InferState *st = state(vm);
+  st->depth++;
+  IrTyped *r = infer(vm, g, nargs, args, opts);
+  if (--st->depth == 0) {
+    memset(&st->closures, 0, sizeof st->closures);
+    st->transforms = NULL;
+  }
+  return r;
 }
+
+IrType *ir_infer_type(const IrTyped *t, const IrNode *n) { return ir_map_get(&t->types, n); }
 
 static IrType *typed_node(void *ud, const IrNode *n) { return ir_infer_type(ud, n); }
 
 void ir_print_typed(MistVM *vm, const IrTyped *t, StrBuf *out) {
-  ir_print_unit_typed(vm, t->unit, out, typed_node, vm);
+  ir_print_unit_typed(vm, t->unit, out, typed_node, (void *)t);
 }
 
 IrType *ir_parse_argtype(MistVM *vm, const char *text) {

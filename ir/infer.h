@@ -8,19 +8,22 @@
  * point) and calls of known closures (each callee specialised for its
  * argument types), and returns a specialised clone: a new unit holding a
  * copy of g and of each graph it reaches, one copy per specialisation,
- * with the type of every node of the copies kept in a side table owned
- * by this module (ir_infer_type).  Results are cached per graph and
- * signature.  Nothing here runs the program or changes g.
+ * with the type of every node of the copies kept in the result
+ * (ir_infer_type).  Results are cached per graph and signature, with the
+ * graph (its side slot IR_SIDE_INFER): they die with it.  Nothing here
+ * runs the program or changes g.
  */
 #ifndef MIST_IR_INFER_H
 #define MIST_IR_INFER_H
 
+#include "ir/map.h"
 #include "ir/types.h"
 
 typedef struct IrTyped {
   IrGraph *graph;     /* the specialised copy of the graph asked for */
   IrUnit *unit;       /* it and every specialised graph it reaches */
   IrType *ret;        /* the type of its result */
+  NodeMap types;      /* each node of the copies -> its type (ir_infer_type) */
 } IrTyped;
 
 /* Options: how to type global("name") reads, and free variables.  By default a global that
@@ -44,12 +47,13 @@ IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInfe
 
 /* The type of a value, as an argument or free variable of ir_infer: a
  * closure that captured values is typed by its graph and the types of
- * those values (ir_type_of_value types it `any`). */
+ * those values (ir_type_of_value types it `any`).  The same closure has
+ * the same type until the next ir_infer returns. */
 IrType *ir_infer_value_type(MistVM *vm, Value v);
 
 /* The type of a node (parameter, application or constant use) of a
- * graph ir_infer made; NULL for any other node. */
-IrType *ir_infer_type(MistVM *vm, const IrNode *n);
+ * graph of result t; NULL for any other node. */
+IrType *ir_infer_type(const IrTyped *t, const IrNode *n);
 
 /* The result's graphs in text form with a type on every parameter, node
  * and return line (docs/types.md); ir_read_typed reads it back. */

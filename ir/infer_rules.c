@@ -205,8 +205,8 @@ static IrType *arith(InferCx *cx, int p, IrType *x, IrType *y) {
     cx->safe = true;
     if (x->n >= 0 && y->n >= 0 && x->n + y->n <= 64) {
       IrType *items[128];
-      memcpy(items, x->items, (size_t)x->n * sizeof *items);
-      memcpy(items + x->n, y->items, (size_t)y->n * sizeof *items);
+      if (x->n) memcpy(items, x->items, (size_t)x->n * sizeof *items);   /* (no items: maybe NULL) */
+      if (y->n) memcpy(items + x->n, y->items, (size_t)y->n * sizeof *items);
       return x->kind == IT_TUPLE ? ir_type_tuple(x->n + y->n, items) : ir_type_list(x->n + y->n, items);
     }
     if (x->kind == IT_TUPLE) return &ir_t_any;
@@ -483,8 +483,10 @@ RULE(r_setitem) {
   if (x->kind == IT_DICT && i->kind == IT_STR && i->sval && x->n < 64) {
     ObjStr *keys[64];
     IrType *vals[64];
-    memcpy(keys, x->keys, (size_t)x->n * sizeof *keys);
-    memcpy(vals, x->items, (size_t)x->n * sizeof *vals);
+    if (x->n) {   /* {} has no keys */
+      memcpy(keys, x->keys, (size_t)x->n * sizeof *keys);
+      memcpy(vals, x->items, (size_t)x->n * sizeof *vals);
+    }
     int k = 0;
     while (k < x->n && !lang_str_eq(keys[k], i->sval)) k++;
     keys[k] = i->sval;

@@ -319,7 +319,7 @@ static bool can_inline(Inliner *in, IrGraph *g, int pos, IrNode *n, IrGraph *h) 
 static void replace_uses(Inliner *in, IrGraph *g, IrNode *n, IrNode *r) {
   for (int k = 0; k < in->u->ngraphs; k++) {
     IrGraph *h = in->u->graphs[k];
-    if ((h->flags & IRG_FROZEN) || !ir_is_ancestor(g, h)) continue;
+    if (ir_frozen(h) || !ir_is_ancestor(g, h)) continue;
     for (int i = 0; i < h->nnodes; i++)
       for (int j = 0; j < h->nodes[i]->nin; j++)
         if (h->nodes[i]->in[j] == n) h->nodes[i]->in[j] = r;

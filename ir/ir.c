@@ -8,7 +8,6 @@
  * a continuation) need; a fixpoint handles recursion between graphs.
  */
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "ir/ir.h"
@@ -39,15 +38,16 @@ IrUnit *ir_unit_new(void) {
   return u;
 }
 
-static _Atomic uint32_t next_uid;
+IrGraph *ir_graph_alloc(void) {
+  return lang_alloc(sizeof(IrGraph) + IR_NSIDES * sizeof(void *));
+}
 
 IrGraph *ir_graph_new(IrUnit *u, const char *name, IrGraph *parent, unsigned flags, Span span) {
-  IrGraph *g = lang_alloc(sizeof *g);
+  IrGraph *g = ir_graph_alloc();
   g->name = lang_str(name);
   g->display = g->name;
   g->id = u->next_id++;
-  g->uid = atomic_fetch_add_explicit(&next_uid, 1, memory_order_relaxed);
-  g->flags = flags & ~IRG_FROZEN;   /* (a copy's flags may come from a compiled graph) */
+  g->flags = flags;
   g->parent = parent;
   g->module = parent ? parent->module : NULL;
   g->span = span;

@@ -69,7 +69,8 @@ typedef struct IrGraph IrGraph;
 
 struct IrNode {
   IrKind kind;
-  uint32_t id;          /* unique in its IrUnit, for printing */
+  uint32_t id;          /* unique in its IrUnit, for printing; dense there, so
+                           a pass may keep a mark per node in an array (marks.h) */
   IrGraph *graph;       /* owner (params and applies); NULL for constants */
   Span span;
   Value value;          /* IR_CONST: the constant: a number, str, tuple,
@@ -78,7 +79,6 @@ struct IrNode {
   int nin;              /* IR_APPLY: in[0] is the callee, in[1..] the args */
   IrNode **in;
   ObjStr *name;         /* the source variable it was bound to, or NULL */
-  int mark;             /* scratch for passes */
 };
 
 enum {
@@ -91,16 +91,12 @@ enum {
   IRG_TAPE = 64,        /* a backward pass made on each turn of a loop: its
                            closures form a chain, so they are allocated side
                            by side (see make_closure in eval.c) */
-  IRG_FROZEN = 128,     /* compiled by the interpreter: its free variables
-                           and body are fixed, and passes leave it alone */
 };
 
 struct IrGraph {
   ObjStr *name;         /* unique in a unit: "fib", "outer.inner", "fib.if1" */
   ObjStr *display;      /* what errors call it: "inner", "<lambda>", "<module>" */
   uint32_t id;
-  uint32_t uid;         /* unique in the process: side tables of the passes
-                           that run graphs (the interpreter's code) index by it */
   unsigned flags;
   IrGraph *parent;      /* lexically enclosing graph, NULL at top */
   ObjModule *module;    /* whose globals global() reads */
@@ -132,6 +128,44 @@ struct IrGraph {
   bool *ftan;
 };
 
+/* What a pass keeps about a graph (the interpreter's compiled code,
+ * autodiff's transforms of it, inference's specialisations) is not part
+ * of the program, so it is no field of IrGraph: each such pass owns a
+ * side slot, a word allocated with the graph after its struct, where it
+ * hangs data of a type only it knows.  The data lives as long as the
+ * graph and dies with it.  (A table of the pass's own, keyed by graph,
+ * could not let a graph die: its entries refer back to their graph, as
+ * code runs it and a transform names its source, and a weak table of
+ * the collector cannot drop an entry whose value reaches its key: it
+ * has no ephemerons.)  Copies of a graph start with empty slots.
+ * Threads may read a slot while another sets it. */
+typedef enum {
+  IR_SIDE_CODE,         /* ir/eval.c: the graph's EvCode */
+  IR_SIDE_AD,           /* autodiff/: its AdRoots (transforms, derivative graphs made of it) */
+  IR_SIDE_INFER,        /* ir/infer.c: its specialisations, by signature */
+  IR_NSIDES
+} IrSide;
+
+static inline void *ir_side(const IrGraph *g, IrSide s) {
+  return __atomic_load_n(&((void *const *)(g + 1))[s], __ATOMIC_ACQUIRE);
+}
+static inline void ir_side_set(IrGraph *g, IrSide s, void *data) {
+  __atomic_store_n(&((void **)(g + 1))[s], data, __ATOMIC_RELEASE);
+}
+/* Sets slot s to data unless it holds something already; what it holds
+ * then (data, or what another thread put there first). */
+static inline void *ir_side_claim(IrGraph *g, IrSide s, void *data) {
+  void *old = NULL;
+  if (__atomic_compare_exchange_n(&((void **)(g + 1))[s], &old, data, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return data;
+  return old;
+}
+
+/* Has the interpreter compiled g (its code is in g's side slot
+ * IR_SIDE_CODE)?  Then g's free variables and body are fixed, and
+ * passes leave it alone. */
+static inline bool ir_frozen(const IrGraph *g) { return ir_side(g, IR_SIDE_CODE) != NULL; }
+
 /* All graphs made by one lowering, for printing and passes. */
 typedef struct IrUnit {
   int ngraphs, capgraphs;
@@ -140,6 +174,9 @@ typedef struct IrUnit {
 } IrUnit;
 
 IrUnit *ir_unit_new(void);
+/* A zeroed graph with its side slots, in no unit (ir_graph_new makes
+ * one that is). */
+IrGraph *ir_graph_alloc(void);
 IrGraph *ir_graph_new(IrUnit *u, const char *name, IrGraph *parent, unsigned flags, Span span);
 IrNode *ir_param(IrUnit *u, IrGraph *g, ObjStr *name, Span span);
 IrNode *ir_const(IrUnit *u, Value v, Span span);

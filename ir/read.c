@@ -571,7 +571,7 @@ static bool expect_eol(Reader *r) {
  * parsed for its extent and syntax now, and again in the second pass. */
 static IrGraph *some_graph(void *ud, const char *name, size_t n) {
   (void)ud, (void)name, (void)n;
-  return lang_alloc(sizeof(IrGraph));   /* one each: `@a | @b` joins two */
+  return ir_graph_alloc();   /* one each: `@a | @b` joins two */
 }
 
 static IrGraph *known_graph(void *ud, const char *name, size_t n);

@@ -47,7 +47,7 @@ typedef struct Collect {
 
 static void scope_add(Collect *c, IrGraph *g) {
   IrScope *s = c->s;
-  if (ir_scope_has(s, g) || (g->flags & IRG_FROZEN)) return;
+  if (ir_scope_has(s, g) || ir_frozen(g)) return;
   if (c->restrict_unit && !ir_map_get(&c->unit, g)) return;
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 16;
@@ -156,10 +156,10 @@ void ir_forget_free_vars(IrGraph *g) {
 
 void ir_scope_forget_free_vars(IrScope *s, IrUnit *u) {
   for (int k = 0; k < s->n; k++)
-    if (!(s->graphs[k]->flags & IRG_FROZEN)) ir_forget_free_vars(s->graphs[k]);
+    if (!ir_frozen(s->graphs[k])) ir_forget_free_vars(s->graphs[k]);
   if (u)
     for (int i = 0; i < u->ngraphs; i++)
-      if (!(u->graphs[i]->flags & IRG_FROZEN)) ir_forget_free_vars(u->graphs[i]);
+      if (!ir_frozen(u->graphs[i])) ir_forget_free_vars(u->graphs[i]);
 }
 
 /* ---- pruning a unit ---- */

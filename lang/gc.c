@@ -13,6 +13,7 @@
  */
 #define GC_THREADS 1
 #include <gc/gc.h>
+#include <gc/gc_mark.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -143,6 +144,24 @@ void lang_gc_remove_roots(void *start, void *end) {
 
 size_t lang_gc_heap_size(void) {
   return GC_get_heap_size();
+}
+
+static void add_object_size(void *obj, size_t bytes, void *total) {
+  (void)obj;
+  *(size_t *)total += bytes;
+}
+
+static void *sum_reachable(void *total) {
+  GC_enumerate_reachable_objects_inner(add_object_size, total);
+  return NULL;
+}
+
+size_t lang_gc_live_bytes(void) {
+  lang_gc_collect();
+  GC_gcollect();   /* (the mark bits of a collection after the finalisers ran) */
+  size_t total = 0;
+  GC_call_with_alloc_lock(sum_reachable, &total);
+  return total;
 }
 
 /* Run fn(arg) on a new thread whose stack is stack_size bytes (reserved

@@ -31,6 +31,9 @@ char *lang_strndup(const char *s, size_t n);
 void lang_gc_add_roots(void *start, void *end);
 void lang_gc_remove_roots(void *start, void *end);
 size_t lang_gc_heap_size(void);
+/* A full collection, then the bytes of the objects it found reachable:
+ * what the runtime keeps alive (tests of retention use it). */
+size_t lang_gc_live_bytes(void);
 /* Run fn(obj, data) once obj has become unreachable (obj from
  * lang_alloc or lang_alloc_atomic); no ordering among finalisers.  The
  * finaliser must not allocate GC memory.  Finalisers run on the thread

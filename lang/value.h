@@ -160,6 +160,7 @@ typedef struct ObjFuncExtra {
   struct ObjFunc *jform;    /* J(f), made the first time it is asked for */
   struct ObjFunc *jmform[2]; /* the last J(f) made for a mask of parameters, */
   uint64_t jmbits[2];        /* and that mask: [1] for float arguments (jmask) */
+  bool jit;                  /* made by jit(f): calls go through graph mode's path (jit/) */
 } ObjFuncExtra;
 
 /* A closure.  env holds the values of the graph's free variables, in the

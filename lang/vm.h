@@ -101,11 +101,6 @@ struct MistVM {
   /* the builtin being called, set just before its C function runs, for
    * builtins made at run time that carry data (ObjBuiltin.data) */
   ObjBuiltin *callee;
-  /* set by the interpreter just before a primitive marked P_OVER_D
-   * (ir/ops.def) runs when its first argument is a temporary that
-   * nothing reads afterwards, whose tensor buffer may then take the
-   * result; the primitive reads it first thing and clears it */
-  bool over_d;
   /* autodiff/ as the interpreter's primitives reach it (IrAdInterface,
    * ir/eval.h), installed by autodiff's ad_register; NULL without it */
   const struct IrAdInterface *ad;
@@ -114,7 +109,17 @@ struct MistVM {
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
   void *eval;             /* the interpreter's private state */
-  void *infer;            /* type inference's cache (ir/infer.c) */
+  /* graph mode (jit/, docs/jit.md): the path a call of a function takes
+   * when it is compiled (IrJitInterface, ir/eval.h), installed by
+   * jit_register; its own state; whether every call of a user function
+   * takes it (set_mode("graph"), mist --mode=graph); and whether the
+   * interpreter must look at calls at all (graph mode, or a jit(f) made):
+   * one flag, so eager mode pays one test per call */
+  const struct IrJitInterface *jit;
+  void *jit_state;
+  bool graph_mode;
+  bool jit_calls;
+  void *infer;            /* type inference's state (ir/infer.c) */
 
   /* runaway recursion guard: depth of Mist calls and C stack bound */
   int depth, max_depth;
@@ -144,6 +149,11 @@ struct MistVM {
    * while there are any, updates do not write in place
    * (lang_updates_in_place) */
   int background;
+  /* set by the interpreter just before a primitive marked P_OVER_D
+   * (ir/ops.def) runs when its first argument is a temporary that
+   * nothing reads afterwards, whose tensor buffer may then take the
+   * result; the primitive reads it first thing and clears it */
+  bool over_d;
 };
 
 /* May xs[i] = v (and d[k] = v, xs + [v], t[i] = v) write into storage

@@ -22,9 +22,10 @@
 #include "repl.h"
 
 static const char usage_line[] =
-    "usage: mist [--dump=STAGES] [-e SOURCE | FILE.ms | -] [ARGS...]\n"
+    "usage: mist [--mode=eager|graph] [--dump=STAGES] [-e SOURCE | FILE.ms | -] [ARGS...]\n"
     "       mist ir [--grad] [--opt] [--source] FILE.ms NAME\n"
     "       mist ir --types [--grad] FILE.ms NAME ARGTYPES...\n"
+    "       mist emit-llvm FILE.ms NAME ARGTYPES...\n"
     "       mist --version | --help\n";
 
 static void print_help(void) {
@@ -46,6 +47,12 @@ static void print_help(void) {
          "  ir --types FILE.ms NAME ARGTYPES...\n"
          "                       print NAME specialised to argument types (int, float,\n"
          "                       f32[64,784]...) with a type on every node\n"
+         "  emit-llvm FILE.ms NAME ARGTYPES...\n"
+         "                       print the optimised LLVM IR graph mode makes for NAME\n"
+         "                       specialised to ARGTYPES\n"
+         "  --mode=graph         compile every function call for the types of its\n"
+         "                       arguments (docs/jit.md); --mode=eager (the default)\n"
+         "                       interprets\n"
          "  --dump=STAGES        before running, print the stages of the pipeline\n"
          "                       named (ast, ir, opt, types, comma-separated) of the\n"
          "                       program and of each module it imports\n"
@@ -89,6 +96,7 @@ static bool check_file(const char *path) {
 }
 
 static int dump_stages;   /* --dump= */
+static bool graph_mode;   /* --mode=graph */
 
 static MistVM *vm_or_die(int argc, char **argv) {
   MistVM *vm = repl_vm_new(argc, (const char *const *)argv);
@@ -98,6 +106,7 @@ static MistVM *vm_or_die(int argc, char **argv) {
   }
   repl_catch_sigint(vm);
   mist_set_dump(vm, dump_stages);
+  mist_set_graph_mode(vm, graph_mode);
   return vm;
 }
 
@@ -221,6 +230,29 @@ static int run_ir(int argc, char **argv) {
   return finish(vm, status, operands[0], repl_end());
 }
 
+/* mist emit-llvm FILE.ms NAME ARGTYPES... */
+static int run_emit_llvm(int argc, char **argv) {
+  if (argc < 2)
+    return usage_error("emit-llvm: expected FILE.ms NAME ARGTYPES...");
+  for (int i = 0; i < 2; i++)
+    if (argv[i][0] == '-' && argv[i][1] != '\0')
+      return usage_error("emit-llvm: unknown option %s", argv[i]);
+  if (!check_file(argv[0]))
+    return 2;
+  MistVM *vm = vm_or_die(0, NULL);
+  for (int k = 2; k < argc; k++) {
+    const char *why = mist_argtype_error(vm, argv[k]);
+    if (why) {
+      int code = usage_error("emit-llvm: %s", why);
+      mist_free(vm);
+      return code;
+    }
+  }
+  repl_begin();
+  MistStatus status = mist_print_file_llvm(vm, argv[0], argv[1], argc - 2, (const char *const *)argv + 2);
+  return finish(vm, status, argv[0], repl_end());
+}
+
 static int run_repl(void) {
   MistVM *vm = vm_or_die(0, NULL);
   int code = repl_run(vm);
@@ -230,8 +262,18 @@ static int run_repl(void) {
 }
 
 int main(int argc, char **argv) {
-  /* --dump=STAGES, before what to run */
-  while (argc >= 2 && strncmp(argv[1], "--dump", 6) == 0 && (argv[1][6] == '=' || !argv[1][6])) {
+  /* --mode=MODE and --dump=STAGES, before what to run */
+  for (;;) {
+    if (argc >= 2 && strncmp(argv[1], "--mode", 6) == 0 && (argv[1][6] == '=' || !argv[1][6])) {
+      const char *mode = argv[1][6] ? argv[1] + 7 : "";
+      if (strcmp(mode, "graph") != 0 && strcmp(mode, "eager") != 0)
+        return usage_error("option --mode needs 'eager' or 'graph': --mode=graph");
+      graph_mode = mode[0] == 'g';
+      argv[1] = argv[0];
+      argv++, argc--;
+      continue;
+    }
+    if (!(argc >= 2 && strncmp(argv[1], "--dump", 6) == 0 && (argv[1][6] == '=' || !argv[1][6]))) break;
     if (!argv[1][6] || !argv[1][7])
       return usage_error("option --dump needs its stages: --dump=ast,ir,opt,types");
     const char *bad;
@@ -271,6 +313,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(arg, "ir") == 0)
     return run_ir(argc - 2, argv + 2);
+  if (strcmp(arg, "emit-llvm") == 0)
+    return run_emit_llvm(argc - 2, argv + 2);
   if (arg[0] == '-')
     return usage_error("unknown option %s", arg);
   return run_script(arg, argc - 2, argv + 2);

@@ -285,6 +285,9 @@ static void print_help(void) {
          "Commands:\n"
          "  :help        show this help\n"
          "  :ir NAME     print the IR of the function NAME defined in this session\n"
+         "  :llvm NAME ARGTYPES...\n"
+         "               print the LLVM IR graph mode makes for NAME called with\n"
+         "               arguments of those types (int, float, bool, f32[2,3]...)\n"
          "  :load FILE   run FILE in this session; its definitions stay defined\n"
          "  :quit        leave (Ctrl-D does too)\n"
          "\n"
@@ -326,6 +329,21 @@ static bool command(MistVM *vm, char *line) {
     } else {
       repl_begin();
       MistStatus status = mist_print_ir(vm, arg, MIST_IR_LOWERED);
+      repl_end();
+      fflush(stdout);
+      if (status != MIST_OK)
+        repl_report(vm, status, "<stdin>");
+    }
+  } else if (strcmp(name, "llvm") == 0) {
+    /* NAME, then the argument types, separated by blanks */
+    char *words[64];
+    int nw = 0;
+    for (char *w = strtok(arg, " \t"); w && nw < 64; w = strtok(NULL, " \t")) words[nw++] = w;
+    if (nw == 0) {
+      fprintf(stderr, "usage: :llvm NAME ARGTYPES... (a function defined in this session)\n");
+    } else {
+      repl_begin();
+      MistStatus status = mist_print_llvm(vm, words[0], nw - 1, (const char *const *)words + 1);
       repl_end();
       fflush(stdout);
       if (status != MIST_OK)

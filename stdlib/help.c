@@ -137,6 +137,8 @@ static const BuiltinDoc docs[] = {
   {"stop_gradient", "stop_gradient(x)", "x, with zero derivative."},
   {"show_ir", "show_ir(f)", "Print f's IR."},
   {"show_source", "show_source(f)", "Print f (or grad(f)) as Mist source."},
+  {"jit", "jit(f)", "f, compiled for the types of the arguments of each call (docs/jit.md)."},
+  {"set_mode", "set_mode(mode)", "\"graph\": every function call compiles from now on; \"eager\": interpreted."},
 };
 
 static const BuiltinDoc *doc_of(const char *name) {

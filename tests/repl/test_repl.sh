@@ -148,6 +148,14 @@ wait_prompt "prompt after :ir"
 screen | grep -v '^>>> ' | grep -q 'square' || fail ":ir square does not name the function"
 screen | grep -q 'error' && fail ":ir square reported an error"
 
+# :llvm prints the LLVM IR graph mode makes for a function of the
+# session and argument types.
+fresh
+enter ':llvm square int'
+wait_for ":llvm square int" 'call void @mist_rt_fail'
+wait_prompt "prompt after :llvm"
+screen | grep -q 'error' && fail ":llvm square int reported an error"
+
 # An unknown command is reported.
 fresh
 enter ':frobnicate'

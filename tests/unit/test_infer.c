@@ -424,13 +424,14 @@ static Value *env_for(IrGraph *g, ObjFunc *fn) {
   return env;
 }
 
-/* Each node of g's own schedule, made g's output in a copy of g, gives
- * a value of its inferred type. */
-static void check_nodes(IrGraph *g, ObjFunc *fn, int n, const Value *args, const char *prog,
+/* Each node of the schedule of r's graph, made the output of a copy of
+ * that graph, gives a value of its inferred type. */
+static void check_nodes(const IrTyped *r, ObjFunc *fn, int n, const Value *args, const char *prog,
                         Tally *tally) {
+  IrGraph *g = r->graph;
   for (int k = 0; k < g->nnodes; k++) {
     IrNode *x = g->nodes[k];
-    IrType *t = ir_infer_type(vm, x);
+    IrType *t = ir_infer_type(r, x);
     ck_assert_msg(t != NULL, "a node of a copy has no type");
     if (t->kind == IT_ANY) continue;
     NodeMap m = {0};
@@ -489,7 +490,7 @@ static void check_value(Value f, int np, const Value *args, const char *what, co
   lang_repr(vm, r, &a);
   lang_repr(vm, r2, &b);
   ck_assert_msg(strcmp(a.data, b.data) == 0, "%s: f gave %s, its copy %s\n%s", what, a.data, b.data, prog);
-  check_nodes(t->graph, fn, np, args, prog, tally);
+  check_nodes(t, fn, np, args, prog, tally);
 }
 
 START_TEST(t_random_programs) {

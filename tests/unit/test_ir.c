@@ -2,7 +2,9 @@
  * (print, read back, print again: the texts must be equal), hand-written
  * IR, free variables, the verifier (good graphs pass, each kind of bad
  * one fails with its message), read errors with their positions, a
- * mutation fuzz of the reader, and the IR pass tests of tests/ir/.
+ * mutation fuzz of the reader, a pass's marks per node (never shared by
+ * two nodes, even of two units with the same ids, as dce meets them),
+ * and the IR pass tests of tests/ir/.
  *
  * A pass test is a file NAME.ir: an input unit, a line `# pass: P...`
  * (passes run in order: dce (ir_dce_unit), inline, simplify, cse,
@@ -23,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "ir/ir.h"
+#include "ir/marks.h"
 #include "ir/passes.h"
 #include "lang/gc.h"
 #include "lang/strbuf.h"
@@ -881,6 +884,65 @@ START_TEST(t_pass_files) {
 }
 END_TEST
 
+/* ---- marks: a pass's int per node (marks.h) ---- */
+
+static const char *const twin_text =
+  "graph @f(%x) : function {\n"
+  "  %t = make_tuple(%x, 1)\n"
+  "  %d = make_tuple(%x, 2)\n"
+  "  return %t\n"
+  "}\n";
+
+START_TEST(t_marks_own_nodes) {
+  /* two units read from one text: their nodes have the same ids, and
+   * each node still has a mark of its own, in the array or past it */
+  IrUnit *a = read_ok(twin_text), *b = read_ok(twin_text);
+  IrGraph *fa = a->graphs[0], *fb = b->graphs[0];
+  ck_assert_uint_eq(fa->nodes[1]->id, fb->nodes[1]->id);
+  IrMarks m;
+  ir_marks_for_unit(&m, a);
+  *ir_mark(&m, fb->nodes[1]) = 7;   /* b's takes the slot first */
+  ++*ir_mark(&m, fa->nodes[1]);
+  ++*ir_mark(&m, fa->nodes[1]);
+  *ir_mark(&m, fa->nodes[0]) = -1;
+  ck_assert_int_eq(*ir_mark(&m, fa->nodes[1]), 2);
+  ck_assert_int_eq(*ir_mark(&m, fb->nodes[1]), 7);
+  ck_assert_int_eq(*ir_mark(&m, fa->nodes[0]), -1);
+  ck_assert_int_eq(*ir_mark(&m, fb->nodes[0]), 0);
+  IrMarks small;
+  ir_marks_init(&small, 1);   /* every id past the array */
+  *ir_mark(&small, fa->nodes[1]) = 3;
+  ck_assert_int_eq(*ir_mark(&small, fa->nodes[1]), 3);
+  ck_assert_int_eq(*ir_mark(&small, fb->nodes[1]), 0);
+  ir_marks_free(&m);
+  ir_marks_free(&small);
+}
+END_TEST
+
+START_TEST(t_dce_other_unit) {
+  /* f calls h of another unit, whose %d has the id of f's dead %d and
+   * is used there: counting h's uses must not keep f's %d */
+  IrUnit *a = read_ok(twin_text);
+  IrUnit *b = read_ok(
+    "graph @h(%x) : function {\n"
+    "  %t = make_tuple(%x, 1)\n"
+    "  %d = make_tuple(%x, 2)\n"
+    "  %e = make_tuple(%d, %t)\n"
+    "  return %e\n"
+    "}\n");
+  IrGraph *f = a->graphs[0], *h = b->graphs[0];
+  ck_assert_uint_eq(f->nodes[1]->id, h->nodes[1]->id);
+  IrNode *t = f->nodes[0];
+  IrNode *call = ir_apply(a, f, 2, (IrNode *[]){ir_const_graph(a, h, span_none()), t}, span_none());
+  f->ret = call;
+  ck_assert(ir_dce_scope(a, f));
+  ck_assert_int_eq(f->nnodes, 2);
+  ck_assert_ptr_eq(f->nodes[0], t);
+  ck_assert_ptr_eq(f->nodes[1], call);
+  ck_assert_int_eq(h->nnodes, 3);
+}
+END_TEST
+
 /* ---- dce on built graphs ---- */
 
 START_TEST(t_dce_nested_use) {
@@ -928,6 +990,8 @@ static Suite *ir_suite(void) {
   tcase_add_test(tc, t_read_errors);
   tcase_add_test(tc, t_fuzz_reader);
   tcase_add_test(tc, t_dce_nested_use);
+  tcase_add_test(tc, t_marks_own_nodes);
+  tcase_add_test(tc, t_dce_other_unit);
   tcase_add_test(tc, t_pass_files);
   suite_add_tcase(s, tc);
   return s;

@@ -1,0 +1,1798 @@
+/* lower.c: a specialised, typed graph to an LLVM module (docs/jit.md,
+ * "How a function compiles").
+ *
+ * The module's functions are frames, exactly as the interpreter makes
+ * them (ir/eval.c), so that recursion depth, tracebacks and errors are
+ * eager mode's: a frame runs one graph, and in it, as blocks of the same
+ * function, the branches of a `switch` called right away and the graphs
+ * it tail-calls that are not user functions (a loop's header and body,
+ * the code after a loop or an if): a loop is a real loop, with phis for
+ * its variables.  Every other call of a graph is a call of that graph's
+ * frame, counting a level of recursion as the interpreter does (checked
+ * first, or for a tail call of a user function, counted first), and a
+ * failure in a frame returns through each caller, which adds the
+ * traceback line the interpreter's frame would have added
+ * (mist_rt_fail, rt.c).
+ *
+ * Values are unboxed by their inferred type (a Rep): None, bool, int,
+ * float in registers; a tuple as its items; a closure made here as the
+ * values it captured, so that calling it is a direct call; a function
+ * that captured nothing as nothing at all.  Other values (closures that
+ * captured values, ranges) stay boxed as the interpreter's Value, two
+ * words, and every operation on them is the interpreter's primitive or
+ * builtin called through the runtime.  A primitive with a lowering (its
+ * ops.def row's LOWER column) does the common case inline and calls the
+ * primitive itself, on boxed arguments, for everything else, so every
+ * error is raised by the interpreter's own code with its message.
+ * Anything this file does not know how to compile (a value of a type
+ * with no Rep, a call it cannot make) stops the lowering with the reason
+ * and its place: the function then runs in the interpreter.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+
+#include "ir/eval.h"
+#include "ir/map.h"
+#include "jit/llvm/cg.h"
+#include "lang/gc.h"
+
+/* ---- representations ---- */
+
+typedef enum {
+  R_NEVER,     /* no value (the node raises, or is not reached) */
+  R_NONE,
+  R_UNBOUND,   /* a variable not assigned yet */
+  R_BOOL,      /* i1 */
+  R_INT,       /* i64 */
+  R_FLOAT,     /* double */
+  R_TUPLE,     /* its items' leaves */
+  R_CLOSURE,   /* a closure of graph: the leaves of its free variables' values */
+  R_BUILTIN,   /* one builtin: no leaves */
+  R_MAYBE,     /* T | None or T | Unbound: i1 (it is a T), then T's leaves */
+  R_VALUE,     /* boxed: the Value's two words, tag and payload (i64 each) */
+} RepKind;
+
+typedef struct Rep {
+  RepKind kind;
+  int nleaves;
+  int n;               /* R_TUPLE: items; R_CLOSURE: free variables; R_MAYBE: 1 */
+  struct Rep **items;
+  IrGraph *graph;      /* R_CLOSURE */
+  ObjBuiltin *builtin; /* R_BUILTIN */
+  bool unbound;        /* R_MAYBE: the other value is Unbound (else None) */
+} Rep;
+
+static Rep r_never = {R_NEVER, 0}, r_none = {R_NONE, 0}, r_unbound = {R_UNBOUND, 0}, r_bool = {R_BOOL, 1},
+           r_int = {R_INT, 1}, r_float = {R_FLOAT, 1}, r_value = {R_VALUE, 2};
+
+static Rep *rep_new(RepKind k, int n, Rep **items) {
+  Rep *r = lang_alloc(sizeof *r);
+  r->kind = k;
+  r->n = n;
+  if (n) {
+    r->items = lang_alloc((size_t)n * sizeof *items);
+    memcpy(r->items, items, (size_t)n * sizeof *items);
+  }
+  for (int i = 0; i < n; i++) r->nleaves += items[i]->nleaves;
+  if (k == R_MAYBE) r->nleaves++;
+  return r;
+}
+
+static bool rep_eq(const Rep *a, const Rep *b) {
+  if (a == b) return true;
+  if (a->kind != b->kind || a->n != b->n || a->graph != b->graph || a->builtin != b->builtin ||
+      a->unbound != b->unbound)
+    return false;
+  for (int i = 0; i < a->n; i++)
+    if (!rep_eq(a->items[i], b->items[i])) return false;
+  return true;
+}
+
+/* A value in the lowering: its Rep and an LLVM value per leaf. */
+typedef struct JV {
+  Rep *rep;
+  LLVMValueRef *v;
+} JV;
+
+static JV *jv_new(Rep *r) {
+  JV *x = lang_alloc(sizeof *x);
+  x->rep = r;
+  x->v = lang_alloc((size_t)(r->nleaves ? r->nleaves : 1) * sizeof *x->v);
+  return x;
+}
+
+/* ---- the lowering's state ---- */
+
+typedef struct Frame {
+  IrGraph *g;          /* the graph it runs: a specialised copy */
+  int twin;            /* 0, or 1 for the copy its calls of itself call (below) */
+  int np, nfv;
+  Rep **prep;          /* its parameters' */
+  IrNode **fv;         /* its free variables (ir_free_vars), */
+  Rep **fvrep;         /* as the callers pass them */
+  Rep *ret;
+  LLVMValueRef fn;
+  LLVMTypeRef fnty, retty;
+  struct Frame *next;
+} Frame;
+
+typedef struct Lw {
+  MistVM *vm;
+  LLVMContextRef C;
+  LLVMModuleRef M;
+  LLVMBuilderRef B;
+  const char *prefix;
+  LLVMTypeRef i1, i8, i32, i64, f64, ptr, voidt, valuet;
+  JitSite *sites;
+  int nsites, capsites;
+  Value *consts;
+  int nconsts, capconsts;
+  JitGuard *guards;
+  int nguards, capguards;
+  Frame *frames;
+  Frame **todo;
+  int ntodo, captodo;
+  NodeMap typed;       /* graphs of the specialisations: graph -> its IrTyped */
+  IrTyped **results;   /* those specialisations */
+  int nresults;
+  NodeMap built;       /* builtin object -> 1 + its index in consts */
+  const char *why;
+  int nfn;
+} Lw;
+
+/* The emission of one frame. */
+typedef struct Em {
+  Lw *lw;
+  Frame *f;
+  LLVMValueRef fn, cx, vm;
+  LLVMValueRef depth;  /* the frame's depth of recursion (vm->depth is
+                          written only before calls into the runtime) */
+  LLVMBasicBlockRef entry;
+  NodeMap vals;        /* node -> JV */
+  NodeMap blocks;      /* contified graph -> Block */
+  NodeMap uses;        /* node -> uses, as the interpreter counts them */
+  bool dead;           /* the current block ended: what follows is not reached */
+  /* the depth the last guard passed at, while its check still holds: a
+   * later call at the same depth on the same straight-line path needs
+   * no other (the depth and the stack are the same); NULL once control
+   * flow branches or joins */
+  LLVMValueRef guarded;
+} Em;
+
+typedef struct Block {
+  LLVMBasicBlockRef bb;
+  Rep **prep;
+  int np;
+  LLVMValueRef *phis;  /* one per leaf of the parameters */
+} Block;
+
+static const char *where(Lw *lw, IrNode *at) {
+  if (!at || at->span.file < 0 || at->span.file >= lw->vm->nfiles) return "";
+  return lang_str_fmt(" at %s:%d:%d", lw->vm->files[at->span.file].path->data, at->span.line, at->span.col)->data;
+}
+
+/* Stop the lowering: the function runs in the interpreter, and why. */
+__attribute__((format(printf, 3, 4))) static bool nope(Lw *lw, IrNode *at, const char *fmt, ...) {
+  if (lw->why) return false;
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  lw->why = lang_str_fmt("%s%s", buf, where(lw, at))->data;
+  return false;
+}
+
+/* A node's type: its graph's specialisation's (a constant use, which has
+ * no graph, in whichever has it). */
+static IrType *type_of(Lw *lw, IrNode *n) {
+  const IrTyped *t = n->graph ? ir_map_get(&lw->typed, n->graph) : NULL;
+  if (t) return ir_infer_type(t, n);
+  for (int i = 0; i < lw->nresults; i++) {
+    IrType *ty = ir_infer_type(lw->results[i], n);
+    if (ty) return ty;
+  }
+  return NULL;
+}
+
+static int add_site(Lw *lw, IrNode *node, IrGraph *frame) {
+  if (lw->nsites == lw->capsites) {
+    lw->capsites = lw->capsites ? 2 * lw->capsites : 32;
+    lw->sites = lang_realloc(lw->sites, (size_t)lw->capsites * sizeof *lw->sites);
+  }
+  lw->sites[lw->nsites] = (JitSite){node, frame, NULL};
+  return lw->nsites++;
+}
+
+static int add_const(Lw *lw, Value v) {
+  for (int i = 0; i < lw->nconsts; i++)
+    if (lw->consts[i].tag == v.tag && lw->consts[i].i == v.i) return i;
+  if (lw->nconsts == lw->capconsts) {
+    lw->capconsts = lw->capconsts ? 2 * lw->capconsts : 16;
+    lw->consts = lang_realloc(lw->consts, (size_t)lw->capconsts * sizeof *lw->consts);
+  }
+  lw->consts[lw->nconsts] = v;
+  return lw->nconsts++;
+}
+
+static void add_guard(Lw *lw, ObjModule *m, ObjStr *name, Value v) {
+  for (int i = 0; i < lw->nguards; i++)
+    if (lw->guards[i].module == m && lang_str_eq(lw->guards[i].name, name)) return;
+  if (lw->nguards == lw->capguards) {
+    lw->capguards = lw->capguards ? 2 * lw->capguards : 8;
+    lw->guards = lang_realloc(lw->guards, (size_t)lw->capguards * sizeof *lw->guards);
+  }
+  lw->guards[lw->nguards++] = (JitGuard){m, name, v};
+}
+
+static void note_result(Lw *lw, IrTyped *t) {
+  for (int i = 0; i < lw->nresults; i++)
+    if (lw->results[i] == t) return;
+  lw->results = lang_realloc(lw->results, (size_t)(lw->nresults + 1) * sizeof *lw->results);
+  lw->results[lw->nresults++] = t;
+  for (int i = 0; i < t->unit->ngraphs; i++) ir_map_put(&lw->typed, t->unit->graphs[i], t);
+}
+
+/* ---- reps of types ---- */
+
+/* What may stay boxed: values the interpreter's primitives and builtins
+ * handle, reached through the runtime (strs, lists, dicts, modules,
+ * closures, values inference types `any`), but not tensors, whose
+ * compiled code (fused loops over their elements) is not written yet:
+ * a function with a value typed a tensor runs in the interpreter. */
+static bool boxed_ok(const IrType *t) {
+  switch (t->kind) {
+  case IT_TENSOR: return false;
+  case IT_TUPLE: case IT_LIST: case IT_DICT: case IT_ENV: case IT_FNSET: {
+    int m = t->kind == IT_LIST && t->n < 0 ? 1 : t->n;
+    for (int i = 0; i < m; i++)
+      if (!boxed_ok(t->items[i])) return false;
+    return true;
+  }
+  case IT_BUILTIN: return t->n == 0 || boxed_ok(t->items[0]);
+  default: return true;
+  }
+}
+
+static Rep *rep_of(Lw *lw, IrType *t, IrNode *at);
+
+static Rep *rep_maybe(Lw *lw, IrType *t, IrNode *at) {
+  IrType *inner = t->or_unbound ? ir_type_strip_unbound(t) : ir_type_strip_none(t);
+  if (inner->or_none || inner->or_unbound) {
+    nope(lw, at, "a value of type %s", ir_type_str(t));
+    return NULL;
+  }
+  Rep *in = rep_of(lw, inner, at);
+  if (!in) return NULL;
+  if (in->kind == R_VALUE) return in;   /* the box holds None or Unbound as well */
+  Rep *r = rep_new(R_MAYBE, 1, &in);
+  r->unbound = t->or_unbound;
+  return r;
+}
+
+/* The Rep values of type t have where they are stored: parameters,
+ * results, phis, items.  NULL with the reason when there is none. */
+static Rep *rep_of(Lw *lw, IrType *t, IrNode *at) {
+  if (!t) {
+    nope(lw, at, "a node without a type");
+    return NULL;
+  }
+  if ((t->or_unbound || t->or_none) && t->kind != IT_NONE && t->kind != IT_UNBOUND) return rep_maybe(lw, t, at);
+  switch (t->kind) {
+  case IT_NEVER: return &r_never;
+  case IT_NONE: return t->or_unbound ? rep_maybe(lw, t, at) : &r_none;
+  case IT_UNBOUND: return t->or_none ? rep_maybe(lw, t, at) : &r_unbound;
+  case IT_BOOL: return &r_bool;
+  case IT_INT: return &r_int;
+  case IT_FLOAT: return &r_float;
+  case IT_TUPLE: {
+    Rep **items = lang_alloc((size_t)(t->n ? t->n : 1) * sizeof *items);
+    for (int i = 0; i < t->n; i++)
+      if (!(items[i] = rep_of(lw, t->items[i], at))) return NULL;
+    return rep_new(R_TUPLE, t->n, items);
+  }
+  case IT_CLOSURE:
+    if (!t->graph->fv_done) ir_free_vars(t->graph);
+    if (t->graph->nfv == 0) {
+      Rep *r = rep_new(R_CLOSURE, 0, NULL);
+      r->graph = t->graph;
+      return r;
+    }
+    return &r_value;
+  case IT_BUILTIN:
+    if (t->n == 0) {
+      Rep *r = rep_new(R_BUILTIN, 0, NULL);
+      r->builtin = t->builtin;
+      return r;
+    }
+    break;
+  default: break;
+  }
+  if (boxed_ok(t)) return &r_value;
+  nope(lw, at, "a value of type %s is not compiled yet", ir_type_str(t));
+  return NULL;
+}
+
+static void leaf_types(Lw *lw, const Rep *r, LLVMTypeRef *out, int *k) {
+  switch (r->kind) {
+  case R_BOOL: out[(*k)++] = lw->i1; break;
+  case R_INT: out[(*k)++] = lw->i64; break;
+  case R_FLOAT: out[(*k)++] = lw->f64; break;
+  case R_VALUE: out[(*k)++] = lw->i64; out[(*k)++] = lw->i64; break;
+  case R_MAYBE: out[(*k)++] = lw->i1; /* fall through */
+  case R_TUPLE: case R_CLOSURE:
+    for (int i = 0; i < r->n; i++) leaf_types(lw, r->items[i], out, k);
+    break;
+  default: break;
+  }
+}
+
+static LLVMTypeRef *leaf_type_array(Lw *lw, const Rep *r) {
+  LLVMTypeRef *t = lang_alloc((size_t)(r->nleaves ? r->nleaves : 1) * sizeof *t);
+  int k = 0;
+  leaf_types(lw, r, t, &k);
+  return t;
+}
+
+/* ---- LLVM helpers ---- */
+
+static LLVMValueRef ci64(Lw *lw, int64_t v) { return LLVMConstInt(lw->i64, (unsigned long long)v, true); }
+static LLVMValueRef ci32(Lw *lw, int32_t v) { return LLVMConstInt(lw->i32, (unsigned long long)(int64_t)v, true); }
+static LLVMValueRef ci1(Lw *lw, bool v) { return LLVMConstInt(lw->i1, v, false); }
+
+static LLVMValueRef helper(Lw *lw, const char *name, LLVMTypeRef ret, int n, LLVMTypeRef *params, LLVMTypeRef *fty) {
+  *fty = LLVMFunctionType(ret, params, (unsigned)n, false);
+  LLVMValueRef f = LLVMGetNamedFunction(lw->M, name);
+  if (!f) f = LLVMAddFunction(lw->M, name, *fty);
+  return f;
+}
+
+static LLVMValueRef call(Lw *lw, const char *name, LLVMTypeRef ret, int n, LLVMTypeRef *ptypes, LLVMValueRef *args) {
+  LLVMTypeRef fty;
+  LLVMValueRef f = helper(lw, name, ret, n, ptypes, &fty);
+  return LLVMBuildCall2(lw->B, fty, f, args, (unsigned)n, "");
+}
+
+static LLVMBasicBlockRef new_block(Em *e, const char *name) { return LLVMAppendBasicBlockInContext(e->lw->C, e->fn, name); }
+
+/* A Value slot (or n of them) in the frame's entry block. */
+static LLVMValueRef value_slots(Em *e, int n) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(lw->C);
+  LLVMValueRef first = LLVMGetFirstInstruction(e->entry);
+  if (first) LLVMPositionBuilderBefore(b, first);
+  else LLVMPositionBuilderAtEnd(b, e->entry);
+  LLVMValueRef a = LLVMBuildAlloca(b, LLVMArrayType2(lw->valuet, (uint64_t)(n ? n : 1)), "vals");
+  LLVMSetAlignment(a, 16);
+  LLVMDisposeBuilder(b);
+  return a;
+}
+
+static LLVMValueRef slot_at(Em *e, LLVMValueRef base, int i) {
+  Lw *lw = e->lw;
+  return LLVMBuildGEP2(lw->B, lw->valuet, base, (LLVMValueRef[]){ci64(lw, i)}, 1, "");
+}
+
+static void store_value(Em *e, LLVMValueRef p, LLVMValueRef tag, LLVMValueRef pay) {
+  Lw *lw = e->lw;
+  LLVMBuildStore(lw->B, tag, p);
+  LLVMBuildStore(lw->B, pay, LLVMBuildGEP2(lw->B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8)}, 1, ""));
+}
+
+static void load_value(Em *e, LLVMValueRef p, LLVMValueRef *tag, LLVMValueRef *pay) {
+  Lw *lw = e->lw;
+  *tag = LLVMBuildLoad2(lw->B, lw->i64, p, "tag");
+  *pay = LLVMBuildLoad2(lw->B, lw->i64, LLVMBuildGEP2(lw->B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8)}, 1, ""), "pay");
+}
+
+/* A field of the VM, by its offset. */
+static LLVMValueRef vm_field(Em *e, size_t off) {
+  Lw *lw = e->lw;
+  return LLVMBuildGEP2(lw->B, lw->i8, e->vm, (LLVMValueRef[]){ci64(lw, (int64_t)off)}, 1, "");
+}
+
+/* The failure of node n in this frame: the runtime adds the span and
+ * the traceback line, and the frame returns failing. */
+static void fail_here(Em *e, IrNode *n) {
+  Lw *lw = e->lw;
+  int site = add_site(lw, n, e->f->g);
+  call(lw, "mist_rt_fail", lw->voidt, 2, (LLVMTypeRef[]){lw->ptr, lw->i32}, (LLVMValueRef[]){e->cx, ci32(lw, site)});
+  LLVMBuildRet(lw->B, LLVMConstNull(e->f->retty));
+}
+
+/* Continue where ok holds; where it does not, fail at n. */
+static void check(Em *e, LLVMValueRef ok, IrNode *n) {
+  LLVMBasicBlockRef good = new_block(e, "ok"), bad = new_block(e, "fail");
+  LLVMBuildCondBr(e->lw->B, ok, good, bad);
+  LLVMPositionBuilderAtEnd(e->lw->B, bad);
+  fail_here(e, n);
+  LLVMPositionBuilderAtEnd(e->lw->B, good);
+}
+
+/* ---- boxing ---- */
+
+static bool box(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at);
+
+/* The leaves of x boxed into n consecutive Value slots at base. */
+static bool box_into(Em *e, JV *x, LLVMValueRef p, IrNode *at) {
+  LLVMValueRef tag, pay;
+  if (!box(e, x, &tag, &pay, at)) return false;
+  store_value(e, p, tag, pay);
+  return true;
+}
+
+static JV *item_of(JV *x, int i) {
+  int k = x->rep->kind == R_MAYBE ? 1 : 0;
+  for (int j = 0; j < i; j++) k += x->rep->items[j]->nleaves;
+  JV *y = jv_new(x->rep->items[i]);
+  for (int j = 0; j < y->rep->nleaves; j++) y->v[j] = x->v[k + j];
+  return y;
+}
+
+static LLVMValueRef const_word(Lw *lw, Em *e, int k, int word) {
+  LLVMValueRef consts = LLVMBuildLoad2(lw->B, lw->ptr,
+                                       LLVMBuildGEP2(lw->B, lw->i8, e->cx, (LLVMValueRef[]){ci64(lw, offsetof(JitCx, consts))}, 1, ""),
+                                       "consts");
+  LLVMValueRef p = LLVMBuildGEP2(lw->B, lw->i8, consts, (LLVMValueRef[]){ci64(lw, (int64_t)k * 16 + word * 8)}, 1, "");
+  LLVMValueRef w = LLVMBuildLoad2(lw->B, lw->i64, p, "");
+  LLVMSetMetadata(w, LLVMGetMDKindIDInContext(lw->C, "invariant.load", 14),
+                  LLVMMetadataAsValue(lw->C, LLVMMDNodeInContext2(lw->C, NULL, 0)));
+  return w;
+}
+
+static Value graph_value(IrGraph *g) {
+  ObjGraph *o = lang_alloc(sizeof *o);
+  o->obj.kind = O_GRAPH;
+  o->graph = g;
+  return v_obj(o);
+}
+
+static bool box(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at) {
+  Lw *lw = e->lw;
+  Rep *r = x->rep;
+  switch (r->kind) {
+  case R_NEVER: *tag = ci64(lw, V_NONE); *pay = ci64(lw, 0); return true;
+  case R_NONE: *tag = ci64(lw, V_NONE); *pay = ci64(lw, 0); return true;
+  case R_UNBOUND: *tag = ci64(lw, V_UNBOUND); *pay = ci64(lw, 0); return true;
+  case R_BOOL: *tag = ci64(lw, V_BOOL); *pay = LLVMBuildZExt(lw->B, x->v[0], lw->i64, ""); return true;
+  case R_INT: *tag = ci64(lw, V_INT); *pay = x->v[0]; return true;
+  case R_FLOAT: *tag = ci64(lw, V_FLOAT); *pay = LLVMBuildBitCast(lw->B, x->v[0], lw->i64, ""); return true;
+  case R_VALUE: *tag = x->v[0]; *pay = x->v[1]; return true;
+  case R_BUILTIN: {
+    int k = add_const(lw, v_obj(r->builtin));
+    *tag = const_word(lw, e, k, 0);
+    *pay = const_word(lw, e, k, 1);
+    return true;
+  }
+  case R_TUPLE: {
+    LLVMValueRef items = value_slots(e, r->n), out = value_slots(e, 1);
+    for (int i = 0; i < r->n; i++)
+      if (!box_into(e, item_of(x, i), slot_at(e, items, i), at)) return false;
+    call(lw, "mist_rt_tuple", lw->voidt, 3, (LLVMTypeRef[]){lw->i32, lw->ptr, lw->ptr},
+         (LLVMValueRef[]){ci32(lw, r->n), items, out});
+    load_value(e, out, tag, pay);
+    return true;
+  }
+  case R_CLOSURE: {
+    if (r->n == 0) {
+      int k = add_const(lw, v_obj(ev_closure(lw->vm, r->graph, NULL)));
+      *tag = const_word(lw, e, k, 0);
+      *pay = const_word(lw, e, k, 1);
+      return true;
+    }
+    LLVMValueRef env = value_slots(e, r->n), out = value_slots(e, 1);
+    for (int i = 0; i < r->n; i++)
+      if (!box_into(e, item_of(x, i), slot_at(e, env, i), at)) return false;
+    IrNode *gn = ir_const(ir_unit_new(), graph_value(r->graph), at ? at->span : span_none());
+    int site = add_site(lw, gn, e->f->g);
+    call(lw, "mist_rt_closure", lw->voidt, 4, (LLVMTypeRef[]){lw->ptr, lw->i32, lw->ptr, lw->ptr},
+         (LLVMValueRef[]){e->cx, ci32(lw, site), env, out});
+    load_value(e, out, tag, pay);
+    return true;
+  }
+  case R_MAYBE: {
+    JV *in = item_of(x, 0);
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(lw->B), yes = new_block(e, "some"), join = new_block(e, "boxed");
+    LLVMBuildCondBr(lw->B, x->v[0], yes, join);
+    LLVMPositionBuilderAtEnd(lw->B, yes);
+    LLVMValueRef t1, p1;
+    if (!box(e, in, &t1, &p1, at)) return false;
+    LLVMBasicBlockRef yes_end = LLVMGetInsertBlock(lw->B);
+    LLVMBuildBr(lw->B, join);
+    LLVMPositionBuilderAtEnd(lw->B, join);
+    *tag = LLVMBuildPhi(lw->B, lw->i64, "tag");
+    *pay = LLVMBuildPhi(lw->B, lw->i64, "pay");
+    LLVMValueRef tv[2] = {t1, ci64(lw, r->unbound ? V_UNBOUND : V_NONE)}, pv[2] = {p1, ci64(lw, 0)};
+    LLVMBasicBlockRef from[2] = {yes_end, here};
+    LLVMAddIncoming(*tag, tv, from, 2);
+    LLVMAddIncoming(*pay, pv, from, 2);
+    return true;
+  }
+  }
+  return nope(lw, at, "cannot box a value");
+}
+
+/* ---- unboxing ---- */
+
+static void bad_value(Em *e, LLVMValueRef tag, LLVMValueRef pay, IrNode *at) {
+  Lw *lw = e->lw;
+  LLVMValueRef p = value_slots(e, 1);
+  store_value(e, p, tag, pay);
+  int site = add_site(lw, at, e->f->g);
+  lw->sites[site].type = at ? type_of(lw, at) : NULL;
+  call(lw, "mist_rt_bad_value", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32}, (LLVMValueRef[]){e->cx, p, ci32(lw, site)});
+  fail_here(e, at);
+}
+
+/* Continue where ok holds; elsewhere the value (tag, pay) was not what
+ * inference said: reported as the internal error it is. */
+static void expect_ok(Em *e, LLVMValueRef ok, LLVMValueRef tag, LLVMValueRef pay, IrNode *at) {
+  LLVMBasicBlockRef good = new_block(e, "typed"), bad = new_block(e, "badtype");
+  LLVMBuildCondBr(e->lw->B, ok, good, bad);
+  LLVMPositionBuilderAtEnd(e->lw->B, bad);
+  bad_value(e, tag, pay, at);
+  LLVMPositionBuilderAtEnd(e->lw->B, good);
+}
+
+/* A boxed value as Rep r, checked (checked false: the caller knows it
+ * is one, as the arguments of a signature). */
+static JV *unbox(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at, bool checked) {
+  Lw *lw = e->lw;
+  JV *x = jv_new(r);
+  LLVMBuilderRef B = lw->B;
+#define EXPECT(t) if (checked) expect_ok(e, LLVMBuildICmp(B, LLVMIntEQ, tag, ci64(lw, t), ""), tag, pay, at)
+  switch (r->kind) {
+  case R_NEVER: return x;
+  case R_NONE: EXPECT(V_NONE); return x;
+  case R_UNBOUND: EXPECT(V_UNBOUND); return x;
+  case R_BOOL: EXPECT(V_BOOL); x->v[0] = LLVMBuildTrunc(B, pay, lw->i1, ""); return x;
+  case R_INT: EXPECT(V_INT); x->v[0] = pay; return x;
+  case R_FLOAT: EXPECT(V_FLOAT); x->v[0] = LLVMBuildBitCast(B, pay, lw->f64, ""); return x;
+  case R_VALUE: x->v[0] = tag; x->v[1] = pay; return x;
+  case R_BUILTIN: {
+    int k = add_const(lw, v_obj(r->builtin));
+    if (checked)
+      expect_ok(e, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, tag, ci64(lw, V_OBJ), ""),
+                                LLVMBuildICmp(B, LLVMIntEQ, pay, const_word(lw, e, k, 1), ""), ""),
+                tag, pay, at);
+    return x;
+  }
+  case R_CLOSURE: {
+    if (r->n) {
+      nope(lw, at, "a closure that captured values, from the interpreter");
+      return NULL;
+    }
+    if (checked) {
+      LLVMValueRef p = value_slots(e, 1);
+      store_value(e, p, tag, pay);
+      IrNode *gn = ir_const(ir_unit_new(), graph_value(r->graph), at ? at->span : span_none());
+      int site = add_site(lw, gn, e->f->g);
+      LLVMValueRef ok = call(lw, "mist_rt_is_closure", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32},
+                             (LLVMValueRef[]){e->cx, p, ci32(lw, site)});
+      expect_ok(e, ok, tag, pay, at);
+    }
+    return x;
+  }
+  case R_TUPLE: {
+    LLVMValueRef p = value_slots(e, 1);
+    store_value(e, p, tag, pay);
+    LLVMValueRef items = call(lw, "mist_rt_tuple_items", lw->ptr, 2, (LLVMTypeRef[]){lw->ptr, lw->i64},
+                              (LLVMValueRef[]){p, ci64(lw, r->n)});
+    if (checked) expect_ok(e, LLVMBuildIsNotNull(B, items, ""), tag, pay, at);
+    int k = 0;
+    for (int i = 0; i < r->n; i++) {
+      LLVMValueRef t, v;
+      load_value(e, slot_at(e, items, i), &t, &v);
+      JV *y = unbox(e, t, v, r->items[i], at, checked);
+      if (!y) return NULL;
+      for (int j = 0; j < y->rep->nleaves; j++) x->v[k++] = y->v[j];
+    }
+    return x;
+  }
+  case R_MAYBE: {
+    LLVMValueRef none = ci64(lw, r->unbound ? V_UNBOUND : V_NONE);
+    LLVMValueRef present = LLVMBuildICmp(B, LLVMIntNE, tag, none, "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B), yes = new_block(e, "some"), join = new_block(e, "unboxed");
+    LLVMBuildCondBr(B, present, yes, join);
+    LLVMPositionBuilderAtEnd(B, yes);
+    JV *in = unbox(e, tag, pay, r->items[0], at, checked);
+    if (!in) return NULL;
+    LLVMBasicBlockRef yes_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, join);
+    LLVMPositionBuilderAtEnd(B, join);
+    x->v[0] = present;
+    LLVMTypeRef *lt = leaf_type_array(lw, r->items[0]);
+    for (int j = 0; j < in->rep->nleaves; j++) {
+      LLVMValueRef phi = LLVMBuildPhi(B, lt[j], "");
+      LLVMValueRef vals[2] = {in->v[j], LLVMGetUndef(lt[j])};
+      LLVMBasicBlockRef from[2] = {yes_end, here};
+      LLVMAddIncoming(phi, vals, from, 2);
+      x->v[1 + j] = phi;
+    }
+    return x;
+  }
+  }
+#undef EXPECT
+  return x;
+}
+
+/* ---- conversions between reps ---- */
+
+static JV *coerce(Em *e, JV *x, Rep *to, IrNode *at) {
+  Lw *lw = e->lw;
+  Rep *from = x->rep;
+  if (rep_eq(from, to)) return x;
+  if (from->kind == R_NEVER) {
+    JV *y = jv_new(to);
+    LLVMTypeRef *lt = leaf_type_array(lw, to);
+    for (int i = 0; i < to->nleaves; i++) y->v[i] = LLVMGetUndef(lt[i]);
+    return y;
+  }
+  if (to->kind == R_VALUE) {
+    JV *y = jv_new(to);
+    return box(e, x, &y->v[0], &y->v[1], at) ? y : NULL;
+  }
+  if (from->kind == R_VALUE) return unbox(e, x->v[0], x->v[1], to, at, true);
+  if (to->kind == R_MAYBE) {
+    JV *y = jv_new(to);
+    LLVMTypeRef *lt = leaf_type_array(lw, to->items[0]);
+    if ((from->kind == R_NONE && !to->unbound) || (from->kind == R_UNBOUND && to->unbound)) {
+      y->v[0] = ci1(lw, false);
+      for (int i = 0; i < to->items[0]->nleaves; i++) y->v[1 + i] = LLVMGetUndef(lt[i]);
+      return y;
+    }
+    JV *in = coerce(e, x, to->items[0], at);
+    if (!in) return NULL;
+    y->v[0] = ci1(lw, true);
+    for (int i = 0; i < in->rep->nleaves; i++) y->v[1 + i] = in->v[i];
+    return y;
+  }
+  if (from->kind == R_TUPLE && to->kind == R_TUPLE && from->n == to->n) {
+    JV *y = jv_new(to);
+    int k = 0;
+    for (int i = 0; i < to->n; i++) {
+      JV *it = coerce(e, item_of(x, i), to->items[i], at);
+      if (!it) return NULL;
+      for (int j = 0; j < it->rep->nleaves; j++) y->v[k++] = it->v[j];
+    }
+    return y;
+  }
+  if (from->kind == R_CLOSURE && to->kind == R_CLOSURE && from->graph == to->graph && to->n == 0) return jv_new(to);
+  nope(lw, at, "a value kept in two ways that do not convert");
+  return NULL;
+}
+
+/* ---- frames ---- */
+
+static void count_uses(NodeMap *uses, IrGraph *g, NodeMap *seen) {
+  if (ir_map_get(seen, g)) return;
+  ir_map_put(seen, g, g);
+  for (int i = 0; i < g->nnodes; i++) {
+    IrNode *n = g->nodes[i];
+    for (int j = 0; j < n->nin; j++) {
+      ir_map_set_int(uses, n->in[j], ir_map_int(uses, n->in[j], 0) + 1);
+      IrGraph *h = ir_node_graph(n->in[j]);
+      if (h) count_uses(uses, h, seen);
+    }
+  }
+  if (g->ret) {
+    ir_map_set_int(uses, g->ret, ir_map_int(uses, g->ret, 0) + 1);
+    IrGraph *h = ir_node_graph(g->ret);
+    if (h) count_uses(uses, h, seen);
+  }
+  for (int i = 0; i < g->ndefaults; i++) {
+    ir_map_set_int(uses, g->defaults[i], ir_map_int(uses, g->defaults[i], 0) + 1);
+    IrGraph *h = ir_node_graph(g->defaults[i]);
+    if (h) count_uses(uses, h, seen);
+  }
+}
+
+/* The frame of graph g with free variables passed as fvrep.  A frame
+ * that calls itself calls its twin instead, an identical function that
+ * calls the frame back: LLVM inlines the twin into the frame, so a
+ * recursion runs two levels per native call, as gcc -O2 unrolls one
+ * (each level still counts and checks its depth). */
+static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
+  ir_free_vars(g);
+  for (Frame *f = lw->frames; f; f = f->next) {
+    if (f->g != g || f->twin != twin) continue;
+    bool same = true;
+    for (int i = 0; i < f->nfv && same; i++) same = rep_eq(f->fvrep[i], fvrep[i]);
+    if (same) return f;
+  }
+  Frame *f = lang_alloc(sizeof *f);
+  f->g = g;
+  f->twin = twin;
+  f->np = g->nparams;
+  f->nfv = g->nfv;
+  f->fv = g->fv;
+  f->fvrep = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *f->fvrep);
+  if (g->nfv) memcpy(f->fvrep, fvrep, (size_t)g->nfv * sizeof *fvrep);
+  f->prep = lang_alloc((size_t)(g->nparams ? g->nparams : 1) * sizeof *f->prep);
+  for (int i = 0; i < g->nparams; i++)
+    if (!(f->prep[i] = rep_of(lw, type_of(lw, g->params[i]), g->params[i]))) return NULL;
+  IrNode *r = g->ret;
+  f->ret = &r_none;
+  if (r) {
+    int k = -1;
+    for (int i = 0; i < g->nfv; i++)
+      if (g->fv[i] == r) k = i;
+    if (k >= 0) f->ret = fvrep[k];
+    else if (!(f->ret = rep_of(lw, type_of(lw, r), r))) return NULL;
+  }
+  /* {ok, result...}(cx, depth, parameters..., free variables...) */
+  int nl = 1 + f->ret->nleaves, np = 2;
+  LLVMTypeRef *rt = lang_alloc((size_t)nl * sizeof *rt);
+  rt[0] = lw->i1;
+  int k = 1;
+  leaf_types(lw, f->ret, rt, &k);
+  f->retty = LLVMStructTypeInContext(lw->C, rt, (unsigned)nl, false);
+  for (int i = 0; i < g->nparams; i++) np += f->prep[i]->nleaves;
+  for (int i = 0; i < g->nfv; i++) np += f->fvrep[i]->nleaves;
+  LLVMTypeRef *pt = lang_alloc((size_t)np * sizeof *pt);
+  pt[0] = lw->ptr;
+  pt[1] = lw->i32;
+  k = 2;
+  for (int i = 0; i < g->nparams; i++) leaf_types(lw, f->prep[i], pt, &k);
+  for (int i = 0; i < g->nfv; i++) leaf_types(lw, f->fvrep[i], pt, &k);
+  f->fnty = LLVMFunctionType(f->retty, pt, (unsigned)np, false);
+  char name[256];
+  snprintf(name, sizeof name, "%s%s%s.%d", lw->prefix, g->name->data, twin ? ".twin" : "", lw->nfn++);
+  f->fn = LLVMAddFunction(lw->M, name, f->fnty);
+  LLVMSetLinkage(f->fn, LLVMInternalLinkage);
+  if (twin) {
+    unsigned k = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lw->C, k, 0));
+  }
+  f->next = lw->frames;
+  lw->frames = f;
+  if (lw->ntodo == lw->captodo) {
+    lw->captodo = lw->captodo ? 2 * lw->captodo : 8;
+    lw->todo = lang_realloc(lw->todo, (size_t)lw->captodo * sizeof *lw->todo);
+  }
+  lw->todo[lw->ntodo++] = f;
+  (void)at;
+  return f;
+}
+
+/* The frame a call of g (free variables fvrep) made in e's frame runs:
+ * a call of e's own frame goes to its twin. */
+static Frame *callee_frame(Em *e, IrGraph *g, Rep **fvrep, IrNode *at) {
+  Frame *f = e->f;
+  bool self = f->g == g;
+  for (int i = 0; i < f->nfv && self; i++) self = rep_eq(f->fvrep[i], fvrep[i]);
+  return get_frame(e->lw, g, fvrep, self ? 1 - f->twin : 0, at);
+}
+
+/* ---- values of nodes ---- */
+
+static JV *val(Em *e, IrNode *x, IrNode *at);
+
+static JV *const_val(Em *e, IrNode *x, IrNode *at) {
+  Lw *lw = e->lw;
+  Value v = x->value;
+  IrGraph *h = ir_node_graph(x);
+  if (h) {
+    /* a closure made here: the values it captures */
+    ir_free_vars(h);
+    Rep **fr = lang_alloc((size_t)(h->nfv ? h->nfv : 1) * sizeof *fr);
+    JV **fv = lang_alloc((size_t)(h->nfv ? h->nfv : 1) * sizeof *fv);
+    for (int i = 0; i < h->nfv; i++) {
+      if (!(fv[i] = val(e, h->fv[i], at))) return NULL;
+      fr[i] = fv[i]->rep;
+    }
+    Rep *r = rep_new(R_CLOSURE, h->nfv, fr);
+    r->graph = h;
+    JV *c = jv_new(r);
+    int k = 0;
+    for (int i = 0; i < h->nfv; i++)
+      for (int j = 0; j < fr[i]->nleaves; j++) c->v[k++] = fv[i]->v[j];
+    return c;
+  }
+  switch (v.tag) {
+  case V_NONE: return jv_new(&r_none);
+  case V_UNBOUND: return jv_new(&r_unbound);
+  case V_BOOL: { JV *c = jv_new(&r_bool); c->v[0] = ci1(lw, v.b); return c; }
+  case V_INT: { JV *c = jv_new(&r_int); c->v[0] = ci64(lw, v.i); return c; }
+  case V_FLOAT: { JV *c = jv_new(&r_float); c->v[0] = LLVMConstReal(lw->f64, v.f); return c; }
+  case V_OBJ: break;
+  }
+  if (v.o->kind == O_BUILTIN) {
+    ObjBuiltin *b = AS_BUILTIN(v);
+    if (b->prim >= 0) b = AS_BUILTIN(ir_prim_value(lw->vm, b->prim));
+    Rep *r = rep_new(R_BUILTIN, 0, NULL);
+    r->builtin = b;
+    return jv_new(r);
+  }
+  if (v.o->kind == O_TUPLE) {
+    ObjSeq *s = AS_SEQ(v);
+    Rep **items = lang_alloc((size_t)(s->len ? s->len : 1) * sizeof *items);
+    JV **iv = lang_alloc((size_t)(s->len ? s->len : 1) * sizeof *iv);
+    for (size_t i = 0; i < s->len; i++) {
+      IrNode tmp = *x;
+      tmp.value = s->items[i];
+      if (!(iv[i] = const_val(e, &tmp, at))) return NULL;
+      items[i] = iv[i]->rep;
+    }
+    JV *c = jv_new(rep_new(R_TUPLE, (int)s->len, items));
+    int k = 0;
+    for (size_t i = 0; i < s->len; i++)
+      for (int j = 0; j < items[i]->nleaves; j++) c->v[k++] = iv[i]->v[j];
+    return c;
+  }
+  IrType *t = ir_type_of_value(v);
+  if (!boxed_ok(t)) {
+    nope(lw, at, "a constant of type %s is not compiled yet", ir_type_str(t));
+    return NULL;
+  }
+  int k = add_const(lw, v);
+  JV *c = jv_new(&r_value);
+  c->v[0] = const_word(lw, e, k, 0);
+  c->v[1] = const_word(lw, e, k, 1);
+  return c;
+}
+
+static JV *val(Em *e, IrNode *x, IrNode *at) {
+  JV *v = ir_map_get(&e->vals, x);
+  if (v) return v;
+  if (x->kind == IR_CONST) return const_val(e, x, at);
+  nope(e->lw, at, "a value used before it is computed (a forward reference)");
+  return NULL;
+}
+
+static void bind(Em *e, IrNode *n, JV *v) { ir_map_put(&e->vals, n, v); }
+
+/* ---- calls ---- */
+
+enum { CALL_PLAIN, CALL_TAIL };
+
+/* vm->depth as the runtime must see it: this frame's depth. */
+static void sync_depth(Em *e, LLVMValueRef depth) {
+  LLVMBuildStore(e->lw->B, depth, vm_field(e, offsetof(MistVM, depth)));
+}
+
+/* The recursion guard before a call, at depth, as the interpreter's
+ * stack_ok sees it: past the depth limit or below the C stack's, the
+ * runtime raises the interpreter's error. */
+static void guard_depth(Em *e, LLVMValueRef depth, IrNode *n) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  if (e->guarded == depth) return;
+  /* Ctrl-C and the time limit are looked at here too, as the
+   * interpreter looks at them on every call */
+  LLVMValueRef intr = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, interrupt)), "interrupt");
+  LLVMSetVolatile(intr, true);
+  LLVMValueRef dl = LLVMBuildLoad2(B, lw->f64, vm_field(e, offsetof(MistVM, deadline)), "deadline");
+  LLVMValueRef due = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, intr, ci32(lw, 0), ""),
+                                 LLVMBuildFCmp(B, LLVMRealOGT, dl, LLVMConstReal(lw->f64, 0.0), ""), "");
+  LLVMValueRef max = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, max_depth)), "max");
+  LLVMValueRef lim = LLVMBuildLoad2(B, lw->i64, vm_field(e, offsetof(MistVM, stack_limit)), "limit");
+  LLVMTypeRef sst;
+  LLVMValueRef ssf = helper(lw, "llvm.stacksave.p0", lw->ptr, 0, NULL, &sst);
+  LLVMValueRef sp = LLVMBuildCall2(B, sst, ssf, NULL, 0, "sp");
+  /* (a NULL limit is 0: no address is below it) */
+  LLVMValueRef low = LLVMBuildICmp(B, LLVMIntULT, LLVMBuildPtrToInt(B, sp, lw->i64, ""), lim, "");
+  LLVMValueRef slow = LLVMBuildOr(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSGE, depth, max, ""), low, ""), due, "");
+  LLVMBasicBlockRef chk = new_block(e, "deep"), go = new_block(e, "call");
+  LLVMBuildCondBr(B, slow, chk, go);
+  LLVMPositionBuilderAtEnd(B, chk);
+  sync_depth(e, depth);
+  LLVMValueRef ok = call(lw, "mist_rt_call_check", lw->i1, 1, (LLVMTypeRef[]){lw->ptr}, (LLVMValueRef[]){e->cx});
+  LLVMBasicBlockRef bad = new_block(e, "toodeep");
+  LLVMBuildCondBr(B, ok, go, bad);
+  LLVMPositionBuilderAtEnd(B, bad);
+  fail_here(e, n);
+  LLVMPositionBuilderAtEnd(B, go);
+  e->guarded = depth;
+}
+
+/* Ctrl-C and the time limit: looked at on calls and loops' back edges. */
+static void poll(Em *e, IrNode *n) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  LLVMValueRef intr = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, interrupt)), "interrupt");
+  LLVMSetVolatile(intr, true);
+  LLVMValueRef dl = LLVMBuildLoad2(B, lw->f64, vm_field(e, offsetof(MistVM, deadline)), "deadline");
+  LLVMValueRef due = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, intr, ci32(lw, 0), ""),
+                                 LLVMBuildFCmp(B, LLVMRealOGT, dl, LLVMConstReal(lw->f64, 0.0), ""), "");
+  LLVMBasicBlockRef chk = new_block(e, "poll"), go = new_block(e, "go");
+  LLVMBuildCondBr(B, due, chk, go);
+  LLVMPositionBuilderAtEnd(B, chk);
+  LLVMValueRef ok = call(lw, "mist_rt_poll", lw->i1, 1, (LLVMTypeRef[]){lw->ptr}, (LLVMValueRef[]){e->cx});
+  LLVMBasicBlockRef bad = new_block(e, "stop");
+  LLVMBuildCondBr(B, ok, go, bad);
+  LLVMPositionBuilderAtEnd(B, bad);
+  fail_here(e, n);
+  LLVMPositionBuilderAtEnd(B, go);
+}
+
+/* Call frame fr with the arguments (as fr's parameters) and free
+ * variables' values at node n.  CALL_PLAIN: the depth is checked, then
+ * counted; CALL_TAIL (a tail call of a user function, whose frame the
+ * interpreter reuses): counted, then checked. */
+static JV *call_frame(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, int how) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  int na = 2;
+  for (int i = 0; i < fr->np; i++) na += fr->prep[i]->nleaves;
+  for (int i = 0; i < fr->nfv; i++) na += fr->fvrep[i]->nleaves;
+  LLVMValueRef *av = lang_alloc((size_t)na * sizeof *av);
+  int k = 0;
+  av[k++] = e->cx;
+  LLVMValueRef d1 = LLVMBuildAdd(B, e->depth, ci32(lw, 1), "");
+  av[k++] = d1;
+  for (int i = 0; i < fr->np; i++) {
+    JV *a = coerce(e, args[i], fr->prep[i], n);
+    if (!a) return NULL;
+    for (int j = 0; j < a->rep->nleaves; j++) av[k++] = a->v[j];
+  }
+  for (int i = 0; i < fr->nfv; i++) {
+    JV *a = coerce(e, fvs[i], fr->fvrep[i], n);
+    if (!a) return NULL;
+    for (int j = 0; j < a->rep->nleaves; j++) av[k++] = a->v[j];
+  }
+  guard_depth(e, how == CALL_TAIL ? d1 : e->depth, n);
+  LLVMValueRef r = LLVMBuildCall2(B, fr->fnty, fr->fn, av, (unsigned)na, "");
+  check(e, LLVMBuildExtractValue(B, r, 0, "ok"), n);
+  JV *out = jv_new(fr->ret);
+  for (int j = 0; j < fr->ret->nleaves; j++) out->v[j] = LLVMBuildExtractValue(B, r, (unsigned)(1 + j), "");
+  return out;
+}
+
+/* A call through the interpreter's ev_call: f and the arguments boxed,
+ * the result unboxed as res (checked). */
+static JV *call_boxed(Em *e, JV *f, int nargs, JV **args, Rep *res, IrNode *n) {
+  Lw *lw = e->lw;
+  LLVMValueRef fp = value_slots(e, 1), av = value_slots(e, nargs), out = value_slots(e, 1);
+  if (!box_into(e, f, fp, n)) return NULL;
+  for (int i = 0; i < nargs; i++)
+    if (!box_into(e, args[i], slot_at(e, av, i), n)) return NULL;
+  sync_depth(e, e->depth);
+  LLVMValueRef ok = call(lw, "mist_rt_call", lw->i1, 5, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32, lw->ptr, lw->ptr},
+                         (LLVMValueRef[]){e->cx, fp, ci32(lw, nargs), av, out});
+  check(e, ok, n);
+  LLVMValueRef tag, pay;
+  load_value(e, out, &tag, &pay);
+  return unbox(e, tag, pay, res, n, true);
+}
+
+/* Primitive p on boxed arguments, the result unboxed as res. */
+static JV *prim_boxed(Em *e, int p, int nargs, JV **args, Rep *res, IrNode *n) {
+  Lw *lw = e->lw;
+  LLVMValueRef av = value_slots(e, nargs), out = value_slots(e, 1);
+  for (int i = 0; i < nargs; i++)
+    if (!box_into(e, args[i], slot_at(e, av, i), n)) return NULL;
+  sync_depth(e, e->depth);
+  LLVMValueRef ok = call(lw, "mist_rt_prim", lw->i1, 5, (LLVMTypeRef[]){lw->ptr, lw->i32, lw->i32, lw->ptr, lw->ptr},
+                         (LLVMValueRef[]){e->cx, ci32(lw, p), ci32(lw, nargs), av, out});
+  check(e, ok, n);
+  LLVMValueRef tag, pay;
+  load_value(e, out, &tag, &pay);
+  return unbox(e, tag, pay, res, n, true);
+}
+
+static bool typed_graph(Lw *lw, IrGraph *g) { return ir_map_get(&lw->typed, g) != NULL; }
+
+/* The result of calling a value of Rep f->rep at node n. */
+static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) {
+  Lw *lw = e->lw;
+  Rep *res = rep_of(lw, type_of(lw, n), n);
+  if (!res) return NULL;
+  if (f->rep->kind == R_CLOSURE) {
+    IrGraph *g = f->rep->graph;
+    JV **fvs = lang_alloc((size_t)(f->rep->n ? f->rep->n : 1) * sizeof *fvs);
+    for (int i = 0; i < f->rep->n; i++) fvs[i] = item_of(f, i);
+    if (!typed_graph(lw, g)) {
+      /* a function of the program that captured nothing, called through
+       * a value: its own specialisation for these arguments */
+      if (nargs != g->nparams) return call_boxed(e, f, nargs, args, res, n);
+      IrType **at = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *at);
+      for (int i = 0; i < nargs; i++) {
+        IrNode *a = n->in[1 + i];
+        at[i] = a->kind == IR_CONST ? ir_infer_value_type(lw->vm, a->value) : type_of(lw, a);
+        /* values left out, as in a signature: a recursion on n - 1
+         * is one specialisation, not one per value of n */
+        at[i] = at[i] ? jit_widen(at[i]) : &ir_t_any;
+      }
+      IrTyped *t = ir_infer(lw->vm, g, nargs, at, NULL);
+      if (!t) {
+        lang_error_clear(lw->vm);
+        nope(lw, n, "a call inference cannot specialise");
+        return NULL;
+      }
+      note_result(lw, t);
+      g = t->graph;
+    }
+    if (nargs != g->nparams) return call_boxed(e, f, nargs, args, res, n);
+    bool user = (g->flags & IRG_FUNCTION) != 0;
+    if (tail && !user) {
+      nope(lw, n, "a tail call of a graph that is not a function, through a value");
+      return NULL;
+    }
+    ir_free_vars(g);
+    Rep **fr = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fr);
+    for (int i = 0; i < g->nfv; i++) fr[i] = fvs[i]->rep;
+    Frame *fm = callee_frame(e, g, fr, n);
+    if (!fm) return NULL;
+    JV *r = call_frame(e, fm, args, fvs, n, tail ? CALL_TAIL : CALL_PLAIN);
+    return r ? coerce(e, r, res, n) : NULL;
+  }
+  if (f->rep->kind == R_BUILTIN || f->rep->kind == R_VALUE) {
+    if (tail && f->rep->kind == R_VALUE) {
+      /* the interpreter's tail call counts a level first when the callee
+       * is a user function: so does this pre-check */
+      guard_depth(e, LLVMBuildAdd(lw->B, e->depth, ci32(lw, 1), ""), n);
+    }
+    return call_boxed(e, f, nargs, args, res, n);
+  }
+  nope(lw, n, "a call of a value that is not a function");
+  return NULL;
+}
+
+/* ---- primitives ---- */
+
+typedef JV *(*LowerFn)(Em *e, IrNode *n, int p, JV **args, int nargs, Rep *res);
+
+static bool is_num(const Rep *r) { return r->kind == R_BOOL || r->kind == R_INT || r->kind == R_FLOAT; }
+
+static LLVMValueRef as_int(Em *e, JV *x) {
+  return x->rep->kind == R_BOOL ? LLVMBuildZExt(e->lw->B, x->v[0], e->lw->i64, "") : x->v[0];
+}
+
+static LLVMValueRef as_float(Em *e, JV *x) {
+  Lw *lw = e->lw;
+  if (x->rep->kind == R_FLOAT) return x->v[0];
+  return LLVMBuildSIToFP(lw->B, as_int(e, x), lw->f64, "");
+}
+
+/* The fast path is taken where fast holds; elsewhere the primitive runs
+ * on boxed arguments (and raises its error, or computes the rare case). */
+static JV *fast_or_prim(Em *e, IrNode *n, int p, JV **args, int nargs, Rep *res, LLVMValueRef fast,
+                        LLVMBasicBlockRef *fast_bb) {
+  Lw *lw = e->lw;
+  LLVMBasicBlockRef f = new_block(e, "fast"), s = new_block(e, "slow");
+  LLVMBuildCondBr(lw->B, fast, f, s);
+  LLVMPositionBuilderAtEnd(lw->B, s);
+  JV *r = prim_boxed(e, p, nargs, args, res, n);
+  if (!r) return NULL;
+  *fast_bb = f;
+  return r;
+}
+
+/* Join the fast path's result (built in fast_bb, now ended by the
+ * caller's position) with the slow one (slow, in block slow_end). */
+static JV *join2(Em *e, JV *fast, LLVMBasicBlockRef fast_end, JV *slow, LLVMBasicBlockRef slow_end) {
+  Lw *lw = e->lw;
+  LLVMBasicBlockRef j = new_block(e, "join");
+  LLVMPositionBuilderAtEnd(lw->B, fast_end);
+  LLVMBuildBr(lw->B, j);
+  LLVMPositionBuilderAtEnd(lw->B, slow_end);
+  LLVMBuildBr(lw->B, j);
+  LLVMPositionBuilderAtEnd(lw->B, j);
+  JV *r = jv_new(fast->rep);
+  LLVMTypeRef *lt = leaf_type_array(lw, fast->rep);
+  for (int i = 0; i < fast->rep->nleaves; i++) {
+    r->v[i] = LLVMBuildPhi(lw->B, lt[i], "");
+    LLVMValueRef vals[2] = {fast->v[i], slow->v[i]};
+    LLVMBasicBlockRef from[2] = {fast_end, slow_end};
+    LLVMAddIncoming(r->v[i], vals, from, 2);
+  }
+  return r;
+}
+
+static JV *scalar(Rep *r, LLVMValueRef v) {
+  JV *x = jv_new(r);
+  x->v[0] = v;
+  return x;
+}
+
+/* Arithmetic with Python's rules (lang/ops.c): ints overflow into an
+ * error, / is a float, // and % round toward minus infinity. */
+static JV *l_arith(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  if (nargs != 2 || !is_num(a[0]->rep) || !is_num(a[1]->rep)) return prim_boxed(e, p, nargs, a, res, n);
+  bool ints = a[0]->rep->kind != R_FLOAT && a[1]->rep->kind != R_FLOAT;
+  if (!ints) {
+    LLVMValueRef x = as_float(e, a[0]), y = as_float(e, a[1]);
+    switch (p) {
+    case IR_P_ADD: return coerce(e, scalar(&r_float, LLVMBuildFAdd(B, x, y, "")), res, n);
+    case IR_P_SUB: return coerce(e, scalar(&r_float, LLVMBuildFSub(B, x, y, "")), res, n);
+    case IR_P_MUL: return coerce(e, scalar(&r_float, LLVMBuildFMul(B, x, y, "")), res, n);
+    case IR_P_TRUEDIV: {
+      LLVMBasicBlockRef fb;
+      LLVMValueRef nz = LLVMBuildFCmp(B, LLVMRealUNE, y, LLVMConstReal(lw->f64, 0.0), "");
+      JV *slow = fast_or_prim(e, n, p, a, nargs, &r_float, nz, &fb);
+      if (!slow) return NULL;
+      LLVMBasicBlockRef se = LLVMGetInsertBlock(B);
+      LLVMPositionBuilderAtEnd(B, fb);
+      JV *fast = scalar(&r_float, LLVMBuildFDiv(B, x, y, ""));
+      return coerce(e, join2(e, fast, LLVMGetInsertBlock(B), slow, se), res, n);
+    }
+    default: return prim_boxed(e, p, nargs, a, res, n);
+    }
+  }
+  LLVMValueRef x = as_int(e, a[0]), y = as_int(e, a[1]);
+  const char *ovf = p == IR_P_ADD ? "llvm.sadd.with.overflow.i64"
+                  : p == IR_P_SUB ? "llvm.ssub.with.overflow.i64"
+                  : p == IR_P_MUL ? "llvm.smul.with.overflow.i64" : NULL;
+  LLVMBasicBlockRef fb;
+  if (ovf) {
+    LLVMTypeRef st = LLVMStructTypeInContext(lw->C, (LLVMTypeRef[]){lw->i64, lw->i1}, 2, false);
+    LLVMValueRef r = call(lw, ovf, st, 2, (LLVMTypeRef[]){lw->i64, lw->i64}, (LLVMValueRef[]){x, y});
+    LLVMValueRef fine = LLVMBuildNot(B, LLVMBuildExtractValue(B, r, 1, ""), "");
+    JV *slow = fast_or_prim(e, n, p, a, nargs, &r_int, fine, &fb);
+    if (!slow) return NULL;
+    LLVMBasicBlockRef se = LLVMGetInsertBlock(B);
+    LLVMPositionBuilderAtEnd(B, fb);
+    JV *fast = scalar(&r_int, LLVMBuildExtractValue(B, r, 0, ""));
+    return coerce(e, join2(e, fast, LLVMGetInsertBlock(B), slow, se), res, n);
+  }
+  if (p == IR_P_TRUEDIV) {
+    /* exact when both fit a double's 53 bits, as lang/ops.c divides */
+    LLVMValueRef lim = ci64(lw, (int64_t)1 << 53);
+    LLVMValueRef in = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntULE, LLVMBuildAdd(B, x, lim, ""), LLVMBuildAdd(B, lim, lim, ""), ""),
+                                   LLVMBuildICmp(B, LLVMIntULE, LLVMBuildAdd(B, y, lim, ""), LLVMBuildAdd(B, lim, lim, ""), ""), "");
+    LLVMValueRef fine = LLVMBuildAnd(B, in, LLVMBuildICmp(B, LLVMIntNE, y, ci64(lw, 0), ""), "");
+    JV *slow = fast_or_prim(e, n, p, a, nargs, &r_float, fine, &fb);
+    if (!slow) return NULL;
+    LLVMBasicBlockRef se = LLVMGetInsertBlock(B);
+    LLVMPositionBuilderAtEnd(B, fb);
+    JV *fast = scalar(&r_float, LLVMBuildFDiv(B, LLVMBuildSIToFP(B, x, lw->f64, ""), LLVMBuildSIToFP(B, y, lw->f64, ""), ""));
+    return coerce(e, join2(e, fast, LLVMGetInsertBlock(B), slow, se), res, n);
+  }
+  if (p == IR_P_FLOORDIV || p == IR_P_MOD) {
+    /* b > 0, the common case: no overflow, and the sign fix-up of
+     * Python's rounding is one comparison */
+    LLVMValueRef fine = LLVMBuildICmp(B, LLVMIntSGT, y, ci64(lw, 0), "");
+    JV *slow = fast_or_prim(e, n, p, a, nargs, &r_int, fine, &fb);
+    if (!slow) return NULL;
+    LLVMBasicBlockRef se = LLVMGetInsertBlock(B);
+    LLVMPositionBuilderAtEnd(B, fb);
+    LLVMValueRef q = LLVMBuildSDiv(B, x, y, ""), m = LLVMBuildSRem(B, x, y, "");
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, m, ci64(lw, 0), "");
+    LLVMValueRef r = p == IR_P_FLOORDIV ? LLVMBuildSelect(B, neg, LLVMBuildSub(B, q, ci64(lw, 1), ""), q, "")
+                                        : LLVMBuildSelect(B, neg, LLVMBuildAdd(B, m, y, ""), m, "");
+    JV *fast = scalar(&r_int, r);
+    return coerce(e, join2(e, fast, LLVMGetInsertBlock(B), slow, se), res, n);
+  }
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+static JV *l_neg(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  if (nargs != 1 || !is_num(a[0]->rep)) return prim_boxed(e, p, nargs, a, res, n);
+  if (a[0]->rep->kind == R_FLOAT)
+    return coerce(e, scalar(&r_float, p == IR_P_NEG ? LLVMBuildFNeg(B, a[0]->v[0], "") : a[0]->v[0]), res, n);
+  LLVMValueRef x = as_int(e, a[0]);
+  if (p == IR_P_POS) return coerce(e, scalar(&r_int, x), res, n);
+  LLVMBasicBlockRef fb;
+  LLVMValueRef fine = LLVMBuildICmp(B, LLVMIntNE, x, ci64(lw, INT64_MIN), "");
+  JV *slow = fast_or_prim(e, n, p, a, nargs, &r_int, fine, &fb);
+  if (!slow) return NULL;
+  LLVMBasicBlockRef se = LLVMGetInsertBlock(B);
+  LLVMPositionBuilderAtEnd(B, fb);
+  JV *fast = scalar(&r_int, LLVMBuildNeg(B, x, ""));
+  return coerce(e, join2(e, fast, LLVMGetInsertBlock(B), slow, se), res, n);
+}
+
+/* Truthiness as i1: scalars here, anything boxed by lang_truthy. */
+static LLVMValueRef truth(Em *e, JV *x, IrNode *n) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  switch (x->rep->kind) {
+  case R_BOOL: return x->v[0];
+  case R_INT: return LLVMBuildICmp(B, LLVMIntNE, x->v[0], ci64(lw, 0), "");
+  case R_FLOAT: return LLVMBuildFCmp(B, LLVMRealUNE, x->v[0], LLVMConstReal(lw->f64, 0.0), "");
+  case R_NONE: case R_UNBOUND: case R_NEVER: return ci1(lw, false);
+  case R_TUPLE: return ci1(lw, x->rep->n > 0);
+  case R_CLOSURE: case R_BUILTIN: return ci1(lw, true);
+  default: break;
+  }
+  LLVMValueRef p = value_slots(e, 1), out = LLVMBuildAlloca(B, lw->i8, "truth");
+  if (!box_into(e, x, p, n)) return NULL;
+  LLVMValueRef ok = call(lw, "mist_rt_truthy", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->ptr},
+                         (LLVMValueRef[]){e->cx, p, out});
+  check(e, ok, n);
+  return LLVMBuildTrunc(B, LLVMBuildLoad2(B, lw->i8, out, ""), lw->i1, "");
+}
+
+static JV *l_truth(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  if (nargs != 1) return prim_boxed(e, p, nargs, a, res, n);
+  LLVMValueRef t = truth(e, a[0], n);
+  if (!t) return NULL;
+  if (p == IR_P_NOT) t = LLVMBuildNot(e->lw->B, t, "");
+  return coerce(e, scalar(&r_bool, t), res, n);
+}
+
+/* Comparisons of two ints (or bools) or two floats; mixed and other
+ * kinds through the primitive (an int and a float compare exactly). */
+static JV *l_cmp(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  if (nargs != 2) return prim_boxed(e, p, nargs, a, res, n);
+  Rep *x = a[0]->rep, *y = a[1]->rep;
+  static const LLVMIntPredicate ip[] = {LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+  static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT, LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
+  int k = p == IR_P_EQ ? 0 : p == IR_P_NE ? 1 : p == IR_P_LT ? 2 : p == IR_P_LE ? 3 : p == IR_P_GT ? 4 : 5;
+  if ((x->kind == R_INT || x->kind == R_BOOL) && (y->kind == R_INT || y->kind == R_BOOL))
+    return coerce(e, scalar(&r_bool, LLVMBuildICmp(B, ip[k], as_int(e, a[0]), as_int(e, a[1]), "")), res, n);
+  if (x->kind == R_FLOAT && y->kind == R_FLOAT)
+    return coerce(e, scalar(&r_bool, LLVMBuildFCmp(B, fp[k], a[0]->v[0], a[1]->v[0], "")), res, n);
+  if ((p == IR_P_EQ || p == IR_P_NE) && x->kind == R_NONE && y->kind == R_NONE)
+    return coerce(e, scalar(&r_bool, ci1(lw, p == IR_P_EQ)), res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+static JV *l_make_tuple(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Rep **items = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *items);
+  for (int i = 0; i < nargs; i++) items[i] = a[i]->rep;
+  JV *t = jv_new(rep_new(R_TUPLE, nargs, items));
+  int k = 0;
+  for (int i = 0; i < nargs; i++)
+    for (int j = 0; j < items[i]->nleaves; j++) t->v[k++] = a[i]->v[j];
+  return coerce(e, t, res, n);
+}
+
+/* The constant int an argument is, when inference knows it. */
+static bool known_int(Em *e, IrNode *x, int64_t *v) {
+  if (x->kind == IR_CONST && x->value.tag == V_INT) {
+    *v = x->value.i;
+    return true;
+  }
+  IrType *t = type_of(e->lw, x);
+  if (t && t->kind == IT_INT && t->has_val && !t->or_none && !t->or_unbound) {
+    *v = t->ival;
+    return true;
+  }
+  return false;
+}
+
+static JV *l_getitem(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  int64_t i;
+  if (nargs == 2 && a[0]->rep->kind == R_TUPLE && known_int(e, n->in[2], &i)) {
+    int len = a[0]->rep->n;
+    if (i < 0) i += len;
+    if (i >= 0 && i < len) return coerce(e, item_of(a[0], (int)i), res, n);
+  }
+  if (a[0]->rep->kind == R_TUPLE && res->kind != R_NEVER) {
+    /* an index not known: through the primitive on the boxed tuple */
+    return prim_boxed(e, p, nargs, a, res, n);
+  }
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+static JV *l_unpack(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  int64_t k;
+  if (nargs == 2 && a[0]->rep->kind == R_TUPLE && known_int(e, n->in[2], &k) && k == a[0]->rep->n)
+    return coerce(e, a[0], res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+static JV *l_len(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  if (nargs == 1 && a[0]->rep->kind == R_TUPLE) return coerce(e, scalar(&r_int, ci64(e->lw, a[0]->rep->n)), res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+/* switch(c, a, b) as a value (not called right away): a select. */
+static JV *l_switch(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Lw *lw = e->lw;
+  if (nargs != 3) return prim_boxed(e, p, nargs, a, res, n);
+  LLVMValueRef c = truth(e, a[0], n);
+  if (!c) return NULL;
+  JV *x = coerce(e, a[1], res, n);
+  JV *y = x ? coerce(e, a[2], res, n) : NULL;
+  if (!y) return NULL;
+  JV *r = jv_new(res);
+  for (int i = 0; i < res->nleaves; i++) r->v[i] = LLVMBuildSelect(lw->B, c, x->v[i], y->v[i], "");
+  return r;
+}
+
+/* check_bound(x, name): x, unless it is Unbound (the primitive raises). */
+static JV *l_check_bound(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Lw *lw = e->lw;
+  Rep *r = a[0]->rep;
+  if (nargs == 2 && r->kind == R_MAYBE && r->unbound) {
+    LLVMBasicBlockRef fb;
+    JV *slow = fast_or_prim(e, n, p, a, nargs, res, a[0]->v[0], &fb);
+    if (!slow) return NULL;
+    LLVMBasicBlockRef se = LLVMGetInsertBlock(lw->B);
+    LLVMPositionBuilderAtEnd(lw->B, fb);
+    JV *fast = coerce(e, item_of(a[0], 0), res, n);
+    if (!fast) return NULL;
+    return join2(e, fast, LLVMGetInsertBlock(lw->B), slow, se);
+  }
+  if (nargs == 2 && r->kind != R_VALUE && r->kind != R_UNBOUND && r->kind != R_MAYBE) return coerce(e, a[0], res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+static JV *l_identity(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  if (nargs == 1) return coerce(e, a[0], res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+#define NOLOWER NULL
+#define LOWER(f) f
+static const LowerFn prim_lowering[IR_NPRIMS] = {
+#define PRIM(e, name, arity, flags, eval, type, none, rev, fwd, lower, shard, doc) [IR_P_##e] = lower,
+#include "ir/ops.def"
+#undef PRIM
+};
+
+/* ---- the body of a frame ---- */
+
+static int emit_body(Em *e, IrGraph *g, bool ret, JV **value);
+
+static bool switch_inlined(Em *e, IrNode *s) {
+  if (ir_node_prim(s) != IR_P_SWITCH || ir_map_int(&e->uses, s, -1) != 1) return false;
+  IrGraph *a = ir_node_graph(s->in[2]), *b = ir_node_graph(s->in[3]);
+  if (!a || !b || a->nparams || b->nparams) return false;
+  for (int i = 0; i < s->graph->nnodes; i++) {
+    IrNode *m = s->graph->nodes[i];
+    if (m->nin == 1 && m->in[0] == s) return true;
+  }
+  return false;
+}
+
+static bool fvs_available(Em *e, IrGraph *h) {
+  ir_free_vars(h);
+  for (int i = 0; i < h->nfv; i++)
+    if (!ir_map_get(&e->vals, h->fv[i]) && h->fv[i]->graph && !ir_is_ancestor(e->f->g, h->fv[i]->graph))
+      return false;
+  return true;
+}
+
+/* The result of a graph run as blocks here: returned (ret) or handed
+ * to the caller. */
+static int finish_value(Em *e, IrNode *n, JV *v, bool ret, JV **value) {
+  Lw *lw = e->lw;
+  if (!ret) {
+    *value = v;
+    return 0;
+  }
+  JV *r = coerce(e, v, e->f->ret, n);
+  if (!r) return -1;
+  LLVMValueRef agg = LLVMGetUndef(e->f->retty);
+  agg = LLVMBuildInsertValue(lw->B, agg, ci1(lw, true), 0, "");
+  for (int i = 0; i < r->rep->nleaves; i++) agg = LLVMBuildInsertValue(lw->B, agg, r->v[i], (unsigned)(1 + i), "");
+  LLVMBuildRet(lw->B, agg);
+  e->dead = true;
+  return 1;
+}
+
+/* switch(c, @a, @b)() at n: the two graphs as blocks. */
+static int emit_switch(Em *e, IrNode *sw, IrNode *n, bool tail, JV **value) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  IrGraph *a = ir_node_graph(sw->in[2]), *b = ir_node_graph(sw->in[3]);
+  IrType *ct = type_of(lw, sw->in[1]);
+  JV *c = val(e, sw->in[1], sw);
+  if (!c) return -1;
+  if (ct && ct->kind == IT_BOOL && ct->has_val && !ct->or_none && !ct->or_unbound) {
+    /* inference took one branch only: the other was not specialised */
+    JV *v = NULL;
+    int r = emit_body(e, ct->ival ? a : b, tail, &v);
+    if (r != 0 || tail) return r;
+    bind(e, n, v);
+    return 0;
+  }
+  LLVMValueRef cond = truth(e, c, sw);
+  if (!cond) return -1;
+  LLVMBasicBlockRef tb = new_block(e, "then"), eb = new_block(e, "else");
+  LLVMBuildCondBr(B, cond, tb, eb);
+  Rep *res = NULL;
+  if (!tail && !(res = rep_of(lw, type_of(lw, n), n))) return -1;
+  LLVMBasicBlockRef ends[2];
+  JV *vals[2] = {NULL, NULL};
+  IrGraph *gs[2] = {a, b};
+  LLVMBasicBlockRef starts[2] = {tb, eb};
+  LLVMValueRef before = e->guarded;   /* holds in both branches and after them */
+  for (int k = 0; k < 2; k++) {
+    LLVMPositionBuilderAtEnd(B, starts[k]);
+    e->dead = false;
+    e->guarded = before;
+    JV *v = NULL;
+    int r = emit_body(e, gs[k], tail, &v);
+    if (r < 0) return -1;
+    if (!tail && !e->dead && v) {
+      vals[k] = coerce(e, v, res, n);
+      if (!vals[k]) return -1;
+      ends[k] = LLVMGetInsertBlock(B);
+    }
+  }
+  if (tail) {
+    e->dead = true;
+    return 1;
+  }
+  int live = (vals[0] != NULL) + (vals[1] != NULL);
+  if (!live) {
+    e->dead = true;
+    *value = NULL;
+    return 0;
+  }
+  LLVMBasicBlockRef j = new_block(e, "endif");
+  for (int k = 0; k < 2; k++)
+    if (vals[k]) {
+      LLVMPositionBuilderAtEnd(B, ends[k]);
+      LLVMBuildBr(B, j);
+    }
+  LLVMPositionBuilderAtEnd(B, j);
+  e->dead = false;
+  e->guarded = before;
+  JV *r = jv_new(res);
+  LLVMTypeRef *lt = leaf_type_array(lw, res);
+  for (int i = 0; i < res->nleaves; i++) {
+    r->v[i] = LLVMBuildPhi(B, lt[i], "");
+    for (int k = 0; k < 2; k++)
+      if (vals[k]) LLVMAddIncoming(r->v[i], &vals[k]->v[i], &ends[k], 1);
+  }
+  bind(e, n, r);
+  return 0;
+}
+
+/* A tail call of graph h with the arguments of n, as a jump to h's
+ * block (made here the first time, with phis for its parameters). */
+static int emit_jump(Em *e, IrGraph *h, IrNode *n) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  int nargs = n->nin - 1;
+  JV **args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *args);
+  for (int i = 0; i < nargs; i++)
+    if (!(args[i] = val(e, n->in[1 + i], n))) return -1;
+  Block *bk = ir_map_get(&e->blocks, h);
+  bool first = bk == NULL;
+  if (first) {
+    bk = lang_alloc(sizeof *bk);
+    bk->np = h->nparams;
+    bk->prep = lang_alloc((size_t)(h->nparams ? h->nparams : 1) * sizeof *bk->prep);
+    for (int i = 0; i < h->nparams; i++)
+      if (!(bk->prep[i] = rep_of(lw, type_of(lw, h->params[i]), h->params[i]))) return -1;
+  }
+  LLVMValueRef *in = lang_alloc(sizeof(LLVMValueRef) * 1);
+  int nl = 0;
+  for (int i = 0; i < h->nparams; i++) nl += bk->prep[i]->nleaves;
+  in = lang_alloc((size_t)(nl ? nl : 1) * sizeof *in);
+  int k = 0;
+  for (int i = 0; i < h->nparams; i++) {
+    JV *a = coerce(e, args[i], bk->prep[i], n);
+    if (!a) return -1;
+    for (int j = 0; j < a->rep->nleaves; j++) in[k++] = a->v[j];
+  }
+  if (!first) poll(e, n);   /* a back edge: a loop going round */
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+  if (first) {
+    bk->bb = new_block(e, h->name->data);
+    LLVMBuildBr(B, bk->bb);
+    LLVMPositionBuilderAtEnd(B, bk->bb);
+    bk->phis = lang_alloc((size_t)(nl ? nl : 1) * sizeof *bk->phis);
+    k = 0;
+    for (int i = 0; i < h->nparams; i++) {
+      JV *p = jv_new(bk->prep[i]);
+      LLVMTypeRef *lt = leaf_type_array(lw, bk->prep[i]);
+      for (int j = 0; j < bk->prep[i]->nleaves; j++) {
+        p->v[j] = bk->phis[k] = LLVMBuildPhi(B, lt[j], "");
+        LLVMAddIncoming(bk->phis[k], &in[k], &from, 1);
+        k++;
+      }
+      bind(e, h->params[i], p);
+    }
+    ir_map_put(&e->blocks, h, bk);
+    e->dead = false;
+    e->guarded = NULL;
+    return emit_body(e, h, true, NULL) < 0 ? -1 : 1;
+  }
+  for (int i = 0; i < nl; i++) LLVMAddIncoming(bk->phis[i], &in[i], &from, 1);
+  LLVMBuildBr(B, bk->bb);
+  e->dead = true;
+  return 1;
+}
+
+/* global(name): its value now, which the code assumes it keeps (a
+ * guard checked on entry) when it is a function or a builtin. */
+static JV *emit_global(Em *e, IrNode *n) {
+  Lw *lw = e->lw;
+  ObjStr *name = AS_STR(n->in[1]->value);
+  ObjModule *m = n->graph->module;
+  Value v = v_unbound(), slot;
+  if (m && m->names && lang_dict_get(m->names, name, &slot)) v = m->slots[slot.i];
+  if (v.tag == V_UNBOUND && !(lw->vm->builtins && lang_dict_get(lw->vm->builtins, name, &v))) {
+    /* a def of a module not run yet (emit-llvm), as inference typed it */
+    IrType *t = type_of(lw, n);
+    if (!t || t->kind != IT_CLOSURE || t->ctx || (ir_free_vars(t->graph), t->graph->nfv)) {
+      nope(lw, n, "global '%s' is not bound when compiled", name->data);
+      return NULL;
+    }
+    v = v_obj(ev_closure(lw->vm, t->graph, NULL));
+  }
+  if (v_is_obj(v, O_FUNC) || v_is_obj(v, O_BUILTIN)) {
+    add_guard(lw, m, name, v);
+    if (v_is_obj(v, O_BUILTIN)) {
+      Rep *r = rep_new(R_BUILTIN, 0, NULL);
+      r->builtin = AS_BUILTIN(v);
+      return jv_new(r);
+    }
+    if (AS_FUNC(v)->nenv == 0) {
+      Rep *r = rep_new(R_CLOSURE, 0, NULL);
+      r->graph = AS_FUNC(v)->graph;
+      return jv_new(r);
+    }
+    int k = add_const(lw, v);
+    JV *c = jv_new(&r_value);
+    c->v[0] = const_word(lw, e, k, 0);
+    c->v[1] = const_word(lw, e, k, 1);
+    return c;
+  }
+  Rep *res = rep_of(lw, type_of(lw, n), n);
+  if (!res) return NULL;
+  if (res->kind != R_VALUE) {
+    nope(lw, n, "global '%s' holds a %s, which may change", name->data, lang_type_name(v));
+    return NULL;
+  }
+  int site = add_site(lw, n, e->f->g);
+  LLVMValueRef out = value_slots(e, 1);
+  LLVMValueRef ok = call(lw, "mist_rt_global", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->i32, lw->ptr},
+                         (LLVMValueRef[]){e->cx, ci32(lw, site), out});
+  check(e, ok, n);
+  LLVMValueRef tag, pay;
+  load_value(e, out, &tag, &pay);
+  return unbox(e, tag, pay, res, n, true);
+}
+
+/* One node.  Returns 1 when it ended the block (a return or a jump for
+ * a tail call), 0 when not, -1 when it cannot be compiled. */
+static int emit_node(Em *e, IrNode *n, bool tail, JV **value) {
+  Lw *lw = e->lw;
+  if (switch_inlined(e, n)) return 0;
+  IrNode *f = n->in[0];
+  if (n->nin == 1 && f->kind == IR_APPLY && switch_inlined(e, f)) return emit_switch(e, f, n, tail, value);
+  int p = ir_node_prim(n);
+  int nargs = n->nin - 1;
+  JV **args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *args);
+  if (p == IR_P_GLOBAL) {
+    JV *v = emit_global(e, n);
+    if (!v) return -1;
+    bind(e, n, v);
+    return 0;
+  }
+  if (p == IR_P_SET_GLOBAL || p == IR_P_IMPORT) return nope(lw, n, "a module's statement") ? 0 : -1;
+  IrGraph *h = ir_node_graph(f);
+  if (p < 0 && h && h->nparams == nargs && !(tail && (h->flags & IRG_FUNCTION))) {
+    bool user = (h->flags & IRG_FUNCTION) != 0;
+    if (tail && !user && (h == e->f->g || fvs_available(e, h))) return emit_jump(e, h, n);
+  }
+  for (int i = 0; i < nargs; i++)
+    if (!(args[i] = val(e, n->in[1 + i], n))) return -1;
+  JV *r;
+  if (p >= 0) {
+    Rep *res = rep_of(lw, type_of(lw, n), n);
+    if (!res) return -1;
+    LowerFn lf = prim_lowering[p];
+    r = lf ? lf(e, n, p, args, nargs, res) : prim_boxed(e, p, nargs, args, res, n);
+  } else if (h && h->nparams == nargs && !(tail && (h->flags & IRG_FUNCTION))) {
+    /* a graph called where it is made: its own frame */
+    ir_free_vars(h);
+    JV **fvs = lang_alloc((size_t)(h->nfv ? h->nfv : 1) * sizeof *fvs);
+    Rep **fr = lang_alloc((size_t)(h->nfv ? h->nfv : 1) * sizeof *fr);
+    for (int i = 0; i < h->nfv; i++) {
+      if (!(fvs[i] = val(e, h->fv[i], n))) return -1;
+      fr[i] = fvs[i]->rep;
+    }
+    Rep *res = rep_of(lw, type_of(lw, n), n);
+    Frame *fm = res ? callee_frame(e, h, fr, n) : NULL;
+    if (!fm) return -1;
+    r = call_frame(e, fm, args, fvs, n, CALL_PLAIN);
+    if (r) r = coerce(e, r, res, n);
+  } else {
+    JV *fv = val(e, f, n);
+    if (!fv) return -1;
+    r = call_value(e, n, fv, nargs, args, tail);
+  }
+  if (!r) return -1;
+  IrType *t = type_of(lw, n);
+  if (t && t->kind == IT_NEVER) {
+    /* it raises: nothing after it runs */
+    LLVMValueRef tag, pay;
+    if (!box(e, r, &tag, &pay, n)) return -1;
+    bad_value(e, tag, pay, n);
+    e->dead = true;
+    return 1;
+  }
+  bind(e, n, r);
+  if (tail) {
+    JV *dummy = NULL;
+    return finish_value(e, n, r, true, &dummy);
+  }
+  return 0;
+}
+
+/* Emit g's nodes and its result: returned (ret) or in *value.  Returns
+ * 1 when the block ended, 0 when not, -1 when something cannot be
+ * compiled. */
+static int emit_body(Em *e, IrGraph *g, bool ret, JV **value) {
+  IrNode *last = g->nnodes ? g->nodes[g->nnodes - 1] : NULL;
+  for (int i = 0; i < g->nnodes; i++) {
+    IrNode *n = g->nodes[i];
+    bool tail = ret && n == g->ret && n == last;
+    JV *v = NULL;
+    int r = emit_node(e, n, tail, &v);
+    if (r < 0) return -1;
+    if (r > 0 || e->dead) return 1;
+  }
+  IrNode *rn = g->ret;
+  JV *v = rn ? val(e, rn, rn) : jv_new(&r_none);
+  if (!v) return -1;
+  return finish_value(e, rn ? rn : last, v, ret, value);
+}
+
+static bool emit_frame(Lw *lw, Frame *f) {
+  Em em = {0}, *e = &em;
+  e->lw = lw;
+  e->f = f;
+  e->fn = f->fn;
+  IrGraph *g = f->g;
+  NodeMap seen = {0};
+  count_uses(&e->uses, g, &seen);
+  e->entry = new_block(e, "entry");
+  LLVMPositionBuilderAtEnd(lw->B, e->entry);
+  e->cx = LLVMGetParam(f->fn, 0);
+  e->depth = LLVMGetParam(f->fn, 1);
+  e->vm = LLVMBuildLoad2(lw->B, lw->ptr, e->cx, "vm");
+  int k = 2;
+  JV **params = lang_alloc((size_t)(g->nparams ? g->nparams : 1) * sizeof *params);
+  for (int i = 0; i < g->nparams; i++) {
+    params[i] = jv_new(f->prep[i]);
+    for (int j = 0; j < f->prep[i]->nleaves; j++) params[i]->v[j] = LLVMGetParam(f->fn, (unsigned)k++);
+  }
+  for (int i = 0; i < f->nfv; i++) {
+    JV *v = jv_new(f->fvrep[i]);
+    for (int j = 0; j < f->fvrep[i]->nleaves; j++) v->v[j] = LLVMGetParam(f->fn, (unsigned)k++);
+    bind(e, f->fv[i], v);
+  }
+  /* the graph's own block, with phis, for its tail calls of itself */
+  Block *bk = lang_alloc(sizeof *bk);
+  bk->np = g->nparams;
+  bk->prep = f->prep;
+  int nl = 0;
+  for (int i = 0; i < g->nparams; i++) nl += f->prep[i]->nleaves;
+  bk->phis = lang_alloc((size_t)(nl ? nl : 1) * sizeof *bk->phis);
+  bk->bb = new_block(e, "start");
+  LLVMBuildBr(lw->B, bk->bb);
+  LLVMPositionBuilderAtEnd(lw->B, bk->bb);
+  k = 0;
+  for (int i = 0; i < g->nparams; i++) {
+    JV *p = jv_new(f->prep[i]);
+    LLVMTypeRef *lt = leaf_type_array(lw, f->prep[i]);
+    for (int j = 0; j < f->prep[i]->nleaves; j++) {
+      p->v[j] = bk->phis[k] = LLVMBuildPhi(lw->B, lt[j], "");
+      LLVMAddIncoming(bk->phis[k], &params[i]->v[j], &e->entry, 1);
+      k++;
+    }
+    bind(e, g->params[i], p);
+  }
+  ir_map_put(&e->blocks, g, bk);
+  return emit_body(e, g, true, NULL) >= 0;
+}
+
+/* ---- the entry ---- */
+
+/* bool entry(cx, params, env, out): the signature's values unboxed,
+ * the function's frame called, its result boxed. */
+static bool emit_entry(Lw *lw, Frame *root, IrGraph *orig, const char *name) {
+  LLVMTypeRef fty = LLVMFunctionType(lw->i1, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->ptr, lw->ptr}, 4, false);
+  LLVMValueRef fn = LLVMAddFunction(lw->M, name, fty);
+  Em em = {0}, *e = &em;
+  e->lw = lw;
+  e->f = root;
+  e->fn = fn;
+  e->entry = new_block(e, "entry");
+  LLVMPositionBuilderAtEnd(lw->B, e->entry);
+  e->cx = LLVMGetParam(fn, 0);
+  e->vm = LLVMBuildLoad2(lw->B, lw->ptr, e->cx, "vm");
+  LLVMValueRef params = LLVMGetParam(fn, 1), env = LLVMGetParam(fn, 2), out = LLVMGetParam(fn, 3);
+  JV **args = lang_alloc((size_t)(root->np ? root->np : 1) * sizeof *args);
+  JV **fvs = lang_alloc((size_t)(root->nfv ? root->nfv : 1) * sizeof *fvs);
+  for (int i = 0; i < root->np; i++) {
+    LLVMValueRef tag, pay;
+    load_value(e, slot_at(e, params, i), &tag, &pay);
+    if (!(args[i] = unbox(e, tag, pay, root->prep[i], root->g->params[i], false))) return false;
+  }
+  for (int i = 0; i < root->nfv; i++) {
+    int j = 0;
+    while (j < orig->nfv && orig->fv[j] != root->fv[i]) j++;
+    if (j == orig->nfv) return nope(lw, root->fv[i], "a free variable of the copy that the function does not have");
+    LLVMValueRef tag, pay;
+    load_value(e, slot_at(e, env, j), &tag, &pay);
+    if (!(fvs[i] = unbox(e, tag, pay, root->fvrep[i], root->fv[i], false))) return false;
+  }
+  /* the frame's own failures return false from here too; its depth is
+   * the one the runtime counted for it, and is left so */
+  int na = 2;
+  for (int i = 0; i < root->np; i++) na += root->prep[i]->nleaves;
+  for (int i = 0; i < root->nfv; i++) na += root->fvrep[i]->nleaves;
+  LLVMValueRef *av = lang_alloc((size_t)na * sizeof *av);
+  int k = 0;
+  av[k++] = e->cx;
+  e->depth = LLVMBuildLoad2(lw->B, lw->i32, vm_field(e, offsetof(MistVM, depth)), "depth");
+  av[k++] = e->depth;
+  for (int i = 0; i < root->np; i++)
+    for (int j = 0; j < args[i]->rep->nleaves; j++) av[k++] = args[i]->v[j];
+  for (int i = 0; i < root->nfv; i++)
+    for (int j = 0; j < fvs[i]->rep->nleaves; j++) av[k++] = fvs[i]->v[j];
+  LLVMValueRef r = LLVMBuildCall2(lw->B, root->fnty, root->fn, av, (unsigned)na, "");
+  sync_depth(e, e->depth);
+  LLVMBasicBlockRef good = new_block(e, "ok"), bad = new_block(e, "fail");
+  LLVMBuildCondBr(lw->B, LLVMBuildExtractValue(lw->B, r, 0, ""), good, bad);
+  LLVMPositionBuilderAtEnd(lw->B, bad);
+  LLVMBuildRet(lw->B, ci1(lw, false));
+  LLVMPositionBuilderAtEnd(lw->B, good);
+  JV *res = jv_new(root->ret);
+  for (int j = 0; j < root->ret->nleaves; j++) res->v[j] = LLVMBuildExtractValue(lw->B, r, (unsigned)(1 + j), "");
+  /* boxing may call the runtime: its frame is the entry's, with no sites */
+  LLVMValueRef tag, pay;
+  if (!box(e, res, &tag, &pay, root->g->ret)) return false;
+  store_value(e, out, tag, pay);
+  LLVMBuildRet(lw->B, ci1(lw, true));
+  return true;
+}
+
+bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, const char *prefix,
+               Lowered *out, const char **why) {
+  Lw lwv = {0}, *lw = &lwv;
+  lw->vm = vm;
+  lw->C = ctx;
+  lw->prefix = prefix;
+  lw->M = LLVMModuleCreateWithNameInContext(prefix, ctx);
+  lw->B = LLVMCreateBuilderInContext(ctx);
+  lw->i1 = LLVMInt1TypeInContext(ctx);
+  lw->i8 = LLVMInt8TypeInContext(ctx);
+  lw->i32 = LLVMInt32TypeInContext(ctx);
+  lw->i64 = LLVMInt64TypeInContext(ctx);
+  lw->f64 = LLVMDoubleTypeInContext(ctx);
+  lw->ptr = LLVMPointerTypeInContext(ctx, 0);
+  lw->voidt = LLVMVoidTypeInContext(ctx);
+  lw->valuet = LLVMArrayType2(lw->i64, 2);
+  note_result(lw, t);
+  IrGraph *root = t->graph;
+  ir_free_vars(root);
+  ir_free_vars(g);
+  Rep **fr = lang_alloc((size_t)(root->nfv ? root->nfv : 1) * sizeof *fr);
+  bool ok = true;
+  for (int i = 0; i < root->nfv && ok; i++) {
+    int j = 0;
+    while (j < g->nfv && g->fv[j] != root->fv[i]) j++;
+    ok = j < g->nfv ? (fr[i] = rep_of(lw, sig[g->nparams + j], root->fv[i])) != NULL
+                    : nope(lw, root->fv[i], "a free variable of the copy that the function does not have");
+  }
+  Frame *rf = ok ? get_frame(lw, root, fr, 0, root->ret) : NULL;
+  ok = rf != NULL;
+  for (int i = 0; ok && i < lw->ntodo; i++) ok = emit_frame(lw, lw->todo[i]);
+  const char *entry = lang_str_fmt("%sentry", prefix)->data;
+  if (ok) ok = emit_entry(lw, rf, g, entry);
+  LLVMDisposeBuilder(lw->B);
+  if (ok) {
+    char *msg = NULL;
+    if (LLVMVerifyModule(lw->M, LLVMReturnStatusAction, &msg)) {
+      ok = nope(lw, NULL, "LLVM's verifier: %s", msg ? msg : "?");
+    }
+    LLVMDisposeMessage(msg);
+  }
+  if (!ok) {
+    LLVMDisposeModule(lw->M);
+    *why = lw->why ? lw->why : "the lowering failed";
+    return false;
+  }
+  out->mod = lw->M;
+  out->entry = entry;
+  out->sites = lw->sites;
+  out->nsites = lw->nsites;
+  out->consts = lw->consts;
+  out->nconsts = lw->nconsts;
+  out->guards = lw->guards;
+  out->nguards = lw->nguards;
+  return true;
+}

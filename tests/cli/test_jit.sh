@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# tests/cli/test_jit.sh MIST: graph mode from the command line
+# (docs/jit.md): --mode, MIST_JIT_LOG's line per compilation (once per
+# function and signature: a seen signature never compiles again).
+set -u
+mist=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fails=0
+
+# expect NAME STATUS PATTERN COMMAND...: COMMAND exits STATUS and its
+# stdout and stderr together match the extended regex PATTERN
+expect() {
+  local name=$1 status=$2 pattern=$3
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$status" ] || ! grep -Eq -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: exit $rc (expected $status), output:"
+    echo "$out" | head -20
+    fails=$((fails + 1))
+  fi
+}
+
+# count NAME WANT PATTERN COMMAND...: COMMAND's stderr has WANT lines
+# matching PATTERN
+count() {
+  local name=$1 want=$2 pattern=$3
+  shift 3
+  local got
+  got=$("$@" 2>&1 >/dev/null | grep -Ec -- "$pattern")
+  if [ "$got" != "$want" ]; then
+    echo "FAIL $name: $got lines match '$pattern', expected $want:"
+    "$@" 2>&1 >/dev/null | head -20
+    fails=$((fails + 1))
+  fi
+}
+
+cat > "$dir/fib.ms" <<'MS'
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+print(fib(20))
+print(fib(2.0))
+MS
+
+expect mode-graph 0 '^6765$' "$mist" --mode=graph "$dir/fib.ms"
+expect mode-eager 0 '^6765$' "$mist" --mode=eager "$dir/fib.ms"
+expect mode-and-dump 0 '^# ---- ir: ' "$mist" --mode=graph --dump=ir "$dir/fib.ms"
+expect mode-bad 2 "option --mode needs 'eager' or 'graph'" "$mist" --mode=fast "$dir/fib.ms"
+expect mode-missing 2 "option --mode needs" "$mist" --mode "$dir/fib.ms"
+expect mode-e 0 '^1$' "$mist" --mode=graph -e 'print(1)'
+
+# one line per signature: fib(int) once for its 21891 calls, fib(float) once
+count log-once 1 '^jit: fib\(int\) -> int \(.*fib.ms:1\): ' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
+count log-float 1 '^jit: fib\(float\) -> float .*: ' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
+count log-eager 0 '^jit: ' env MIST_JIT_LOG=1 "$mist" "$dir/fib.ms"
+count log-off 0 '^jit: ' "$mist" --mode=graph "$dir/fib.ms"
+count log-jit-call 1 '^jit: <lambda>\(int\)' env MIST_JIT_LOG=1 "$mist" -e 'sq = jit(lambda x: x * x)
+print(sq(3), sq(4))'
+count log-set-mode 1 '^jit: sq\(int\)' env MIST_JIT_LOG=1 "$mist" -e 'def sq(x):
+    return x * x
+print(sq(1))
+set_mode("graph")
+print(sq(2))
+set_mode("eager")
+print(sq(3))'
+
+# native code: fib compiles (the code generator loads), and LLVM is
+# loaded only by a program that compiles something
+count native-fib 1 '^jit: fib\(int\) -> int .*: compiled' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/fib.ms"
+loads_llvm() { LD_DEBUG=libs "$@" 2>&1 >/dev/null | grep -ci 'init: .*libLLVM' || true; }
+if [ "$(loads_llvm "$mist" -e 'print(1)')" != 0 ]; then
+  echo "FAIL no-llvm: mist -e 'print(1)' loaded LLVM"
+  fails=$((fails + 1))
+fi
+if [ "$(loads_llvm "$mist" --mode=graph -e 'print(1)')" != 0 ]; then
+  echo "FAIL no-llvm-graph: mist --mode=graph -e 'print(1)' loaded LLVM"
+  fails=$((fails + 1))
+fi
+if [ "$(loads_llvm "$mist" --mode=graph "$dir/fib.ms")" = 0 ]; then
+  echo "FAIL llvm-loaded: compiling fib did not load LLVM"
+  fails=$((fails + 1))
+fi
+# a code generator that cannot be loaded: the interpreter runs
+# everything, with the same output, and the log says why
+expect no-cg 0 '^6765$' env MIST_JIT_LIB=/nonexistent/libmist_jit.so "$mist" --mode=graph "$dir/fib.ms"
+count no-cg-why 1 'interpreted .*cannot load the code generator' env MIST_JIT_LOG=1 MIST_JIT_LIB=/nonexistent/libmist_jit.so "$mist" -e 'print(jit(lambda x: x + 1)(2))'
+
+# a global a compiled function read is bound again: compiled again
+# (f reads g as a global: g is bound after f's def runs)
+cat > "$dir/rebind.ms" <<'MS'
+def f(x):
+    return g(x) * 2
+def g(x):
+    return x + 1
+print(f(1))
+def g(x):
+    return x - 1
+print(f(1))
+MS
+expect rebind 0 '^4 0$' bash -c "\"$mist\" --mode=graph \"$dir/rebind.ms\" | tr '\\n' ' ' | sed 's/ $//'"
+count rebind-log 1 'bound again' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/rebind.ms"
+
+# mist emit-llvm: the IR of a function for the types named; what is
+# not compiled natively says why; bad usage is exit 2
+printf 'def sq(x):\n    return x * x\ndef words(n):\n    return [str(i) for i in range(n)]\n' > "$dir/e.ms"
+printf 'def scale(t):\n    return t * 2.0\n' >> "$dir/e.ms"
+expect emit 0 'fmul double' "$mist" emit-llvm "$dir/e.ms" sq float
+expect emit-int 0 'llvm.smul.with.overflow.i64' "$mist" emit-llvm "$dir/e.ms" sq int
+expect emit-boxed 0 'mist_rt_call' "$mist" emit-llvm "$dir/e.ms" words int
+expect emit-not-native 1 'scale is not compiled natively for these types: .*f32\[3\].*e.ms:5' "$mist" emit-llvm "$dir/e.ms" scale 'f32[3]'
+expect emit-no-name 1 "no top-level function named 'nope'" "$mist" emit-llvm "$dir/e.ms" nope int
+expect emit-bad-type 2 "bad argument type 'f33'" "$mist" emit-llvm "$dir/e.ms" sq f33
+expect emit-usage 2 'emit-llvm: expected FILE.ms NAME' "$mist" emit-llvm "$dir/e.ms"
+expect emit-arity 1 'takes 1 argument but the signature gives 2' "$mist" emit-llvm "$dir/e.ms" sq int int
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails check(s) failed"
+  exit 1
+fi
+echo "all jit command-line checks passed"

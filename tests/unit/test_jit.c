@@ -1,0 +1,341 @@
+/* test_jit.c: graph mode against eager mode on random programs, through
+ * the public API (docs/jit.md).
+ *
+ * Eager mode is the reference: every program runs in a VM in eager mode
+ * and in one in graph mode, and the two must print the same and fail
+ * with the same error, position and traceback.  The programs are
+ * adgen.c's (floats, branches, loops, closures, tuples, helpers,
+ * recursion; with containers too), and the int programs of intgen below
+ * (Python's // and %, overflow into an error, division by zero, int and
+ * float mixed, nested ifs, while loops, recursion), whose constants are
+ * picked so that some calls overflow or divide by zero.  So that graph
+ * mode cannot pass by compiling nothing, the log (MIST_JIT_LOG) is read
+ * back and a share of the functions must have compiled natively.
+ *
+ * MIST_JIT_PROGRAMS (default 100) runs more programs of each kind, and
+ * MIST_JIT_SHOW=SEED prints the int program of that seed.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adgen.h"
+#include "mist.h"
+
+static long env_long(const char *name, long dflt) {
+  const char *s = getenv(name);
+  return s && *s ? strtol(s, NULL, 10) : dflt;
+}
+
+/* ---- the two modes ---- */
+
+typedef struct Mode {
+  MistVM *vm;
+  Buf out, log;
+} Mode;
+
+static void mode_new(Mode *m, bool graph) {
+  /* the log is read when the VM is made */
+  setenv("MIST_JIT_LOG", "1", 1);
+  m->vm = mist_new(0, NULL);
+  unsetenv("MIST_JIT_LOG");
+  ck_assert_ptr_nonnull(m->vm);
+  buf_clear(&m->out);
+  buf_clear(&m->log);
+  mist_set_write(m->vm, capture, &m->out);
+  mist_set_write_err(m->vm, capture, &m->log, false);
+  mist_set_graph_mode(m->vm, graph);
+}
+
+static void mode_free(Mode *m) {
+  mist_free(m->vm);
+  buf_free(&m->out);
+  buf_free(&m->log);
+}
+
+/* What src prints in m, then its error if it fails. */
+static void run_in(Mode *m, const char *src, Buf *result) {
+  buf_clear(&m->out);
+  MistStatus s = mist_eval(m->vm, "<t>", src, false);
+  buf_clear(result);
+  buf_add(result, m->out.data, m->out.len);
+  if (s != MIST_OK) {
+    const char *e = mist_error(m->vm);
+    buf_add(result, "--> ", 4);
+    buf_add(result, e, strlen(e));
+  }
+}
+
+static int count_lines(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+  return n;
+}
+
+/* Run prog then call in both modes: the same output and errors. */
+static void same_in_both(Mode *eager, Mode *graph, const char *prog, const char *call, const char *what) {
+  Buf a = {0}, b = {0};
+  run_in(eager, prog, &a);
+  run_in(graph, prog, &b);
+  ck_assert_msg(strcmp(a.data, b.data) == 0, "%s: defining differs:\n%s\neager: %s\ngraph: %s", what, prog, a.data,
+                b.data);
+  run_in(eager, call, &a);
+  run_in(graph, call, &b);
+  ck_assert_msg(strcmp(a.data, b.data) == 0, "%s:\n%s%s\neager:\n%s\ngraph:\n%s", what, prog, call, a.data, b.data);
+  buf_free(&a);
+  buf_free(&b);
+}
+
+/* ---- adgen's float programs ---- */
+
+static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent) {
+  Mode eager = {0}, graph = {0};
+  Buf prog = {0}, call = {0};
+  int native = 0, all = 0;
+  for (long p = 0; p < total; p++) {
+    /* fresh VMs now and then: each keeps every program's functions */
+    if (p % 50 == 0) {
+      if (p) {
+        native += count_lines(graph.log.data, ": compiled (");
+        all += count_lines(graph.log.data, "jit: ");
+        mode_free(&eager);
+        mode_free(&graph);
+      }
+      mode_new(&eager, false);
+      mode_new(&graph, true);
+    }
+    uint64_t seed = (uint64_t)(7000003L + p);
+    int np = adgen_program(seed, opts, &prog);
+    buf_clear(&call);
+    buf_add(&call, "print(f", 7);
+    adgen_point(seed, np, &call);   /* "(x, y, )": the arguments */
+    buf_add(&call, ")\n", 2);
+    char what[64];
+    snprintf(what, sizeof what, "adgen seed %" PRIu64, seed);
+    same_in_both(&eager, &graph, prog.data, call.data, what);
+  }
+  native += count_lines(graph.log.data, ": compiled (");
+  all += count_lines(graph.log.data, "jit: ");
+  mode_free(&eager);
+  mode_free(&graph);
+  free(prog.data);
+  free(call.data);
+  printf("adgen%s: %d of %d compilations native\n", opts->containers ? " (containers)" : "", native, all);
+  ck_assert_msg(all > 0, "graph mode compiled nothing");
+  ck_assert_msg(native * 100 >= min_native_percent * all, "only %d of %d compilations native", native, all);
+}
+
+static const AdGenOpts PLAIN = {false, false, false, 0, false};
+static const AdGenOpts CONTAINERS = {true, false, false, 0, false};
+
+START_TEST(t_adgen_plain) { adgen_both(&PLAIN, env_long("MIST_JIT_PROGRAMS", 100), 80); }
+END_TEST
+
+/* (lists and dicts run in the interpreter: only the results are compared) */
+START_TEST(t_adgen_containers) { adgen_both(&CONTAINERS, env_long("MIST_JIT_PROGRAMS", 100) / 2, 0); }
+END_TEST
+
+/* ---- intgen: int programs ---- */
+
+typedef struct Rng {
+  uint64_t s;
+} Rng;
+
+static uint64_t next(Rng *r) {
+  r->s ^= r->s << 13;
+  r->s ^= r->s >> 7;
+  r->s ^= r->s << 17;
+  return r->s;
+}
+
+static int rnd(Rng *r, int n) { return (int)(next(r) % (uint64_t)n); }
+
+static void say(Buf *b, const char *fmt, ...) {
+  char tmp[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n >= (int)sizeof tmp) abort();   /* (not ck_assert: MIST_JIT_SHOW runs outside a test) */
+  buf_add(b, tmp, (size_t)n);
+}
+
+/* A constant: small ones mostly, some near the int range's ends (which
+ * overflow), zero now and then (which divides by zero), a float rarely. */
+static void constant(Rng *r, Buf *b) {
+  switch (rnd(r, 12)) {
+  case 0: say(b, "%lld", 3037000499LL + rnd(r, 3)); break;   /* its square overflows */
+  case 1: say(b, "9223372036854775807"); break;
+  case 2: say(b, "0"); break;
+  case 3: say(b, "%d.%d", rnd(r, 10), rnd(r, 100)); break;
+  default: say(b, "%d", rnd(r, 41) - 20);
+  }
+}
+
+static void expr(Rng *r, Buf *b, int depth, int nvars) {
+  static const char *const ops[] = {"+", "-", "*", "//", "%", "+", "-", "*"};
+  static const char *const cmps[] = {"<", "<=", ">", ">=", "==", "!="};
+  int k = depth <= 0 ? rnd(r, 2) : rnd(r, 9);
+  switch (k) {
+  case 0: say(b, "v%d", rnd(r, nvars)); return;
+  case 1: constant(r, b); return;
+  case 2: case 3: case 4: case 5:
+    say(b, "(");
+    expr(r, b, depth - 1, nvars);
+    say(b, " %s ", ops[rnd(r, 8)]);
+    expr(r, b, depth - 1, nvars);
+    say(b, ")");
+    return;
+  case 6:
+    say(b, "(");
+    expr(r, b, depth - 1, nvars);
+    say(b, " if ");
+    expr(r, b, depth - 1, nvars);
+    say(b, " %s ", cmps[rnd(r, 6)]);
+    expr(r, b, depth - 1, nvars);
+    say(b, " else ");
+    expr(r, b, depth - 1, nvars);
+    say(b, ")");
+    return;
+  case 7:
+    say(b, "(-");
+    expr(r, b, depth - 1, nvars);
+    say(b, ")");
+    return;
+  default:
+    say(b, "h(");
+    expr(r, b, depth - 1, nvars);
+    say(b, ", %d)", rnd(r, 4));
+    return;
+  }
+}
+
+/* h(x, k): a recursive helper; f(v0, v1, v2): statements over int
+ * variables v0..v4, then a tuple of them. */
+static void intgen(uint64_t seed, Buf *b) {
+  Rng r = {seed * 0x9e3779b97f4a7c15ull + 1};
+  buf_clear(b);
+  say(b, "def h(x, k):\n    if k <= 0:\n        return x\n    return h(x * 3 - k, k - 1) // 2\n\n");
+  say(b, "def f(v0, v1, v2):\n");
+  int nvars = 3;
+  int nst = 3 + rnd(&r, 5);
+  for (int s = 0; s < nst; s++) {
+    int target = nvars < 5 && rnd(&r, 2) ? nvars++ : rnd(&r, nvars);
+    switch (rnd(&r, 4)) {
+    case 0:
+      say(b, "    if ");
+      expr(&r, b, 1, nvars);
+      say(b, " < ");
+      expr(&r, b, 1, nvars);
+      say(b, ":\n        v%d = ", target);
+      expr(&r, b, 2, nvars);
+      say(b, "\n    else:\n        v%d = ", target);
+      expr(&r, b, 2, nvars);
+      say(b, "\n");
+      break;
+    case 1:
+      say(b, "    i = 0\n    while i < %d:\n        v%d = ", 1 + rnd(&r, 6), target);
+      expr(&r, b, 2, nvars);
+      say(b, "\n        i += 1\n");
+      break;
+    default:
+      say(b, "    v%d = ", target);
+      expr(&r, b, 3, nvars);
+      say(b, "\n");
+    }
+  }
+  say(b, "    return (");
+  for (int i = 0; i < nvars; i++) say(b, "v%d, ", i);
+  say(b, ")\n");
+}
+
+START_TEST(t_intgen) {
+  long total = env_long("MIST_JIT_PROGRAMS", 100);
+  Mode eager = {0}, graph = {0};
+  Buf prog = {0}, call = {0};
+  int native = 0, all = 0;
+  for (long p = 0; p < total; p++) {
+    if (p % 50 == 0) {
+      if (p) {
+        native += count_lines(graph.log.data, ": compiled (");
+        all += count_lines(graph.log.data, "jit: f(");
+        mode_free(&eager);
+        mode_free(&graph);
+      }
+      mode_new(&eager, false);
+      mode_new(&graph, true);
+    }
+    uint64_t seed = (uint64_t)(100 + p);
+    intgen(seed, &prog);
+    static const char *const args[] = {"(3, -7, 11)", "(-2, 5, 0)", "(100, 3, -1)", "(1099511627776, 7, 3)"};
+    for (int a = 0; a < 4; a++) {
+      buf_clear(&call);
+      say(&call, "print(f%s)\n", args[a]);
+      char what[64];
+      snprintf(what, sizeof what, "intgen seed %" PRIu64, seed);
+      same_in_both(&eager, &graph, prog.data, call.data, what);
+    }
+  }
+  native += count_lines(graph.log.data, ": compiled (");
+  all += count_lines(graph.log.data, "jit: f(");
+  mode_free(&eager);
+  mode_free(&graph);
+  free(prog.data);
+  free(call.data);
+  printf("intgen: %d of %d compilations of f native\n", native, all);
+  ck_assert_msg(all > 0 && native * 100 >= 80 * all, "only %d of %d compilations of f native", native, all);
+}
+END_TEST
+
+/* The generator makes programs that fail too: overflow and division by
+ * zero must be compared, not only results. */
+START_TEST(t_intgen_fails_sometimes) {
+  Mode eager = {0};
+  mode_new(&eager, false);
+  Buf prog = {0}, out = {0};
+  int overflow = 0, zero = 0;
+  for (uint64_t seed = 100; seed < 300; seed++) {
+    intgen(seed, &prog);
+    run_in(&eager, prog.data, &out);
+    run_in(&eager, "print(f(1099511627776, 7, 3))\n", &out);
+    overflow += strstr(out.data, "integer overflow") != NULL;
+    zero += strstr(out.data, "by zero") != NULL;
+  }
+  mode_free(&eager);
+  free(prog.data);
+  free(out.data);
+  ck_assert_msg(overflow >= 5 && zero >= 5, "overflows %d, divisions by zero %d", overflow, zero);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("jit");
+  TCase *t = tcase_create("modes");
+  tcase_set_timeout(t, 300);
+  tcase_add_test(t, t_adgen_plain);
+  tcase_add_test(t, t_adgen_containers);
+  tcase_add_test(t, t_intgen);
+  tcase_add_test(t, t_intgen_fails_sometimes);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  const char *show = getenv("MIST_JIT_SHOW");
+  if (show && *show) {
+    Buf b = {0};
+    intgen((uint64_t)strtoull(show, NULL, 10), &b);
+    fputs(b.data, stdout);
+    free(b.data);
+    return 0;
+  }
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
