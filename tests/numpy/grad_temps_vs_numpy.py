@@ -20,8 +20,8 @@ a constant; the program prints that and its gradient with respect to
 every argument (grad with argnums), and after a value_and_grad, the SGD
 update p - 0.5 * g of each argument.  NumPy computes the same, the
 gradient by its own reverse mode below (whole numbers in float64 stay
-exact but for tanh and sigmoid; sums are compared to 1e-9 of the sum of
-the magnitudes, 1e-4 with float32 or tanh and sigmoid).
+exact but for tanh and sigmoid, which only float64 cases use; sums are
+compared to 1e-9 of the sum of the magnitudes, 1e-4 in float32).
 
     grad_temps_vs_numpy.py MIST [SEED [CASES]]     default seed 1, 150 cases
 
@@ -91,7 +91,6 @@ class Case:
         self.rows, self.cols = rng.choice([(24, 40), (40, 24), (16, 64), (32, 32)])
         self.lines, self.vals, self.uses = [], [], []
         self.params = []   # (name, mist text, V)
-        self.smooth = False   # tanh or sigmoid used: compare loosely
 
     def leaf(self, shape, lo=-2, hi=2):
         n = int(np.prod(shape))
@@ -154,7 +153,6 @@ class Case:
             return V(np.maximum(a, 0).astype(self.t), ((x, lambda d: d * (a > 0)),))
         # in float64, rounded once, as Mist's kernels; the sensitivity in
         # Mist's order (lang_tensor_act_sens)
-        self.smooth = True
         one = self.t(1)
         a64 = a.astype(np.float64)
         if f == "tanh":
@@ -199,7 +197,9 @@ class Case:
             (ta, a) = self.pick()
             tw, w = self.param((self.cols, self.cols), -1, 1)
             tb, b = self.param((self.cols,))
-            f = rng.choice(["relu", "relu", "tanh", "sigmoid", None])
+            # (tanh and sigmoid in float64 only: saturated, their float32
+            # derivatives are a few bits, which the two sides round apart)
+            f = rng.choice(["relu", "relu", "tanh", "sigmoid", None] if self.d == "f64" else ["relu", None])
             y = self.op("+", self.matmul(a, w), b)
             text = "%s @ %s + %s" % (ta, tw, tb)
             if f is None:
@@ -288,7 +288,7 @@ def make_case(rng, i):
     grads = [v.g if v.g is not None else np.zeros_like(v.a) for _, _, v in c.params]
     want = [loss] + [expect(g) for g in grads] + [loss]
     want += [expect((v.a - c.t(0.5) * g).astype(c.t)) for (_, _, v), g in zip(c.params, grads)]
-    return lines, want, c.smooth or d == "f32"
+    return lines, want, d == "f32"
 
 
 SHOW = ["def show(r):",
