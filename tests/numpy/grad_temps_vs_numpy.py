@@ -28,7 +28,6 @@ compared to 1e-9 of the sum of the magnitudes, 1e-4 in float32).
 Exit status 0 when all agree, 1 on a difference, 77 (skipped) when NumPy
 is not installed.
 """
-import os
 import random
 import sys
 
@@ -336,31 +335,20 @@ def main():
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     ncases = int(sys.argv[3]) if len(sys.argv) > 3 else 150
     rng = random.Random(seed)
-    program, wants = list(SHOW), []
+    program, wants, labels = list(SHOW), [], []
     for i in range(ncases):
         lines, want, loose = make_case(rng, i)
         program += lines + ['print("----")']
-        wants.append((lines, want, loose))
-    run = _mistrun.run_program(mist, program)
-    if run.returncode != 0:
-        print("mist failed:", run.stderr[:3000])
-        return 1
-    got = run.stdout.split("----\n")[:-1]
-    bad = 0
-    for (lines, want, loose), text in zip(wants, got):
+        wants.append((want, 1e-4 if loose else 1e-9))
+        labels.append("\n  " + "\n  ".join(lines))
+
+    def case_agrees(text, want):
         rows = [parse(l) for l in text.strip().split("\n") if l]
-        tol = 1e-4 if loose else 1e-9
-        ok = len(rows) == len(want) and all(agree(r, w, tol) for r, w in zip(rows, want))
-        if not ok:
-            bad += 1
-            if bad <= int(os.environ.get("SHOW", 3)):
-                print("differs:\n  %s\n--- mist:\n%s--- numpy:\n%s" % ("\n  ".join(lines), text,
-                                                                     "\n".join(map(str, want))))
-    if len(got) != ncases:
-        print("expected %d results, got %d" % (ncases, len(got)))
-        return 1
-    print("%d of %d programs agree with NumPy, seed %d" % (ncases - bad, ncases, seed))
-    return 1 if bad else 0
+        want, tol = want
+        return len(rows) == len(want) and all(agree(r, w, tol) for r, w in zip(rows, want))
+
+    return _mistrun.compare(mist, program, wants, labels, "programs agree with NumPy, seed %d" % seed,
+                            case_agrees)
 
 
 if __name__ == "__main__":
