@@ -184,30 +184,38 @@ static Instr *emit(Comp *c, Op op, IrNode *node) {
 
 static int new_slot(Comp *c) { return c->nslots++; }
 
-static void count_uses(Comp *c, IrGraph *g, NodeMap *seen) {
+/* The uses of every node in the graphs reachable from g, into uses, and
+ * of those the ones that read only a shape (P_SHAPE_XY) into shape_uses
+ * when it is not NULL. */
+static void count_uses(NodeMap *uses, NodeMap *shape_uses, IrGraph *g, NodeMap *seen) {
   if (ir_map_get(seen, g)) return;
   ir_map_put(seen, g, g);
   for (int i = 0; i < g->nnodes; i++) {
     IrNode *n = g->nodes[i];
     int p = ir_node_prim(n);
-    bool shape_xy = p >= 0 && (ir_prims[p].flags & P_SHAPE_XY);
+    bool shape_xy = shape_uses && p >= 0 && (ir_prims[p].flags & P_SHAPE_XY);
     for (int j = 0; j < n->nin; j++) {
-      count_one(&c->uses, n->in[j]);
-      if (shape_xy && (j == 2 || j == 3)) count_one(&c->shape_uses, n->in[j]);
+      count_one(uses, n->in[j]);
+      if (shape_xy && (j == 2 || j == 3)) count_one(shape_uses, n->in[j]);
       IrGraph *h = ir_node_graph(n->in[j]);
-      if (h) count_uses(c, h, seen);
+      if (h) count_uses(uses, shape_uses, h, seen);
     }
   }
   if (g->ret) {
-    count_one(&c->uses, g->ret);
+    count_one(uses, g->ret);
     IrGraph *h = ir_node_graph(g->ret);
-    if (h) count_uses(c, h, seen);
+    if (h) count_uses(uses, shape_uses, h, seen);
   }
   for (int i = 0; i < g->ndefaults; i++) {
-    count_one(&c->uses, g->defaults[i]);
+    count_one(uses, g->defaults[i]);
     IrGraph *h = ir_node_graph(g->defaults[i]);
-    if (h) count_uses(c, h, seen);
+    if (h) count_uses(uses, shape_uses, h, seen);
   }
+}
+
+void ev_count_uses(IrGraph *g, NodeMap *uses) {
+  NodeMap seen = {0};
+  count_uses(uses, NULL, g, &seen);
 }
 
 static int operand(Comp *c, IrNode *x, IrNode *at);
@@ -362,8 +370,8 @@ static void emit_jump_to(Comp *c, IrGraph *h, IrNode *n) {
 
 /* switch(c, @a, @b) whose only use is a call with no arguments right in
  * its graph: the call runs one of the two graphs as a block here. */
-static bool switch_inlined(Comp *c, IrNode *s) {
-  if (ir_node_prim(s) != IR_P_SWITCH || ir_map_int(&c->uses, s, -1) != 1) return false;
+bool ev_switch_inlined(const NodeMap *uses, const IrNode *s) {
+  if (ir_node_prim(s) != IR_P_SWITCH || ir_map_int(uses, s, -1) != 1) return false;
   IrGraph *a = ir_node_graph(s->in[2]), *b = ir_node_graph(s->in[3]);
   if (!a || !b || a->nparams || b->nparams) return false;
   for (int i = 0; i < s->graph->nnodes; i++) {
@@ -372,6 +380,8 @@ static bool switch_inlined(Comp *c, IrNode *s) {
   }
   return false;
 }
+
+static bool switch_inlined(Comp *c, IrNode *s) { return ev_switch_inlined(&c->uses, s); }
 
 static bool is_inlinable_switch(Comp *c, IrNode *n, IrNode **s_out) {
   if (n->nin != 1 || n->in[0]->kind != IR_APPLY || !switch_inlined(c, n->in[0])) return false;
@@ -659,7 +669,7 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
   c.root = g;
   ir_free_vars(g);
   NodeMap seen = {0};
-  count_uses(&c, g, &seen);
+  count_uses(&c.uses, &c.shape_uses, g, &seen);
   for (int i = 0; i < g->nparams; i++) ir_map_set_int(&c.slots, g->params[i], new_slot(&c));
   for (int i = 0; i < g->nfv; i++) ir_map_set_int(&c.slots, g->fv[i], new_slot(&c));
   emit_body(&c, g, M_RETURN, -1);

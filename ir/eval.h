@@ -39,6 +39,16 @@ typedef struct IrJitInterface {
 
 void ev_init(MistVM *vm);
 
+/* How the interpreter shapes a graph's frame, which graph mode's
+ * compiled code copies (jit/llvm/lower.c) so that recursion depth and
+ * tracebacks are the same: the uses of each node in g and the graphs
+ * its graph constants name (into uses), and whether a switch is run as
+ * blocks of the frame (its only use a call without arguments in its
+ * graph, of two graphs without parameters). */
+struct NodeMap;
+void ev_count_uses(IrGraph *g, struct NodeMap *uses);
+bool ev_switch_inlined(const struct NodeMap *uses, const IrNode *s);
+
 /* Whether a call of closure f goes to vm->jit (see IrJitInterface). */
 static inline bool ev_jit_takes(MistVM *vm, const ObjFunc *f) {
   return (vm->graph_mode && (f->graph->flags & IRG_FUNCTION)) || (f->x && f->x->jit);

@@ -668,29 +668,6 @@ static JV *coerce(Em *e, JV *x, Rep *to, IrNode *at) {
 
 /* ---- frames ---- */
 
-static void count_uses(NodeMap *uses, IrGraph *g, NodeMap *seen) {
-  if (ir_map_get(seen, g)) return;
-  ir_map_put(seen, g, g);
-  for (int i = 0; i < g->nnodes; i++) {
-    IrNode *n = g->nodes[i];
-    for (int j = 0; j < n->nin; j++) {
-      ir_map_set_int(uses, n->in[j], ir_map_int(uses, n->in[j], 0) + 1);
-      IrGraph *h = ir_node_graph(n->in[j]);
-      if (h) count_uses(uses, h, seen);
-    }
-  }
-  if (g->ret) {
-    ir_map_set_int(uses, g->ret, ir_map_int(uses, g->ret, 0) + 1);
-    IrGraph *h = ir_node_graph(g->ret);
-    if (h) count_uses(uses, h, seen);
-  }
-  for (int i = 0; i < g->ndefaults; i++) {
-    ir_map_set_int(uses, g->defaults[i], ir_map_int(uses, g->defaults[i], 0) + 1);
-    IrGraph *h = ir_node_graph(g->defaults[i]);
-    if (h) count_uses(uses, h, seen);
-  }
-}
-
 /* The frame of graph g with free variables passed as fvrep.  A frame
  * that calls itself calls its twin instead, an identical function that
  * calls the frame back: LLVM inlines the twin into the frame, so a
@@ -855,20 +832,44 @@ static void sync_depth(Em *e, LLVMValueRef depth) {
   LLVMBuildStore(e->lw->B, depth, vm_field(e, offsetof(MistVM, depth)));
 }
 
+/* Ctrl-C or the host's time limit may be due: the interrupt flag (set
+ * from a signal handler: read each time) or a deadline at all. */
+static LLVMValueRef due(Em *e) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  LLVMValueRef intr = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, interrupt)), "interrupt");
+  LLVMSetVolatile(intr, true);
+  LLVMValueRef dl = LLVMBuildLoad2(B, lw->f64, vm_field(e, offsetof(MistVM, deadline)), "deadline");
+  return LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, intr, ci32(lw, 0), ""),
+                     LLVMBuildFCmp(B, LLVMRealOGT, dl, LLVMConstReal(lw->f64, 0.0), ""), "");
+}
+
+/* Where slow holds, runtime function rt (cx) decides, with vm->depth
+ * set to depth if not NULL: on false, fail at n. */
+static void unless_slow(Em *e, LLVMValueRef slow, LLVMValueRef depth, const char *rt, IrNode *n) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  LLVMBasicBlockRef chk = new_block(e, "slow"), go = new_block(e, "go");
+  LLVMBuildCondBr(B, slow, chk, go);
+  LLVMPositionBuilderAtEnd(B, chk);
+  if (depth) sync_depth(e, depth);
+  LLVMValueRef ok = call(lw, rt, lw->i1, 1, (LLVMTypeRef[]){lw->ptr}, (LLVMValueRef[]){e->cx});
+  LLVMBasicBlockRef bad = new_block(e, "stop");
+  LLVMBuildCondBr(B, ok, go, bad);
+  LLVMPositionBuilderAtEnd(B, bad);
+  fail_here(e, n);
+  LLVMPositionBuilderAtEnd(B, go);
+}
+
 /* The recursion guard before a call, at depth, as the interpreter's
  * stack_ok sees it: past the depth limit or below the C stack's, the
- * runtime raises the interpreter's error. */
+ * runtime raises the interpreter's error.  Ctrl-C and the time limit
+ * are looked at here too, as the interpreter looks at them on every
+ * call. */
 static void guard_depth(Em *e, LLVMValueRef depth, IrNode *n) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   if (e->guarded == depth) return;
-  /* Ctrl-C and the time limit are looked at here too, as the
-   * interpreter looks at them on every call */
-  LLVMValueRef intr = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, interrupt)), "interrupt");
-  LLVMSetVolatile(intr, true);
-  LLVMValueRef dl = LLVMBuildLoad2(B, lw->f64, vm_field(e, offsetof(MistVM, deadline)), "deadline");
-  LLVMValueRef due = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, intr, ci32(lw, 0), ""),
-                                 LLVMBuildFCmp(B, LLVMRealOGT, dl, LLVMConstReal(lw->f64, 0.0), ""), "");
   LLVMValueRef max = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, max_depth)), "max");
   LLVMValueRef lim = LLVMBuildLoad2(B, lw->i64, vm_field(e, offsetof(MistVM, stack_limit)), "limit");
   LLVMTypeRef sst;
@@ -876,39 +877,14 @@ static void guard_depth(Em *e, LLVMValueRef depth, IrNode *n) {
   LLVMValueRef sp = LLVMBuildCall2(B, sst, ssf, NULL, 0, "sp");
   /* (a NULL limit is 0: no address is below it) */
   LLVMValueRef low = LLVMBuildICmp(B, LLVMIntULT, LLVMBuildPtrToInt(B, sp, lw->i64, ""), lim, "");
-  LLVMValueRef slow = LLVMBuildOr(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSGE, depth, max, ""), low, ""), due, "");
-  LLVMBasicBlockRef chk = new_block(e, "deep"), go = new_block(e, "call");
-  LLVMBuildCondBr(B, slow, chk, go);
-  LLVMPositionBuilderAtEnd(B, chk);
-  sync_depth(e, depth);
-  LLVMValueRef ok = call(lw, "mist_rt_call_check", lw->i1, 1, (LLVMTypeRef[]){lw->ptr}, (LLVMValueRef[]){e->cx});
-  LLVMBasicBlockRef bad = new_block(e, "toodeep");
-  LLVMBuildCondBr(B, ok, go, bad);
-  LLVMPositionBuilderAtEnd(B, bad);
-  fail_here(e, n);
-  LLVMPositionBuilderAtEnd(B, go);
+  LLVMValueRef slow = LLVMBuildOr(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSGE, depth, max, ""), low, ""), due(e), "");
+  /* (the runtime reads the depth it checks from the VM) */
+  unless_slow(e, slow, depth, "mist_rt_call_check", n);
   e->guarded = depth;
 }
 
-/* Ctrl-C and the time limit: looked at on calls and loops' back edges. */
-static void poll(Em *e, IrNode *n) {
-  Lw *lw = e->lw;
-  LLVMBuilderRef B = lw->B;
-  LLVMValueRef intr = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, interrupt)), "interrupt");
-  LLVMSetVolatile(intr, true);
-  LLVMValueRef dl = LLVMBuildLoad2(B, lw->f64, vm_field(e, offsetof(MistVM, deadline)), "deadline");
-  LLVMValueRef due = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, intr, ci32(lw, 0), ""),
-                                 LLVMBuildFCmp(B, LLVMRealOGT, dl, LLVMConstReal(lw->f64, 0.0), ""), "");
-  LLVMBasicBlockRef chk = new_block(e, "poll"), go = new_block(e, "go");
-  LLVMBuildCondBr(B, due, chk, go);
-  LLVMPositionBuilderAtEnd(B, chk);
-  LLVMValueRef ok = call(lw, "mist_rt_poll", lw->i1, 1, (LLVMTypeRef[]){lw->ptr}, (LLVMValueRef[]){e->cx});
-  LLVMBasicBlockRef bad = new_block(e, "stop");
-  LLVMBuildCondBr(B, ok, go, bad);
-  LLVMPositionBuilderAtEnd(B, bad);
-  fail_here(e, n);
-  LLVMPositionBuilderAtEnd(B, go);
-}
+/* Ctrl-C and the time limit on a loop's back edge. */
+static void poll(Em *e, IrNode *n) { unless_slow(e, due(e), NULL, "mist_rt_poll", n); }
 
 /* Call frame fr with the arguments (as fr's parameters) and free
  * variables' values at node n.  CALL_PLAIN: the depth is checked, then
@@ -1328,16 +1304,7 @@ static const LowerFn prim_lowering[IR_NPRIMS] = {
 
 static int emit_body(Em *e, IrGraph *g, bool ret, JV **value);
 
-static bool switch_inlined(Em *e, IrNode *s) {
-  if (ir_node_prim(s) != IR_P_SWITCH || ir_map_int(&e->uses, s, -1) != 1) return false;
-  IrGraph *a = ir_node_graph(s->in[2]), *b = ir_node_graph(s->in[3]);
-  if (!a || !b || a->nparams || b->nparams) return false;
-  for (int i = 0; i < s->graph->nnodes; i++) {
-    IrNode *m = s->graph->nodes[i];
-    if (m->nin == 1 && m->in[0] == s) return true;
-  }
-  return false;
-}
+static bool switch_inlined(Em *e, IrNode *s) { return ev_switch_inlined(&e->uses, s); }
 
 static bool fvs_available(Em *e, IrGraph *h) {
   ir_free_vars(h);
@@ -1635,8 +1602,7 @@ static bool emit_frame(Lw *lw, Frame *f) {
   e->f = f;
   e->fn = f->fn;
   IrGraph *g = f->g;
-  NodeMap seen = {0};
-  count_uses(&e->uses, g, &seen);
+  ev_count_uses(g, &e->uses);
   e->entry = new_block(e, "entry");
   LLVMPositionBuilderAtEnd(lw->B, e->entry);
   e->cx = LLVMGetParam(f->fn, 0);

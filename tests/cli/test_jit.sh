@@ -6,22 +6,7 @@ set -u
 mist=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-fails=0
-
-# expect NAME STATUS PATTERN COMMAND...: COMMAND exits STATUS and its
-# stdout and stderr together match the extended regex PATTERN
-expect() {
-  local name=$1 status=$2 pattern=$3
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$status" ] || ! grep -Eq -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: exit $rc (expected $status), output:"
-    echo "$out" | head -20
-    fails=$((fails + 1))
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # count NAME WANT PATTERN COMMAND...: COMMAND's stderr has WANT lines
 # matching PATTERN

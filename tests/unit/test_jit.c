@@ -90,24 +90,36 @@ static void same_in_both(Mode *eager, Mode *graph, const char *prog, const char 
   buf_free(&b);
 }
 
+/* An eager VM and a graph-mode VM, made fresh every 50 programs (each
+ * keeps every program's functions), and the compilations the graph-mode
+ * ones logged (lines with `counted`) and how many were native. */
+typedef struct Pair {
+  Mode eager, graph;
+  const char *counted;
+  int native, all;
+} Pair;
+
+static void pair_tally(Pair *p) {
+  p->native += count_lines(p->graph.log.data, ": compiled (");
+  p->all += count_lines(p->graph.log.data, p->counted);
+  mode_free(&p->eager);
+  mode_free(&p->graph);
+}
+
+static void pair_turn(Pair *p, long k) {
+  if (k % 50) return;
+  if (k) pair_tally(p);
+  mode_new(&p->eager, false);
+  mode_new(&p->graph, true);
+}
+
 /* ---- adgen's float programs ---- */
 
 static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent) {
-  Mode eager = {0}, graph = {0};
+  Pair pr = {.counted = "jit: "};
   Buf prog = {0}, call = {0};
-  int native = 0, all = 0;
   for (long p = 0; p < total; p++) {
-    /* fresh VMs now and then: each keeps every program's functions */
-    if (p % 50 == 0) {
-      if (p) {
-        native += count_lines(graph.log.data, ": compiled (");
-        all += count_lines(graph.log.data, "jit: ");
-        mode_free(&eager);
-        mode_free(&graph);
-      }
-      mode_new(&eager, false);
-      mode_new(&graph, true);
-    }
+    pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(7000003L + p);
     int np = adgen_program(seed, opts, &prog);
     buf_clear(&call);
@@ -116,17 +128,14 @@ static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent
     buf_add(&call, ")\n", 2);
     char what[64];
     snprintf(what, sizeof what, "adgen seed %" PRIu64, seed);
-    same_in_both(&eager, &graph, prog.data, call.data, what);
+    same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
   }
-  native += count_lines(graph.log.data, ": compiled (");
-  all += count_lines(graph.log.data, "jit: ");
-  mode_free(&eager);
-  mode_free(&graph);
+  pair_tally(&pr);
   free(prog.data);
   free(call.data);
-  printf("adgen%s: %d of %d compilations native\n", opts->containers ? " (containers)" : "", native, all);
-  ck_assert_msg(all > 0, "graph mode compiled nothing");
-  ck_assert_msg(native * 100 >= min_native_percent * all, "only %d of %d compilations native", native, all);
+  printf("adgen%s: %d of %d compilations native\n", opts->containers ? " (containers)" : "", pr.native, pr.all);
+  ck_assert_msg(pr.all > 0, "graph mode compiled nothing");
+  ck_assert_msg(pr.native * 100 >= min_native_percent * pr.all, "only %d of %d compilations native", pr.native, pr.all);
 }
 
 static const AdGenOpts PLAIN = {false, false, false, 0, false};
@@ -255,20 +264,10 @@ static void intgen(uint64_t seed, Buf *b) {
 
 START_TEST(t_intgen) {
   long total = env_long("MIST_JIT_PROGRAMS", 100);
-  Mode eager = {0}, graph = {0};
+  Pair pr = {.counted = "jit: f("};
   Buf prog = {0}, call = {0};
-  int native = 0, all = 0;
   for (long p = 0; p < total; p++) {
-    if (p % 50 == 0) {
-      if (p) {
-        native += count_lines(graph.log.data, ": compiled (");
-        all += count_lines(graph.log.data, "jit: f(");
-        mode_free(&eager);
-        mode_free(&graph);
-      }
-      mode_new(&eager, false);
-      mode_new(&graph, true);
-    }
+    pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(100 + p);
     intgen(seed, &prog);
     static const char *const args[] = {"(3, -7, 11)", "(-2, 5, 0)", "(100, 3, -1)", "(1099511627776, 7, 3)"};
@@ -277,17 +276,14 @@ START_TEST(t_intgen) {
       say(&call, "print(f%s)\n", args[a]);
       char what[64];
       snprintf(what, sizeof what, "intgen seed %" PRIu64, seed);
-      same_in_both(&eager, &graph, prog.data, call.data, what);
+      same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
     }
   }
-  native += count_lines(graph.log.data, ": compiled (");
-  all += count_lines(graph.log.data, "jit: f(");
-  mode_free(&eager);
-  mode_free(&graph);
+  pair_tally(&pr);
   free(prog.data);
   free(call.data);
-  printf("intgen: %d of %d compilations of f native\n", native, all);
-  ck_assert_msg(all > 0 && native * 100 >= 80 * all, "only %d of %d compilations of f native", native, all);
+  printf("intgen: %d of %d compilations of f native\n", pr.native, pr.all);
+  ck_assert_msg(pr.all > 0 && pr.native * 100 >= 80 * pr.all, "only %d of %d compilations of f native", pr.native, pr.all);
 }
 END_TEST
 
