@@ -23,7 +23,18 @@
  * but 768 KiB, and 1.75 MiB).  A new slab's other buffers wait on the
  * class's fresh list, used when its cache list is empty.  A buffer of a
  * slab goes back to the OS alone (the kernel splits the huge page); the
- * slab's unused tail goes with the last of them. */
+ * slab's unused tail goes with the last of them.
+ *
+ * Newest first.  A buffer handed out again is cheap to write when it is
+ * still in the caches, that is when it was last written lately; but the
+ * collector finalises the tensors it found dead all at once and in no
+ * useful order, so a plain LIFO list hands out the garbage of several
+ * steps of a training loop in a random order, mostly cold.  So frees
+ * carry a stamp (the caller's count of buffers made when this one was:
+ * a temporary is written when it is made) and wait on a pending array;
+ * the next allocation sorts them and pushes them oldest first, so each
+ * class hands out its most recently made buffer first (a training step
+ * right after a collection gets the previous step's). */
 #include "devices/alloc.h"
 
 #include <pthread.h>
@@ -68,8 +79,17 @@ typedef struct Slab {
   unsigned mapped;
 } Slab;
 
+/* a free waiting for the next allocation (newest first) */
+typedef struct Pending {
+  void *p;
+  size_t bytes;
+  uint64_t stamp;
+} Pending;
+
 struct DevAllocator {
   pthread_mutex_t m;
+  Pending *pending;
+  size_t npending, cappending;
   FreeBuf *lists[NCLASSES];
   FreeBuf *fresh[NCLASSES];   /* buffers of slabs never handed out */
   size_t cached;   /* bytes on the lists */
@@ -209,9 +229,27 @@ static void trim_to(DevAllocator *a, size_t limit) {
   }
 }
 
+static void push(DevAllocator *a, void *p, size_t bytes);
+
+static int by_stamp(const void *x, const void *y) {
+  uint64_t s = ((const Pending *)x)->stamp, t = ((const Pending *)y)->stamp;
+  return s < t ? -1 : s > t;
+}
+
+/* The pending frees onto their lists, oldest first.  Called with the
+ * lock held. */
+static void drain(DevAllocator *a) {
+  if (!a->npending) return;
+  qsort(a->pending, a->npending, sizeof *a->pending, by_stamp);
+  for (size_t i = 0; i < a->npending; i++) push(a, a->pending[i].p, a->pending[i].bytes);
+  a->npending = 0;
+}
+
 void dev_allocator_free(DevAllocator *a) {
   if (!a) return;
+  drain(a);
   trim_to(a, 0);
+  free(a->pending);
   free(a->slabs);
   pthread_mutex_destroy(&a->m);
   free(a);
@@ -223,6 +261,7 @@ void *dev_buf_alloc(DevAllocator *a, size_t bytes) {
   int c = size_class(bytes, &size);
   if (a) {
     pthread_mutex_lock(&a->m);
+    drain(a);
     void *b = a->lists[c];
     if (b) {
       UNPOISON(b, size);
@@ -252,30 +291,61 @@ void *dev_buf_calloc(DevAllocator *a, size_t bytes) {
   return p;
 }
 
-void dev_buf_free(DevAllocator *a, void *p, size_t bytes) {
-  if (!p) return;
+/* p onto its class's list, or back to the OS past the cap.  Called with
+ * the lock held. */
+static void push(DevAllocator *a, void *p, size_t bytes) {
   size_t size;
   int c = size_class(bytes, &size);
-  if (a) {
-    pthread_mutex_lock(&a->m);
-    if (a->cached + size <= a->cap) {
-      FreeBuf *b = p;
-      b->next = a->lists[c];
-      POISON(b, size);
-      a->lists[c] = b;
-      a->cached += size;
-    } else {
-      release(a, p, size);
-    }
-    pthread_mutex_unlock(&a->m);
+  if (a->cached + size <= a->cap) {
+    FreeBuf *b = p;
+    UNPOISON(b, sizeof *b);
+    b->next = a->lists[c];
+    POISON(b, size);
+    a->lists[c] = b;
+    a->cached += size;
+  } else {
+    UNPOISON(p, size);
+    release(a, p, size);
+  }
+}
+
+void dev_buf_free_stamped(DevAllocator *a, void *p, size_t bytes, uint64_t stamp) {
+  if (!p) return;
+  if (!a) {
+    size_t size;
+    size_class(bytes, &size);
+    os_free(p, size);
     return;
   }
-  os_free(p, size);
+  pthread_mutex_lock(&a->m);
+  if (a->npending == a->cappending) {
+    size_t cap = a->cappending ? 2 * a->cappending : 256;
+    Pending *q = realloc(a->pending, cap * sizeof *q);
+    if (q) {
+      a->pending = q;
+      a->cappending = cap;
+    } else {
+      drain(a);   /* (no room to wait: in the order given) */
+      push(a, p, bytes);
+      pthread_mutex_unlock(&a->m);
+      return;
+    }
+  }
+  size_t size;
+  size_class(bytes, &size);
+  POISON(p, size);
+  a->pending[a->npending++] = (Pending){p, bytes, stamp};
+  pthread_mutex_unlock(&a->m);
+}
+
+void dev_buf_free(DevAllocator *a, void *p, size_t bytes) {
+  dev_buf_free_stamped(a, p, bytes, UINT64_MAX);
 }
 
 size_t dev_allocator_cached_bytes(DevAllocator *a) {
   if (!a) return 0;
   pthread_mutex_lock(&a->m);
+  drain(a);
   size_t n = a->cached;
   pthread_mutex_unlock(&a->m);
   return n;
@@ -284,6 +354,7 @@ size_t dev_allocator_cached_bytes(DevAllocator *a) {
 void dev_allocator_set_cap(DevAllocator *a, size_t cap) {
   if (!a) return;
   pthread_mutex_lock(&a->m);
+  drain(a);
   a->cap = cap;
   trim_to(a, cap);
   pthread_mutex_unlock(&a->m);
@@ -292,6 +363,7 @@ void dev_allocator_set_cap(DevAllocator *a, size_t cap) {
 void dev_allocator_trim(DevAllocator *a) {
   if (!a) return;
   pthread_mutex_lock(&a->m);
+  drain(a);
   trim_to(a, 0);
   pthread_mutex_unlock(&a->m);
 }

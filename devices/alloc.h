@@ -1,11 +1,13 @@
 /* devices/alloc.h: a caching allocator for tensor buffers.  A fresh page
  * costs ~10.8 us to fault in on these machines, so freed buffers are kept
- * by size class and handed out again; from 256 KiB on they are backed by
- * huge pages (madvise MADV_HUGEPAGE), several to a 2 MiB page below 2 MiB. */
+ * by size class and handed out again, the most recently made first; from
+ * 256 KiB on they are backed by huge pages (madvise MADV_HUGEPAGE),
+ * several to a 2 MiB page below 2 MiB. */
 #ifndef MIST_DEVICES_ALLOC_H
 #define MIST_DEVICES_ALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct DevAllocator DevAllocator;
 
@@ -23,6 +25,12 @@ void *dev_buf_calloc(DevAllocator *a, size_t bytes);
  * to the cache, or to the OS when the cache holds more than its cap
  * (1 GiB by default).  p may be NULL.  Thread-safe. */
 void dev_buf_free(DevAllocator *a, void *p, size_t bytes);
+/* The same, for a buffer last written when the caller's count (of
+ * buffers made, say) was `stamp`: frees wait until the next allocation,
+ * which puts them on their lists in the order of their stamps, so that
+ * the buffer handed out next is the one written last (the most likely
+ * to be in the caches).  dev_buf_free's stamp is newer than any. */
+void dev_buf_free_stamped(DevAllocator *a, void *p, size_t bytes, uint64_t stamp);
 /* Bytes held in the cache (not handed out). */
 size_t dev_allocator_cached_bytes(DevAllocator *a);
 /* Set the cache's cap in bytes (0: cache nothing); trims at once. */

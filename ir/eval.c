@@ -17,7 +17,8 @@
  *
  * Arithmetic whose operand is a tensor temporary that nothing reads
  * afterwards (dead_temporary) may write its result over that operand's
- * buffer instead of a new one.
+ * buffer instead of a new one, and x + s * y, where the product is such
+ * a temporary, runs in one pass without it (scaled_sum).
  *
  * Everything else runs by the general rule: a graph constant used as a
  * value becomes a closure capturing the current values of its free
@@ -87,18 +88,24 @@ typedef struct Instr {
   uint8_t op;
   int32_t dst, a, b;
   int32_t c, imm;      /* I_SENS_*: y's slot, and argument number i (-1: not 0 or 1 constant);
-                          I_ADD, I_SUB, I_MUL: which operands are dead temporaries (dead_temporary) */
+                          I_ADD, I_SUB, I_MUL: which operands are dead temporaries (dead_temporary: 1 a,
+                          2 b), and for I_MUL whether the next instruction adds it (NEXT_ADDS_A, _B) */
   int32_t nargs;
   int32_t *args;
   int32_t *dsts;       /* I_PMOVE */
   int32_t target;
   BuiltinFn fn;        /* I_PRIM */
+  bool over_d;         /* I_PRIM: its P_OVER_D primitive may write over argument 0, a dead temporary */
   IrGraph *graph;      /* I_CALLG, I_CLOSURE */
   struct EvCode *gcode; /* I_CALLG: the callee's code; I_CALL, I_TAILCALL: the last callee's (code_at) */
   ObjModule *module;   /* I_GLOBAL, I_SETGLOBAL, I_IMPORT */
   ObjStr *name;
   IrNode *node;        /* where it came from: errors point here */
 } Instr;
+
+/* I_MUL's imm: the next instruction, I_ADD or I_SUB, takes this product,
+ * a dead temporary, as its operand a or b (the two run as one) */
+enum { NEXT_ADDS_A = 4, NEXT_ADDS_B = 8 };
 
 typedef struct EvCode {
   IrGraph *graph;
@@ -149,6 +156,7 @@ typedef struct Comp {
   IrGraph *root;
   NodeMap slots;      /* node -> slot */
   NodeMap uses;       /* node -> number of uses in the graphs reachable from root */
+  NodeMap shape_uses; /* node -> how many of those read only its shape (P_SHAPE_XY) */
   NodeMap blocks;     /* graph -> pc of its block (contified graphs) */
   Instr *ins;
   int nins, capins;
@@ -176,32 +184,38 @@ static Instr *emit(Comp *c, Op op, IrNode *node) {
 
 static int new_slot(Comp *c) { return c->nslots++; }
 
-static void count_uses(NodeMap *uses, IrGraph *g, NodeMap *seen) {
+/* The uses of every node in the graphs reachable from g, into uses, and
+ * of those the ones that read only a shape (P_SHAPE_XY) into shape_uses
+ * when it is not NULL. */
+static void count_uses(NodeMap *uses, NodeMap *shape_uses, IrGraph *g, NodeMap *seen) {
   if (ir_map_get(seen, g)) return;
   ir_map_put(seen, g, g);
   for (int i = 0; i < g->nnodes; i++) {
     IrNode *n = g->nodes[i];
+    int p = ir_node_prim(n);
+    bool shape_xy = shape_uses && p >= 0 && (ir_prims[p].flags & P_SHAPE_XY);
     for (int j = 0; j < n->nin; j++) {
       count_one(uses, n->in[j]);
+      if (shape_xy && (j == 2 || j == 3)) count_one(shape_uses, n->in[j]);
       IrGraph *h = ir_node_graph(n->in[j]);
-      if (h) count_uses(uses, h, seen);
+      if (h) count_uses(uses, shape_uses, h, seen);
     }
   }
   if (g->ret) {
     count_one(uses, g->ret);
     IrGraph *h = ir_node_graph(g->ret);
-    if (h) count_uses(uses, h, seen);
+    if (h) count_uses(uses, shape_uses, h, seen);
   }
   for (int i = 0; i < g->ndefaults; i++) {
     count_one(uses, g->defaults[i]);
     IrGraph *h = ir_node_graph(g->defaults[i]);
-    if (h) count_uses(uses, h, seen);
+    if (h) count_uses(uses, shape_uses, h, seen);
   }
 }
 
 void ev_count_uses(IrGraph *g, NodeMap *uses) {
   NodeMap seen = {0};
-  count_uses(uses, g, &seen);
+  count_uses(uses, NULL, g, &seen);
 }
 
 static int operand(Comp *c, IrNode *x, IrNode *at);
@@ -413,25 +427,22 @@ static const Op prim_ops[IR_NPRIMS] = {
   [IR_P_SEED] = I_AD_FLOAT, [IR_P_ZEROS_LIKE] = I_AD_FLOAT,
 };
 
-/* Is x, an operand of arithmetic node `at`, a temporary that nothing
- * reads after it?  x must be computed by arithmetic in the same graph
- * (each run of the graph computes it again before `at` reads it), and
- * used nowhere else, not even by a nested function.  These primitives
- * give every tensor result a new buffer of its own (lang_tensor_binary,
- * lang_tensor_matmul and lang_tensor_unary allocate one each time), so
- * the arithmetic of `at` may write its tensor result over x's
- * (lang_arith_reusing): NumPy's elision of temporaries, found here
- * without reference counts.  A weight update p - lr * g then makes one
- * new tensor instead of two. */
+/* Is x, an operand of node `at`, a temporary that nothing reads after
+ * it?  x must be computed in the same graph (each run of the graph
+ * computes it again before `at` reads it) by a primitive that gives a
+ * tensor result a new buffer of its own (P_FRESH: arithmetic, most
+ * sensitivity primitives), and used nowhere else, not even by a nested
+ * function, but for its shape (P_SHAPE_XY: the backward pass of a + b
+ * reads a's shape only, so a forward pass under grad still writes
+ * x @ w + b over x @ w).  `at` may then write its tensor result over
+ * x's buffer: arithmetic (lang_arith_reusing), and the primitives that
+ * take that (P_OVER_D: relu's sensitivity over the matrix product's).
+ * NumPy's elision of temporaries, found here without reference counts:
+ * a weight update p - lr * g makes one new tensor instead of two. */
 static bool dead_temporary(Comp *c, IrNode *x, IrNode *at) {
-  if (x->kind != IR_APPLY || x->graph != at->graph || ir_map_int(&c->uses, x, 0) != 1) return false;
-  switch (ir_node_prim(x)) {
-  case IR_P_ADD: case IR_P_SUB: case IR_P_MUL: case IR_P_TRUEDIV: case IR_P_FLOORDIV: case IR_P_MOD:
-  case IR_P_POW: case IR_P_MATMUL: case IR_P_NEG:
-    return true;
-  default:
-    return false;
-  }
+  int p = ir_node_prim(x);
+  return x->kind == IR_APPLY && x->graph == at->graph && p >= 0 && (ir_prims[p].flags & P_FRESH) &&
+         ir_map_int(&c->uses, x, 0) - ir_map_int(&c->shape_uses, x, 0) == 1;
 }
 
 static void emit_node(Comp *c, IrNode *n, bool tail) {
@@ -471,6 +482,16 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
       in->dst = slot_of(c, n);
       if (in->op == I_ADD || in->op == I_SUB || in->op == I_MUL)
         in->imm = (dead_temporary(c, n->in[1], n) ? 1 : 0) | (dead_temporary(c, n->in[2], n) ? 2 : 0);
+      /* x +- s * y with the product just computed and read nowhere else
+       * (not even for its shape, since it is never made): the product
+       * does both (lang_arith_scaled), x - lr * g in one pass (the sum
+       * still runs alone when a jump lands on it) */
+      Instr *prev = c->nins >= 2 ? &c->ins[c->nins - 2] : NULL;
+      if ((in->op == I_ADD || in->op == I_SUB) && prev && prev->op == I_MUL && in->a != in->b) {
+        int k = in->a == prev->dst ? 1 : in->b == prev->dst ? 2 : 0;
+        if (k && (in->imm & k) && ir_map_int(&c->uses, n->in[k], 0) == 1)
+          prev->imm |= k == 1 ? NEXT_ADDS_A : NEXT_ADDS_B;
+      }
       return;
     }
     int32_t *args = operands(c, n, 1);
@@ -482,6 +503,7 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
     in->args = args;
     in->nargs = n->nin - 1;
     in->dst = slot_of(c, n);
+    in->over_d = (ir_prims[p].flags & P_OVER_D) && n->nin > 1 && dead_temporary(c, n->in[1], n);
     if (own && in->op >= I_SENS_ADD && in->op <= I_SENS_DIV) {
       /* op_sens(d, x, y, i): the operands in the instruction, i known */
       IrNode *i = n->in[4];
@@ -646,7 +668,8 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
   c.vm = vm;
   c.root = g;
   ir_free_vars(g);
-  ev_count_uses(g, &c.uses);
+  NodeMap seen = {0};
+  count_uses(&c.uses, &c.shape_uses, g, &seen);
   for (int i = 0; i < g->nparams; i++) ir_map_set_int(&c.slots, g->params[i], new_slot(&c));
   for (int i = 0; i < g->nfv; i++) ir_map_set_int(&c.slots, g->fv[i], new_slot(&c));
   emit_body(&c, g, M_RETURN, -1);
@@ -690,8 +713,10 @@ static void dump_code(EvCode *c) {
     Instr *in = &c->ins[i];
     fprintf(stderr, "  %3d %-9s dst=%d a=%d b=%d", i, op_names[in->op], in->dst, in->a, in->b);
     for (int k = 0; k < in->nargs; k++) fprintf(stderr, "%s%d", k ? "," : " args=", in->args[k]);
-    if ((in->op == I_ADD || in->op == I_SUB || in->op == I_MUL) && in->imm)
-      fprintf(stderr, " reusing %s", in->imm == 3 ? "a,b" : in->imm == 1 ? "a" : "b");
+    if ((in->op == I_ADD || in->op == I_SUB || in->op == I_MUL) && (in->imm & 3))
+      fprintf(stderr, " reusing %s", (in->imm & 3) == 3 ? "a,b" : in->imm & 1 ? "a" : "b");
+    if (in->op == I_MUL && (in->imm & (NEXT_ADDS_A | NEXT_ADDS_B))) fprintf(stderr, " with the next");
+    if (in->op == I_PRIM && in->over_d) fprintf(stderr, " over d");
     if (in->op == I_JUMP || in->op == I_JUMPIFNOT) fprintf(stderr, " -> %d", in->target);
     if (in->graph) fprintf(stderr, " @%s", in->graph->name->data);
     fprintf(stderr, "\n");
@@ -1086,6 +1111,17 @@ static inline void load_constants(EvCode *code, Value *frame) {
   Value *dst = frame + code->nparams + code->nfv;
   const Value *src = code->const_vals;
   for (int i = 0, n = code->nconst; i < n; i++) dst[i] = src[i];
+}
+
+/* in, an I_MUL marked NEXT_ADDS_A or _B, with sum, the I_ADD or I_SUB
+ * after it, at once where they can be (lang_arith_scaled): 1 when done,
+ * 0 when not (nothing done), -1 after an error. */
+static int scaled_sum(MistVM *vm, const Instr *in, const Instr *sum, Value *frame) {
+  bool first = in->imm & NEXT_ADDS_A;
+  unsigned how = (first ? LANG_PRODUCT_FIRST : 0) | (sum->imm & (first ? 2 : 1) ? LANG_DEAD_X : 0) |
+                 (in->imm & 1 ? LANG_DEAD_A : 0) | (in->imm & 2 ? LANG_DEAD_B : 0);
+  return lang_arith_scaled(vm, sum->op == I_ADD ? OP_ADD : OP_SUB, frame[first ? sum->b : sum->a], frame[in->a],
+                           frame[in->b], how, &frame[sum->dst]);
 }
 
 /* The interpreter's loop, twice (ir/eval_exec.h): exec, eager mode's,

@@ -83,7 +83,15 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_mul_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f * b.f);
-      else if (!lang_arith_reusing(vm, OP_MUL, a, b, (unsigned)in->imm, &F[in->dst])) goto fail;
+      else {
+        int done = in->imm & (NEXT_ADDS_A | NEXT_ADDS_B) ? scaled_sum(vm, in, &ins[pc], frame) : 0;
+        if (done < 0) goto fail;
+        if (done) {
+          pc++;   /* the sum is done too */
+          NEXT;
+        }
+        if (!lang_arith_reusing(vm, OP_MUL, a, b, (unsigned)in->imm & 3, &F[in->dst])) goto fail;
+      }
       NEXT;
     }
 #define CMP_CASE(OPC, CMPOP, op)                                                  \
@@ -117,7 +125,10 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
     L_I_PRIM: {
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
-      if (!in->fn(vm, in->nargs, args, NULL, &F[in->dst])) goto fail;
+      vm->over_d = in->over_d;
+      bool ok = in->fn(vm, in->nargs, args, NULL, &F[in->dst]);
+      vm->over_d = false;
+      if (!ok) goto fail;
       NEXT;
     }
     /* prim_ops: the common cases here, the rest (and every error)

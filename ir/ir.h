@@ -29,7 +29,7 @@ typedef enum {
   IR_NPRIMS
 } IrPrim;
 
-enum { P_PURE = 1, P_DIFF = 2 };
+enum { P_PURE = 1, P_DIFF = 2, P_SHAPE_XY = 4, P_FRESH = 8, P_OVER_D = 16 };   /* ops.def's flags */
 
 typedef struct IrPrimInfo {
   const char *name;

@@ -100,15 +100,16 @@ static bool binary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, int64
   }
 }
 
-/* x's sensitivity in y = f(x) for a tensor x */
-static bool unary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, Value *out) {
+/* x's sensitivity in y = f(x) for a tensor x; over_d: d is a temporary
+ * that nothing reads afterwards (P_OVER_D) */
+static bool unary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, bool over_d, Value *out) {
   Value a, b;
   if (p == IR_P_TANH_SENS || p == IR_P_SIGMOID_SENS || p == IR_P_RELU_SENS) {
     /* one pass when d and the value are alike (the usual case), else
      * op by op below */
     ObjTensor *r;
     LangActSens k = p == IR_P_TANH_SENS ? LANG_SENS_TANH : p == IR_P_SIGMOID_SENS ? LANG_SENS_SIGMOID : LANG_SENS_RELU;
-    if (lang_tensor_act_sens(vm, k, d, p == IR_P_RELU_SENS ? x : y, &r)) {
+    if (lang_tensor_act_sens(vm, k, d, p == IR_P_RELU_SENS ? x : y, over_d, &r)) {
       *out = r ? v_obj(r) : v_none();
       return r != NULL;
     }
@@ -242,6 +243,9 @@ SENS_FN(p_matmul_sens) {
 /* ---- unary: (d, x, y), y = f(x) ---- */
 
 static bool unary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out) {
+  /* (d made whole is a new tensor; the flag is about the one given) */
+  bool over_d = vm->over_d && v_is_tensor(argv[0]);
+  vm->over_d = false;
   if (!(argv = whole_d(vm, argc, argv))) return false;
   if (argv[0].tag == V_NONE || no_sens(argv[1])) {
     *out = v_none();
@@ -250,7 +254,7 @@ static bool unary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out)
   if (v_is_tensor(argv[1]) && lang_dtype_is_float(AS_TENSOR(argv[1])->dtype) && tensor_or_num(argv[0]) &&
       (tensor_or_num(argv[2]) || p == IR_P_NEG_SENS || p == IR_P_POS_SENS || p == IR_P_LOG_SENS ||
        p == IR_P_SIN_SENS || p == IR_P_COS_SENS || p == IR_P_RELU_SENS || p == IR_P_SUM_SENS))
-    return unary_tensor(vm, p, argv[0], argv[1], argv[2], out);
+    return unary_tensor(vm, p, argv[0], argv[1], argv[2], over_d, out);
   if (p == IR_P_SUM_SENS) return general(vm, p, argc, argv, out);   /* a list or tuple summed */
   if (argv[0].tag != V_FLOAT || argv[1].tag != V_FLOAT) return general(vm, p, argc, argv, out);
   double d = argv[0].f, x = argv[1].f, y;

@@ -331,6 +331,16 @@ bool lang_arith_reusing(MistVM *vm, ArithOp op, Value a, Value b, unsigned dead,
   return lang_arith(vm, op, a, b, out);
 }
 
+int lang_arith_scaled(MistVM *vm, ArithOp op, Value x, Value a, Value b, unsigned how, Value *out) {
+  ObjTensor *r;
+  if ((op != OP_ADD && op != OP_SUB) || !v_is_tensor(x) ||
+      !lang_tensor_scaled_op(vm, op == OP_ADD ? TB_ADD : TB_SUB, x, a, b, how, &r))
+    return 0;
+  if (!r) return -1;
+  *out = v_obj(r);
+  return 1;
+}
+
 bool lang_neg(MistVM *vm, Value a, Value *out) {
   if (is_intlike(a)) {
     int64_t i = as_int(a);

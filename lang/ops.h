@@ -29,6 +29,20 @@ bool lang_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out);
  * knows which, ir/eval.c): a tensor result may then be written into that
  * operand's buffer rather than a new one.  The result is the same. */
 bool lang_arith_reusing(MistVM *vm, ArithOp op, Value a, Value b, unsigned dead, Value *out);
+/* x op (a * b), op OP_ADD or OP_SUB, where a * b is a temporary that
+ * nothing else reads, not computed yet: in one pass, without the
+ * product's buffer, where one of a and b is a number and the other a
+ * float tensor of x's dtype and shape (lang_tensor_scaled_op), which is
+ * an SGD update's p - lr * g.  `how` is made of the bits below.  1 when
+ * done (*out set), 0 when not (nothing done: compute a * b, then the
+ * sum), -1 after an error.  The result is the same. */
+enum {
+  LANG_PRODUCT_FIRST = 1,   /* (a * b) op x */
+  LANG_DEAD_X = 2,          /* x, a or b is a temporary nothing reads afterwards */
+  LANG_DEAD_A = 4,
+  LANG_DEAD_B = 8,
+};
+int lang_arith_scaled(MistVM *vm, ArithOp op, Value x, Value a, Value b, unsigned how, Value *out);
 bool lang_compare(MistVM *vm, CmpOp op, Value a, Value b, Value *out);
 bool lang_neg(MistVM *vm, Value a, Value *out);
 bool lang_pos(MistVM *vm, Value a, Value *out);

@@ -37,6 +37,7 @@
 typedef struct TensorHeap {
   DevAllocator *alloc;
   atomic_long refs;     /* the VM's hold, plus one per live external buffer */
+  _Atomic uint64_t made;   /* buffers made: their stamps (dev_buf_free_stamped) */
 } TensorHeap;
 
 static void heap_release(TensorHeap *h) {
@@ -56,6 +57,7 @@ static TensorHeap *heap_of(MistVM *vm) {
       return NULL;
     }
     atomic_init(&h->refs, 1);
+    atomic_init(&h->made, 0);
     vm->tensor_heap = h;
   }
   return vm->tensor_heap;
@@ -92,6 +94,7 @@ typedef struct TensorStore {
   void *data;
   size_t bytes;
   TensorHeap *heap;
+  uint64_t stamp;   /* buffers made before this one: the allocator hands the newest out first */
 } TensorStore;
 
 /* A big buffer, as a version of its bytes (the section "Versions"). */
@@ -110,7 +113,7 @@ typedef struct TensorVersion {
 static void store_finalize(void *obj, void *data) {
   (void)data;
   TensorStore *s = obj;
-  dev_buf_free(s->heap->alloc, s->data, s->bytes);
+  dev_buf_free_stamped(s->heap->alloc, s->data, s->bytes, s->stamp);
   lang_gc_external_free(s->bytes);
   heap_release(s->heap);
 }
@@ -144,6 +147,7 @@ static TensorStore *store_new(TensorHeap *h, size_t bytes, bool zero) {
   s->data = data;
   s->bytes = bytes;
   s->heap = h;
+  s->stamp = atomic_fetch_add(&h->made, 1);
   atomic_fetch_add(&h->refs, 1);
   lang_gc_finalize(s, store_finalize, NULL);
   return s;

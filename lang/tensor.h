@@ -230,9 +230,11 @@ bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, b
  * d * y * (1 - y) and tanh's d * (1 - y * y) with v the result y, relu's
  * d * (x > 0) with v the argument x.  Each element is computed with the
  * same operations in the same order as op by op, so gives the same bits.
- * NULL *out after MemoryError. */
+ * over_d: d is a temporary that nothing reads afterwards, whose buffer
+ * may take the result (lang_tensor_reusable).  NULL *out after
+ * MemoryError. */
 typedef enum { LANG_SENS_SIGMOID, LANG_SENS_TANH, LANG_SENS_RELU } LangActSens;
-bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTensor **out);
+bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, bool over_d, ObjTensor **out);
 /* a + b (op TB_ADD) or a * b (TB_MUL) for two small contiguous float
  * tensors of one dtype and one shape (two parts of a sensitivity being
  * summed, a sensitivity times a value), as lang_arith computes them but
@@ -309,6 +311,15 @@ bool lang_tensor_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out);
  * (dead & 1) or b (dead & 2) where lang_tensor_reusable allows: the
  * caller promises that nothing reads that operand afterwards. */
 bool lang_tensor_arith_reusing(MistVM *vm, ArithOp op, Value a, Value b, unsigned dead, Value *out);
+/* x op (a * b) for op TB_ADD or TB_SUB, one of a and b a number and the
+ * other a contiguous float tensor of x's dtype and shape, x contiguous
+ * too: in one pass with the bits of the two operations
+ * (dev_binary_scaled), into a new tensor or over x, a or b where `how`
+ * says it is dead (LANG_DEAD_X... of lang/ops.h; LANG_PRODUCT_FIRST for
+ * (a * b) op x).  False, doing nothing, for any other operands; true
+ * with *out NULL after an error. */
+bool lang_tensor_scaled_op(MistVM *vm, TensorBinop op, Value x, Value a, Value b, unsigned how,
+                           ObjTensor **out);
 bool lang_tensor_compare(MistVM *vm, CmpOp op, Value a, Value b, Value *out);
 bool lang_tensor_truthy(MistVM *vm, ObjTensor *t, bool *out);
 bool lang_tensor_contains(MistVM *vm, ObjTensor *t, Value item, bool *out);

@@ -201,7 +201,7 @@ ACT_ROW(tanh_f64, double, d * (1.0 - v * v))
 ACT_ROW(relu_f32, float, d * (float)(v > 0))
 ACT_ROW(relu_f64, double, d * (double)(v > 0))
 
-bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTensor **out) {
+bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, bool over_d, ObjTensor **out) {
   *out = NULL;
   if (!v_is_tensor(d) || !v_is_tensor(v)) return false;
   ObjTensor *D = AS_TENSOR(d), *V = AS_TENSOR(v);
@@ -209,7 +209,9 @@ bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, ObjTen
   for (int a = 0; a < D->ndim; a++)
     if (D->shape[a] != V->shape[a]) return false;
   static const LangRowFn rows[3][2] = {{sigmoid_f32, sigmoid_f64}, {tanh_f32, tanh_f64}, {relu_f32, relu_f64}};
-  ObjTensor *r = lang_tensor_new(vm, D->dtype, D->ndim, D->shape, false);
+  /* (each element of d is read before the same one of r is written) */
+  ObjTensor *r = over_d && lang_tensor_reusable(D, D->dtype, D->ndim, D->shape)
+                     ? D : lang_tensor_new(vm, D->dtype, D->ndim, D->shape, false);
   if (!r) return true;
   LangNdLoop l;
   lang_nd_init(&l, 3, D->ndim, D->shape);

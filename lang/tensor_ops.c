@@ -1197,6 +1197,53 @@ bool lang_tensor_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out) {
   return lang_tensor_arith_reusing(vm, op, a, b, 0, out);
 }
 
+static bool same_shape(const ObjTensor *x, const ObjTensor *y) {
+  if (x->ndim != y->ndim) return false;
+  for (int d = 0; d < x->ndim; d++)
+    if (x->shape[d] != y->shape[d]) return false;
+  return true;
+}
+
+bool lang_tensor_scaled_op(MistVM *vm, TensorBinop op, Value x, Value a, Value b, unsigned how,
+                           ObjTensor **out) {
+  *out = NULL;
+  bool scalar_first = !v_is_tensor(a);
+  Value s = scalar_first ? a : b, y = scalar_first ? b : a;
+  if ((op != TB_ADD && op != TB_SUB) || !v_is_tensor(x) || !v_is_tensor(y) ||
+      (s.tag != V_FLOAT && s.tag != V_INT))
+    return false;
+  ObjTensor *X = AS_TENSOR(x), *Y = AS_TENSOR(y);
+  /* a number takes the tensor's float dtype in the product (scalar_with),
+   * which the sum keeps when x has it too */
+  DType dt = Y->dtype;
+  if (!lang_dtype_is_float(dt) || X->dtype != dt || !same_shape(X, Y) || !lang_tensor_is_contiguous(X) ||
+      !lang_tensor_is_contiguous(Y))
+    return false;
+  union {
+    float f;
+    double d;
+  } sv;
+  if (!lang_tensor_store(vm, dt, (char *)&sv, s)) return true;
+  ObjTensor *r = NULL;
+  if ((how & LANG_DEAD_X) && lang_tensor_reusable(X, dt, X->ndim, X->shape)) r = X;
+  else if ((how & (scalar_first ? LANG_DEAD_B : LANG_DEAD_A)) && lang_tensor_reusable(Y, dt, Y->ndim, Y->shape))
+    r = Y;
+  if (!r && !(r = lang_tensor_new(vm, dt, X->ndim, X->shape, false))) return true;
+  unsigned order = (how & LANG_PRODUCT_FIRST ? DEV_PRODUCT_FIRST : 0) | (scalar_first ? 0 : DEV_SCALAR_LAST);
+  VmBinary vop = op == TB_ADD ? VM_ADD : VM_SUB;
+  DevPool *pool = lang_tensor_pool(vm);
+  if (dt == DT_F32)
+    dev_binary_scaled_f32(pool, vop, (float *)lang_tensor_ptr(r), (const float *)lang_tensor_ptr(X), sv.f,
+                          (const float *)lang_tensor_ptr(Y), X->size, order);
+  else
+    dev_binary_scaled_f64(pool, vop, (double *)lang_tensor_ptr(r), (const double *)lang_tensor_ptr(X), sv.d,
+                          (const double *)lang_tensor_ptr(Y), X->size, order);
+  LANG_KEEP(X);
+  LANG_KEEP(Y);
+  *out = r;
+  return true;
+}
+
 bool lang_tensor_compare(MistVM *vm, CmpOp op, Value a, Value b, Value *out) {
   static const TensorBinop map[] = {
     [CMP_EQ] = TB_EQ, [CMP_NE] = TB_NE, [CMP_LT] = TB_LT,

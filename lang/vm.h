@@ -149,6 +149,11 @@ struct MistVM {
    * while there are any, updates do not write in place
    * (lang_updates_in_place) */
   int background;
+  /* set by the interpreter just before a primitive marked P_OVER_D
+   * (ir/ops.def) runs when its first argument is a temporary that
+   * nothing reads afterwards, whose tensor buffer may then take the
+   * result; the primitive reads it first thing and clears it */
+  bool over_d;
 };
 
 /* May xs[i] = v (and d[k] = v, xs + [v], t[i] = v) write into storage

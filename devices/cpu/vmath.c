@@ -421,6 +421,43 @@ typedef struct {
 DEFINE_DISPATCH(float, f32)
 DEFINE_DISPATCH(double, f64)
 
+/* ---- x op (s * y) in one pass ------------------------------------------ */
+
+/* Block by block, the product goes to a buffer on the stack and is
+ * combined with x from there: each element takes the same two roundings
+ * in the same loops as the two operations one after the other, so the
+ * bits are the same, but the product never reaches memory.  (j->sx holds
+ * the order bits.) */
+#define DEFINE_SCALED(T, SUF)                                                             \
+  static void scaled_range_##SUF(const Job *j, int64_t lo, int64_t hi) {                  \
+    T tmp[BLOCK];                                                                          \
+    for (int64_t i = lo; i < hi; i += BLOCK) {                                             \
+      int64_t m = hi - i < BLOCK ? hi - i : BLOCK;                                         \
+      const T *x = (const T *)j->x + i, *y = (const T *)j->y + i;                          \
+      T *out = (T *)j->out + i;                                                            \
+      if (j->sx & DEV_SCALAR_LAST) binary_loop_##SUF(VM_MUL, tmp, y, NULL, (T)j->s, 2, m); \
+      else binary_loop_##SUF(VM_MUL, tmp, NULL, y, (T)j->s, 1, m);                         \
+      if (j->sx & DEV_PRODUCT_FIRST) binary_loop_##SUF((VmBinary)j->op, out, tmp, x, 0, 0, m); \
+      else binary_loop_##SUF((VmBinary)j->op, out, x, tmp, 0, 0, m);                       \
+    }                                                                                      \
+  }                                                                                        \
+  static void scaled_chunk_##SUF(void *ctx, int64_t b0, int64_t b1) {                     \
+    const Job *j = ctx;                                                                    \
+    int64_t hi = b1 * BLOCK < j->n ? b1 * BLOCK : j->n;                                    \
+    scaled_range_##SUF(j, b0 * BLOCK, hi);                                                 \
+  }                                                                                        \
+  void dev_binary_scaled_##SUF(DevPool *p, VmBinary op, T *out, const T *x, T s,           \
+                               const T *y, int64_t n, unsigned order) {                    \
+    if (n <= 0) return;                                                                    \
+    Job j = {op, (int)order, out, x, y, s, n};                                             \
+    if (n < DEV_PAR_GRAIN || dev_pool_size(p) < 2) scaled_range_##SUF(&j, 0, n);           \
+    else dev_parallel_for(p, (n + BLOCK - 1) / BLOCK, DEV_PAR_GRAIN / BLOCK - 1,           \
+                          scaled_chunk_##SUF, &j);                                         \
+  }
+
+DEFINE_SCALED(float, f32)
+DEFINE_SCALED(double, f64)
+
 /* ---- reductions --------------------------------------------------------- */
 
 /* Pairwise sum: runs of 16 partial sums at the leaves, halves above. */

@@ -33,6 +33,16 @@ void dev_binary_scalar_f32(DevPool *p, VmBinary op, float *out, const float *x, 
 void dev_binary_scalar_f64(DevPool *p, VmBinary op, double *out, const double *x, double s,
                            int64_t n, bool scalar_first);
 
+/* out[i] = x[i] op (s * y[i]), op VM_ADD or VM_SUB, with the bits of the
+ * two operations one after the other (dev_binary_scalar, then
+ * dev_binary) but in one pass.  order: DEV_PRODUCT_FIRST computes
+ * (s * y[i]) op x[i], DEV_SCALAR_LAST y[i] * s.  out may alias x or y. */
+enum { DEV_PRODUCT_FIRST = 1, DEV_SCALAR_LAST = 2 };
+void dev_binary_scaled_f32(DevPool *p, VmBinary op, float *out, const float *x, float s,
+                           const float *y, int64_t n, unsigned order);
+void dev_binary_scaled_f64(DevPool *p, VmBinary op, double *out, const double *x, double s,
+                           const double *y, int64_t n, unsigned order);
+
 /* Pairwise summation (in double for f32).  0 for n == 0. */
 double dev_sum_f32(DevPool *p, const float *x, int64_t n);
 double dev_sum_f64(DevPool *p, const double *x, int64_t n);

@@ -22,7 +22,6 @@ compared to a relative 1e-5).
 Exit status 0 when all agree, 1 on a difference, 77 (skipped) when NumPy
 is not installed.
 """
-import os
 import random
 import sys
 
@@ -190,33 +189,20 @@ def main():
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     ncases = int(sys.argv[3]) if len(sys.argv) > 3 else 300
     rng = random.Random(seed)
-    program, wants = list(SHOW), []
+    program, wants, labels = list(SHOW), [], []
     for i in range(ncases):
         lines, want = make_case(rng, i)
         program += lines + ['print("----")']
-        wants.append((lines, want))
-    run = _mistrun.run_program(mist, program)
-    if run.returncode != 0:
-        print("mist failed:", run.stderr[:3000])
-        return 1
-    got = run.stdout.split("----\n")[:-1]
-    bad = 0
-    for (lines, want), text in zip(wants, got):
+        wants.append([expect(w) for w in want])
+        labels.append("\n  " + "\n  ".join(lines))
+
+    def agree(text, want):
         rows = [parse(l) for l in text.strip().split("\n") if l]
-        ok = len(rows) == len(want)
-        for r, w in zip(rows, want):
-            e = expect(w)
-            ok = ok and r[0] == e[0] and r[1] == e[1] and all(close(x, y) for x, y in zip(r[2:], e[2:]))
-        if not ok:
-            bad += 1
-            if bad <= int(os.environ.get("SHOW", 5)):
-                print("differs:\n  %s\n--- mist:\n%s--- numpy: %s" % ("\n  ".join(lines), text,
-                                                                    [expect(w) for w in want]))
-    if len(got) != ncases:
-        print("expected %d results, got %d" % (ncases, len(got)))
-        return 1
-    print("%d of %d programs agree with NumPy, seed %d" % (ncases - bad, ncases, seed))
-    return 1 if bad else 0
+        return len(rows) == len(want) and all(
+            r[0] == e[0] and r[1] == e[1] and all(close(x, y) for x, y in zip(r[2:], e[2:]))
+            for r, e in zip(rows, want))
+
+    return _mistrun.compare(mist, program, wants, labels, "programs agree with NumPy, seed %d" % seed, agree)
 
 
 if __name__ == "__main__":

@@ -221,6 +221,42 @@ START_TEST(test_alloc_reuse_align) {
 }
 END_TEST
 
+/* Frees given back together in any order (as a collection's finalisers
+ * run) are handed out again newest stamp first, each class on its own;
+ * a plain dev_buf_free counts as newer than every stamp. */
+START_TEST(test_alloc_newest_first) {
+  DevAllocator *a = dev_allocator_new();
+  enum { N = 40 };
+  size_t sizes[] = {4096, 300000};
+  for (size_t s = 0; s < 2; s++) {
+    void *p[N], *other = dev_buf_alloc(a, 100);
+    for (int i = 0; i < N; i++) p[i] = dev_buf_alloc(a, sizes[s]);
+    for (int i = 0; i < N; i++) {   /* stamps i * 7919 % N: a permutation */
+      int k = i * 7919 % N;
+      dev_buf_free_stamped(a, p[k], sizes[s], (uint64_t)k);
+      if (i == N / 2) dev_buf_free_stamped(a, other, 100, 1000);   /* another class, meanwhile */
+    }
+    for (int k = N - 1; k >= 0; k--) ck_assert_ptr_eq(dev_buf_alloc(a, sizes[s]), p[k]);
+    /* a plain free goes on top of stamped ones */
+    for (int k = 1; k < N; k++) dev_buf_free_stamped(a, p[k], sizes[s], (uint64_t)k);
+    dev_buf_free(a, p[0], sizes[s]);
+    ck_assert_ptr_eq(dev_buf_alloc(a, sizes[s]), p[0]);
+    ck_assert_ptr_eq(dev_buf_alloc(a, sizes[s]), p[N - 1]);
+  }
+  /* cached_bytes, the cap and trim see frees still waiting */
+  DevAllocator *b = dev_allocator_new();
+  void *q = dev_buf_alloc(b, 100000);
+  dev_buf_free_stamped(b, q, 100000, 5);
+  ck_assert_uint_ge(dev_allocator_cached_bytes(b), 100000);
+  q = dev_buf_alloc(b, 100000);
+  dev_buf_free_stamped(b, q, 100000, 5);
+  dev_allocator_trim(b);
+  ck_assert_uint_eq(dev_allocator_cached_bytes(b), 0);
+  dev_allocator_free(b);
+  dev_allocator_free(a);
+}
+END_TEST
+
 /* Buffers from 256 KiB to 2 MiB come from 2 MiB slabs of one class:
  * the buffers of a slab lie side by side in one aligned huge page, never
  * overlap, and each goes back to the OS (the slab's tail with the last). */
@@ -572,6 +608,50 @@ START_TEST(test_vmath_binary) {
 }
 END_TEST
 
+/* x op (s * y) in one pass: each element as the two operations give it
+ * (volatile: no fused multiply-add), bit for bit, in every order, over
+ * the pool's split and in place over x or y. */
+static bool same_f64(double a, double b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+static bool same_f32(float a, float b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+
+START_TEST(test_vmath_scaled) {
+  int64_t sizes[] = {1, 17, 1000, 1025, 100001};
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+    for (int op = VM_ADD; op <= VM_SUB; op++)
+      for (unsigned order = 0; order < 4; order++)
+        for (int place = 0; place < 3; place++) {   /* a new array, over x, over y */
+          int64_t n = sizes[si];
+          double *xd = malloc(sizeof(double) * n), *yd = malloc(sizeof(double) * n);
+          double *od = malloc(sizeof(double) * n), *wd = malloc(sizeof(double) * n);
+          float *xf = malloc(sizeof(float) * n), *yf = malloc(sizeof(float) * n);
+          float *of = malloc(sizeof(float) * n), *wf = malloc(sizeof(float) * n);
+          double sd = 0.01;
+          float sf = (float)sd;
+          for (int64_t i = 0; i < n; i++) {
+            xd[i] = urand(-100, 100), yd[i] = urand(-100, 100);
+            if (i == 3) xd[i] = NAN;
+            if (i == 5) yd[i] = INFINITY;
+            xf[i] = (float)xd[i], yf[i] = (float)yd[i];
+            volatile double td = order & DEV_SCALAR_LAST ? yd[i] * sd : sd * yd[i];
+            volatile float tf = order & DEV_SCALAR_LAST ? yf[i] * sf : sf * yf[i];
+            double a = order & DEV_PRODUCT_FIRST ? td : xd[i], b = order & DEV_PRODUCT_FIRST ? xd[i] : td;
+            float af = order & DEV_PRODUCT_FIRST ? tf : xf[i], bf = order & DEV_PRODUCT_FIRST ? xf[i] : tf;
+            wd[i] = op == VM_ADD ? a + b : a - b;
+            wf[i] = op == VM_ADD ? af + bf : af - bf;
+          }
+          double *outd = place == 1 ? xd : place == 2 ? yd : od;
+          float *outf = place == 1 ? xf : place == 2 ? yf : of;
+          dev_binary_scaled_f64(pool, (VmBinary)op, outd, xd, sd, yd, n, order);
+          dev_binary_scaled_f32(pool, (VmBinary)op, outf, xf, sf, yf, n, order);
+          int64_t wrong = 0;
+          for (int64_t i = 0; i < n; i++) wrong += !same_f64(outd[i], wd[i]) || !same_f32(outf[i], wf[i]);
+          ck_assert_msg(wrong == 0, "%s, order %u, n %lld, out %d: %lld elements differ",
+                        dev_binary_name((VmBinary)op), order, (long long)n, place, (long long)wrong);
+          free(xd), free(yd), free(od), free(wd), free(xf), free(yf), free(of), free(wf);
+        }
+}
+END_TEST
+
 START_TEST(test_sum_accuracy) {
   int64_t n = 10000000;
   float *x = malloc(sizeof(float) * n);
@@ -819,10 +899,12 @@ static Suite *devices_suite(void) {
   tcase_add_test(tc, test_alloc_reuse_align);
   tcase_add_test(tc, test_alloc_threads);
   tcase_add_test(tc, test_alloc_slabs);
+  tcase_add_test(tc, test_alloc_newest_first);
   tcase_add_test(tc, test_gemm);
   tcase_add_test(tc, test_gemm_batched);
   tcase_add_test(tc, test_vmath_unary);
   tcase_add_test(tc, test_vmath_binary);
+  tcase_add_test(tc, test_vmath_scaled);
   tcase_add_test(tc, test_sum_accuracy);
   tcase_add_test(tc, test_max_min);
   tcase_add_test(tc, test_conv2d);

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/eval.h"
+#include "ir/ir.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "lang/tensor.h"
@@ -1130,6 +1132,128 @@ START_TEST(test_reuse_temporaries)
 }
 END_TEST
 
+/* x op (a * b) at once (lang_arith_scaled) against the two operations
+ * one after the other (lang_arith): the same elements, dtype and shape
+ * when it is done, written over an operand marked dead exactly when that
+ * one can take it (x first), the others unchanged; and done exactly when
+ * one of a and b is a number and the other a float tensor of x's dtype
+ * and shape, both contiguous (nothing done, no error, otherwise). */
+START_TEST(test_scaled_sum)
+{
+  for (int round = 0; round < 800; round++) {
+    static const DType others[] = {DT_I64, DT_BOOL, DT_I32};
+    DType dt = rnd_int(0, 5) ? (rnd_int(0, 1) ? DT_F32 : DT_F64) : others[rnd_int(0, 2)];
+    int64_t shape[2] = {rnd_int(1, 40), rnd_int(1, 64)}, row[2] = {1, shape[1]};
+    int kind = (int)rnd_int(0, 7);   /* 0: another dtype, 1: a row, 2: strided, 3: a tensor for s */
+    ObjTensor *x = random_tensor(dt, 2, shape);
+    ObjTensor *y = random_tensor(kind == 0 ? (dt == DT_F32 ? DT_F64 : DT_F32) : dt, 2, kind == 1 ? row : shape);
+    if (kind == 2) y = maybe_strided(y);
+    Value s = kind == 3 ? v_obj(random_tensor(dt, 0, NULL)) : rnd_int(0, 1) ? v_float(rnd_unit() * 2 - 1)
+                                                                           : v_int(rnd_int(-3, 3));
+    ArithOp op = rnd_int(0, 1) ? OP_ADD : OP_SUB;
+    bool product_first = rnd_int(0, 1), scalar_first = rnd_int(0, 1);
+    unsigned how = (product_first ? LANG_PRODUCT_FIRST : 0) | (unsigned)rnd_int(0, 7) * LANG_DEAD_X;
+    /* dead operands are new copies, so the originals give the reference */
+    Value xv = how & LANG_DEAD_X ? v_obj(temporary(x)) : v_obj(x);
+    Value yv = how & (scalar_first ? LANG_DEAD_B : LANG_DEAD_A) ? v_obj(temporary(y)) : v_obj(y);
+    Value prod, want, got = v_none();
+    if (!lang_arith(vm, OP_MUL, scalar_first ? s : v_obj(y), scalar_first ? v_obj(y) : s, &prod) ||
+        !lang_arith(vm, op, product_first ? prod : v_obj(x), product_first ? v_obj(x) : prod, &want)) {
+      lang_error_clear(vm);
+      continue;
+    }
+    ObjTensor *keep_x = temporary(x), *keep_y = temporary(y);
+    int done = lang_arith_scaled(vm, op, xv, scalar_first ? s : yv, scalar_first ? yv : s, how, &got);
+    ck_assert_int_ge(done, 0);
+    ObjTensor *yt = AS_TENSOR(yv);
+    bool can = lang_dtype_is_float(dt) && yt->dtype == dt && yt->shape[0] == shape[0] && kind != 3 &&
+               lang_tensor_is_contiguous(yt);
+    ck_assert_msg(done == can, "round %d: done %d, expected %d (kind %d, dtype %d)", round, done, can, kind, dt);
+    if (!done) continue;
+    ck_assert(v_is_tensor(got) && AS_TENSOR(got)->dtype == AS_TENSOR(want)->dtype);
+    ck_assert_msg(same_elements(AS_TENSOR(got), AS_TENSOR(want)), "round %d: wrong result", round);
+    ObjTensor *X = AS_TENSOR(xv), *Y = AS_TENSOR(yv), *G = AS_TENSOR(got);
+    bool over_x = (how & LANG_DEAD_X) && lang_tensor_reusable(X, dt, 2, shape);
+    bool over_y = !over_x && (how & (scalar_first ? LANG_DEAD_B : LANG_DEAD_A)) && lang_tensor_reusable(Y, dt, 2, shape);
+    ck_assert_msg((G == X) == over_x && (G == Y) == over_y, "round %d: written over the wrong tensor", round);
+    if (G != X) ck_assert(same_elements(X, keep_x));
+    if (G != Y) ck_assert(same_elements(Y, keep_y));
+  }
+}
+END_TEST
+
+/* Do two results of a primitive agree: the same tensor elements, dtype
+ * and shape, or equal numbers, or both None? */
+static bool same_result(Value a, Value b) {
+  if (v_is_tensor(a) && v_is_tensor(b))
+    return AS_TENSOR(a)->dtype == AS_TENSOR(b)->dtype && same_elements(AS_TENSOR(a), AS_TENSOR(b));
+  return a.tag == b.tag && (a.tag != V_FLOAT || a.f == b.f || (a.f != a.f && b.f != b.f));
+}
+
+/* Primitive p's argument k for a random round: float tensors (f32 or
+ * f64, a square shape or, now and then, a row that broadcasts) or a
+ * float; the last argument of a binary sensitivity is 0 or 1. */
+static Value prim_arg(IrPrim p, int k, int64_t n) {
+  int arity = ir_prims[p].arity;
+  if (arity == 4 && k == 3) return v_int(rnd_int(0, 1));
+  if (rnd_int(0, 9) == 0) return v_float(rnd_unit() * 4 - 2);
+  int64_t sq[2] = {n, n}, row[2] = {1, n};
+  bool bcast = p != IR_P_MATMUL && p != IR_P_MATMUL_SENS && rnd_int(0, 5) == 0;
+  return v_obj(random_tensor(rnd_int(0, 1) ? DT_F32 : DT_F64, 2, bcast ? row : sq));
+}
+
+/* The ops.def flags that ir/eval.c trusts when it reuses buffers, held
+ * to what each primitive does: a P_FRESH primitive's tensor result
+ * shares no buffer with its arguments; a P_SHAPE_XY one's result does
+ * not change when x and y (arguments 1 and 2) hold other elements; a
+ * P_OVER_D one told that d (a temporary) is dead gives the same result,
+ * over d's buffer when that can take it. */
+START_TEST(test_prim_flags)
+{
+  for (int p = 0; p < IR_NPRIMS; p++) {
+    unsigned flags = ir_prims[p].flags;
+    if (!(flags & (P_FRESH | P_SHAPE_XY | P_OVER_D))) continue;
+    int arity = ir_prims[p].arity;
+    ck_assert_msg(arity >= 1 && arity <= 4, "%s: arity %d", ir_prims[p].name, arity);
+    BuiltinFn fn = ev_prim_fn((IrPrim)p);
+    int checked = 0;
+    for (int round = 0; round < 300; round++) {
+      int64_t n = rnd_int(1, 40);
+      Value args[4], r;
+      for (int k = 0; k < arity; k++) args[k] = prim_arg((IrPrim)p, k, n);
+      if (!fn(vm, arity, args, NULL, &r)) {
+        lang_error_clear(vm);
+        continue;
+      }
+      checked++;
+      if ((flags & P_FRESH) && v_is_tensor(r))
+        for (int k = 0; k < arity; k++)
+          ck_assert_msg(!v_is_tensor(args[k]) || AS_TENSOR(args[k])->buf != AS_TENSOR(r)->buf,
+                        "%s: the result shares argument %d's buffer", ir_prims[p].name, k);
+      if (flags & P_SHAPE_XY) {
+        Value other[4] = {args[0], args[1], args[2], args[3]}, r2;
+        for (int k = 1; k <= 2; k++)
+          if (v_is_tensor(args[k])) other[k] = v_obj(random_tensor(AS_TENSOR(args[k])->dtype, 2, AS_TENSOR(args[k])->shape));
+        ck_assert(fn(vm, arity, other, NULL, &r2));
+        ck_assert_msg(same_result(r, r2), "%s: the result reads x's or y's elements", ir_prims[p].name);
+      }
+      if ((flags & P_OVER_D) && v_is_tensor(args[0])) {
+        ObjTensor *d = temporary(AS_TENSOR(args[0]));
+        bool reusable = lang_tensor_reusable(d, d->dtype, d->ndim, d->shape);
+        Value over[4] = {v_obj(d), args[1], args[2], args[3]}, r2;
+        vm->over_d = true;
+        ck_assert(fn(vm, arity, over, NULL, &r2));
+        ck_assert(!vm->over_d);
+        ck_assert_msg(same_result(r, r2), "%s: a different result over d", ir_prims[p].name);
+        /* (over d where the result has d's dtype and shape) */
+        if (v_is_tensor(r2) && AS_TENSOR(r2) == d) ck_assert(reusable);
+      }
+    }
+    ck_assert_msg(checked > 50, "%s: only %d rounds ran", ir_prims[p].name, checked);
+  }
+}
+END_TEST
+
 /* The same through the interpreter, with the script-level loop. */
 START_TEST(test_memory_bound_script)
 {
@@ -1177,6 +1301,8 @@ static Suite *tensor_suite(void) {
   tcase_add_test(tc, test_memory_bound);
   tcase_add_test(tc, test_memory_bound_script);
   tcase_add_test(tc, test_reuse_temporaries);
+  tcase_add_test(tc, test_scaled_sum);
+  tcase_add_test(tc, test_prim_flags);
   suite_add_tcase(s, tc);
   return s;
 }
