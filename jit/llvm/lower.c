@@ -241,12 +241,11 @@ static void note_result(Lw *lw, IrTyped *t) {
 
 /* What may stay boxed: values the interpreter's primitives and builtins
  * handle, reached through the runtime (strs, lists, dicts, modules,
- * closures, values inference types `any`), but not tensors, whose
- * compiled code (fused loops over their elements) is not written yet:
- * a function with a value typed a tensor runs in the interpreter. */
+ * closures, tensors, values inference types `any`).  Every type has a
+ * boxed form today; the check stays for the types a later one may
+ * not. */
 static bool boxed_ok(const IrType *t) {
   switch (t->kind) {
-  case IT_TENSOR: return false;
   case IT_TUPLE: case IT_LIST: case IT_DICT: case IT_ENV: case IT_FNSET: {
     int m = t->kind == IT_LIST && t->n < 0 ? 1 : t->n;
     for (int i = 0; i < m; i++)
@@ -919,6 +918,31 @@ static JV *call_frame(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, int how)
   return out;
 }
 
+static bool has_tensor(const IrType *t) {
+  if (t->kind == IT_TENSOR) return true;
+  if (t->kind != IT_TUPLE && t->kind != IT_LIST) return false;
+  int m = t->kind == IT_LIST && t->n < 0 ? 1 : t->n;
+  for (int i = 0; i < m; i++)
+    if (has_tensor(t->items[i])) return true;
+  return false;
+}
+
+/* A result from the runtime (tag, pay; in memory at p) that inference
+ * typed a tensor, or holding tensors, checked against that type (dtype,
+ * rank and the dims it knows), as unbox checks a scalar's tag: code
+ * compiled for a shape must never run on another.  A Value's tag is
+ * enough for the other boxed types. */
+static void check_tensor_type(Em *e, LLVMValueRef p, LLVMValueRef tag, LLVMValueRef pay, IrNode *n) {
+  Lw *lw = e->lw;
+  IrType *t = type_of(lw, n);
+  if (!t || !has_tensor(t)) return;
+  int site = add_site(lw, n, e->f->g);
+  lw->sites[site].type = t;
+  LLVMValueRef ok = call(lw, "mist_rt_has_type", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32},
+                         (LLVMValueRef[]){e->cx, p, ci32(lw, site)});
+  expect_ok(e, ok, tag, pay, n);
+}
+
 /* A call through the interpreter's ev_call: f and the arguments boxed,
  * the result unboxed as res (checked). */
 static JV *call_boxed(Em *e, JV *f, int nargs, JV **args, Rep *res, IrNode *n) {
@@ -933,6 +957,7 @@ static JV *call_boxed(Em *e, JV *f, int nargs, JV **args, Rep *res, IrNode *n) {
   check(e, ok, n);
   LLVMValueRef tag, pay;
   load_value(e, out, &tag, &pay);
+  check_tensor_type(e, out, tag, pay, n);
   return unbox(e, tag, pay, res, n, true);
 }
 
@@ -948,6 +973,7 @@ static JV *prim_boxed(Em *e, int p, int nargs, JV **args, Rep *res, IrNode *n) {
   check(e, ok, n);
   LLVMValueRef tag, pay;
   load_value(e, out, &tag, &pay);
+  check_tensor_type(e, out, tag, pay, n);
   return unbox(e, tag, pay, res, n, true);
 }
 

@@ -99,6 +99,11 @@ static bool mist_rt_bad_value(const JitCx *cx, const Value *v, int32_t site) {
                     lang_type_name(*v), t ? ir_type_str(t) : "another type");
 }
 
+/* Whether *v has the type of the site (a tensor's dtype and shape). */
+static bool mist_rt_has_type(const JitCx *cx, const Value *v, int32_t site) {
+  return ir_type_has_value(cx->sites[site].type, *v);
+}
+
 /* The value of the module global the site's node reads, as the
  * interpreter reads it (its module's binding, else a builtin). */
 static bool mist_rt_global(const JitCx *cx, int32_t site, Value *out) {
@@ -119,7 +124,7 @@ const JitHelper jit_helpers[] = {
 #define H(f) {#f, (void *)f}
   H(mist_rt_fail), H(mist_rt_prim), H(mist_rt_call), H(mist_rt_call_check), H(mist_rt_poll),
   H(mist_rt_truthy), H(mist_rt_closure), H(mist_rt_tuple), H(mist_rt_tuple_items),
-  H(mist_rt_is_closure), H(mist_rt_bad_value), H(mist_rt_global),
+  H(mist_rt_is_closure), H(mist_rt_bad_value), H(mist_rt_global), H(mist_rt_has_type),
   /* libm, which the interpreter's math builtins call too */
   H(exp), H(log), H(sin), H(cos), H(tanh), H(tan), H(asin), H(acos), H(atan), H(log2), H(log10),
   H(erf), H(lgamma), H(floor), H(ceil), H(fmod), H(pow),
