@@ -221,6 +221,25 @@ static UnFn64 mvec_un_f64(VmUnary op) {
 }
 #endif /* USE_MVEC */
 
+DevVecFn dev_vec_unary(VmUnary op, bool f64) {
+#if USE_MVEC
+  static const DevVecFn k32[VM_RELU + 1] = {
+      [VM_EXP] = (DevVecFn)dev_vec_expf16, [VM_LOG] = (DevVecFn)dev_vec_logf16,
+      [VM_SIN] = (DevVecFn)_ZGVeN16v_sinf, [VM_COS] = (DevVecFn)_ZGVeN16v_cosf,
+      [VM_TANH] = (DevVecFn)dev_vec_tanhf16, [VM_SIGMOID] = (DevVecFn)dev_vec_sigmoidf16};
+  static const DevVecFn k64[VM_RELU + 1] = {
+      [VM_EXP] = (DevVecFn)_ZGVeN8v_exp, [VM_LOG] = (DevVecFn)_ZGVeN8v_log,
+      [VM_SIN] = (DevVecFn)_ZGVeN8v_sin, [VM_COS] = (DevVecFn)_ZGVeN8v_cos,
+      [VM_TANH] = (DevVecFn)_ZGVeN8v_tanh, [VM_SIGMOID] = (DevVecFn)sigmoid8d};
+  if ((unsigned)op > VM_RELU || level() != 2) return NULL;
+  return f64 ? k64[op] : k32[op];
+#else
+  (void)op;
+  (void)f64;
+  return NULL;
+#endif
+}
+
 /* ---- plain loops (vectorised by the compiler) --------------------------- */
 
 /* out may equal x or y exactly: no dependence between iterations. */

@@ -43,6 +43,16 @@ void dev_binary_scaled_f32(DevPool *p, VmBinary op, float *out, const float *x, 
 void dev_binary_scaled_f64(DevPool *p, VmBinary op, double *out, const double *x, double s,
                            const double *y, int64_t n, unsigned order);
 
+/* One vector of op's AVX-512 kernel, for compiled code's fused loops
+ * (jit/llvm/fuse.c): a function of one __m512 (16 floats; f64 false)
+ * or __m512d (8 doubles) that computes exactly the lanes dev_unary_f32
+ * or dev_unary_f64 computes, so a fused loop's results are eager mode's
+ * to the bit.  For VM_EXP, VM_LOG, VM_SIN, VM_COS, VM_TANH and
+ * VM_SIGMOID; NULL for the others, and for all where the CPU lacks
+ * AVX-512F or Mist was built without libmvec. */
+typedef void (*DevVecFn)(void);
+DevVecFn dev_vec_unary(VmUnary op, bool f64);
+
 /* Pairwise summation (in double for f32).  0 for n == 0. */
 double dev_sum_f32(DevPool *p, const float *x, int64_t n);
 double dev_sum_f64(DevPool *p, const double *x, int64_t n);

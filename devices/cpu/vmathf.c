@@ -127,6 +127,16 @@ T512 static inline __m512d log_pd(__m512d x) {
     }                                                                                  \
   }
 
+/* One vector of 16 floats, for compiled code's fused loops
+ * (dev_vec_unary): the same lanes the arrays above compute. */
+#define DEFINE_VECTOR(NAME, F) \
+  T512 __m512 NAME(__m512 v) { return narrow(F(widen_lo(v)), F(widen_hi(v))); }
+
+DEFINE_VECTOR(dev_vec_expf16, exp_pd)
+DEFINE_VECTOR(dev_vec_logf16, log_pd)
+DEFINE_VECTOR(dev_vec_tanhf16, tanh_pd)
+DEFINE_VECTOR(dev_vec_sigmoidf16, sigmoid_pd)
+
 DEFINE_ARRAY(dev_vexpf_avx512, exp_pd)
 DEFINE_ARRAY(dev_vlogf_avx512, log_pd)
 DEFINE_ARRAY(dev_vtanhf_avx512, tanh_pd)

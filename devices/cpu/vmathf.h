@@ -12,4 +12,13 @@ void dev_vlogf_avx512(float *out, const float *x, int64_t n);
 void dev_vtanhf_avx512(float *out, const float *x, int64_t n);
 void dev_vsigmoidf_avx512(float *out, const float *x, int64_t n);
 
+/* The same on one vector of 16 floats (__m512), for dev_vec_unary. */
+#if defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("avx512f"))) __m512 dev_vec_expf16(__m512 v);
+__attribute__((target("avx512f"))) __m512 dev_vec_logf16(__m512 v);
+__attribute__((target("avx512f"))) __m512 dev_vec_tanhf16(__m512 v);
+__attribute__((target("avx512f"))) __m512 dev_vec_sigmoidf16(__m512 v);
+#endif
+
 #endif

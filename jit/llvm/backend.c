@@ -119,14 +119,18 @@ static void *cg_open(MistVM *vm, const char **why) {
   }
   cg->tsc = LLVMOrcCreateNewThreadSafeContext();
   /* the runtime functions, at their addresses in this process */
-  LLVMOrcCSymbolMapPairs syms = calloc((size_t)jit_nhelpers, sizeof *syms);
-  for (int i = 0; i < jit_nhelpers; i++) {
-    syms[i].Name = LLVMOrcLLJITMangleAndIntern(cg->jit, jit_helpers[i].name);
-    syms[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)jit_helpers[i].addr;
+  int nvec;
+  const JitHelper *vec = jit_vec_helpers(&nvec);
+  int nsyms = jit_nhelpers + nvec;
+  LLVMOrcCSymbolMapPairs syms = calloc((size_t)nsyms, sizeof *syms);
+  for (int i = 0; i < nsyms; i++) {
+    const JitHelper *h = i < jit_nhelpers ? &jit_helpers[i] : &vec[i - jit_nhelpers];
+    syms[i].Name = LLVMOrcLLJITMangleAndIntern(cg->jit, h->name);
+    syms[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)h->addr;
     syms[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
     syms[i].Sym.Flags.TargetFlags = 0;
   }
-  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, (size_t)jit_nhelpers);
+  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, (size_t)nsyms);
   free(syms);
   err = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(cg->jit), mu);
   if (err) {

@@ -39,5 +39,7 @@ typedef struct JitHelper {
 } JitHelper;
 extern const JitHelper jit_helpers[];
 extern const int jit_nhelpers;
+/* The vector math functions of the host (rt.c), *n of them. */
+const JitHelper *jit_vec_helpers(int *n);
 
 #endif

@@ -31,6 +31,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
@@ -38,6 +39,7 @@
 #include "ir/eval.h"
 #include "ir/map.h"
 #include "jit/llvm/cg.h"
+#include "jit/llvm/fuse.h"
 #include "lang/gc.h"
 
 /* ---- representations ---- */
@@ -142,6 +144,8 @@ typedef struct Lw {
   NodeMap built;       /* builtin object -> 1 + its index in consts */
   const char *why;
   int nfn;
+  bool fuse;           /* fused loops are made (jit_fuse_enabled) */
+  StrBuf fuselog;      /* what they compute, for MIST_JIT_LOG */
 } Lw;
 
 /* The emission of one frame. */
@@ -155,6 +159,7 @@ typedef struct Em {
   NodeMap vals;        /* node -> JV */
   NodeMap blocks;      /* contified graph -> Block */
   NodeMap uses;        /* node -> uses, as the interpreter counts them */
+  NodeMap fused;       /* node -> the FuseGroup computing it (fuse.c) */
   bool dead;           /* the current block ended: what follows is not reached */
   /* the depth the last guard passed at, while its check still holds: a
    * later call at the same depth on the same straight-line path needs
@@ -1536,6 +1541,46 @@ static JV *emit_global(Em *e, IrNode *n) {
   return unbox(e, tag, pay, res, n, true);
 }
 
+/* ---- fused loops ---- */
+
+static IrType *type_of_ud(void *lw, IrNode *n) { return type_of(lw, n); }
+
+/* The value of fused group fg's root: its loop (fuse.c) run by the
+ * runtime on the group's inputs, tensors boxed and numbers as bits. */
+static JV *emit_fused(Em *e, FuseGroup *fg) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  IrNode *n = fg->root;
+  char name[256];
+  snprintf(name, sizeof name, "%sfused.%d", lw->prefix, lw->nfn++);
+  LLVMValueRef loop = jit_fuse_kernel(lw->M, fg, name);
+  LLVMValueRef tens = value_slots(e, fg->ntensors), nums = value_slots(e, fg->nnumbers), out = value_slots(e, 1);
+  for (int i = 0; i < fg->nins; i++) {
+    FuseIn *in = &fg->ins[i];
+    JV *x = val(e, in->node, n);
+    if (!x) return NULL;
+    if (in->kind != FI_FLOAT && in->kind != FI_INT) {
+      if (!box_into(e, x, slot_at(e, tens, in->slot), n)) return NULL;
+      continue;
+    }
+    LLVMValueRef bits = in->kind == FI_INT ? as_int(e, x) : LLVMBuildBitCast(B, as_float(e, x), lw->i64, "");
+    LLVMBuildStore(B, bits, LLVMBuildGEP2(B, lw->i64, nums, (LLVMValueRef[]){ci64(lw, in->slot)}, 1, ""));
+  }
+  int site = add_site(lw, n, e->f->g);
+  lw->sites[site].type = fg->type;
+  sync_depth(e, e->depth);
+  LLVMTypeRef pt[] = {lw->ptr, lw->ptr, lw->i32, lw->i32, lw->ptr, lw->ptr, lw->i64, lw->i64, lw->ptr};
+  LLVMValueRef av[] = {e->cx, loop, ci32(lw, site), ci32(lw, fg->ntensors), tens, nums, ci64(lw, fg->rows),
+                       ci64(lw, fg->cols), out};
+  check(e, call(lw, "mist_rt_fused", lw->i1, 9, pt, av), n);
+  JV *r = jv_new(&r_value);
+  load_value(e, out, &r->v[0], &r->v[1]);
+  const char *file = n->span.file >= 0 && n->span.file < lw->vm->nfiles ? lw->vm->files[n->span.file].path->data : "?";
+  sb_printf(&lw->fuselog, "jit: %s (%s:%d): fused %s\n", e->f->g->name->data, file, n->span.line,
+            jit_fuse_describe(lw->vm, fg));
+  return r;
+}
+
 /* One node.  Returns 1 when it ended the block (a return or a jump for
  * a tail call), 0 when not, -1 when it cannot be compiled. */
 static int emit_node(Em *e, IrNode *n, bool tail, JV **value) {
@@ -1558,9 +1603,15 @@ static int emit_node(Em *e, IrNode *n, bool tail, JV **value) {
     bool user = (h->flags & IRG_FUNCTION) != 0;
     if (tail && !user && (h == e->f->g || fvs_available(e, h))) return emit_jump(e, h, n);
   }
+  JV *r;
+  FuseGroup *fg = ir_map_get(&e->fused, n);
+  if (fg && fg->root != n) return 0;   /* computed in its group's loop */
+  if (fg) {
+    r = emit_fused(e, fg);
+    goto computed;
+  }
   for (int i = 0; i < nargs; i++)
     if (!(args[i] = val(e, n->in[1 + i], n))) return -1;
-  JV *r;
   if (p >= 0) {
     Rep *res = rep_of(lw, type_of(lw, n), n);
     if (!res) return -1;
@@ -1585,6 +1636,7 @@ static int emit_node(Em *e, IrNode *n, bool tail, JV **value) {
     if (!fv) return -1;
     r = call_value(e, n, fv, nargs, args, tail);
   }
+computed:
   if (!r) return -1;
   IrType *t = type_of(lw, n);
   if (t && t->kind == IT_NEVER) {
@@ -1608,6 +1660,7 @@ static int emit_node(Em *e, IrNode *n, bool tail, JV **value) {
  * compiled. */
 static int emit_body(Em *e, IrGraph *g, bool ret, JV **value) {
   IrNode *last = g->nnodes ? g->nodes[g->nnodes - 1] : NULL;
+  if (e->lw->fuse) jit_fuse_plan(g, &e->uses, type_of_ud, e->lw, &e->fused);
   for (int i = 0; i < g->nnodes; i++) {
     IrNode *n = g->nodes[i];
     bool tail = ret && n == g->ret && n == last;
@@ -1748,6 +1801,8 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
   lw->ptr = LLVMPointerTypeInContext(ctx, 0);
   lw->voidt = LLVMVoidTypeInContext(ctx);
   lw->valuet = LLVMArrayType2(lw->i64, 2);
+  lw->fuse = jit_fuse_enabled();
+  sb_init(&lw->fuselog);
   note_result(lw, t);
   IrGraph *root = t->graph;
   ir_free_vars(root);
@@ -1778,6 +1833,7 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
     *why = lw->why ? lw->why : "the lowering failed";
     return false;
   }
+  if (lw->fuselog.len && getenv("MIST_JIT_LOG") && *getenv("MIST_JIT_LOG")) fputs(lw->fuselog.data, stderr);
   out->mod = lw->M;
   out->entry = entry;
   out->sites = lw->sites;

@@ -16,9 +16,12 @@
 #include <time.h>
 
 #include "ir/eval.h"
+#include "devices/cpu/vmath.h"
 #include "jit/llvm/cg.h"
+#include "jit/llvm/fuse.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
+#include "lang/tensor.h"
 
 /* The error at a site: its span unless one is set already, and a
  * traceback line when its frame is a function's or a module's. */
@@ -104,6 +107,61 @@ static bool mist_rt_has_type(const JitCx *cx, const Value *v, int32_t site) {
   return ir_type_has_value(cx->sites[site].type, *v);
 }
 
+/* ---- fused loops (fuse.c) ---- */
+
+typedef void (*FusedLoop)(void *const *tensors, const int64_t *numbers, void *out, int64_t r0, int64_t r1,
+                          int64_t c0, int64_t c1);
+
+typedef struct FusedRun {
+  FusedLoop loop;
+  void *const *tensors;
+  const int64_t *numbers;
+  void *out;
+  int64_t cols;
+} FusedRun;
+
+static void fused_rows(void *ctx, int64_t begin, int64_t end) {
+  const FusedRun *f = ctx;
+  f->loop(f->tensors, f->numbers, f->out, begin, end, 0, f->cols);
+}
+
+static void fused_cols(void *ctx, int64_t begin, int64_t end) {
+  const FusedRun *f = ctx;
+  f->loop(f->tensors, f->numbers, f->out, 0, 1, begin, end);
+}
+
+/* Run the fused loop of the site (whose type is the output's) on the
+ * ntensors tensors (contiguous copies of those that are not) and the
+ * numbers' bits, into a new tensor from the caching allocator, over
+ * rows x cols elements; split over the thread pool from the size at
+ * which eager mode's kernels split (DEV_PAR_GRAIN). */
+static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t ntensors, const Value *tensors,
+                          const int64_t *numbers, int64_t rows, int64_t cols, Value *out) {
+  MistVM *vm = cx->vm;
+  const IrType *t = cx->sites[site].type;
+  ObjTensor *keep[FUSE_MAX_INPUTS];
+  void *data[FUSE_MAX_INPUTS];
+  for (int i = 0; i < ntensors; i++) {
+    ObjTensor *x = AS_TENSOR(tensors[i]);
+    if (!lang_tensor_is_contiguous(x) && !(x = lang_tensor_contiguous(vm, x))) return false;
+    keep[i] = x;
+    data[i] = lang_tensor_ptr(x);
+  }
+  ObjTensor *r = lang_tensor_new(vm, (DType)t->dtype, t->n, t->dims, false);
+  if (!r) return false;
+  FusedRun f = {(FusedLoop)loop, data, numbers, lang_tensor_ptr(r), cols};
+  DevPool *pool = rows * cols >= DEV_PAR_GRAIN ? lang_tensor_pool(vm) : NULL;
+  if (rows > 1) {
+    int64_t grain = DEV_PAR_GRAIN / cols;
+    dev_parallel_for(pool, rows, grain > 1 ? grain : 1, fused_rows, &f);
+  } else {
+    dev_parallel_for(pool, cols, DEV_PAR_GRAIN, fused_cols, &f);
+  }
+  for (int i = 0; i < ntensors; i++) LANG_KEEP(keep[i]);
+  *out = v_obj(r);
+  return true;
+}
+
 /* The value of the module global the site's node reads, as the
  * interpreter reads it (its module's binding, else a builtin). */
 static bool mist_rt_global(const JitCx *cx, int32_t site, Value *out) {
@@ -125,9 +183,28 @@ const JitHelper jit_helpers[] = {
   H(mist_rt_fail), H(mist_rt_prim), H(mist_rt_call), H(mist_rt_call_check), H(mist_rt_poll),
   H(mist_rt_truthy), H(mist_rt_closure), H(mist_rt_tuple), H(mist_rt_tuple_items),
   H(mist_rt_is_closure), H(mist_rt_bad_value), H(mist_rt_global), H(mist_rt_has_type),
+  H(mist_rt_fused),
   /* libm, which the interpreter's math builtins call too */
   H(exp), H(log), H(sin), H(cos), H(tanh), H(tan), H(asin), H(acos), H(atan), H(log2), H(log10),
   H(erf), H(lgamma), H(floor), H(ceil), H(fmod), H(pow),
 #undef H
 };
 const int jit_nhelpers = sizeof jit_helpers / sizeof *jit_helpers;
+
+/* The vector functions fused loops call (fuse.c), by the names the
+ * lowering declares them under: NULL where the CPU lacks them. */
+const JitHelper *jit_vec_helpers(int *n) {
+  static JitHelper h[12];
+  static const VmUnary ops[] = {VM_EXP, VM_LOG, VM_SIN, VM_COS, VM_TANH, VM_SIGMOID};
+  static const char *const names[] = {"exp", "log", "sin", "cos", "tanh", "sigmoid"};
+  int k = 0;
+  for (int i = 0; i < 6; i++)
+    for (int f64 = 0; f64 < 2; f64++) {
+      DevVecFn fn = dev_vec_unary(ops[i], f64);
+      if (!fn) continue;
+      h[k].name = lang_str_fmt("mist_vec_%s_%s", names[i], f64 ? "f64" : "f32")->data;
+      h[k++].addr = (void *)(uintptr_t)fn;
+    }
+  *n = k;
+  return h;
+}

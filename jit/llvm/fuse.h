@@ -1,0 +1,64 @@
+/* fuse.h: fused elementwise loops over tensors (fuse.c), for the
+ * lowering (lower.c) and the runtime (rt.c) of libmist_jit.so
+ * (docs/jit.md, "Fused elementwise loops").
+ */
+#ifndef MIST_JIT_LLVM_FUSE_H
+#define MIST_JIT_LLVM_FUSE_H
+
+#include <llvm-c/Core.h>
+
+#include "ir/infer.h"
+#include "ir/map.h"
+
+/* The most inputs and operations one loop takes. */
+#define FUSE_MAX_INPUTS 32
+#define FUSE_MAX_NODES 64
+
+/* How an input of a loop is read at element (row r, column c) of the
+ * output, whose shape is cut into rows x cols (cols: the product of its
+ * last dims): a tensor of the output's shape at r * cols + c, one of its
+ * last dims (broadcast over the rows) at c, one of its first dims
+ * (broadcast over the columns) at r, a one-element tensor at 0; a
+ * Python float or int, the same everywhere. */
+typedef enum { FI_FULL, FI_INNER, FI_OUTER, FI_ONE, FI_FLOAT, FI_INT } FuseInKind;
+
+typedef struct FuseIn {
+  IrNode *node;
+  FuseInKind kind;
+  int slot;              /* its index among the tensors, or among the numbers */
+} FuseIn;
+
+/* One loop: the nodes it computes (in their graph's order, the root,
+ * whose value is the loop's output, last) and its inputs. */
+typedef struct FuseGroup {
+  IrNode *root;
+  IrNode **nodes;
+  int nnodes;
+  FuseIn *ins;
+  int nins, ntensors, nnumbers;
+  IrType *type;          /* the output's: f32 or f64, every dim known */
+  int64_t rows, cols;
+} FuseGroup;
+
+/* Whether compiled code fuses loops here: the host has AVX-512F and
+ * Mist's vector functions (devices/cpu/vmath.h), and MIST_JIT_CPU does
+ * not fix another CPU. */
+bool jit_fuse_enabled(void);
+
+/* The loops of graph g's own nodes: each node fused, root or not, to
+ * its FuseGroup in *groups.  uses: the interpreter's count of uses
+ * (ev_count_uses); type_of gives a node's inferred type. */
+void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud, IrNode *n), void *ud,
+                   NodeMap *groups);
+
+/* The loop of group fg, a new function of M named name:
+ *   void (ptr tensors, ptr numbers, ptr out, i64 r0, i64 r1, i64 c0, i64 c1)
+ * computes the output's rows [r0, r1) and columns [c0, c1), reading the
+ * inputs' data from tensors[] and the numbers' bits (a double, or an
+ * i64 for FI_INT) from numbers[]. */
+LLVMValueRef jit_fuse_kernel(LLVMModuleRef M, const FuseGroup *fg, const char *name);
+
+/* A line for MIST_JIT_LOG saying what the loop computes. */
+const char *jit_fuse_describe(MistVM *vm, const FuseGroup *fg);
+
+#endif
