@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 300
 # code generator, jit/llvm/, LLVM's C API).
 DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
         zlib1g-dev libffi-dev clang tmux python3 python3-numpy libopenblas-dev \
-        libjansson-dev librsvg2-bin dataset-fashion-mnist llvm-19-dev
+        libjansson-dev librsvg2-bin dataset-fashion-mnist llvm-19-dev libsleef-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 
 .PHONY: all build run test test-asan bench bench-update bench-grad bench-jit bench-fashion-mnist fuzz fuzz-readers deps fuzz-deps clean
@@ -81,6 +81,7 @@ bench: build
 # Graph mode's compiled code against C (gcc -O2), and start-up (bench/).
 bench-jit: build
 	bash bench/jit_run.sh
+	bash bench/jit_tensor_run.sh
 	bash bench/startup_run.sh
 
 # Updates of lists, dicts and tensors against CPython and NumPy (bench/update/).
