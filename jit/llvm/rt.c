@@ -125,9 +125,14 @@ static void fused_rows(void *ctx, int64_t begin, int64_t end) {
   f->loop(f->tensors, f->numbers, f->out, begin, end, 0, f->cols);
 }
 
+/* Columns go in blocks of FUSED_BLOCK, so that every chunk but the
+ * last starts on a whole vector and cache line. */
+#define FUSED_BLOCK 1024
+
 static void fused_cols(void *ctx, int64_t begin, int64_t end) {
   const FusedRun *f = ctx;
-  f->loop(f->tensors, f->numbers, f->out, 0, 1, begin, end);
+  end *= FUSED_BLOCK;
+  f->loop(f->tensors, f->numbers, f->out, 0, 1, begin * FUSED_BLOCK, end < f->cols ? end : f->cols);
 }
 
 /* Run the fused loop of the site (whose type is the output's) on the
@@ -155,7 +160,7 @@ static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t nte
     int64_t grain = DEV_PAR_GRAIN / cols;
     dev_parallel_for(pool, rows, grain > 1 ? grain : 1, fused_rows, &f);
   } else {
-    dev_parallel_for(pool, cols, DEV_PAR_GRAIN, fused_cols, &f);
+    dev_parallel_for(pool, (cols + FUSED_BLOCK - 1) / FUSED_BLOCK, DEV_PAR_GRAIN / FUSED_BLOCK, fused_cols, &f);
   }
   for (int i = 0; i < ntensors; i++) LANG_KEEP(keep[i]);
   *out = v_obj(r);
