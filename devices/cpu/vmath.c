@@ -481,7 +481,7 @@ DEFINE_SCALED(double, f64)
 
 /* Pairwise sum: runs of 16 partial sums at the leaves, halves above. */
 #define LEAF 256
-#define SUM_BLOCK ((int64_t)1 << 16)
+#define SUM_BLOCK DEV_SUM_BLOCK
 
 #define DEFINE_SUM(T, SUF)                                                                \
   CLONES static double leaf_sum_##SUF(const T *x, int64_t n) {                            \
@@ -594,6 +594,10 @@ typedef struct {
 
 DEFINE_REDUCE(float, f32)
 DEFINE_REDUCE(double, f64)
+
+double dev_sum_block_f32(const float *x, int64_t n) { return n <= 0 ? 0.0 : pairwise_f32(x, n); }
+double dev_sum_block_f64(const double *x, int64_t n) { return n <= 0 ? 0.0 : pairwise_f64(x, n); }
+double dev_sum_partials(const double *part, int64_t nblocks) { return pairwise_f64(part, nblocks); }
 
 /* ---- column sums ---------------------------------------------------------- */
 

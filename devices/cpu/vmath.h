@@ -56,6 +56,17 @@ DevVecFn dev_vec_unary(VmUnary op, bool f64);
 /* Pairwise summation (in double for f32).  0 for n == 0. */
 double dev_sum_f32(DevPool *p, const float *x, int64_t n);
 double dev_sum_f64(DevPool *p, const double *x, int64_t n);
+/* The pieces of dev_sum_f32/f64, for compiled code that sums what it
+ * computes block by block (jit/llvm/fuse.c) with the same bits: the
+ * sum of one block of at most DEV_SUM_BLOCK elements (the n elements
+ * from DEV_SUM_BLOCK * b on are block b), and the sum of the blocks'
+ * sums.  dev_sum is dev_sum_block for n <= DEV_SUM_BLOCK, else
+ * dev_sum_partials of the blocks' dev_sum_block. */
+#define DEV_SUM_BLOCK ((int64_t)1 << 16)
+double dev_sum_block_f32(const float *x, int64_t n);
+double dev_sum_block_f64(const double *x, int64_t n);
+double dev_sum_partials(const double *part, int64_t nblocks);
+
 /* The column sums of a row-major rows x cols matrix, times scale (1/rows
  * for a mean), summed in double row after row: out[j] = scale * sum_i
  * x[i * cols + j].  A sum over a tensor's leading axes (a batch). */

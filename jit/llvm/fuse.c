@@ -246,7 +246,7 @@ static FuseGroup *make_group(Plan *pl, IrNode *root) {
   if (k < 0 || (k == 0 && nd > 0)) return NULL;
   FuseGroup *fg = lang_alloc(sizeof *fg);
   fg->root = root;
-  fg->type = t;
+  fg->type = fg->result = t;
   fg->nnodes = nn;
   fg->nodes = lang_alloc((size_t)nn * sizeof *fg->nodes);
   memcpy(fg->nodes, nodes, (size_t)nn * sizeof *nodes);
@@ -268,6 +268,21 @@ static FuseGroup *make_group(Plan *pl, IrNode *root) {
   return fg;
 }
 
+/* n as a reduction of a whole tensor a loop can compute: sum(x) or
+ * mean(x), x an f32 or f64 tensor, the result a 0-d tensor of its
+ * dtype. */
+static FuseReduce reduction_of(Plan *pl, IrNode *n) {
+  if (n->kind != IR_APPLY || n->nin != 2 || n->in[0]->kind != IR_CONST || !v_is_obj(n->in[0]->value, O_BUILTIN))
+    return FR_NONE;
+  int op = AS_BUILTIN(n->in[0]->value)->op;
+  if (op != IR_B_SUM && op != IR_B_MEAN) return FR_NONE;
+  IrType *t = pl->type_of(pl->ud, n), *x = pl->type_of(pl->ud, n->in[1]);
+  if (!t || t->kind != IT_TENSOR || t->or_none || t->or_unbound || t->n != 0 || !known_float_tensor(x) ||
+      t->dtype != x->dtype)
+    return FR_NONE;
+  return op == IR_B_SUM ? FR_SUM : FR_MEAN;
+}
+
 void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud, IrNode *n), void *ud,
                    NodeMap *groups) {
   Plan pl = {g, uses, type_of, ud, groups};
@@ -275,7 +290,23 @@ void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud,
    * the operations it absorbs */
   for (int i = g->nnodes - 1; i >= 0; i--) {
     IrNode *n = g->nodes[i];
-    if (ir_map_get(groups, n) || !candidate(&pl, n)) continue;
+    if (ir_map_get(groups, n)) continue;
+    FuseReduce red = reduction_of(&pl, n);
+    IrNode *a = red ? n->in[1] : NULL;
+    if (red && a->graph == g && a != g->ret && ir_map_int(uses, a, -1) == 1 && candidate(&pl, a)) {
+      /* the chain feeding a sum or mean: one loop that sums, when it
+       * reads its inputs in full (one row) */
+      FuseGroup *fg = make_group(&pl, a);
+      if (fg && fg->rows == 1) {
+        fg->root = n;
+        fg->reduce = red;
+        fg->result = type_of(ud, n);
+        ir_map_put(groups, n, fg);
+        for (int j = 0; j < fg->nnodes; j++) ir_map_put(groups, fg->nodes[j], fg);
+        continue;
+      }
+    }
+    if (!candidate(&pl, n)) continue;
     FuseGroup *fg = make_group(&pl, n);
     if (!fg) continue;
     for (int j = 0; j < fg->nnodes; j++) ir_map_put(groups, fg->nodes[j], fg);
@@ -291,6 +322,8 @@ const char *jit_fuse_describe(MistVM *vm, const FuseGroup *fg) {
     IrNode *n = fg->nodes[i];
     sb_printf(&sb, " %s@%d:%d", op_names[op_of(n, &arity)], n->span.line, n->span.col);
   }
+  if (fg->reduce)
+    sb_printf(&sb, ", then %s@%d:%d", fg->reduce == FR_SUM ? "sum" : "mean", fg->root->span.line, fg->root->span.col);
   sb_printf(&sb, " (%lld x %lld", (long long)fg->rows, (long long)fg->cols);
   static const char *const kinds[] = {"full", "inner", "outer", "one", "float", "int"};
   for (int i = 0; i < fg->nins; i++) sb_printf(&sb, "%s%s", i ? " " : "; inputs ", kinds[fg->ins[i].kind]);

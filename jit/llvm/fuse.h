@@ -28,16 +28,22 @@ typedef struct FuseIn {
   int slot;              /* its index among the tensors, or among the numbers */
 } FuseIn;
 
-/* One loop: the nodes it computes (in their graph's order, the root,
- * whose value is the loop's output, last) and its inputs. */
+/* A reduction a loop's output feeds, summed as it is computed. */
+typedef enum { FR_NONE, FR_SUM, FR_MEAN } FuseReduce;
+
+/* One loop: the nodes it computes (in their graph's order, the last
+ * the loop's output) and its inputs; the root is the node whose value
+ * the loop gives: the last of nodes, or the sum or mean of it (reduce). */
 typedef struct FuseGroup {
   IrNode *root;
   IrNode **nodes;
   int nnodes;
   FuseIn *ins;
   int nins, ntensors, nnumbers;
-  IrType *type;          /* the output's: f32 or f64, every dim known */
+  IrType *type;          /* the loop's output's: f32 or f64, every dim known */
   int64_t rows, cols;
+  FuseReduce reduce;
+  IrType *result;        /* the root's type: type, or a 0-d tensor when reduced */
 } FuseGroup;
 
 /* Whether compiled code fuses loops here: the host has AVX-512F and
@@ -46,7 +52,9 @@ typedef struct FuseGroup {
 bool jit_fuse_enabled(void);
 
 /* The loops of graph g's own nodes: each node fused, root or not, to
- * its FuseGroup in *groups.  uses: the interpreter's count of uses
+ * its FuseGroup in *groups.  A sum or mean of a whole chain's output
+ * (sum(x), mean(x)) is computed in its loop, block by block as eager
+ * mode's dev_sum adds, with the same bits.  uses: the interpreter's count of uses
  * (ev_count_uses); type_of gives a node's inferred type. */
 void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud, IrNode *n), void *ud,
                    NodeMap *groups);

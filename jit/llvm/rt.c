@@ -12,11 +12,12 @@
  * (Value *), never by value.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "ir/eval.h"
 #include "devices/cpu/vmath.h"
+#include "ir/eval.h"
 #include "jit/llvm/cg.h"
 #include "jit/llvm/fuse.h"
 #include "lang/gc.h"
@@ -135,13 +136,65 @@ static void fused_cols(void *ctx, int64_t begin, int64_t end) {
   f->loop(f->tensors, f->numbers, f->out, 0, 1, begin * FUSED_BLOCK, end < f->cols ? end : f->cols);
 }
 
-/* Run the fused loop of the site (whose type is the output's) on the
+/* A summed loop (one row): each block of DEV_SUM_BLOCK elements
+ * computed into a buffer and summed as dev_sum_f32/f64 sums it. */
+typedef struct FusedSum {
+  const FusedRun *run;
+  int64_t n;
+  bool f64;
+  double *part;
+  bool failed;
+} FusedSum;
+
+static void fused_sum_blocks(void *ctx, int64_t b0, int64_t b1) {
+  FusedSum *s = ctx;
+  size_t es = s->f64 ? sizeof(double) : sizeof(float);
+  char *buf = malloc((size_t)DEV_SUM_BLOCK * es);
+  if (!buf) {
+    s->failed = true;
+    return;
+  }
+  for (int64_t b = b0; b < b1; b++) {
+    int64_t lo = b * DEV_SUM_BLOCK, hi = lo + DEV_SUM_BLOCK < s->n ? lo + DEV_SUM_BLOCK : s->n;
+    /* the loop writes element c at out + c: out is set so that block b
+     * lands at the start of buf */
+    const FusedRun *f = s->run;
+    f->loop(f->tensors, f->numbers, buf - (size_t)lo * es, 0, 1, lo, hi);
+    s->part[b] = s->f64 ? dev_sum_block_f64((const double *)buf, hi - lo) : dev_sum_block_f32((const float *)buf, hi - lo);
+  }
+  free(buf);
+}
+
+static bool fused_sum(MistVM *vm, const FusedRun *f, const IrType *t, int64_t n, int32_t reduce, Value *out) {
+  bool f64 = t->dtype == DT_F64;
+  int64_t nb = (n + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
+  double small[64];
+  double *part = nb <= 64 ? small : malloc((size_t)nb * sizeof *part);
+  if (!part) return lang_raise(vm, "MemoryError", "out of memory");
+  FusedSum s = {f, n, f64, part, false};
+  if (nb <= 1) fused_sum_blocks(&s, 0, 1);
+  else dev_parallel_for(lang_tensor_pool(vm), nb, 1, fused_sum_blocks, &s);
+  double sum = s.failed ? 0 : nb <= 1 ? part[0] : dev_sum_partials(part, nb);
+  if (part != small) free(part);
+  if (s.failed) return lang_raise(vm, "MemoryError", "out of memory");
+  if (reduce == FR_MEAN) sum /= (double)n;
+  int64_t none[1] = {0};
+  ObjTensor *r = lang_tensor_new(vm, (DType)t->dtype, 0, none, false);
+  if (!r) return false;
+  if (f64) *(double *)lang_tensor_ptr(r) = sum;
+  else *(float *)lang_tensor_ptr(r) = (float)sum;
+  *out = v_obj(r);
+  return true;
+}
+
+/* Run the fused loop of the site (whose type is the result's) on the
  * ntensors tensors (contiguous copies of those that are not) and the
- * numbers' bits, into a new tensor from the caching allocator, over
- * rows x cols elements; split over the thread pool from the size at
- * which eager mode's kernels split (DEV_PAR_GRAIN). */
+ * numbers' bits, over rows x cols elements, into a new tensor from the
+ * caching allocator, or summed (reduce: FR_SUM or FR_MEAN, rows 1);
+ * split over the thread pool from the size at which eager mode's
+ * kernels split theirs (DEV_PAR_GRAIN). */
 static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t ntensors, const Value *tensors,
-                          const int64_t *numbers, int64_t rows, int64_t cols, Value *out) {
+                          const int64_t *numbers, int64_t rows, int64_t cols, int32_t reduce, Value *out) {
   MistVM *vm = cx->vm;
   const IrType *t = cx->sites[site].type;
   ObjTensor *keep[FUSE_MAX_INPUTS];
@@ -151,6 +204,12 @@ static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t nte
     if (!lang_tensor_is_contiguous(x) && !(x = lang_tensor_contiguous(vm, x))) return false;
     keep[i] = x;
     data[i] = lang_tensor_ptr(x);
+  }
+  if (reduce != FR_NONE) {
+    FusedRun f = {(FusedLoop)loop, data, numbers, NULL, cols};
+    bool ok = fused_sum(vm, &f, t, rows * cols, reduce, out);
+    for (int i = 0; i < ntensors; i++) LANG_KEEP(keep[i]);
+    return ok;
   }
   ObjTensor *r = lang_tensor_new(vm, (DType)t->dtype, t->n, t->dims, false);
   if (!r) return false;
