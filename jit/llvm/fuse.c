@@ -247,6 +247,7 @@ static FuseGroup *make_group(Plan *pl, IrNode *root) {
   FuseGroup *fg = lang_alloc(sizeof *fg);
   fg->root = root;
   fg->type = fg->result = t;
+  fg->reuse = -1;
   fg->nnodes = nn;
   fg->nodes = lang_alloc((size_t)nn * sizeof *fg->nodes);
   memcpy(fg->nodes, nodes, (size_t)nn * sizeof *nodes);
@@ -311,6 +312,23 @@ void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud,
     if (!fg) continue;
     for (int j = 0; j < fg->nnodes; j++) ir_map_put(groups, fg->nodes[j], fg);
   }
+  /* A loop's output may take the buffer of an input read in full that
+   * another loop of this graph made (so no one else holds it) and that
+   * nothing reads after: each element is read before it is written, at
+   * the same place. */
+  for (int i = 0; i < g->nnodes; i++) {
+    FuseGroup *fg = ir_map_get(groups, g->nodes[i]);
+    if (!fg || fg->root != g->nodes[i] || fg->reduce) continue;
+    for (int k = 0; k < fg->nins && fg->reuse < 0; k++) {
+      IrNode *a = fg->ins[k].node;
+      FuseGroup *src = ir_map_get(groups, a);
+      if (fg->ins[k].kind != FI_FULL || !src || src->root != a || src->reduce || a == g->ret) continue;
+      int inside = 0;
+      for (int j = 0; j < fg->nnodes; j++)
+        for (int q = 1; q < fg->nodes[j]->nin; q++) inside += fg->nodes[j]->in[q] == a;
+      if (inside == ir_map_int(uses, a, -1)) fg->reuse = fg->ins[k].slot;
+    }
+  }
 }
 
 const char *jit_fuse_describe(MistVM *vm, const FuseGroup *fg) {
@@ -328,6 +346,7 @@ const char *jit_fuse_describe(MistVM *vm, const FuseGroup *fg) {
   static const char *const kinds[] = {"full", "inner", "outer", "one", "float", "int"};
   for (int i = 0; i < fg->nins; i++) sb_printf(&sb, "%s%s", i ? " " : "; inputs ", kinds[fg->ins[i].kind]);
   sb_printf(&sb, ")");
+  if (fg->reuse >= 0) sb_printf(&sb, ", into the buffer of input %d", fg->reuse + 1);
   (void)vm;
   return sb.data;
 }

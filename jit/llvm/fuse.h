@@ -44,6 +44,7 @@ typedef struct FuseGroup {
   int64_t rows, cols;
   FuseReduce reduce;
   IrType *result;        /* the root's type: type, or a 0-d tensor when reduced */
+  int reuse;             /* the tensor (slot) whose buffer the output takes, or -1 */
 } FuseGroup;
 
 /* Whether compiled code fuses loops here: the host has AVX-512F and

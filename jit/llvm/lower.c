@@ -1569,10 +1569,10 @@ static JV *emit_fused(Em *e, FuseGroup *fg) {
   int site = add_site(lw, n, e->f->g);
   lw->sites[site].type = fg->result;
   sync_depth(e, e->depth);
-  LLVMTypeRef pt[] = {lw->ptr, lw->ptr, lw->i32, lw->i32, lw->ptr, lw->ptr, lw->i64, lw->i64, lw->i32, lw->ptr};
+  LLVMTypeRef pt[] = {lw->ptr, lw->ptr, lw->i32, lw->i32, lw->ptr, lw->ptr, lw->i64, lw->i64, lw->i32, lw->i32, lw->ptr};
   LLVMValueRef av[] = {e->cx, loop, ci32(lw, site), ci32(lw, fg->ntensors), tens, nums, ci64(lw, fg->rows),
-                       ci64(lw, fg->cols), ci32(lw, (int)fg->reduce), out};
-  check(e, call(lw, "mist_rt_fused", lw->i1, 10, pt, av), n);
+                       ci64(lw, fg->cols), ci32(lw, (int)fg->reduce), ci32(lw, fg->reuse), out};
+  check(e, call(lw, "mist_rt_fused", lw->i1, 11, pt, av), n);
   JV *r = jv_new(&r_value);
   load_value(e, out, &r->v[0], &r->v[1]);
   const char *file = n->span.file >= 0 && n->span.file < lw->vm->nfiles ? lw->vm->files[n->span.file].path->data : "?";

@@ -190,11 +190,13 @@ static bool fused_sum(MistVM *vm, const FusedRun *f, const IrType *t, int64_t n,
 /* Run the fused loop of the site (whose type is the result's) on the
  * ntensors tensors (contiguous copies of those that are not) and the
  * numbers' bits, over rows x cols elements, into a new tensor from the
- * caching allocator, or summed (reduce: FR_SUM or FR_MEAN, rows 1);
- * split over the thread pool from the size at which eager mode's
- * kernels split theirs (DEV_PAR_GRAIN). */
+ * caching allocator or into tensor `reuse` (>= 0: a dead temporary of
+ * the output's type, fuse.c), or summed (reduce: FR_SUM or FR_MEAN,
+ * rows 1); split over the thread pool from the size at which eager
+ * mode's kernels split theirs (DEV_PAR_GRAIN). */
 static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t ntensors, const Value *tensors,
-                          const int64_t *numbers, int64_t rows, int64_t cols, int32_t reduce, Value *out) {
+                          const int64_t *numbers, int64_t rows, int64_t cols, int32_t reduce, int32_t reuse,
+                          Value *out) {
   MistVM *vm = cx->vm;
   const IrType *t = cx->sites[site].type;
   ObjTensor *keep[FUSE_MAX_INPUTS];
@@ -211,7 +213,12 @@ static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t nte
     for (int i = 0; i < ntensors; i++) LANG_KEEP(keep[i]);
     return ok;
   }
-  ObjTensor *r = lang_tensor_new(vm, (DType)t->dtype, t->n, t->dims, false);
+  /* (a temporary the lowering chose is a loop's output: contiguous and
+   * of the type; checked all the same) */
+  ObjTensor *r = reuse >= 0 && keep[reuse] == AS_TENSOR(tensors[reuse]) &&
+                         lang_tensor_reusable(keep[reuse], (DType)t->dtype, t->n, t->dims)
+                     ? keep[reuse]
+                     : lang_tensor_new(vm, (DType)t->dtype, t->n, t->dims, false);
   if (!r) return false;
   FusedRun f = {(FusedLoop)loop, data, numbers, lang_tensor_ptr(r), cols};
   DevPool *pool = rows * cols >= DEV_PAR_GRAIN ? lang_tensor_pool(vm) : NULL;
