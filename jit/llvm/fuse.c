@@ -11,7 +11,9 @@
  * the chain.  The other operands are the loop's inputs: tensors that
  * broadcast to the output by one of the simple patterns of FuseInKind,
  * and numbers.  A chain whose inputs broadcast otherwise is not fused
- * (its operations run through the runtime, boxed).
+ * (its operations run through the runtime, boxed).  A loop's output
+ * takes the buffer of a temporary another loop made when nothing else
+ * reads it.
  *
  * The loop: rows x columns of the output, each row in vectors of the
  * CPU's widest (16 floats or 8 doubles under AVX-512), the last partial

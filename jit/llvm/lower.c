@@ -18,9 +18,11 @@
  * float in registers; a tuple as its items; a closure made here as the
  * values it captured, so that calling it is a direct call; a function
  * that captured nothing as nothing at all.  Other values (closures that
- * captured values, ranges) stay boxed as the interpreter's Value, two
- * words, and every operation on them is the interpreter's primitive or
- * builtin called through the runtime.  A primitive with a lowering (its
+ * captured values, ranges, tensors) stay boxed as the interpreter's
+ * Value, two words, and every operation on them is the interpreter's
+ * primitive or builtin called through the runtime, except chains of
+ * elementwise operations on tensors, which are loops of their own
+ * (fuse.c, through emit_fused).  A primitive with a lowering (its
  * ops.def row's LOWER column) does the common case inline and calls the
  * primitive itself, on boxed arguments, for everything else, so every
  * error is raised by the interpreter's own code with its message.
