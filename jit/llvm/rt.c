@@ -199,8 +199,14 @@ static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t nte
                           Value *out) {
   MistVM *vm = cx->vm;
   const IrType *t = cx->sites[site].type;
-  ObjTensor *keep[FUSE_MAX_INPUTS];
-  void *data[FUSE_MAX_INPUTS];
+  /* *out is a slot of the compiled frame that may still hold this
+   * loop's result from the call before: the collector, which scans the
+   * stack conservatively, would keep that tensor (and its buffer, out of
+   * the allocator's cache) alive while the new one is made */
+  *out = v_none();
+  /* (zeroed for the same reason: stale words on the stack are roots) */
+  ObjTensor *keep[FUSE_MAX_INPUTS] = {0};
+  void *data[FUSE_MAX_INPUTS] = {0};
   for (int i = 0; i < ntensors; i++) {
     ObjTensor *x = AS_TENSOR(tensors[i]);
     if (!lang_tensor_is_contiguous(x) && !(x = lang_tensor_contiguous(vm, x))) return false;
