@@ -50,8 +50,12 @@ typedef struct Cg {
   int nloaded;
 } Cg;
 
-/* The optimisation pipeline: part of the key. */
+/* The optimisation pipeline and the code generator's settings: part
+ * of the key. */
 #define PIPELINE "default<O2>"
+#define CODEGEN_RELOC LLVMRelocPIC
+#define CODEGEN_MODEL LLVMCodeModelSmall
+#define CODEGEN "PIC, small code model"
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 static bool llvm_ready;
@@ -76,9 +80,13 @@ static LLVMTargetMachineRef host_machine(Cg *cg, const char **why) {
     LLVMDisposeMessage(err);
     return NULL;
   }
+  /* the small code model and position-independent code, as ORC's
+   * JITLink links them: a call of a function of the module is a direct
+   * call, not an indirect one through a 64-bit address (the large
+   * model, LLVM's default for JITs); JITLink makes the stubs for calls
+   * of the runtime's functions that are out of reach */
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, cg->triple, cg->cpu, cg->features,
-                                                    LLVMCodeGenLevelAggressive, LLVMRelocDefault,
-                                                    LLVMCodeModelJITDefault);
+                                                    LLVMCodeGenLevelAggressive, CODEGEN_RELOC, CODEGEN_MODEL);
   if (!tm) *why = "LLVM cannot make a target machine for this CPU";
   return tm;
 }
@@ -201,8 +209,8 @@ static void module_key(Cg *cg, const char *text, uint8_t key[32]) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
   char head[512];
-  int n = snprintf(head, sizeof head, "mist jit object, abi %d\nLLVM %u.%u.%u\n%s\n%s %s\n", JIT_ABI, major, minor,
-                   patch, PIPELINE, cg->triple, cg->cpu);
+  int n = snprintf(head, sizeof head, "mist jit object, abi %d\nLLVM %u.%u.%u\n%s\n%s\n%s %s\n", JIT_ABI, major,
+                   minor, patch, PIPELINE, CODEGEN, cg->triple, cg->cpu);
   JitSha s;
   jit_sha_init(&s);
   jit_sha_add(&s, head, (size_t)(n < (int)sizeof head ? n : (int)sizeof head - 1));

@@ -433,14 +433,22 @@ static JV *item_of(JV *x, int i) {
   return y;
 }
 
+/* A load of what never changes while the code lives (cx's fields, its
+ * constants): LLVM may keep it across calls and merge the copies the
+ * inlined twin makes. */
+static void invariant(Lw *lw, LLVMValueRef load) {
+  LLVMSetMetadata(load, LLVMGetMDKindIDInContext(lw->C, "invariant.load", 14),
+                  LLVMMetadataAsValue(lw->C, LLVMMDNodeInContext2(lw->C, NULL, 0)));
+}
+
 static LLVMValueRef const_word(Lw *lw, Em *e, int k, int word) {
   LLVMValueRef consts = LLVMBuildLoad2(lw->B, lw->ptr,
                                        LLVMBuildGEP2(lw->B, lw->i8, e->cx, (LLVMValueRef[]){ci64(lw, offsetof(JitCx, consts))}, 1, ""),
                                        "consts");
+  invariant(lw, consts);
   LLVMValueRef p = LLVMBuildGEP2(lw->B, lw->i8, consts, (LLVMValueRef[]){ci64(lw, (int64_t)k * 16 + word * 8)}, 1, "");
   LLVMValueRef w = LLVMBuildLoad2(lw->B, lw->i64, p, "");
-  LLVMSetMetadata(w, LLVMGetMDKindIDInContext(lw->C, "invariant.load", 14),
-                  LLVMMetadataAsValue(lw->C, LLVMMDNodeInContext2(lw->C, NULL, 0)));
+  invariant(lw, w);
   return w;
 }
 
@@ -865,12 +873,20 @@ static void unless_slow(Em *e, LLVMValueRef slow, LLVMValueRef depth, const char
  * stack_ok sees it: past the depth limit or below the C stack's, the
  * runtime raises the interpreter's error.  Ctrl-C and the time limit
  * are looked at here too, as the interpreter looks at them on every
- * call. */
+ * call.  In a twin only the depth is compared: its frame alone calls
+ * it, after a whole guard, and LLVM inlines it there, so its calls are
+ * made from the same native frame (the same C stack) a few
+ * instructions after the frame's look at Ctrl-C. */
 static void guard_depth(Em *e, LLVMValueRef depth, IrNode *n) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   if (e->guarded == depth) return;
   LLVMValueRef max = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, max_depth)), "max");
+  if (e->f->twin) {
+    unless_slow(e, LLVMBuildICmp(B, LLVMIntSGE, depth, max, ""), depth, "mist_rt_call_check", n);
+    e->guarded = depth;
+    return;
+  }
   LLVMValueRef lim = LLVMBuildLoad2(B, lw->i64, vm_field(e, offsetof(MistVM, stack_limit)), "limit");
   LLVMTypeRef sst;
   LLVMValueRef ssf = helper(lw, "llvm.stacksave.p0", lw->ptr, 0, NULL, &sst);
@@ -1608,6 +1624,7 @@ static bool emit_frame(Lw *lw, Frame *f) {
   e->cx = LLVMGetParam(f->fn, 0);
   e->depth = LLVMGetParam(f->fn, 1);
   e->vm = LLVMBuildLoad2(lw->B, lw->ptr, e->cx, "vm");
+  invariant(lw, e->vm);
   int k = 2;
   JV **params = lang_alloc((size_t)(g->nparams ? g->nparams : 1) * sizeof *params);
   for (int i = 0; i < g->nparams; i++) {
@@ -1659,6 +1676,7 @@ static bool emit_entry(Lw *lw, Frame *root, IrGraph *orig, const char *name) {
   LLVMPositionBuilderAtEnd(lw->B, e->entry);
   e->cx = LLVMGetParam(fn, 0);
   e->vm = LLVMBuildLoad2(lw->B, lw->ptr, e->cx, "vm");
+  invariant(lw, e->vm);
   LLVMValueRef params = LLVMGetParam(fn, 1), env = LLVMGetParam(fn, 2), out = LLVMGetParam(fn, 3);
   JV **args = lang_alloc((size_t)(root->np ? root->np : 1) * sizeof *args);
   JV **fvs = lang_alloc((size_t)(root->nfv ? root->nfv : 1) * sizeof *fvs);

@@ -18,7 +18,7 @@ entry:
   %vals2.i = alloca [1 x [2 x i64]], align 16
   %vals1.i = alloca [1 x [2 x i64]], align 16
   %vals.i = alloca [2 x [2 x i64]], align 16
-  %vm = load ptr, ptr %0, align 8
+  %vm = load ptr, ptr %0, align 8, !invariant.load !0
   %4 = getelementptr i8, ptr %1, i64 8
   %pay = load i64, ptr %4, align 4
   %5 = getelementptr i8, ptr %vm, i64 264
@@ -97,3 +97,5 @@ declare void @llvm.lifetime.end.p0(i64 immarg, ptr nocapture) #1
 
 attributes #0 = { mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none) }
 attributes #1 = { nocallback nofree nosync nounwind willreturn memory(argmem: readwrite) }
+
+!0 = !{}
