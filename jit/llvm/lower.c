@@ -404,10 +404,21 @@ static void fail_here(Em *e, IrNode *n) {
   LLVMBuildRet(lw->B, LLVMConstNull(e->f->retty));
 }
 
+/* A branch to yes where c holds, which it almost always does (a
+ * failure, a slow path): LLVM lays the rare side out of the way and
+ * keeps the common one's registers. */
+static void likely_br(Lw *lw, LLVMValueRef c, LLVMBasicBlockRef yes, LLVMBasicBlockRef no) {
+  LLVMValueRef br = LLVMBuildCondBr(lw->B, c, yes, no);
+  LLVMMetadataRef w[3] = {LLVMMDStringInContext2(lw->C, "branch_weights", 14),
+                          LLVMValueAsMetadata(ci32(lw, 2000)), LLVMValueAsMetadata(ci32(lw, 1))};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(lw->C, "prof", 4),
+                  LLVMMetadataAsValue(lw->C, LLVMMDNodeInContext2(lw->C, w, 3)));
+}
+
 /* Continue where ok holds; where it does not, fail at n. */
 static void check(Em *e, LLVMValueRef ok, IrNode *n) {
   LLVMBasicBlockRef good = new_block(e, "ok"), bad = new_block(e, "fail");
-  LLVMBuildCondBr(e->lw->B, ok, good, bad);
+  likely_br(e->lw, ok, good, bad);
   LLVMPositionBuilderAtEnd(e->lw->B, bad);
   fail_here(e, n);
   LLVMPositionBuilderAtEnd(e->lw->B, good);
@@ -540,7 +551,7 @@ static void bad_value(Em *e, LLVMValueRef tag, LLVMValueRef pay, IrNode *at) {
  * inference said: reported as the internal error it is. */
 static void expect_ok(Em *e, LLVMValueRef ok, LLVMValueRef tag, LLVMValueRef pay, IrNode *at) {
   LLVMBasicBlockRef good = new_block(e, "typed"), bad = new_block(e, "badtype");
-  LLVMBuildCondBr(e->lw->B, ok, good, bad);
+  likely_br(e->lw, ok, good, bad);
   LLVMPositionBuilderAtEnd(e->lw->B, bad);
   bad_value(e, tag, pay, at);
   LLVMPositionBuilderAtEnd(e->lw->B, good);
@@ -841,15 +852,17 @@ static void sync_depth(Em *e, LLVMValueRef depth) {
 }
 
 /* Ctrl-C or the host's time limit may be due: the interrupt flag (set
- * from a signal handler: read each time) or a deadline at all. */
+ * from a signal handler: read each time) or a deadline at all.  The
+ * deadline's bits, not its value, are tested with the flag's in one
+ * comparison: any but 0.0's send the runtime to look (it compares the
+ * value). */
 static LLVMValueRef due(Em *e) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   LLVMValueRef intr = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, interrupt)), "interrupt");
   LLVMSetVolatile(intr, true);
-  LLVMValueRef dl = LLVMBuildLoad2(B, lw->f64, vm_field(e, offsetof(MistVM, deadline)), "deadline");
-  return LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, intr, ci32(lw, 0), ""),
-                     LLVMBuildFCmp(B, LLVMRealOGT, dl, LLVMConstReal(lw->f64, 0.0), ""), "");
+  LLVMValueRef dl = LLVMBuildLoad2(B, lw->i64, vm_field(e, offsetof(MistVM, deadline)), "deadline");
+  return LLVMBuildICmp(B, LLVMIntNE, LLVMBuildOr(B, LLVMBuildZExt(B, intr, lw->i64, ""), dl, ""), ci64(lw, 0), "");
 }
 
 /* Where slow holds, runtime function rt (cx) decides, with vm->depth
@@ -858,7 +871,7 @@ static void unless_slow(Em *e, LLVMValueRef slow, LLVMValueRef depth, const char
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   LLVMBasicBlockRef chk = new_block(e, "slow"), go = new_block(e, "go");
-  LLVMBuildCondBr(B, slow, chk, go);
+  likely_br(lw, LLVMBuildNot(B, slow, ""), go, chk);
   LLVMPositionBuilderAtEnd(B, chk);
   if (depth) sync_depth(e, depth);
   LLVMValueRef ok = call(lw, rt, lw->i1, 1, (LLVMTypeRef[]){lw->ptr}, (LLVMValueRef[]){e->cx});
@@ -1047,7 +1060,7 @@ static JV *fast_or_prim(Em *e, IrNode *n, int p, JV **args, int nargs, Rep *res,
                         LLVMBasicBlockRef *fast_bb) {
   Lw *lw = e->lw;
   LLVMBasicBlockRef f = new_block(e, "fast"), s = new_block(e, "slow");
-  LLVMBuildCondBr(lw->B, fast, f, s);
+  likely_br(lw, fast, f, s);
   LLVMPositionBuilderAtEnd(lw->B, s);
   JV *r = prim_boxed(e, p, nargs, args, res, n);
   if (!r) return NULL;
