@@ -292,8 +292,9 @@ bool jit_cache_put(JitCache *c, const uint8_t key[32], const void *obj, size_t s
   memcpy(h.key, key, 32);
   sha256(obj, size, h.sum);
   char tmpname[64];
-  static unsigned seq;
-  snprintf(tmpname, sizeof tmpname, ".tmp.%ld.%u.%ld", (long)getpid(), seq++, (long)time(NULL));
+  static unsigned seq;   /* (VMs on other threads write too) */
+  snprintf(tmpname, sizeof tmpname, ".tmp.%ld.%u.%ld", (long)getpid(), __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED),
+           (long)time(NULL));
   char *tmp = join(c->dir, tmpname), *path = entry_path(c, key);
   int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
   bool ok = fd >= 0 && write_all(fd, &h, sizeof h) && write_all(fd, obj, size);
