@@ -404,9 +404,9 @@ static void fail_here(Em *e, IrNode *n) {
   LLVMBuildRet(lw->B, LLVMConstNull(e->f->retty));
 }
 
-/* A branch to yes where c holds, which it almost always does (a
- * failure, a slow path): LLVM lays the rare side out of the way and
- * keeps the common one's registers. */
+/* A branch to yes where c holds, as it almost always does (no is a
+ * failure or a slow path): LLVM lays the rare side out of the way and
+ * keeps the common one's values in registers. */
 static void likely_br(Lw *lw, LLVMValueRef c, LLVMBasicBlockRef yes, LLVMBasicBlockRef no) {
   LLVMValueRef br = LLVMBuildCondBr(lw->B, c, yes, no);
   LLVMMetadataRef w[3] = {LLVMMDStringInContext2(lw->C, "branch_weights", 14),
