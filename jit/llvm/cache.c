@@ -18,8 +18,9 @@
  * none, whatever other processes do at the same time.  A file that is
  * not a whole, valid entry for its key (truncated, corrupt, another
  * format) is ignored, and the compilation that follows replaces it.
- * After each write, when the folder holds more than its cap, the
- * entries used longest ago (their mtime: a hit touches it) are removed.
+ * After a process's first write, and after any write that may have
+ * filled the folder past its cap by its count, the entries used longest
+ * ago (their mtime: a hit touches it) are removed down to the cap.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -280,6 +281,8 @@ static void prune(JitCache *c) {
   qsort(es, n, sizeof *es, older);
   for (size_t i = 0; i < n && total > c->cap; i++)
     if (es[i].name && unlinkat(dfd, es[i].name, 0) == 0) total -= (uint64_t)es[i].size;
+  c->total = total;
+  c->scanned = true;
   for (size_t i = 0; i < n; i++) free(es[i].name);
   free(es);
   closedir(d);
@@ -307,6 +310,9 @@ bool jit_cache_put(JitCache *c, const uint8_t key[32], const void *obj, size_t s
   }
   free(tmp);
   free(path);
-  if (ok) prune(c);
+  /* the folder is read once per process, and again only when what this
+   * process wrote since may have filled it: a big cache is not read
+   * after every compilation */
+  if (ok && (!c->scanned || (c->total += sizeof h + size) > c->cap)) prune(c);
   return ok;
 }

@@ -60,6 +60,8 @@ void jit_hex(const uint8_t *bytes, int n, char *out);
 typedef struct JitCache {
   char *dir;
   uint64_t cap;            /* bytes the folder may hold */
+  uint64_t total;          /* bytes it held when last read, and written since */
+  bool scanned;            /* read once (cache.c's prune) */
   char off[4096];
 } JitCache;
 void jit_cache_open(JitCache *c);
