@@ -29,7 +29,10 @@ typedef struct Lowered {
 /* Lower the specialisation t of graph g (signature sig: g's parameters'
  * types, then its free variables') into a new module of ctx whose
  * global names start with prefix.  False with *why (a GC string) when
- * something in it cannot be compiled; the module is then disposed of. */
+ * something in it cannot be compiled; the module is then disposed of.
+ * The module holds no address of this process (objects by index
+ * through cx, the runtime by name): the compile cache (cache.c) links
+ * its object into other processes, keyed by its text. */
 bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, const char *prefix,
                Lowered *out, const char **why);
 
