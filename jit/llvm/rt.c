@@ -86,9 +86,12 @@ static const Value *mist_rt_tuple_items(const Value *v, int64_t n) {
 }
 
 /* Whether *v is a closure of graph g (of the site's node, a graph
- * constant), for a value inference said is one. */
+ * constant) that captured nothing, for a value inference said is one:
+ * of g or of another copy inference made of the same graph (compiled
+ * code that made it was specialised apart). */
 static bool mist_rt_is_closure(const JitCx *cx, const Value *v, int32_t site) {
-  return v_is_obj(*v, O_FUNC) && AS_FUNC(*v)->graph == ir_node_graph(cx->sites[site].node);
+  return v_is_obj(*v, O_FUNC) && AS_FUNC(*v)->nenv == 0 &&
+         ir_graph_origin(AS_FUNC(*v)->graph) == ir_graph_origin(ir_node_graph(cx->sites[site].node));
 }
 
 /* A value of another kind than inference said: a bug of inference or
