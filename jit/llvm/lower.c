@@ -170,6 +170,7 @@ typedef struct Block {
   Rep **prep;
   int np;
   LLVMValueRef *phis;  /* one per leaf of the parameters */
+  LLVMValueRef *fvphis;  /* a frame's own block: one per leaf of its free variables */
 } Block;
 
 static const char *where(Lw *lw, IrNode *at) {
@@ -1081,6 +1082,45 @@ static int call_targets(Lw *lw, IrType *ft, int nargs, bool tail, Target *out) {
   return m;
 }
 
+/* Whether a call of graph k over free variables of reps fvrep runs
+ * e's own frame. */
+static bool self_frame(Em *e, IrGraph *k, Rep **fvrep) {
+  Frame *f = e->f;
+  if (f->g != k || (k->flags & (IRG_FUNCTION | IRG_MODULE))) return false;
+  for (int i = 0; i < f->nfv; i++)
+    if (!rep_eq(f->fvrep[i], fvrep[i])) return false;
+  return true;
+}
+
+/* A tail call of e's own frame with new arguments and free variables:
+ * round to its start (its own block's phis). */
+static bool jump_to_start(Em *e, JV **args, JV **fvs, IrNode *n) {
+  Lw *lw = e->lw;
+  Frame *f = e->f;
+  Block *bk = ir_map_get(&e->blocks, f->g);
+  int nl = 0, nfl = 0;
+  for (int i = 0; i < f->np; i++) nl += f->prep[i]->nleaves;
+  for (int i = 0; i < f->nfv; i++) nfl += f->fvrep[i]->nleaves;
+  LLVMValueRef *in = lang_alloc((size_t)(nl + nfl + 1) * sizeof *in);
+  int k = 0;
+  for (int i = 0; i < f->np; i++) {
+    JV *a = coerce(e, args[i], f->prep[i], n);
+    if (!a) return false;
+    for (int j = 0; j < a->rep->nleaves; j++) in[k++] = a->v[j];
+  }
+  for (int i = 0; i < f->nfv; i++) {
+    JV *a = coerce(e, fvs[i], f->fvrep[i], n);
+    if (!a) return false;
+    for (int j = 0; j < a->rep->nleaves; j++) in[k++] = a->v[j];
+  }
+  poll(e, n);
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(lw->B);
+  for (int i = 0; i < nl; i++) LLVMAddIncoming(bk->phis[i], &in[i], &from, 1);
+  for (int i = 0; i < nfl; i++) LLVMAddIncoming(bk->fvphis[i], &in[nl + i], &from, 1);
+  LLVMBuildBr(lw->B, bk->bb);
+  return true;
+}
+
 static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, Rep *res) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
@@ -1116,6 +1156,13 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
       LLVMValueRef tag, pay;
       load_value(e, p, &tag, &pay);
       if (!(fvs[j] = unbox(e, tag, pay, tg[t].fvrep[j], n, true))) return NULL;
+    }
+    if (tail && self_frame(e, k, tg[t].fvrep)) {
+      /* the same frame again, which the interpreter reuses: a jump to
+       * its start, so a backward pass of n turns runs in one frame */
+      if (!jump_to_start(e, args, fvs, n)) return NULL;
+      LLVMPositionBuilderAtEnd(B, no);
+      continue;
     }
     Frame *fm = callee_frame(e, k, tg[t].fvrep, n);
     if (!fm) return NULL;
@@ -1826,6 +1873,12 @@ static int emit_jump(Em *e, IrGraph *h, IrNode *n) {
     return emit_body(e, h, true, NULL) < 0 ? -1 : 1;
   }
   for (int i = 0; i < nl; i++) LLVMAddIncoming(bk->phis[i], &in[i], &from, 1);
+  if (bk->fvphis) {
+    /* the frame's own block: its free variables go round unchanged */
+    int nfl = 0;
+    for (int i = 0; i < e->f->nfv; i++) nfl += e->f->fvrep[i]->nleaves;
+    for (int i = 0; i < nfl; i++) LLVMAddIncoming(bk->fvphis[i], &bk->fvphis[i], &from, 1);
+  }
   LLVMBuildBr(B, bk->bb);
   e->dead = true;
   return 1;
@@ -2021,6 +2074,23 @@ static bool emit_frame(Lw *lw, Frame *f) {
       k++;
     }
     bind(e, g->params[i], p);
+  }
+  /* and for its free variables: a tail call of itself through another
+   * closure of its graph (the turns of a loop's backward pass, each
+   * calling the one before) goes round with new ones (call_captured) */
+  int nfl = 0;
+  for (int i = 0; i < f->nfv; i++) nfl += f->fvrep[i]->nleaves;
+  bk->fvphis = lang_alloc((size_t)(nfl ? nfl : 1) * sizeof *bk->fvphis);
+  k = 0;
+  for (int i = 0; i < f->nfv; i++) {
+    JV *v = ir_map_get(&e->vals, f->fv[i]), *p = jv_new(f->fvrep[i]);
+    LLVMTypeRef *lt = leaf_type_array(lw, f->fvrep[i]);
+    for (int j = 0; j < f->fvrep[i]->nleaves; j++) {
+      p->v[j] = bk->fvphis[k] = LLVMBuildPhi(lw->B, lt[j], "");
+      LLVMAddIncoming(bk->fvphis[k], &v->v[j], &e->entry, 1);
+      k++;
+    }
+    bind(e, f->fv[i], p);
   }
   ir_map_put(&e->blocks, g, bk);
   bool ok = emit_body(e, g, true, NULL) >= 0;

@@ -112,6 +112,10 @@ static int count_native(const char *log, const char *prefix) {
 }
 
 static void pair_tally(Pair *p) {
+  /* a function may run in the interpreter, but never because the
+   * lowering made code LLVM rejects */
+  const char *bad = strstr(p->graph.log.data, "LLVM's verifier");
+  ck_assert_msg(!bad, "the lowering made invalid code: %.300s", bad ? bad : "");
   p->native += count_lines(p->graph.log.data, ": compiled (");
   p->native_counted += count_native(p->graph.log.data, p->counted);
   p->all += count_lines(p->graph.log.data, p->counted);
