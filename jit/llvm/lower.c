@@ -985,6 +985,18 @@ static void guard_depth(Em *e, LLVMValueRef depth, IrNode *n) {
 /* Ctrl-C and the time limit on a loop's back edge. */
 static void poll(Em *e, IrNode *n) { unless_slow(e, due(e), NULL, "mist_rt_poll", n); }
 
+/* The leaves of the arguments and free variables' values of a call of
+ * frame fr, as its parameters take them, into out. */
+static bool frame_leaves(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, LLVMValueRef *out) {
+  int k = 0;
+  for (int i = 0; i < fr->np + fr->nfv; i++) {
+    JV *a = i < fr->np ? coerce(e, args[i], fr->prep[i], n) : coerce(e, fvs[i - fr->np], fr->fvrep[i - fr->np], n);
+    if (!a) return false;
+    for (int j = 0; j < a->rep->nleaves; j++) out[k++] = a->v[j];
+  }
+  return true;
+}
+
 /* Call frame fr with the arguments (as fr's parameters) and free
  * variables' values at node n.  CALL_PLAIN: the depth is checked, then
  * counted; CALL_TAIL (a tail call of a user function, whose frame the
@@ -1002,16 +1014,7 @@ static JV *call_frame(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, int how)
   av[k++] = e->cx;
   LLVMValueRef d1 = how == CALL_SAME ? e->depth : LLVMBuildAdd(B, e->depth, ci32(lw, 1), "");
   av[k++] = d1;
-  for (int i = 0; i < fr->np; i++) {
-    JV *a = coerce(e, args[i], fr->prep[i], n);
-    if (!a) return NULL;
-    for (int j = 0; j < a->rep->nleaves; j++) av[k++] = a->v[j];
-  }
-  for (int i = 0; i < fr->nfv; i++) {
-    JV *a = coerce(e, fvs[i], fr->fvrep[i], n);
-    if (!a) return NULL;
-    for (int j = 0; j < a->rep->nleaves; j++) av[k++] = a->v[j];
-  }
+  if (!frame_leaves(e, fr, args, fvs, n, av + k)) return NULL;
   guard_depth(e, how == CALL_TAIL ? d1 : e->depth, n);
   LLVMValueRef r = LLVMBuildCall2(B, fr->fnty, fr->fn, av, (unsigned)na, "");
   check(e, LLVMBuildExtractValue(B, r, 0, "ok"), n);
@@ -1131,17 +1134,7 @@ static bool jump_to_start(Em *e, JV **args, JV **fvs, IrNode *n) {
   for (int i = 0; i < f->np; i++) nl += f->prep[i]->nleaves;
   for (int i = 0; i < f->nfv; i++) nfl += f->fvrep[i]->nleaves;
   LLVMValueRef *in = lang_alloc((size_t)(nl + nfl + 1) * sizeof *in);
-  int k = 0;
-  for (int i = 0; i < f->np; i++) {
-    JV *a = coerce(e, args[i], f->prep[i], n);
-    if (!a) return false;
-    for (int j = 0; j < a->rep->nleaves; j++) in[k++] = a->v[j];
-  }
-  for (int i = 0; i < f->nfv; i++) {
-    JV *a = coerce(e, fvs[i], f->fvrep[i], n);
-    if (!a) return false;
-    for (int j = 0; j < a->rep->nleaves; j++) in[k++] = a->v[j];
-  }
+  if (!frame_leaves(e, f, args, fvs, n, in)) return false;
   poll(e, n);
   LLVMBasicBlockRef from = LLVMGetInsertBlock(lw->B);
   for (int i = 0; i < nl; i++) LLVMAddIncoming(bk->phis[i], &in[i], &from, 1);
