@@ -157,6 +157,7 @@ static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent
 
 static const AdGenOpts PLAIN = {false, false, false, 0, false};
 static const AdGenOpts CONTAINERS = {true, false, false, 0, false};
+static const AdGenOpts NESTED = {false, false, false, 1, false};
 
 START_TEST(t_adgen_plain) { adgen_both(&PLAIN, env_long("MIST_JIT_PROGRAMS", 100), 80); }
 END_TEST
@@ -205,7 +206,9 @@ START_TEST(t_adgen_grad) {
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(9100003L + p);
-    int np = adgen_program(seed, &PLAIN, &prog);
+    /* every other program with lists, tuples and dicts too, and every
+     * third with derivatives taken inside f (grad of grad, jvp of vjp) */
+    int np = adgen_program(seed, p % 3 == 2 ? &NESTED : p % 2 ? &CONTAINERS : &PLAIN, &prog);
     grad_call(&call, seed, np);
     char what[64];
     snprintf(what, sizeof what, "adgen grad seed %" PRIu64, seed);
