@@ -243,8 +243,11 @@ static void say(MistVM *vm, StrBuf *sb) {
  * function grad(f) returns): its graphs descend from a transform or
  * from an environment graph of autodiff's (flags 0), never from a
  * module's code or a def. */
-static bool derived(const IrGraph *g) {
+static bool derived(IrGraph *g) {
+  /* (a copy inference made of a graph, which compiled code may have
+   * closed over: the graph it copies says) */
   for (;; g = g->parent) {
+    g = ir_graph_origin(g);
     if (g->jsource || g->forig) return true;
     if (!g->parent) return !(g->flags & (IRG_FUNCTION | IRG_MODULE));
   }
@@ -252,15 +255,15 @@ static bool derived(const IrGraph *g) {
 
 /* Whether g is part of a forward-mode transform (jvp): the graphs of
  * F(f) carry what their free variables stand for (forig). */
-static bool forward(const IrGraph *g) {
+static bool forward(IrGraph *g) {
   for (; g; g = g->parent)
-    if (g->forig) return true;
+    if (ir_graph_origin(g)->forig) return true;
   return false;
 }
 
 /* Why a program autodiff made runs in the interpreter, or NULL: it
  * compiles.  MIST_JIT_DERIVED=0 keeps them all interpreted (to compare). */
-static const char *derived_refused(const IrGraph *g) {
+static const char *derived_refused(IrGraph *g) {
   if (!derived(g)) return NULL;
   const char *off = getenv("MIST_JIT_DERIVED");
   if (off && strcmp(off, "0") == 0) return "a derivative (a program autodiff made), with MIST_JIT_DERIVED=0";
