@@ -1269,6 +1269,15 @@ BRULE(b_int) {
   return is_num(a[0]) || a[0]->kind == IT_STR || is_tensor(a[0]) ? &ir_t_int : &ir_t_any;
 }
 
+/* bool(x) is a bool or an error (a tensor of several elements has no
+ * truth); bool() is False */
+BRULE(b_bool) {
+  (void)kwn, (void)kwt;
+  if (n > 1 || nkw) return &ir_t_any;
+  cx->safe = n == 0 || is_num(a[0]) || a[0]->kind == IT_NONE || a[0]->kind == IT_STR;
+  return &ir_t_bool;
+}
+
 /* len(x): as the primitive */
 BRULE(b_len) {
   (void)kwn, (void)kwt;

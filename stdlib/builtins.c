@@ -561,7 +561,8 @@ bool std_float(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value 
   return lang_to_float(vm, a[0], out);
 }
 
-static bool bi_bool(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+/* bool(), bool(x) */
+bool std_bool(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
 {
   Value a[1];
   if (!std_parse_args(vm, "bool", ARGS_EXPECTED, argc, argv, kw, (const char *const[]){""}, 1, 1,
@@ -1609,7 +1610,7 @@ void std_register_builtins(MistVM *vm)
     unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
   } table[] = {
     {"print", bi_print, 0},         {"str", bi_str, 0},             {"repr", bi_repr, 0},
-    {"bool", bi_bool, 0},           {"list", bi_list, 0},           {"tuple", bi_tuple, 0},
+    {"list", bi_list, 0},           {"tuple", bi_tuple, 0},
     {"dict", bi_dict, 0},           {"round", bi_round, M},         {"map", bi_map, 0},
     {"zip", bi_zip, 0},             {"enumerate", bi_enumerate, 0}, {"sorted", bi_sorted, 0},
     {"reversed", bi_reversed, 0},   {"any", bi_any, M},             {"all", bi_all, M},

@@ -372,6 +372,28 @@ START_TEST(t_shape_errors) {
 }
 END_TEST
 
+/* the conversions are typed by their result, whatever they are given */
+START_TEST(t_conversions) {
+  static const struct {
+    const char *body, *arg, *ret;
+  } cases[] = {
+      {"bool(x)", "int", "bool"},      {"bool(x)", "str", "bool"},      {"bool(x)", "f32[2]", "bool"},
+      {"bool(x)", "[int, ...]", "bool"}, {"bool()", "int", "bool"},     {"bool(x) and x > 1", "int", "bool"},
+      {"int(x)", "float", "int"},      {"float(x)", "int", "float"},    {"len(x)", "f32[4,2]", "int"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char src[128];
+    snprintf(src, sizeof src, "def f(x):\n    return %s\n", cases[i].body);
+    run(src);
+    IrType *args[1] = {ty(cases[i].arg)};
+    IrTyped *t = ir_infer(vm, global_fn("f")->graph, 1, args, NULL);
+    ck_assert_msg(t != NULL, "%s: %s", cases[i].body, err_msg());
+    ck_assert_msg(strcmp(ir_type_str(t->ret), cases[i].ret) == 0, "%s of %s: %s, not %s", cases[i].body,
+                  cases[i].arg, ir_type_str(t->ret), cases[i].ret);
+  }
+}
+END_TEST
+
 /* ---- the property test ---- */
 
 static const AdGenOpts PROGRAMS = {.containers = true, .modules = false, .methods = true};
@@ -713,6 +735,7 @@ static Suite *infer_suite(void) {
   tcase_add_test(tc, t_lattice);
   tcase_add_test(tc, t_infer_files);
   tcase_add_test(tc, t_shape_errors);
+  tcase_add_test(tc, t_conversions);
   tcase_add_test(tc, t_random_programs);
   tcase_add_test(tc, t_random_tensor_programs);
   suite_add_tcase(s, tc);
