@@ -81,6 +81,7 @@ bench: build
 # Graph mode's compiled code against C (gcc -O2), and start-up (bench/).
 bench-jit: build
 	bash bench/jit_run.sh
+	bash bench/jit_cache_run.sh
 	bash bench/startup_run.sh
 
 # Updates of lists, dicts and tensors against CPython and NumPy (bench/update/).

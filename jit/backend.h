@@ -17,7 +17,7 @@
 
 /* Bumped whenever these structs change, so that a stale shared object
  * is refused rather than misread. */
-#define JIT_ABI 2
+#define JIT_ABI 3
 
 /* A place compiled code can fail at: the node, and the graph whose
  * frame it runs in (a function or module shows in tracebacks, as in
@@ -56,6 +56,8 @@ typedef struct JitCode {
   JitCx cx;
   int nguards;
   JitGuard *guards;
+  const char *note;    /* for MIST_JIT_LOG: where the time went, whether
+                          the code came from the compile cache */
 } JitCode;
 
 typedef struct JitBackend {

@@ -15,7 +15,8 @@
  * results and errors, never failing because of graph mode.
  * MIST_JIT_LOG=1 prints a line per compilation: the function, its
  * signature and result type, the time taken and, for the interpreter,
- * why.
+ * why; for native code, where the time went and whether the code came
+ * from the compile cache (jit/llvm/cache.c).
  */
 #include <alloca.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@ typedef struct JitState {
   const JitBackend *backend;
   void *cg;              /* the code generator of this VM, opened on the first compilation */
   const char *no_cg;     /* why there is none */
+  double open_ms;        /* the time opening it took (loading LLVM) */
 } JitState;
 
 static JitState *state(MistVM *vm) { return vm->jit_state; }
@@ -247,9 +249,18 @@ static void *code_generator(MistVM *vm) {
   JitState *st = state(vm);
   if (st->cg || st->no_cg) return st->cg;
   const char *why = NULL;
+  double t0 = now_ms();
   st->backend = jit_load_backend(&why);
   if (st->backend) st->cg = st->backend->open(vm, &why);
+  st->open_ms = now_ms() - t0;
   if (!st->cg) st->no_cg = lang_str(why ? why : "the code generator cannot be opened")->data;
+  else if (st->log) {
+    /* once per process, apart from the first compilation's time */
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "jit: the code generator (LLVM) loaded in %.2f ms", st->open_ms);
+    say(vm, &sb);
+  }
   return st->cg;
 }
 
@@ -284,10 +295,10 @@ static JitEntry *add_entry(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *param
   e->sig = lang_alloc((size_t)(n ? n : 1) * sizeof *e->sig);
   for (int i = 0; i < g->nparams; i++) e->sig[i] = sig_type(params[i]);
   for (int i = 0; i < f->nenv; i++) e->sig[g->nparams + i] = sig_type(f->env[i]);
-  double t0 = now_ms();
+  double t0 = now_ms(), opened = state(vm)->open_ms;
   IrType *ret = NULL;
   e->why = compile(vm, f, e->sig, &ret, &e->code);
-  double ms = now_ms() - t0;
+  double ms = now_ms() - t0 - (state(vm)->open_ms - opened);
   if (state(vm)->log) {
     StrBuf sb;
     sb_init(&sb);
@@ -297,7 +308,7 @@ static JitEntry *add_entry(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *param
     if (g->span.file >= 0 && g->span.file < vm->nfiles)
       sb_printf(&sb, " (%s:%d)", vm->files[g->span.file].path->data, g->span.line);
     if (e->why) sb_printf(&sb, ": interpreted (%.2f ms): %s", ms, e->why);
-    else sb_printf(&sb, ": compiled (%.2f ms)", ms);
+    else sb_printf(&sb, ": compiled (%.2f ms)%s%s", ms, e->code->note ? ": " : "", e->code->note ? e->code->note : "");
     say(vm, &sb);
   }
   e->next = fn->entries;

@@ -6,16 +6,21 @@
  * runtime functions compiled code calls (rt.c) as absolute symbols, a
  * thread-safe context its modules share, and a target machine for the
  * host's CPU and features that the new pass manager (LLVMRunPasses,
- * default<O2>) optimises for.  Each compilation lowers the
- * specialisation into a module of its own, whose names start with a
- * prefix unique in the VM, verifies it, optimises it, hands it to the
- * JIT and looks its entry up.  Every LLVMErrorRef is checked and
- * consumed; the messages become the reason the function runs in the
- * interpreter instead.
+ * default<O2>) optimises for and the code generator compiles for.  Each
+ * compilation lowers the specialisation into a module of its own and
+ * verifies it; the module's text and the machine are the key of the
+ * compile cache (cache.c).  On a miss the module is optimised, compiled
+ * to an object file and stored; on a hit the stored object is used and
+ * LLVM's passes and code generator do not run.  Either way the object
+ * goes to the JIT, which links it, and its entry, named by the key, is
+ * looked up.  Every LLVMErrorRef is checked and consumed; the messages
+ * become the reason the function runs in the interpreter instead.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
@@ -33,8 +38,24 @@ typedef struct Cg {
   LLVMTargetMachineRef tm;      /* for the passes: the host's CPU and features */
   char *triple;
   LLVMTargetDataRef layout;
-  unsigned nmodules;
+  char *cpu, *features;         /* the host's (or MIST_JIT_CPU's), for the key */
+  JitCache cache;               /* opened on the first compilation */
+  bool cache_opened;
+  /* the objects this JIT holds, by key: a key seen again (the same code
+   * compiled again after a guard failed) reuses its code */
+  struct Loaded {
+    uint8_t key[32];
+    LLVMOrcExecutorAddress addr;
+  } *loaded;
+  int nloaded;
 } Cg;
+
+/* The optimisation pipeline and the code generator's settings: part
+ * of the key. */
+#define PIPELINE "default<O2>"
+#define CODEGEN_RELOC LLVMRelocPIC
+#define CODEGEN_MODEL LLVMCodeModelSmall
+#define CODEGEN "PIC, small code model"
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 static bool llvm_ready;
@@ -59,16 +80,13 @@ static LLVMTargetMachineRef host_machine(Cg *cg, const char **why) {
     LLVMDisposeMessage(err);
     return NULL;
   }
-  /* MIST_JIT_CPU=x86-64 (say) instead of the host's CPU and features:
-   * the same code on every machine, for tests of the printed IR */
-  const char *fixed = getenv("MIST_JIT_CPU");
-  char *cpu = fixed && *fixed ? NULL : LLVMGetHostCPUName();
-  char *features = fixed && *fixed ? NULL : LLVMGetHostCPUFeatures();
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, cg->triple, cpu ? cpu : fixed, features ? features : "",
-                                                    LLVMCodeGenLevelAggressive, LLVMRelocDefault,
-                                                    LLVMCodeModelJITDefault);
-  if (cpu) LLVMDisposeMessage(cpu);
-  if (features) LLVMDisposeMessage(features);
+  /* the small code model and position-independent code, as ORC's
+   * JITLink links them: a call of a function of the module is a direct
+   * call, not an indirect one through a 64-bit address (the large
+   * model, LLVM's default for JITs); JITLink makes the stubs for calls
+   * of the runtime's functions that are out of reach */
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, cg->triple, cg->cpu, cg->features,
+                                                    LLVMCodeGenLevelAggressive, CODEGEN_RELOC, CODEGEN_MODEL);
   if (!tm) *why = "LLVM cannot make a target machine for this CPU";
   return tm;
 }
@@ -84,6 +102,10 @@ static void cg_close(void *p) {
   if (cg->layout) LLVMDisposeTargetData(cg->layout);
   if (cg->tm) LLVMDisposeTargetMachine(cg->tm);
   if (cg->triple) LLVMDisposeMessage(cg->triple);
+  free(cg->cpu);
+  free(cg->features);
+  free(cg->loaded);
+  jit_cache_close(&cg->cache);
   free(cg);
 }
 
@@ -100,6 +122,19 @@ static void *cg_open(MistVM *vm, const char **why) {
   }
   cg->vm = vm;
   cg->triple = LLVMGetDefaultTargetTriple();
+  /* MIST_JIT_CPU=x86-64 (say) instead of the host's CPU and features:
+   * the same code on every machine, for tests of the printed IR */
+  const char *fixed = getenv("MIST_JIT_CPU");
+  if (fixed && *fixed) {
+    cg->cpu = strdup(fixed);
+    cg->features = strdup("");
+  } else {
+    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+    cg->cpu = strdup(cpu);
+    cg->features = strdup(features);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+  }
   LLVMTargetMachineRef jtm = NULL;
   if (!(cg->tm = host_machine(cg, why)) || !(jtm = host_machine(cg, why))) {
     cg_close(cg);
@@ -138,15 +173,27 @@ static void *cg_open(MistVM *vm, const char **why) {
   return cg;
 }
 
-/* Lower and optimise t; false with *why. */
-static bool build(Cg *cg, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, Lowered *lo,
-                  const char **why) {
-  const char *prefix = lang_str_fmt("m%u.", cg->nmodules++)->data;
-  if (!jit_lower(cg->vm, ctx, g, t, sig, prefix, lo, why)) return false;
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* Lower t into a module for the host; false with *why.  Every module's
+ * names start with the same prefix: their functions are internal but
+ * the entry, which compile renames by its key, so the text (the key)
+ * does not depend on what was compiled before. */
+static bool lower(Cg *cg, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, Lowered *lo, const char **why) {
+  if (!jit_lower(cg->vm, ctx, g, t, sig, "m0.", lo, why)) return false;
   LLVMSetTarget(lo->mod, cg->triple);
   LLVMSetModuleDataLayout(lo->mod, cg->layout);
+  return true;
+}
+
+/* Optimise lo's module; false with *why (the module is then disposed of). */
+static bool optimise(Cg *cg, Lowered *lo, const char **why) {
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(lo->mod, "default<O2>", cg->tm, opts);
+  LLVMErrorRef err = LLVMRunPasses(lo->mod, PIPELINE, cg->tm, opts);
   LLVMDisposePassBuilderOptions(opts);
   if (err) {
     *why = error_text(err);
@@ -156,30 +203,109 @@ static bool build(Cg *cg, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **s
   return true;
 }
 
+/* The compile cache's key of a module whose text is text: everything
+ * that decides the machine code made from it. */
+static void module_key(Cg *cg, const char *text, uint8_t key[32]) {
+  unsigned major, minor, patch;
+  LLVMGetVersion(&major, &minor, &patch);
+  char head[512];
+  int n = snprintf(head, sizeof head, "mist jit object, abi %d\nLLVM %u.%u.%u\n%s\n%s\n%s %s\n", JIT_ABI, major,
+                   minor, patch, PIPELINE, CODEGEN, cg->triple, cg->cpu);
+  JitSha s;
+  jit_sha_init(&s);
+  jit_sha_add(&s, head, (size_t)(n < (int)sizeof head ? n : (int)sizeof head - 1));
+  jit_sha_add(&s, cg->features, strlen(cg->features) + 1);
+  jit_sha_add(&s, text, strlen(text));
+  jit_sha_end(&s, key);
+}
+
+/* The object file of lo's module (disposed of), optimised and compiled:
+ * NULL with *why.  ms[0], ms[1]: the time the passes and the code
+ * generator took. */
+static LLVMMemoryBufferRef compile_object(Cg *cg, Lowered *lo, double ms[2], const char **why) {
+  double t0 = now_ms();
+  if (!optimise(cg, lo, why)) return NULL;
+  double t1 = now_ms();
+  LLVMMemoryBufferRef buf = NULL;
+  char *err = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(cg->tm, lo->mod, LLVMObjectFile, &err, &buf)) {
+    *why = lang_str_fmt("LLVM's code generator: %s", err ? err : "?")->data;
+    buf = NULL;
+  }
+  LLVMDisposeMessage(err);
+  LLVMDisposeModule(lo->mod);
+  ms[0] = t1 - t0;
+  ms[1] = now_ms() - t1;
+  return buf;
+}
+
 static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, const char **why) {
   Cg *cg = p;
+  if (!cg->cache_opened) {
+    jit_cache_open(&cg->cache);
+    cg->cache_opened = true;
+  }
+  double t0 = now_ms();
   Lowered lo;
   LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
-  if (!build(cg, ctx, g, t, sig, &lo, why)) return NULL;
-  /* the JIT takes ownership of the module */
-  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(lo.mod, cg->tsc);
-  LLVMErrorRef err = LLVMOrcLLJITAddLLVMIRModule(cg->jit, LLVMOrcLLJITGetMainJITDylib(cg->jit), tsm);
-  if (err) {
-    LLVMOrcDisposeThreadSafeModule(tsm);
-    *why = error_text(err);
-    return NULL;
-  }
+  if (!lower(cg, ctx, g, t, sig, &lo, why)) return NULL;
+  char *text = LLVMPrintModuleToString(lo.mod);
+  uint8_t key[32];
+  module_key(cg, text, key);
+  /* an address of this process as a constant (lower.c makes none, and
+   * must not) would be wrong in another: such a module is not stored */
+  bool storable = strstr(text, "inttoptr (") == NULL;
+  LLVMDisposeMessage(text);
+  char entry[64] = "mist.";
+  jit_hex(key, 16, entry + 5);
+  double t1 = now_ms();
+  const char *note = NULL, *unsaved = NULL;
   LLVMOrcExecutorAddress addr = 0;
-  err = LLVMOrcLLJITLookup(cg->jit, &addr, lo.entry);
-  if (err) {
-    *why = error_text(err);
-    return NULL;
+  for (int i = 0; i < cg->nloaded && !addr; i++)
+    if (memcmp(cg->loaded[i].key, key, 32) == 0) addr = cg->loaded[i].addr;
+  if (addr) {
+    LLVMDisposeModule(lo.mod);
+    note = lang_str_fmt("lowered %.2f ms, the same code as before", t1 - t0)->data;
+  } else {
+    size_t size = 0;
+    void *obj = storable ? jit_cache_get(&cg->cache, key, &size) : NULL;
+    LLVMMemoryBufferRef buf;
+    if (obj) {
+      LLVMDisposeModule(lo.mod);
+      buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, size, entry);
+      free(obj);
+      note = lang_str_fmt("cached: lowered %.2f ms, read %.2f ms", t1 - t0, now_ms() - t1)->data;
+    } else {
+      LLVMSetValueName2(LLVMGetNamedFunction(lo.mod, lo.entry), entry, strlen(entry));
+      double ms[2];
+      if (!(buf = compile_object(cg, &lo, ms, why))) return NULL;
+      note = lang_str_fmt("lowered %.2f ms, optimised %.2f ms, code %.2f ms", t1 - t0, ms[0], ms[1])->data;
+      if (!storable) unsaved = "not cached: the module holds an address of this process";
+      else if (!cg->cache.dir) unsaved = cg->cache.off[0] ? cg->cache.off : NULL;
+      else jit_cache_put(&cg->cache, key, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), &unsaved);
+    }
+    /* the JIT takes ownership of the buffer */
+    double t2 = now_ms();
+    LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(cg->jit, LLVMOrcLLJITGetMainJITDylib(cg->jit), buf);
+    if (!err) err = LLVMOrcLLJITLookup(cg->jit, &addr, entry);
+    if (err) {
+      *why = error_text(err);
+      return NULL;
+    }
+    note = lang_str_fmt("%s, linked %.2f ms%s%s", note, now_ms() - t2, unsaved ? "; " : "", unsaved ? unsaved : "")->data;
+    struct Loaded *more = realloc(cg->loaded, (size_t)(cg->nloaded + 1) * sizeof *more);
+    if (more) {
+      cg->loaded = more;
+      memcpy(cg->loaded[cg->nloaded].key, key, 32);
+      cg->loaded[cg->nloaded++].addr = addr;
+    }
   }
   JitCode *code = lang_alloc(sizeof *code);
   code->entry = (bool (*)(const JitCx *, const Value *, const Value *, Value *))(uintptr_t)addr;
   code->cx = (JitCx){vm, lo.sites, lo.consts};
   code->nguards = lo.nguards;
   code->guards = lo.guards;
+  code->note = note;
   return code;
 }
 
@@ -189,10 +315,7 @@ static bool cg_emit_llvm(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType **s
   Lowered lo;
   /* a context of its own: the module is printed and dropped */
   LLVMContextRef ctx = LLVMContextCreate();
-  unsigned n = cg->nmodules;
-  cg->nmodules = 0;   /* the printout's names do not depend on what ran before */
-  bool ok = build(cg, ctx, g, t, sig, &lo, why);
-  cg->nmodules = n > cg->nmodules ? n : cg->nmodules;
+  bool ok = lower(cg, ctx, g, t, sig, &lo, why) && optimise(cg, &lo, why);
   if (ok) {
     char *text = LLVMPrintModuleToString(lo.mod);
     sb_adds(out, text);

@@ -6,6 +6,8 @@
 #ifndef MIST_JIT_LLVM_CG_H
 #define MIST_JIT_LLVM_CG_H
 
+#include <stdint.h>
+
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 
@@ -27,7 +29,10 @@ typedef struct Lowered {
 /* Lower the specialisation t of graph g (signature sig: g's parameters'
  * types, then its free variables') into a new module of ctx whose
  * global names start with prefix.  False with *why (a GC string) when
- * something in it cannot be compiled; the module is then disposed of. */
+ * something in it cannot be compiled; the module is then disposed of.
+ * The module holds no address of this process (objects by index
+ * through cx, the runtime by name): the compile cache (cache.c) links
+ * its object into other processes, keyed by its text. */
 bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, const char *prefix,
                Lowered *out, const char **why);
 
@@ -39,5 +44,36 @@ typedef struct JitHelper {
 } JitHelper;
 extern const JitHelper jit_helpers[];
 extern const int jit_nhelpers;
+
+/* SHA-256, for the compile cache's keys (cache.c). */
+typedef struct JitSha {
+  uint32_t h[8];
+  uint64_t len;
+  uint8_t buf[64];
+} JitSha;
+void jit_sha_init(JitSha *s);
+void jit_sha_add(JitSha *s, const void *data, size_t n);
+void jit_sha_end(JitSha *s, uint8_t out[32]);
+/* n bytes as 2n hex digits and a NUL, into out. */
+void jit_hex(const uint8_t *bytes, int n, char *out);
+
+/* The persistent cache of object files (cache.c, docs/jit.md): its
+ * folder, or none (dir NULL) and why in off (empty when it was turned
+ * off on purpose: MIST_JIT_CACHE=0). */
+typedef struct JitCache {
+  char *dir;
+  uint64_t cap;            /* bytes the folder may hold */
+  uint64_t total;          /* bytes it held when last read, and written since */
+  bool scanned;            /* read once (cache.c's prune) */
+  char off[4096];
+} JitCache;
+void jit_cache_open(JitCache *c);
+void jit_cache_close(JitCache *c);
+/* The object stored for key (malloc'd, its size in *size), or NULL
+ * when there is none or the entry is not whole and valid. */
+void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size);
+/* Store an object for key; false with *why (c->off) when it cannot be
+ * written. */
+bool jit_cache_put(JitCache *c, const uint8_t key[32], const void *obj, size_t size, const char **why);
 
 #endif

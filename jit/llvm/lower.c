@@ -404,10 +404,21 @@ static void fail_here(Em *e, IrNode *n) {
   LLVMBuildRet(lw->B, LLVMConstNull(e->f->retty));
 }
 
+/* A branch to yes where c holds, as it almost always does (no is a
+ * failure or a slow path): LLVM lays the rare side out of the way and
+ * keeps the common one's values in registers. */
+static void likely_br(Lw *lw, LLVMValueRef c, LLVMBasicBlockRef yes, LLVMBasicBlockRef no) {
+  LLVMValueRef br = LLVMBuildCondBr(lw->B, c, yes, no);
+  LLVMMetadataRef w[3] = {LLVMMDStringInContext2(lw->C, "branch_weights", 14),
+                          LLVMValueAsMetadata(ci32(lw, 2000)), LLVMValueAsMetadata(ci32(lw, 1))};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(lw->C, "prof", 4),
+                  LLVMMetadataAsValue(lw->C, LLVMMDNodeInContext2(lw->C, w, 3)));
+}
+
 /* Continue where ok holds; where it does not, fail at n. */
 static void check(Em *e, LLVMValueRef ok, IrNode *n) {
   LLVMBasicBlockRef good = new_block(e, "ok"), bad = new_block(e, "fail");
-  LLVMBuildCondBr(e->lw->B, ok, good, bad);
+  likely_br(e->lw, ok, good, bad);
   LLVMPositionBuilderAtEnd(e->lw->B, bad);
   fail_here(e, n);
   LLVMPositionBuilderAtEnd(e->lw->B, good);
@@ -433,14 +444,22 @@ static JV *item_of(JV *x, int i) {
   return y;
 }
 
+/* A load of what never changes while the code lives (cx's fields, its
+ * constants): LLVM may keep it across calls and merge the copies the
+ * inlined twin makes. */
+static void invariant(Lw *lw, LLVMValueRef load) {
+  LLVMSetMetadata(load, LLVMGetMDKindIDInContext(lw->C, "invariant.load", 14),
+                  LLVMMetadataAsValue(lw->C, LLVMMDNodeInContext2(lw->C, NULL, 0)));
+}
+
 static LLVMValueRef const_word(Lw *lw, Em *e, int k, int word) {
   LLVMValueRef consts = LLVMBuildLoad2(lw->B, lw->ptr,
                                        LLVMBuildGEP2(lw->B, lw->i8, e->cx, (LLVMValueRef[]){ci64(lw, offsetof(JitCx, consts))}, 1, ""),
                                        "consts");
+  invariant(lw, consts);
   LLVMValueRef p = LLVMBuildGEP2(lw->B, lw->i8, consts, (LLVMValueRef[]){ci64(lw, (int64_t)k * 16 + word * 8)}, 1, "");
   LLVMValueRef w = LLVMBuildLoad2(lw->B, lw->i64, p, "");
-  LLVMSetMetadata(w, LLVMGetMDKindIDInContext(lw->C, "invariant.load", 14),
-                  LLVMMetadataAsValue(lw->C, LLVMMDNodeInContext2(lw->C, NULL, 0)));
+  invariant(lw, w);
   return w;
 }
 
@@ -532,7 +551,7 @@ static void bad_value(Em *e, LLVMValueRef tag, LLVMValueRef pay, IrNode *at) {
  * inference said: reported as the internal error it is. */
 static void expect_ok(Em *e, LLVMValueRef ok, LLVMValueRef tag, LLVMValueRef pay, IrNode *at) {
   LLVMBasicBlockRef good = new_block(e, "typed"), bad = new_block(e, "badtype");
-  LLVMBuildCondBr(e->lw->B, ok, good, bad);
+  likely_br(e->lw, ok, good, bad);
   LLVMPositionBuilderAtEnd(e->lw->B, bad);
   bad_value(e, tag, pay, at);
   LLVMPositionBuilderAtEnd(e->lw->B, good);
@@ -833,15 +852,17 @@ static void sync_depth(Em *e, LLVMValueRef depth) {
 }
 
 /* Ctrl-C or the host's time limit may be due: the interrupt flag (set
- * from a signal handler: read each time) or a deadline at all. */
+ * from a signal handler: read each time) or a deadline at all.  The
+ * deadline's bits, not its value, are tested with the flag's in one
+ * comparison: any but 0.0's send the runtime to look (it compares the
+ * value). */
 static LLVMValueRef due(Em *e) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   LLVMValueRef intr = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, interrupt)), "interrupt");
   LLVMSetVolatile(intr, true);
-  LLVMValueRef dl = LLVMBuildLoad2(B, lw->f64, vm_field(e, offsetof(MistVM, deadline)), "deadline");
-  return LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, intr, ci32(lw, 0), ""),
-                     LLVMBuildFCmp(B, LLVMRealOGT, dl, LLVMConstReal(lw->f64, 0.0), ""), "");
+  LLVMValueRef dl = LLVMBuildLoad2(B, lw->i64, vm_field(e, offsetof(MistVM, deadline)), "deadline");
+  return LLVMBuildICmp(B, LLVMIntNE, LLVMBuildOr(B, LLVMBuildZExt(B, intr, lw->i64, ""), dl, ""), ci64(lw, 0), "");
 }
 
 /* Where slow holds, runtime function rt (cx) decides, with vm->depth
@@ -850,7 +871,7 @@ static void unless_slow(Em *e, LLVMValueRef slow, LLVMValueRef depth, const char
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   LLVMBasicBlockRef chk = new_block(e, "slow"), go = new_block(e, "go");
-  LLVMBuildCondBr(B, slow, chk, go);
+  likely_br(lw, LLVMBuildNot(B, slow, ""), go, chk);
   LLVMPositionBuilderAtEnd(B, chk);
   if (depth) sync_depth(e, depth);
   LLVMValueRef ok = call(lw, rt, lw->i1, 1, (LLVMTypeRef[]){lw->ptr}, (LLVMValueRef[]){e->cx});
@@ -865,12 +886,20 @@ static void unless_slow(Em *e, LLVMValueRef slow, LLVMValueRef depth, const char
  * stack_ok sees it: past the depth limit or below the C stack's, the
  * runtime raises the interpreter's error.  Ctrl-C and the time limit
  * are looked at here too, as the interpreter looks at them on every
- * call. */
+ * call.  In a twin only the depth is compared: its frame alone calls
+ * it, after a whole guard, and LLVM inlines it there, so its calls are
+ * made from the same native frame (the same C stack) a few
+ * instructions after the frame's look at Ctrl-C. */
 static void guard_depth(Em *e, LLVMValueRef depth, IrNode *n) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   if (e->guarded == depth) return;
   LLVMValueRef max = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, max_depth)), "max");
+  if (e->f->twin) {
+    unless_slow(e, LLVMBuildICmp(B, LLVMIntSGE, depth, max, ""), depth, "mist_rt_call_check", n);
+    e->guarded = depth;
+    return;
+  }
   LLVMValueRef lim = LLVMBuildLoad2(B, lw->i64, vm_field(e, offsetof(MistVM, stack_limit)), "limit");
   LLVMTypeRef sst;
   LLVMValueRef ssf = helper(lw, "llvm.stacksave.p0", lw->ptr, 0, NULL, &sst);
@@ -1031,7 +1060,7 @@ static JV *fast_or_prim(Em *e, IrNode *n, int p, JV **args, int nargs, Rep *res,
                         LLVMBasicBlockRef *fast_bb) {
   Lw *lw = e->lw;
   LLVMBasicBlockRef f = new_block(e, "fast"), s = new_block(e, "slow");
-  LLVMBuildCondBr(lw->B, fast, f, s);
+  likely_br(lw, fast, f, s);
   LLVMPositionBuilderAtEnd(lw->B, s);
   JV *r = prim_boxed(e, p, nargs, args, res, n);
   if (!r) return NULL;
@@ -1608,6 +1637,7 @@ static bool emit_frame(Lw *lw, Frame *f) {
   e->cx = LLVMGetParam(f->fn, 0);
   e->depth = LLVMGetParam(f->fn, 1);
   e->vm = LLVMBuildLoad2(lw->B, lw->ptr, e->cx, "vm");
+  invariant(lw, e->vm);
   int k = 2;
   JV **params = lang_alloc((size_t)(g->nparams ? g->nparams : 1) * sizeof *params);
   for (int i = 0; i < g->nparams; i++) {
@@ -1659,6 +1689,7 @@ static bool emit_entry(Lw *lw, Frame *root, IrGraph *orig, const char *name) {
   LLVMPositionBuilderAtEnd(lw->B, e->entry);
   e->cx = LLVMGetParam(fn, 0);
   e->vm = LLVMBuildLoad2(lw->B, lw->ptr, e->cx, "vm");
+  invariant(lw, e->vm);
   LLVMValueRef params = LLVMGetParam(fn, 1), env = LLVMGetParam(fn, 2), out = LLVMGetParam(fn, 3);
   JV **args = lang_alloc((size_t)(root->np ? root->np : 1) * sizeof *args);
   JV **fvs = lang_alloc((size_t)(root->nfv ? root->nfv : 1) * sizeof *fvs);

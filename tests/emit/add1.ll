@@ -18,7 +18,7 @@ entry:
   %vals2.i = alloca [1 x [2 x i64]], align 16
   %vals1.i = alloca [1 x [2 x i64]], align 16
   %vals.i = alloca [2 x [2 x i64]], align 16
-  %vm = load ptr, ptr %0, align 8
+  %vm = load ptr, ptr %0, align 8, !invariant.load !0
   %4 = getelementptr i8, ptr %1, i64 8
   %pay = load i64, ptr %4, align 4
   %5 = getelementptr i8, ptr %vm, i64 264
@@ -28,7 +28,7 @@ entry:
   call void @llvm.lifetime.start.p0(i64 32, ptr nonnull %vals.i)
   %6 = tail call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %pay, i64 1)
   %7 = extractvalue { i64, i1 } %6, 1
-  br i1 %7, label %slow.i, label %fast.i
+  br i1 %7, label %slow.i, label %fast.i, !prof !1
 
 fast.i:                                           ; preds = %entry
   %8 = extractvalue { i64, i1 } %6, 0
@@ -43,14 +43,14 @@ slow.i:                                           ; preds = %entry
   %11 = getelementptr inbounds i8, ptr %vals.i, i64 24
   store i64 1, ptr %11, align 8
   %12 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %vals.i, ptr nonnull %vals1.i)
-  br i1 %12, label %ok.i, label %fail.i
+  br i1 %12, label %ok.i, label %fail.i, !prof !2
 
 ok.i:                                             ; preds = %slow.i
   %tag.i = load i64, ptr %vals1.i, align 16
   %13 = getelementptr inbounds i8, ptr %vals1.i, i64 8
   %pay.i = load i64, ptr %13, align 8
   %14 = icmp eq i64 %tag.i, 3
-  br i1 %14, label %join.i, label %badtype.i
+  br i1 %14, label %join.i, label %badtype.i, !prof !2
 
 fail.i:                                           ; preds = %slow.i
   call void @mist_rt_fail(ptr nonnull %0, i32 0)
@@ -97,3 +97,7 @@ declare void @llvm.lifetime.end.p0(i64 immarg, ptr nocapture) #1
 
 attributes #0 = { mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none) }
 attributes #1 = { nocallback nofree nosync nounwind willreturn memory(argmem: readwrite) }
+
+!0 = !{}
+!1 = !{!"branch_weights", i32 1, i32 2000}
+!2 = !{!"branch_weights", i32 2000, i32 1}

@@ -6,21 +6,21 @@ target triple = "x86_64-pc-linux-gnu"
 
 define internal fastcc { i1, i64 } @m0.fib.0(ptr %0, i32 %1, i64 %2) unnamed_addr {
 entry:
-  %vals32.i34 = alloca [1 x [2 x i64]], align 16
-  %vals25.i35 = alloca [1 x [2 x i64]], align 16
-  %vals24.i36 = alloca [2 x [2 x i64]], align 16
+  %vals32.i39 = alloca [1 x [2 x i64]], align 16
+  %vals25.i40 = alloca [1 x [2 x i64]], align 16
+  %vals24.i41 = alloca [2 x [2 x i64]], align 16
   %vals32.i = alloca [1 x [2 x i64]], align 16
   %vals25.i = alloca [1 x [2 x i64]], align 16
   %vals24.i = alloca [2 x [2 x i64]], align 16
   %vals32 = alloca [1 x [2 x i64]], align 16
   %vals25 = alloca [1 x [2 x i64]], align 16
   %vals24 = alloca [2 x [2 x i64]], align 16
-  %vm = load ptr, ptr %0, align 8
+  %vm = load ptr, ptr %0, align 8, !invariant.load !0
   %3 = icmp slt i64 %2, 2
   br i1 %3, label %then, label %fast
 
 common.ret:                                       ; preds = %join33, %badtype31, %fail27, %fail21, %fail6, %stop, %then
-  %common.ret.op = phi { i1, i64 } [ %4, %then ], [ zeroinitializer, %stop ], [ zeroinitializer, %fail6 ], [ zeroinitializer, %fail21 ], [ zeroinitializer, %fail27 ], [ zeroinitializer, %badtype31 ], [ %111, %join33 ]
+  %common.ret.op = phi { i1, i64 } [ %4, %then ], [ zeroinitializer, %stop ], [ zeroinitializer, %fail6 ], [ zeroinitializer, %fail21 ], [ zeroinitializer, %fail27 ], [ zeroinitializer, %badtype31 ], [ %85, %join33 ]
   ret { i1, i64 } %common.ret.op
 
 then:                                             ; preds = %entry
@@ -36,243 +36,211 @@ fast:                                             ; preds = %entry
   %limit = load i64, ptr %8, align 4
   %sp = tail call ptr @llvm.stacksave.p0()
   %9 = ptrtoint ptr %sp to i64
-  %10 = icmp ugt i64 %limit, %9
+  %10 = icmp ule i64 %limit, %9
   %11 = getelementptr i8, ptr %vm, i64 280
   %interrupt = load volatile i32, ptr %11, align 4
   %12 = getelementptr i8, ptr %vm, i64 288
-  %deadline = load double, ptr %12, align 8
-  %13 = fcmp ogt double %deadline, 0.000000e+00
-  %14 = icmp ne i32 %interrupt, 0
-  %15 = or i1 %14, %13
-  %16 = icmp sle i32 %max, %1
-  %17 = or i1 %16, %10
-  %18 = or i1 %17, %15
-  br i1 %18, label %slow3, label %go
+  %deadline = load i64, ptr %12, align 4
+  %13 = zext i32 %interrupt to i64
+  %14 = or i64 %deadline, %13
+  %15 = icmp eq i64 %14, 0
+  %16 = icmp sgt i32 %max, %1
+  %.not38 = and i1 %16, %10
+  %.not35 = and i1 %.not38, %15
+  br i1 %.not35, label %go, label %slow3, !prof !1
 
 slow3:                                            ; preds = %fast
-  %19 = getelementptr i8, ptr %vm, i64 264
-  store i32 %1, ptr %19, align 4
-  %20 = tail call i1 @mist_rt_call_check(ptr nonnull %0)
-  br i1 %20, label %go, label %stop
+  %17 = getelementptr i8, ptr %vm, i64 264
+  store i32 %1, ptr %17, align 4
+  %18 = tail call i1 @mist_rt_call_check(ptr nonnull %0)
+  br i1 %18, label %go, label %stop
 
 go:                                               ; preds = %slow3, %fast
-  call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %vals32.i34)
-  call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %vals25.i35)
-  call void @llvm.lifetime.start.p0(i64 32, ptr nonnull %vals24.i36)
-  %vm.i37 = load ptr, ptr %0, align 8
-  %21 = icmp eq i64 %2, 2
-  br i1 %21, label %then.i62, label %fast.i38
+  call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %vals32.i39)
+  call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %vals25.i40)
+  call void @llvm.lifetime.start.p0(i64 32, ptr nonnull %vals24.i41)
+  %19 = icmp eq i64 %2, 2
+  br i1 %19, label %then.i64, label %fast.i43
 
-then.i62:                                         ; preds = %go
-  %22 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %5, 1
-  br label %m0.fib.twin.1.exit63
+then.i64:                                         ; preds = %go
+  %20 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %5, 1
+  br label %m0.fib.twin.1.exit65
 
-fast.i38:                                         ; preds = %go
-  %23 = add nsw i64 %2, -2
-  %24 = add i32 %1, 2
-  %25 = getelementptr i8, ptr %vm.i37, i64 268
-  %max.i39 = load i32, ptr %25, align 4
-  %26 = getelementptr i8, ptr %vm.i37, i64 272
-  %limit.i40 = load i64, ptr %26, align 4
-  %sp.i41 = tail call ptr @llvm.stacksave.p0()
-  %27 = ptrtoint ptr %sp.i41 to i64
-  %28 = icmp ugt i64 %limit.i40, %27
-  %29 = getelementptr i8, ptr %vm.i37, i64 280
-  %interrupt.i42 = load volatile i32, ptr %29, align 4
-  %30 = getelementptr i8, ptr %vm.i37, i64 288
-  %deadline.i43 = load double, ptr %30, align 8
-  %31 = fcmp ogt double %deadline.i43, 0.000000e+00
-  %32 = icmp ne i32 %interrupt.i42, 0
-  %33 = or i1 %32, %31
-  %34 = icmp sle i32 %max.i39, %6
-  %35 = or i1 %34, %28
-  %36 = or i1 %35, %33
-  br i1 %36, label %slow3.i60, label %go.i44
+fast.i43:                                         ; preds = %go
+  %21 = add nsw i64 %2, -2
+  %22 = add i32 %1, 2
+  %max.i44 = load i32, ptr %7, align 4
+  %.not.i45 = icmp sgt i32 %max.i44, %6
+  br i1 %.not.i45, label %go.i49, label %slow3.i46, !prof !1
 
-slow3.i60:                                        ; preds = %fast.i38
-  %37 = getelementptr i8, ptr %vm.i37, i64 264
-  store i32 %6, ptr %37, align 4
-  %38 = tail call i1 @mist_rt_call_check(ptr nonnull %0)
-  br i1 %38, label %go.i44, label %stop.i61
+slow3.i46:                                        ; preds = %fast.i43
+  %23 = getelementptr i8, ptr %vm, i64 264
+  store i32 %6, ptr %23, align 4
+  %24 = tail call i1 @mist_rt_call_check(ptr nonnull %0)
+  br i1 %24, label %go.i49, label %stop.i47
 
-go.i44:                                           ; preds = %slow3.i60, %fast.i38
-  %39 = tail call fastcc { i1, i64 } @m0.fib.0(ptr nonnull %0, i32 %24, i64 %23)
-  %ok4.i45 = extractvalue { i1, i64 } %39, 0
-  br i1 %ok4.i45, label %ok5.i48, label %fail6.i46
+go.i49:                                           ; preds = %slow3.i46, %fast.i43
+  %25 = tail call fastcc { i1, i64 } @m0.fib.0(ptr nonnull %0, i32 %22, i64 %21)
+  %ok4.i50 = extractvalue { i1, i64 } %25, 0
+  br i1 %ok4.i50, label %ok5.i52, label %fail6.i51, !prof !1
 
-stop.i61:                                         ; preds = %slow3.i60
+stop.i47:                                         ; preds = %slow3.i46
   tail call void @mist_rt_fail(ptr nonnull %0, i32 15)
-  br label %m0.fib.twin.1.exit63
+  br label %m0.fib.twin.1.exit65
 
-ok5.i48:                                          ; preds = %go.i44
-  %40 = extractvalue { i1, i64 } %39, 1
-  %41 = add nsw i64 %2, -3
-  %42 = tail call fastcc { i1, i64 } @m0.fib.0(ptr nonnull %0, i32 %24, i64 %41)
-  %ok19.i49 = extractvalue { i1, i64 } %42, 0
-  br i1 %ok19.i49, label %ok20.i51, label %fail21.i50
+ok5.i52:                                          ; preds = %go.i49
+  %26 = extractvalue { i1, i64 } %25, 1
+  %27 = add nsw i64 %2, -3
+  %28 = tail call fastcc { i1, i64 } @m0.fib.0(ptr nonnull %0, i32 %22, i64 %27)
+  %ok19.i53 = extractvalue { i1, i64 } %28, 0
+  br i1 %ok19.i53, label %ok20.i55, label %fail21.i54, !prof !1
 
-fail6.i46:                                        ; preds = %go.i44
+fail6.i51:                                        ; preds = %go.i49
   tail call void @mist_rt_fail(ptr nonnull %0, i32 16)
-  br label %m0.fib.twin.1.exit63
+  br label %m0.fib.twin.1.exit65
 
-ok20.i51:                                         ; preds = %ok5.i48
-  %43 = extractvalue { i1, i64 } %42, 1
-  %44 = tail call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %40, i64 %43)
-  %45 = extractvalue { i64, i1 } %44, 1
-  br i1 %45, label %slow23.i54, label %fast22.i52
+ok20.i55:                                         ; preds = %ok5.i52
+  %29 = extractvalue { i1, i64 } %28, 1
+  %30 = tail call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %26, i64 %29)
+  %31 = extractvalue { i64, i1 } %30, 1
+  br i1 %31, label %slow23.i58, label %fast22.i56, !prof !2
 
-fail21.i50:                                       ; preds = %ok5.i48
+fail21.i54:                                       ; preds = %ok5.i52
   tail call void @mist_rt_fail(ptr nonnull %0, i32 20)
-  br label %m0.fib.twin.1.exit63
+  br label %m0.fib.twin.1.exit65
 
-fast22.i52:                                       ; preds = %ok20.i51
-  %46 = extractvalue { i64, i1 } %44, 0
-  br label %join33.i53
+fast22.i56:                                       ; preds = %ok20.i55
+  %32 = extractvalue { i64, i1 } %30, 0
+  br label %join33.i57
 
-slow23.i54:                                       ; preds = %ok20.i51
-  store i64 3, ptr %vals24.i36, align 16
-  %47 = getelementptr inbounds i8, ptr %vals24.i36, i64 8
-  store i64 %40, ptr %47, align 8
-  %48 = getelementptr inbounds i8, ptr %vals24.i36, i64 16
-  store i64 3, ptr %48, align 16
-  %49 = getelementptr inbounds i8, ptr %vals24.i36, i64 24
-  store i64 %43, ptr %49, align 8
-  %50 = getelementptr i8, ptr %vm.i37, i64 264
-  store i32 %6, ptr %50, align 4
-  %51 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %vals24.i36, ptr nonnull %vals25.i35)
-  br i1 %51, label %ok26.i56, label %fail27.i55
+slow23.i58:                                       ; preds = %ok20.i55
+  store i64 3, ptr %vals24.i41, align 16
+  %33 = getelementptr inbounds i8, ptr %vals24.i41, i64 8
+  store i64 %26, ptr %33, align 8
+  %34 = getelementptr inbounds i8, ptr %vals24.i41, i64 16
+  store i64 3, ptr %34, align 16
+  %35 = getelementptr inbounds i8, ptr %vals24.i41, i64 24
+  store i64 %29, ptr %35, align 8
+  %36 = getelementptr i8, ptr %vm, i64 264
+  store i32 %6, ptr %36, align 4
+  %37 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %vals24.i41, ptr nonnull %vals25.i40)
+  br i1 %37, label %ok26.i60, label %fail27.i59, !prof !1
 
-ok26.i56:                                         ; preds = %slow23.i54
-  %tag28.i57 = load i64, ptr %vals25.i35, align 16
-  %52 = getelementptr inbounds i8, ptr %vals25.i35, i64 8
-  %pay29.i58 = load i64, ptr %52, align 8
-  %53 = icmp eq i64 %tag28.i57, 3
-  br i1 %53, label %join33.i53, label %badtype31.i59
+ok26.i60:                                         ; preds = %slow23.i58
+  %tag28.i61 = load i64, ptr %vals25.i40, align 16
+  %38 = getelementptr inbounds i8, ptr %vals25.i40, i64 8
+  %pay29.i62 = load i64, ptr %38, align 8
+  %39 = icmp eq i64 %tag28.i61, 3
+  br i1 %39, label %join33.i57, label %badtype31.i63, !prof !1
 
-fail27.i55:                                       ; preds = %slow23.i54
+fail27.i59:                                       ; preds = %slow23.i58
   call void @mist_rt_fail(ptr nonnull %0, i32 21)
-  br label %m0.fib.twin.1.exit63
+  br label %m0.fib.twin.1.exit65
 
-badtype31.i59:                                    ; preds = %ok26.i56
-  store i64 %tag28.i57, ptr %vals32.i34, align 16
-  %54 = getelementptr inbounds i8, ptr %vals32.i34, i64 8
-  store i64 %pay29.i58, ptr %54, align 8
-  %55 = call i1 @mist_rt_bad_value(ptr nonnull %0, ptr nonnull %vals32.i34, i32 22)
+badtype31.i63:                                    ; preds = %ok26.i60
+  store i64 %tag28.i61, ptr %vals32.i39, align 16
+  %40 = getelementptr inbounds i8, ptr %vals32.i39, i64 8
+  store i64 %pay29.i62, ptr %40, align 8
+  %41 = call i1 @mist_rt_bad_value(ptr nonnull %0, ptr nonnull %vals32.i39, i32 22)
   call void @mist_rt_fail(ptr nonnull %0, i32 23)
-  br label %m0.fib.twin.1.exit63
+  br label %m0.fib.twin.1.exit65
 
-join33.i53:                                       ; preds = %ok26.i56, %fast22.i52
-  %56 = phi i64 [ %46, %fast22.i52 ], [ %pay29.i58, %ok26.i56 ]
-  %57 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %56, 1
-  br label %m0.fib.twin.1.exit63
+join33.i57:                                       ; preds = %ok26.i60, %fast22.i56
+  %42 = phi i64 [ %32, %fast22.i56 ], [ %pay29.i62, %ok26.i60 ]
+  %43 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %42, 1
+  br label %m0.fib.twin.1.exit65
 
-m0.fib.twin.1.exit63:                             ; preds = %then.i62, %stop.i61, %fail6.i46, %fail21.i50, %fail27.i55, %badtype31.i59, %join33.i53
-  %common.ret.op.i47 = phi { i1, i64 } [ %22, %then.i62 ], [ zeroinitializer, %stop.i61 ], [ zeroinitializer, %fail6.i46 ], [ zeroinitializer, %fail21.i50 ], [ zeroinitializer, %fail27.i55 ], [ zeroinitializer, %badtype31.i59 ], [ %57, %join33.i53 ]
-  call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %vals32.i34)
-  call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %vals25.i35)
-  call void @llvm.lifetime.end.p0(i64 32, ptr nonnull %vals24.i36)
-  %ok4 = extractvalue { i1, i64 } %common.ret.op.i47, 0
-  br i1 %ok4, label %ok5, label %fail6
+m0.fib.twin.1.exit65:                             ; preds = %then.i64, %stop.i47, %fail6.i51, %fail21.i54, %fail27.i59, %badtype31.i63, %join33.i57
+  %common.ret.op.i48 = phi { i1, i64 } [ %20, %then.i64 ], [ zeroinitializer, %stop.i47 ], [ zeroinitializer, %fail6.i51 ], [ zeroinitializer, %fail21.i54 ], [ zeroinitializer, %fail27.i59 ], [ zeroinitializer, %badtype31.i63 ], [ %43, %join33.i57 ]
+  call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %vals32.i39)
+  call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %vals25.i40)
+  call void @llvm.lifetime.end.p0(i64 32, ptr nonnull %vals24.i41)
+  %ok4 = extractvalue { i1, i64 } %common.ret.op.i48, 0
+  br i1 %ok4, label %ok5, label %fail6, !prof !1
 
 stop:                                             ; preds = %slow3
   tail call void @mist_rt_fail(ptr nonnull %0, i32 3)
   br label %common.ret
 
-ok5:                                              ; preds = %m0.fib.twin.1.exit63
-  %58 = extractvalue { i1, i64 } %common.ret.op.i47, 1
-  %59 = add nsw i64 %2, -2
+ok5:                                              ; preds = %m0.fib.twin.1.exit65
+  %44 = extractvalue { i1, i64 } %common.ret.op.i48, 1
+  %45 = add nsw i64 %2, -2
   call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %vals32.i)
   call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %vals25.i)
   call void @llvm.lifetime.start.p0(i64 32, ptr nonnull %vals24.i)
-  %vm.i = load ptr, ptr %0, align 8
-  %60 = icmp ult i64 %59, 2
-  br i1 %60, label %then.i, label %fast.i
+  %46 = icmp ult i64 %45, 2
+  br i1 %46, label %then.i, label %fast.i
 
 then.i:                                           ; preds = %ok5
-  %61 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %59, 1
+  %47 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %45, 1
   br label %m0.fib.twin.1.exit
 
 fast.i:                                           ; preds = %ok5
-  %62 = add nsw i64 %2, -3
-  %63 = add i32 %1, 2
-  %64 = getelementptr i8, ptr %vm.i, i64 268
-  %max.i = load i32, ptr %64, align 4
-  %65 = getelementptr i8, ptr %vm.i, i64 272
-  %limit.i = load i64, ptr %65, align 4
-  %sp.i = call ptr @llvm.stacksave.p0()
-  %66 = ptrtoint ptr %sp.i to i64
-  %67 = icmp ugt i64 %limit.i, %66
-  %68 = getelementptr i8, ptr %vm.i, i64 280
-  %interrupt.i = load volatile i32, ptr %68, align 4
-  %69 = getelementptr i8, ptr %vm.i, i64 288
-  %deadline.i = load double, ptr %69, align 8
-  %70 = fcmp ogt double %deadline.i, 0.000000e+00
-  %71 = icmp ne i32 %interrupt.i, 0
-  %72 = or i1 %71, %70
-  %73 = icmp sle i32 %max.i, %6
-  %74 = or i1 %73, %67
-  %75 = or i1 %74, %72
-  br i1 %75, label %slow3.i, label %go.i
+  %48 = add nsw i64 %2, -3
+  %49 = add i32 %1, 2
+  %max.i = load i32, ptr %7, align 4
+  %.not.i = icmp sgt i32 %max.i, %6
+  br i1 %.not.i, label %go.i, label %slow3.i, !prof !1
 
 slow3.i:                                          ; preds = %fast.i
-  %76 = getelementptr i8, ptr %vm.i, i64 264
-  store i32 %6, ptr %76, align 4
-  %77 = call i1 @mist_rt_call_check(ptr nonnull %0)
-  br i1 %77, label %go.i, label %stop.i
+  %50 = getelementptr i8, ptr %vm, i64 264
+  store i32 %6, ptr %50, align 4
+  %51 = call i1 @mist_rt_call_check(ptr nonnull %0)
+  br i1 %51, label %go.i, label %stop.i
 
 go.i:                                             ; preds = %slow3.i, %fast.i
-  %78 = call fastcc { i1, i64 } @m0.fib.0(ptr nonnull %0, i32 %63, i64 %62)
-  %ok4.i = extractvalue { i1, i64 } %78, 0
-  br i1 %ok4.i, label %ok5.i, label %fail6.i
+  %52 = call fastcc { i1, i64 } @m0.fib.0(ptr nonnull %0, i32 %49, i64 %48)
+  %ok4.i = extractvalue { i1, i64 } %52, 0
+  br i1 %ok4.i, label %ok5.i, label %fail6.i, !prof !1
 
 stop.i:                                           ; preds = %slow3.i
   call void @mist_rt_fail(ptr nonnull %0, i32 15)
   br label %m0.fib.twin.1.exit
 
 ok5.i:                                            ; preds = %go.i
-  %79 = extractvalue { i1, i64 } %78, 1
-  %80 = add nsw i64 %2, -4
-  %81 = call fastcc { i1, i64 } @m0.fib.0(ptr nonnull %0, i32 %63, i64 %80)
-  %ok19.i = extractvalue { i1, i64 } %81, 0
-  br i1 %ok19.i, label %ok20.i, label %fail21.i
+  %53 = extractvalue { i1, i64 } %52, 1
+  %54 = add nsw i64 %2, -4
+  %55 = call fastcc { i1, i64 } @m0.fib.0(ptr nonnull %0, i32 %49, i64 %54)
+  %ok19.i = extractvalue { i1, i64 } %55, 0
+  br i1 %ok19.i, label %ok20.i, label %fail21.i, !prof !1
 
 fail6.i:                                          ; preds = %go.i
   call void @mist_rt_fail(ptr nonnull %0, i32 16)
   br label %m0.fib.twin.1.exit
 
 ok20.i:                                           ; preds = %ok5.i
-  %82 = extractvalue { i1, i64 } %81, 1
-  %83 = call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %79, i64 %82)
-  %84 = extractvalue { i64, i1 } %83, 1
-  br i1 %84, label %slow23.i, label %fast22.i
+  %56 = extractvalue { i1, i64 } %55, 1
+  %57 = call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %53, i64 %56)
+  %58 = extractvalue { i64, i1 } %57, 1
+  br i1 %58, label %slow23.i, label %fast22.i, !prof !2
 
 fail21.i:                                         ; preds = %ok5.i
   call void @mist_rt_fail(ptr nonnull %0, i32 20)
   br label %m0.fib.twin.1.exit
 
 fast22.i:                                         ; preds = %ok20.i
-  %85 = extractvalue { i64, i1 } %83, 0
+  %59 = extractvalue { i64, i1 } %57, 0
   br label %join33.i
 
 slow23.i:                                         ; preds = %ok20.i
   store i64 3, ptr %vals24.i, align 16
-  %86 = getelementptr inbounds i8, ptr %vals24.i, i64 8
-  store i64 %79, ptr %86, align 8
-  %87 = getelementptr inbounds i8, ptr %vals24.i, i64 16
-  store i64 3, ptr %87, align 16
-  %88 = getelementptr inbounds i8, ptr %vals24.i, i64 24
-  store i64 %82, ptr %88, align 8
-  %89 = getelementptr i8, ptr %vm.i, i64 264
-  store i32 %6, ptr %89, align 4
-  %90 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %vals24.i, ptr nonnull %vals25.i)
-  br i1 %90, label %ok26.i, label %fail27.i
+  %60 = getelementptr inbounds i8, ptr %vals24.i, i64 8
+  store i64 %53, ptr %60, align 8
+  %61 = getelementptr inbounds i8, ptr %vals24.i, i64 16
+  store i64 3, ptr %61, align 16
+  %62 = getelementptr inbounds i8, ptr %vals24.i, i64 24
+  store i64 %56, ptr %62, align 8
+  %63 = getelementptr i8, ptr %vm, i64 264
+  store i32 %6, ptr %63, align 4
+  %64 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %vals24.i, ptr nonnull %vals25.i)
+  br i1 %64, label %ok26.i, label %fail27.i, !prof !1
 
 ok26.i:                                           ; preds = %slow23.i
   %tag28.i = load i64, ptr %vals25.i, align 16
-  %91 = getelementptr inbounds i8, ptr %vals25.i, i64 8
-  %pay29.i = load i64, ptr %91, align 8
-  %92 = icmp eq i64 %tag28.i, 3
-  br i1 %92, label %join33.i, label %badtype31.i
+  %65 = getelementptr inbounds i8, ptr %vals25.i, i64 8
+  %pay29.i = load i64, ptr %65, align 8
+  %66 = icmp eq i64 %tag28.i, 3
+  br i1 %66, label %join33.i, label %badtype31.i, !prof !1
 
 fail27.i:                                         ; preds = %slow23.i
   call void @mist_rt_fail(ptr nonnull %0, i32 21)
@@ -280,62 +248,62 @@ fail27.i:                                         ; preds = %slow23.i
 
 badtype31.i:                                      ; preds = %ok26.i
   store i64 %tag28.i, ptr %vals32.i, align 16
-  %93 = getelementptr inbounds i8, ptr %vals32.i, i64 8
-  store i64 %pay29.i, ptr %93, align 8
-  %94 = call i1 @mist_rt_bad_value(ptr nonnull %0, ptr nonnull %vals32.i, i32 22)
+  %67 = getelementptr inbounds i8, ptr %vals32.i, i64 8
+  store i64 %pay29.i, ptr %67, align 8
+  %68 = call i1 @mist_rt_bad_value(ptr nonnull %0, ptr nonnull %vals32.i, i32 22)
   call void @mist_rt_fail(ptr nonnull %0, i32 23)
   br label %m0.fib.twin.1.exit
 
 join33.i:                                         ; preds = %ok26.i, %fast22.i
-  %95 = phi i64 [ %85, %fast22.i ], [ %pay29.i, %ok26.i ]
-  %96 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %95, 1
+  %69 = phi i64 [ %59, %fast22.i ], [ %pay29.i, %ok26.i ]
+  %70 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %69, 1
   br label %m0.fib.twin.1.exit
 
 m0.fib.twin.1.exit:                               ; preds = %then.i, %stop.i, %fail6.i, %fail21.i, %fail27.i, %badtype31.i, %join33.i
-  %common.ret.op.i = phi { i1, i64 } [ %61, %then.i ], [ zeroinitializer, %stop.i ], [ zeroinitializer, %fail6.i ], [ zeroinitializer, %fail21.i ], [ zeroinitializer, %fail27.i ], [ zeroinitializer, %badtype31.i ], [ %96, %join33.i ]
+  %common.ret.op.i = phi { i1, i64 } [ %47, %then.i ], [ zeroinitializer, %stop.i ], [ zeroinitializer, %fail6.i ], [ zeroinitializer, %fail21.i ], [ zeroinitializer, %fail27.i ], [ zeroinitializer, %badtype31.i ], [ %70, %join33.i ]
   call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %vals32.i)
   call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %vals25.i)
   call void @llvm.lifetime.end.p0(i64 32, ptr nonnull %vals24.i)
   %ok19 = extractvalue { i1, i64 } %common.ret.op.i, 0
-  br i1 %ok19, label %ok20, label %fail21
+  br i1 %ok19, label %ok20, label %fail21, !prof !1
 
-fail6:                                            ; preds = %m0.fib.twin.1.exit63
+fail6:                                            ; preds = %m0.fib.twin.1.exit65
   call void @mist_rt_fail(ptr nonnull %0, i32 4)
   br label %common.ret
 
 ok20:                                             ; preds = %m0.fib.twin.1.exit
-  %97 = extractvalue { i1, i64 } %common.ret.op.i, 1
-  %98 = call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %58, i64 %97)
-  %99 = extractvalue { i64, i1 } %98, 1
-  br i1 %99, label %slow23, label %fast22
+  %71 = extractvalue { i1, i64 } %common.ret.op.i, 1
+  %72 = call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %44, i64 %71)
+  %73 = extractvalue { i64, i1 } %72, 1
+  br i1 %73, label %slow23, label %fast22, !prof !2
 
 fail21:                                           ; preds = %m0.fib.twin.1.exit
   call void @mist_rt_fail(ptr nonnull %0, i32 8)
   br label %common.ret
 
 fast22:                                           ; preds = %ok20
-  %100 = extractvalue { i64, i1 } %98, 0
+  %74 = extractvalue { i64, i1 } %72, 0
   br label %join33
 
 slow23:                                           ; preds = %ok20
   store i64 3, ptr %vals24, align 16
-  %101 = getelementptr inbounds i8, ptr %vals24, i64 8
-  store i64 %58, ptr %101, align 8
-  %102 = getelementptr inbounds i8, ptr %vals24, i64 16
-  store i64 3, ptr %102, align 16
-  %103 = getelementptr inbounds i8, ptr %vals24, i64 24
-  store i64 %97, ptr %103, align 8
-  %104 = getelementptr i8, ptr %vm, i64 264
-  store i32 %1, ptr %104, align 4
-  %105 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %vals24, ptr nonnull %vals25)
-  br i1 %105, label %ok26, label %fail27
+  %75 = getelementptr inbounds i8, ptr %vals24, i64 8
+  store i64 %44, ptr %75, align 8
+  %76 = getelementptr inbounds i8, ptr %vals24, i64 16
+  store i64 3, ptr %76, align 16
+  %77 = getelementptr inbounds i8, ptr %vals24, i64 24
+  store i64 %71, ptr %77, align 8
+  %78 = getelementptr i8, ptr %vm, i64 264
+  store i32 %1, ptr %78, align 4
+  %79 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %vals24, ptr nonnull %vals25)
+  br i1 %79, label %ok26, label %fail27, !prof !1
 
 ok26:                                             ; preds = %slow23
   %tag28 = load i64, ptr %vals25, align 16
-  %106 = getelementptr inbounds i8, ptr %vals25, i64 8
-  %pay29 = load i64, ptr %106, align 8
-  %107 = icmp eq i64 %tag28, 3
-  br i1 %107, label %join33, label %badtype31
+  %80 = getelementptr inbounds i8, ptr %vals25, i64 8
+  %pay29 = load i64, ptr %80, align 8
+  %81 = icmp eq i64 %tag28, 3
+  br i1 %81, label %join33, label %badtype31, !prof !1
 
 fail27:                                           ; preds = %slow23
   call void @mist_rt_fail(ptr nonnull %0, i32 9)
@@ -343,15 +311,15 @@ fail27:                                           ; preds = %slow23
 
 badtype31:                                        ; preds = %ok26
   store i64 %tag28, ptr %vals32, align 16
-  %108 = getelementptr inbounds i8, ptr %vals32, i64 8
-  store i64 %pay29, ptr %108, align 8
-  %109 = call i1 @mist_rt_bad_value(ptr nonnull %0, ptr nonnull %vals32, i32 10)
+  %82 = getelementptr inbounds i8, ptr %vals32, i64 8
+  store i64 %pay29, ptr %82, align 8
+  %83 = call i1 @mist_rt_bad_value(ptr nonnull %0, ptr nonnull %vals32, i32 10)
   call void @mist_rt_fail(ptr nonnull %0, i32 11)
   br label %common.ret
 
 join33:                                           ; preds = %ok26, %fast22
-  %110 = phi i64 [ %100, %fast22 ], [ %pay29, %ok26 ]
-  %111 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %110, 1
+  %84 = phi i64 [ %74, %fast22 ], [ %pay29, %ok26 ]
+  %85 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %84, 1
   br label %common.ret
 }
 
@@ -371,7 +339,7 @@ declare { i64, i1 } @llvm.sadd.with.overflow.i64(i64, i64) #1
 
 define noundef i1 @m0.entry(ptr %0, ptr nocapture readonly %1, ptr nocapture readnone %2, ptr nocapture writeonly %3) local_unnamed_addr {
 entry:
-  %vm = load ptr, ptr %0, align 8
+  %vm = load ptr, ptr %0, align 8, !invariant.load !0
   %4 = getelementptr i8, ptr %1, i64 8
   %pay = load i64, ptr %4, align 4
   %5 = getelementptr i8, ptr %vm, i64 264
@@ -401,3 +369,7 @@ declare void @llvm.lifetime.end.p0(i64 immarg, ptr nocapture) #2
 attributes #0 = { mustprogress nocallback nofree nosync nounwind willreturn }
 attributes #1 = { mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none) }
 attributes #2 = { nocallback nofree nosync nounwind willreturn memory(argmem: readwrite) }
+
+!0 = !{}
+!1 = !{!"branch_weights", i32 2000, i32 1}
+!2 = !{!"branch_weights", i32 1, i32 2000}

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# tests/cli/test_jit_cache.sh MIST: graph mode's persistent compile cache
+# (docs/jit.md, "The compile cache"): a second run loads the objects the
+# first stored and runs no LLVM pass, with the same output and errors; a
+# corrupt, truncated or foreign entry is ignored and replaced; a folder
+# that cannot be written means no cache, said in the log; the size cap
+# prunes; emit-llvm neither reads nor writes it; several processes at
+# once.  Every run here names its own folder (MIST_CACHE_DIR or HOME).
+set -u
+mist=$1
+dir=$(mktemp -d)
+trap 'chmod -R u+w "$dir" 2>/dev/null; rm -rf "$dir"' EXIT
+. "$(dirname "$0")/lib.sh"
+unset XDG_CACHE_HOME MIST_JIT_CACHE MIST_JIT_CACHE_MB
+fail() {
+  echo "FAIL $1"
+  shift
+  [ $# -gt 0 ] && printf '%s\n' "$@" | head -20
+  fails=$((fails + 1))
+}
+
+# two functions, three signatures, and an error raised in compiled code
+# (its message, place and traceback come from the sites, not the object)
+cat > "$dir/prog.ms" <<'MS'
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+def walk(x, k):
+    s = 0.0
+    for i in range(k):
+        s = s + x * i
+    return s
+def boom(n):
+    return 10 // (n - 3)
+print(fib(20), fib(2.0), walk(0.5, 10))
+print(boom(4))
+print(boom(3))
+MS
+
+# run NAME CACHEDIR [ENV...]: the program in graph mode with the log on;
+# stdout into NAME.out, stderr into NAME.err
+run() {
+  local name=$1 cache=$2
+  shift 2
+  env MIST_JIT_LOG=1 MIST_CACHE_DIR="$cache" "$@" "$mist" --mode=graph "$dir/prog.ms" \
+    > "$dir/$name.out" 2> "$dir/$name.err"
+  echo $? > "$dir/$name.rc"
+}
+# the output without the log's lines: stdout, stderr, exit status
+result() { cat "$dir/$1.out"; grep -v '^jit: ' "$dir/$1.err"; cat "$dir/$1.rc"; }
+compiled() { grep -c ': compiled (' "$dir/$1.err"; }
+from_cache() { grep -c ': compiled ([0-9.]* ms): cached: ' "$dir/$1.err"; }
+passes_ran() { grep -c 'optimised [0-9.]* ms' "$dir/$1.err"; }
+entries() { find "$1" -name '*.o' -type f | wc -l; }
+
+"$mist" "$dir/prog.ms" > "$dir/eager.out" 2> "$dir/eager.err"
+echo $? > "$dir/eager.rc"
+grep -q 'division or modulo by zero' "$dir/eager.err" || fail eager-error "$(cat "$dir/eager.err")"
+
+# ---- a first run stores, a second loads ----
+c=$dir/c1
+run first "$c"
+run second "$c"
+[ "$(result first)" = "$(result eager)" ] || fail first-output "$(result first)"
+[ "$(result second)" = "$(result eager)" ] || fail second-output "$(result second)"
+n=$(compiled first)
+[ "$n" -ge 4 ] || fail first-count "$n functions compiled" "$(cat "$dir/first.err")"
+[ "$(passes_ran first)" = "$n" ] || fail first-passes "$(cat "$dir/first.err")"
+[ "$(entries "$c")" = "$n" ] || fail first-entries "$(entries "$c") entries for $n functions"
+[ "$(compiled second)" = "$n" ] || fail second-count "$(cat "$dir/second.err")"
+[ "$(from_cache second)" = "$n" ] || fail second-cached "$(cat "$dir/second.err")"
+[ "$(passes_ran second)" = 0 ] || fail second-no-passes "$(cat "$dir/second.err")"
+[ -z "$(find "$c" -name '.tmp.*')" ] || fail no-temp-left "$(ls -a "$c/jit")"
+
+# ---- corrupt, truncated and foreign entries: ignored, then replaced ----
+mapfile -t objs < <(find "$c" -name '*.o' -type f | sort)
+size=$(stat -c %s "${objs[0]}")
+head -c $((size / 2)) "${objs[0]}" > "$dir/half" && cat "$dir/half" > "${objs[0]}"     # truncated
+printf 'garbage' | dd of="${objs[1]}" bs=1 seek=$((size / 2 + 40)) conv=notrunc 2>/dev/null   # a flipped object
+cp "${objs[3]}" "${objs[2]}"                                                            # another key's entry
+printf 'not an object' > "${objs[3]}"                                                   # not an entry at all
+run corrupt "$c"
+[ "$(result corrupt)" = "$(result eager)" ] || fail corrupt-output "$(result corrupt)" "$(cat "$dir/corrupt.err")"
+[ "$(passes_ran corrupt)" = 4 ] || fail corrupt-recompiled "$(cat "$dir/corrupt.err")"
+[ "$(from_cache corrupt)" = $((n - 4)) ] || fail corrupt-rest-cached "$(cat "$dir/corrupt.err")"
+run mended "$c"
+[ "$(result mended)" = "$(result eager)" ] || fail mended-output "$(result mended)"
+[ "$(from_cache mended)" = "$n" ] || fail mended-cached "$(cat "$dir/mended.err")"
+
+# ---- a folder that cannot be made or written: no cache, said ----
+printf 'a file\n' > "$dir/file"
+run unwritable "$dir/file/sub"
+[ "$(result unwritable)" = "$(result eager)" ] || fail unwritable-output "$(result unwritable)"
+[ "$(grep -c 'no compile cache: cannot make or write .*file/sub/jit' "$dir/unwritable.err")" = "$n" ] ||
+  fail unwritable-said "$(cat "$dir/unwritable.err")"
+if [ "$(id -u)" != 0 ]; then
+  # (root writes anywhere: only a non-root user sees a read-only folder)
+  mkdir -p "$dir/ro/jit" && chmod 555 "$dir/ro/jit"
+  run readonly "$dir/ro"
+  [ "$(result readonly)" = "$(result eager)" ] || fail readonly-output "$(result readonly)"
+  grep -q 'no compile cache: cannot make or write' "$dir/readonly.err" || fail readonly-said "$(cat "$dir/readonly.err")"
+fi
+
+# ---- MIST_JIT_CACHE=0: nothing read or written, nothing said ----
+run off "$dir/c-off" MIST_JIT_CACHE=0
+[ "$(result off)" = "$(result eager)" ] || fail off-output "$(result off)"
+[ ! -e "$dir/c-off" ] || fail off-wrote "$(ls -R "$dir/c-off")"
+[ "$(passes_ran off)" = "$n" ] || fail off-compiled "$(cat "$dir/off.err")"
+grep -q 'cache' "$dir/off.err" && fail off-quiet "$(cat "$dir/off.err")"
+run off-again "$c" MIST_JIT_CACHE=0
+[ "$(from_cache off-again)" = 0 ] || fail off-not-read "$(cat "$dir/off-again.err")"
+
+# ---- where it is by default: $XDG_CACHE_HOME/mist, else ~/.cache/mist ----
+env -u MIST_CACHE_DIR HOME="$dir/home" "$mist" --mode=graph "$dir/prog.ms" > /dev/null 2>&1
+[ "$(entries "$dir/home/.cache/mist/jit")" = "$n" ] || fail home-default "$(ls -aR "$dir/home" 2>&1)"
+env -u MIST_CACHE_DIR HOME="$dir/home2" XDG_CACHE_HOME="$dir/xdg" "$mist" --mode=graph "$dir/prog.ms" > /dev/null 2>&1
+[ "$(entries "$dir/xdg/mist/jit")" = "$n" ] || fail xdg "$(ls -aR "$dir/xdg" 2>&1)"
+[ ! -e "$dir/home2" ] || fail xdg-not-home "$(ls -aR "$dir/home2")"
+
+# ---- the cap: the entries used longest ago go; a dead writer's temporary file too ----
+cap=$dir/c-cap
+mkdir -p "$cap/jit"
+printf 'x' > "$cap/jit/.tmp.1.0.0" && touch -d '2 hours ago' "$cap/jit/.tmp.1.0.0"
+printf 'y' > "$cap/jit/.tmp.2.0.0"
+run capped "$cap" MIST_JIT_CACHE_MB=0.004
+[ "$(result capped)" = "$(result eager)" ] || fail capped-output "$(result capped)"
+total=$(find "$cap" -name '*.o' -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+[ "$total" -le 4194 ] && [ "$(entries "$cap")" -ge 1 ] || fail cap-kept "$total bytes: $(ls -la "$cap/jit")"
+[ ! -e "$cap/jit/.tmp.1.0.0" ] || fail cap-old-temp "$(ls -la "$cap/jit")"
+[ -e "$cap/jit/.tmp.2.0.0" ] || fail cap-new-temp-kept "$(ls -la "$cap/jit")"
+# the last stored (boom's) is the one kept
+run capped2 "$cap"
+grep -q '^jit: boom(int) .*: compiled ([0-9.]* ms): cached: ' "$dir/capped2.err" || fail cap-newest-kept "$(cat "$dir/capped2.err")"
+
+# ---- several processes at once on an empty folder ----
+par=$dir/c-par
+for i in 1 2 3 4; do run "par$i" "$par" & done
+wait
+for i in 1 2 3 4; do
+  [ "$(result "par$i")" = "$(result eager)" ] || fail "par$i-output" "$(result "par$i")" "$(cat "$dir/par$i.err")"
+done
+[ "$(entries "$par")" = "$n" ] || fail par-entries "$(ls -la "$par/jit")"
+[ -z "$(find "$par" -name '.tmp.*')" ] || fail par-no-temp "$(ls -a "$par/jit")"
+run par-after "$par"
+[ "$(from_cache par-after)" = "$n" ] || fail par-after-cached "$(cat "$dir/par-after.err")"
+
+# ---- emit-llvm neither reads nor writes the cache ----
+MIST_CACHE_DIR="$dir/c-emit" "$mist" emit-llvm "$dir/prog.ms" fib int > "$dir/emit.ll" 2>&1 || fail emit "$(cat "$dir/emit.ll")"
+grep -q 'define internal fastcc' "$dir/emit.ll" || fail emit-ir "$(head "$dir/emit.ll")"
+[ ! -e "$dir/c-emit" ] || fail emit-wrote "$(ls -R "$dir/c-emit")"
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails check(s) failed"
+  exit 1
+fi
+echo "all compile cache checks passed"
