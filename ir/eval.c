@@ -43,6 +43,14 @@
 #include "lang/gc.h"
 #include "lang/ops.h"
 
+/* -DMIST_PRIM_PROFILE=ON: cycles per primitive (prim_profile.h) */
+#ifdef MIST_PRIM_PROFILE
+#include "ir/prim_profile.h"
+#else
+#define PROF_START
+#define PROF_END(name)
+#endif
+
 /* A value copied as its two words, as the constructors write them: a
  * 16-byte load of a value just written by two 8-byte stores cannot take
  * them from the store buffer and waits for them to reach the cache

@@ -67,7 +67,12 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_add_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f + b.f);
-      else if (!lang_arith_reusing(vm, OP_ADD, a, b, (unsigned)in->imm, &F[in->dst])) goto fail;
+      else {
+        PROF_START;
+        bool ok = lang_arith_reusing(vm, OP_ADD, a, b, (unsigned)in->imm, &F[in->dst]);
+        PROF_END("tensor +");
+        if (!ok) goto fail;
+      }
       NEXT;
     }
     L_I_SUB: {
@@ -75,7 +80,12 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
       int64_t r;
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_sub_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f - b.f);
-      else if (!lang_arith_reusing(vm, OP_SUB, a, b, (unsigned)in->imm, &F[in->dst])) goto fail;
+      else {
+        PROF_START;
+        bool ok = lang_arith_reusing(vm, OP_SUB, a, b, (unsigned)in->imm, &F[in->dst]);
+        PROF_END("tensor -");
+        if (!ok) goto fail;
+      }
       NEXT;
     }
     L_I_MUL: {
@@ -84,13 +94,17 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
       if (a.tag == V_INT && b.tag == V_INT && !__builtin_mul_overflow(a.i, b.i, &r)) F[in->dst] = v_int(r);
       else if (a.tag == V_FLOAT && b.tag == V_FLOAT) F[in->dst] = v_float(a.f * b.f);
       else {
+        PROF_START;
         int done = in->imm & (NEXT_ADDS_A | NEXT_ADDS_B) ? scaled_sum(vm, in, &ins[pc], frame) : 0;
         if (done < 0) goto fail;
         if (done) {
+          PROF_END("tensor x +- s * y");
           pc++;   /* the sum is done too */
           NEXT;
         }
-        if (!lang_arith_reusing(vm, OP_MUL, a, b, (unsigned)in->imm & 3, &F[in->dst])) goto fail;
+        bool ok = lang_arith_reusing(vm, OP_MUL, a, b, (unsigned)in->imm & 3, &F[in->dst]);
+        PROF_END("tensor *");
+        if (!ok) goto fail;
       }
       NEXT;
     }
@@ -126,7 +140,9 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
       vm->over_d = in->over_d;
+      PROF_START;
       bool ok = in->fn(vm, in->nargs, args, NULL, &F[in->dst]);
+      PROF_END(prof_prim_name(in->node));
       vm->over_d = false;
       if (!ok) goto fail;
       NEXT;
@@ -213,7 +229,10 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
       }
       Value *args = in->nargs <= 16 ? tmp : lang_alloc(in->nargs * sizeof(Value));
       for (int k = 0; k < in->nargs; k++) copy_value(&args[k], &F[in->args[k]]);
-      if (!ev_call(vm, fn, in->nargs, args, NULL, &F[in->dst])) goto fail;
+      PROF_START;
+      bool ok = ev_call(vm, fn, in->nargs, args, NULL, &F[in->dst]);
+      PROF_END(v_is_obj(fn, O_BUILTIN) ? AS_BUILTIN(fn)->name : NULL);
+      if (!ok) goto fail;
       NEXT;
     }
     L_I_CALLG: {

@@ -40,6 +40,11 @@ enum {
   MAX_EXACT = 4,        /* exact specialisations of one top-level graph */
   MAX_SPECS = 4000,     /* in one inference: beyond, calls are `any` */
   MAX_ROUNDS = 400,
+  /* node typings in one inference, unless its options say fewer:
+   * beyond, it gives up with an error, so that a program whose fixed
+   * point takes very long (a derivative of a derivative of a loop)
+   * costs a bounded time, the same on every run */
+  MAX_WORK = 20000000,
 };
 
 typedef struct SpecList {
@@ -55,6 +60,7 @@ struct InferSession {
   NodeMap by_graph;     /* graph -> SpecList */
   bool changed;
   bool full;            /* MAX_SPECS reached */
+  long work;            /* nodes typed so far (MAX_WORK) */
   NodeMap fv;           /* free variables of the graph asked for: their types */
 };
 
@@ -471,10 +477,16 @@ static void analyse(InferSession *s, InferSpec *S) {
 static bool settle(InferSession *s) {
   for (int round = 0;; round++) {
     s->changed = false;
-    for (int i = 0; i < s->nspecs; i++) analyse(s, s->specs[i]);
+    for (int i = 0; i < s->nspecs; i++) {
+      analyse(s, s->specs[i]);
+      s->work += s->specs[i]->g->nnodes + 1;
+    }
     if (!s->changed) return true;
     if (round == MAX_ROUNDS)
       return lang_raise(s->vm, "RuntimeError", "type inference did not reach a fixed point");
+    if (s->work > (s->opts && s->opts->max_work > 0 ? s->opts->max_work : MAX_WORK))
+      return lang_raise(s->vm, "RuntimeError", "type inference gave up after typing %ld nodes (%d specialisations, %d rounds)",
+                        s->work, s->nspecs, round + 1);
   }
 }
 
@@ -732,6 +744,7 @@ static void make_copy(Copier *c, InferSpec *S) {
   IrGraph *k = ir_graph_new(c->u, unique_name(c->u, g->name->data), parent, g->flags, g->span);
   k->display = g->display;
   k->module = g->module;
+  k->copy_of = g;
   S->copy = k;
 }
 
@@ -740,6 +753,7 @@ static void fill_copy(Copier *c, InferSpec *S) {
   for (int i = 0; i < g->nparams; i++) {
     IrNode *p = ir_param(c->u, k, g->params[i]->name, g->params[i]->span);
     ir_map_put(&S->map, g->params[i], p);
+    ir_map_put(&c->r->origin, p, g->params[i]);
     note_type(c, p, S->args[i]);
   }
   for (int i = 0; i < g->nnodes; i++) {
@@ -748,6 +762,7 @@ static void fill_copy(Copier *c, InferSpec *S) {
     IrNode *y = ir_apply(c->u, k, x->nin, in, x->span);
     y->name = x->name;
     ir_map_put(&S->map, x, y);
+    ir_map_put(&c->r->origin, y, x);
     IrType *t = ir_map_get(&S->types, x);
     note_type(c, y, t ? t : &ir_t_never);
   }

@@ -24,6 +24,8 @@ typedef struct IrTyped {
   IrUnit *unit;       /* it and every specialised graph it reaches */
   IrType *ret;        /* the type of its result */
   NodeMap types;      /* each node of the copies -> its type (ir_infer_type) */
+  NodeMap origin;     /* each parameter and application of the copies -> the
+                         program's node it copies (their graphs: copy_of) */
 } IrTyped;
 
 /* Options: how to type global("name") reads, and free variables.  By default a global that
@@ -36,6 +38,10 @@ typedef struct IrInferOpts {
   /* the types of the free variables of the graph asked for, in its
    * fv order (ir_free_vars), as a closure of it holds them; NULL: any */
   IrType **fv;
+  /* give up (an error) after typing this many nodes; 0: a bound that
+   * only a runaway inference reaches.  The compiler gives less, so that
+   * what it cannot type quickly runs in the interpreter. */
+  long max_work;
 } IrInferOpts;
 
 /* The specialisation of g for nargs arguments of the given types.  NULL

@@ -639,6 +639,17 @@ static IrType *gadd(InferCx *cx, IrType *x, IrType *y) {
   cx->safe = true;
   if (x->kind == IT_NONE) return y;
   if (y->kind == IT_NONE) return x;
+  /* an item that may be None (a key of an env or an item of a tuple
+   * only some paths give a sensitivity): the sum with it as None, and
+   * with it as the rest (the rule's row handles this only at the top) */
+  if (x->or_none || y->or_none) {
+    IrType *xs = x->or_none ? ir_type_strip_none(x) : x, *ys = y->or_none ? ir_type_strip_none(y) : y;
+    IrType *r = gadd(cx, xs, ys);
+    if (x->or_none) r = ir_type_join(r, y);
+    if (y->or_none) r = ir_type_join(r, x);
+    cx->safe = false;
+    return r;
+  }
   cx->safe = false;
   if (x->kind == IT_ANY || y->kind == IT_ANY) return &ir_t_any;
   if (x->kind == y->kind && (x->kind == IT_TUPLE || x->kind == IT_LIST) && x->n == y->n && x->n >= 0) {
@@ -809,9 +820,7 @@ RULE(r_sens_item) {
   return &ir_t_any;
 }
 
-RULE(r_sens_at) {
-  UNUSED;
-  IrType *x = a[0], *i = a[1], *d = a[2];
+static IrType *sens_at_type(IrType *x, IrType *i, IrType *d) {
   if (d->kind == IT_NONE) return &ir_t_none;
   if ((x->kind == IT_TUPLE || x->kind == IT_LIST) && x->n >= 0 && known_int(i)) {
     int64_t k = i->ival < 0 ? i->ival + x->n : i->ival;
@@ -822,6 +831,13 @@ RULE(r_sens_at) {
   }
   if (is_tensor(x) && x->dtype >= 0 && lang_dtype_is_float(x->dtype)) return x;
   return &ir_t_any;
+}
+
+RULE(r_sens_at) {
+  UNUSED;
+  IrType *r = sens_at_type(a[0], a[1], a[2]);
+  /* a d typed `any` may be None, which gives None */
+  return a[2]->kind == IT_ANY && r->kind != IT_ANY ? ir_type_or_none(r) : r;
 }
 
 RULE(r_sens_like) {
@@ -968,6 +984,17 @@ RULE(r_binary_sens) {
   UNUSED;
   if (!known_int(a[3]) || (a[3]->ival != 0 && a[3]->ival != 1)) return &ir_t_any;
   return sens_result(cx, a[0], sens_like_arg(a[0], a[1 + a[3]->ival]));
+}
+
+/* pow_sens(d, x, y, 0) is None for an int y of 0 (x ** 0 is 1) */
+RULE(r_pow_sens) {
+  IrType *t = r_binary_sens(cx, a, n);
+  if (n == 4 && known_int(a[3]) && a[3]->ival == 0 && a[2]->kind == IT_INT && t->kind == IT_FLOAT) {
+    cx->safe = false;
+    if (a[2]->has_val && !a[2]->or_none && !a[2]->or_unbound) return a[2]->ival == 0 ? &ir_t_none : t;
+    return ir_type_or_none(t);
+  }
+  return t;
 }
 
 RULE(r_unary_sens) { UNUSED; return sens_result(cx, a[0], sens_like_arg(a[0], a[1])); }

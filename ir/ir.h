@@ -126,7 +126,17 @@ struct IrGraph {
    * jsource whose value (ftan false) or tangent (true) it is */
   IrNode **forig;
   bool *ftan;
+  /* for a specialised copy that inference made (ir_infer): the graph it
+   * copies, so that a closure leaving compiled code, or met there, is
+   * known as the program's own function */
+  struct IrGraph *copy_of;
 };
+
+/* The program's graph g is a copy of (g itself when it is no copy). */
+static inline struct IrGraph *ir_graph_origin(struct IrGraph *g) {
+  while (g->copy_of) g = g->copy_of;
+  return g;
+}
 
 /* What a pass keeps about a graph (the interpreter's compiled code,
  * autodiff's transforms of it, inference's specialisations) is not part

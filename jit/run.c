@@ -33,6 +33,13 @@
  * compile on every call). */
 enum { MAX_SIGS = 8 };
 
+/* The nodes inference may type for one compilation (about half a
+ * second on the machine this was written on): the fixed point of a
+ * higher derivative (jacobian of grad of a loop) can take seconds, and
+ * the interpreter runs such a function at once instead.  Counted in
+ * nodes, not time, so that what compiles is the same on every run. */
+enum { MAX_INFER_WORK = 200000 };
+
 typedef struct JitEntry {
   IrType **sig;          /* the types of the parameters, then of the free variables */
   JitCode *code;         /* native code, or NULL: the interpreter runs it */
@@ -236,11 +243,36 @@ static void say(MistVM *vm, StrBuf *sb) {
  * function grad(f) returns): its graphs descend from a transform or
  * from an environment graph of autodiff's (flags 0), never from a
  * module's code or a def. */
-static bool derived(const IrGraph *g) {
+static bool derived(IrGraph *g) {
+  /* (a copy inference made of a graph, which compiled code may have
+   * closed over: the graph it copies says) */
   for (;; g = g->parent) {
+    g = ir_graph_origin(g);
     if (g->jsource || g->forig) return true;
     if (!g->parent) return !(g->flags & (IRG_FUNCTION | IRG_MODULE));
   }
+}
+
+/* Whether g is part of a forward-mode transform (jvp): the graphs of
+ * F(f) carry what their free variables stand for (forig). */
+static bool forward(IrGraph *g) {
+  for (; g; g = g->parent)
+    if (ir_graph_origin(g)->forig) return true;
+  return false;
+}
+
+/* Why a program autodiff made runs in the interpreter, or NULL: it
+ * compiles.  MIST_JIT_DERIVED=0 keeps them all interpreted (to compare). */
+static const char *derived_refused(IrGraph *g) {
+  if (!derived(g)) return NULL;
+  const char *off = getenv("MIST_JIT_DERIVED");
+  if (off && strcmp(off, "0") == 0) return "a derivative (a program autodiff made), with MIST_JIT_DERIVED=0";
+  /* F(f)'s calls of functions are calls of values whose type inference
+   * does not know, through the runtime: a tail call there is a C
+   * frame, where eager mode reuses its frame, so a recursion 100000
+   * calls deep would overflow the stack that eager mode runs it in */
+  if (forward(g)) return "a forward-mode derivative (jvp): its tail calls would grow the C stack";
+  return NULL;
 }
 
 /* The code generator, opened the first time one is needed; NULL with
@@ -270,8 +302,9 @@ static void *code_generator(MistVM *vm) {
  * inference gave one. */
 static const char *compile(MistVM *vm, ObjFunc *f, IrType **sig, IrType **ret, JitCode **code) {
   IrGraph *g = f->graph;
-  if (derived(g)) return "a derivative (a program autodiff made): compiled derivatives are not done yet";
-  IrInferOpts opts = {NULL, f->nenv ? sig + g->nparams : NULL};
+  const char *refused = derived_refused(g);
+  if (refused) return refused;
+  IrInferOpts opts = {NULL, f->nenv ? sig + g->nparams : NULL, MAX_INFER_WORK};
   IrTyped *t = ir_infer(vm, g, g->nparams, sig, &opts);
   if (!t) {
     /* an error inference proves is raised by the interpreter when it
@@ -307,6 +340,7 @@ static JitEntry *add_entry(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *param
     if (ret) sb_printf(&sb, " -> %s", ir_type_str(ret));
     if (g->span.file >= 0 && g->span.file < vm->nfiles)
       sb_printf(&sb, " (%s:%d)", vm->files[g->span.file].path->data, g->span.line);
+    if (derived(g)) sb_adds(&sb, " [derivative]");
     if (e->why) sb_printf(&sb, ": interpreted (%.2f ms): %s", ms, e->why);
     else sb_printf(&sb, ": compiled (%.2f ms)%s%s", ms, e->code->note ? ": " : "", e->code->note ? e->code->note : "");
     say(vm, &sb);

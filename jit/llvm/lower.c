@@ -168,6 +168,8 @@ typedef struct Em {
    * no other (the depth and the stack are the same); NULL once control
    * flow branches or joins */
   LLVMValueRef guarded;
+  LLVMValueRef scratch;  /* the Value slots (value_slots), */
+  int cursor, top;       /* the first free, and the most used */
 } Em;
 
 typedef struct Block {
@@ -175,6 +177,7 @@ typedef struct Block {
   Rep **prep;
   int np;
   LLVMValueRef *phis;  /* one per leaf of the parameters */
+  LLVMValueRef *fvphis;  /* a frame's own block: one per leaf of its free variables */
 } Block;
 
 static const char *where(Lw *lw, IrNode *at) {
@@ -365,17 +368,40 @@ static LLVMValueRef call(Lw *lw, const char *name, LLVMTypeRef ret, int n, LLVMT
 
 static LLVMBasicBlockRef new_block(Em *e, const char *name) { return LLVMAppendBasicBlockInContext(e->lw->C, e->fn, name); }
 
-/* A Value slot (or n of them) in the frame's entry block. */
-static LLVMValueRef value_slots(Em *e, int n) {
+static LLVMValueRef entry_alloca(Em *e, int n, const char *name) {
   Lw *lw = e->lw;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(lw->C);
   LLVMValueRef first = LLVMGetFirstInstruction(e->entry);
   if (first) LLVMPositionBuilderBefore(b, first);
   else LLVMPositionBuilderAtEnd(b, e->entry);
-  LLVMValueRef a = LLVMBuildAlloca(b, LLVMArrayType2(lw->valuet, (uint64_t)(n ? n : 1)), "vals");
+  LLVMValueRef a = LLVMBuildAlloca(b, LLVMArrayType2(lw->valuet, (uint64_t)(n ? n : 1)), name);
   LLVMSetAlignment(a, 16);
   LLVMDisposeBuilder(b);
   return a;
+}
+
+/* A Value slot (or n of them) in the frame's scratch area, an array in
+ * its entry block.  A slot holds a value only while one node is emitted
+ * (a boxed argument, a result read back at once), so the slots of a
+ * node are free again after it (emit_node): the frame's stack is the
+ * most one node needs, not the sum over its nodes, which a recursion
+ * thousands of calls deep would pay at every level. */
+static LLVMValueRef value_slots(Em *e, int n) {
+  Lw *lw = e->lw;
+  if (!e->scratch) e->scratch = entry_alloca(e, 1, "scratch");
+  LLVMValueRef p = LLVMBuildGEP2(lw->B, lw->valuet, e->scratch, (LLVMValueRef[]){ci64(lw, e->cursor)}, 1, "vals");
+  e->cursor += n ? n : 1;
+  if (e->cursor > e->top) e->top = e->cursor;
+  return p;
+}
+
+/* The scratch area made as large as its most used. */
+static void size_scratch(Em *e) {
+  if (!e->scratch) return;
+  LLVMValueRef a = entry_alloca(e, e->top, "scratch");
+  LLVMReplaceAllUsesWith(e->scratch, a);
+  LLVMInstructionEraseFromParent(e->scratch);
+  e->scratch = a;
 }
 
 static LLVMValueRef slot_at(Em *e, LLVMValueRef base, int i) {
@@ -476,6 +502,41 @@ static Value graph_value(IrGraph *g) {
   return v_obj(o);
 }
 
+/* The program's node a node of inference's copies stands for. */
+static IrNode *node_origin(Lw *lw, IrNode *x) {
+  for (;;) {
+    const IrTyped *t = x->graph ? ir_map_get(&lw->typed, x->graph) : NULL;
+    IrNode *o = t ? ir_map_get(&t->origin, x) : NULL;
+    if (!o) return x;
+    x = o;
+  }
+}
+
+/* For a closure of *g, a copy inference made, that leaves compiled
+ * code: *g becomes the program's graph it copies and the result says
+ * where each captured value goes in that graph's free variables; NULL
+ * (and *g unchanged) when they do not match one to one.  Autodiff knows
+ * a function by its graph (its transforms, the graph a transform came
+ * from), so a closure the interpreter meets must be of the program's
+ * graph, as eager mode would have made it. */
+static int *closure_origin(Lw *lw, IrGraph **g) {
+  IrGraph *k = *g, *o = ir_graph_origin(k);
+  if (o == k) return NULL;
+  ir_free_vars(k);
+  ir_free_vars(o);
+  if (o->nfv != k->nfv) return NULL;
+  int *order = lang_alloc((size_t)(k->nfv ? k->nfv : 1) * sizeof *order);
+  for (int j = 0; j < k->nfv; j++) {
+    IrNode *x = node_origin(lw, k->fv[j]);
+    order[j] = -1;
+    for (int i = 0; i < o->nfv; i++)
+      if (o->fv[i] == x) order[j] = i;
+    if (order[j] < 0) return NULL;
+  }
+  *g = o;
+  return order;
+}
+
 static bool box(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at) {
   Lw *lw = e->lw;
   Rep *r = x->rep;
@@ -504,15 +565,24 @@ static bool box(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at) 
   }
   case R_CLOSURE: {
     if (r->n == 0) {
-      int k = add_const(lw, v_obj(ev_closure(lw->vm, r->graph, NULL)));
+      /* the program's own function, not inference's copy of it: what
+       * the interpreter would have made (autodiff knows its transforms
+       * by graph) */
+      IrGraph *g = ir_graph_origin(r->graph);
+      if (!g->fv_done) ir_free_vars(g);
+      int k = add_const(lw, v_obj(ev_closure(lw->vm, g->nfv ? r->graph : g, NULL)));
       *tag = const_word(lw, e, k, 0);
       *pay = const_word(lw, e, k, 1);
       return true;
     }
+    /* a closure of the program's own function when its captured
+     * values can be matched to that function's free variables */
+    IrGraph *g = r->graph;
+    int *order = closure_origin(lw, &g);
     LLVMValueRef env = value_slots(e, r->n), out = value_slots(e, 1);
     for (int i = 0; i < r->n; i++)
-      if (!box_into(e, item_of(x, i), slot_at(e, env, i), at)) return false;
-    IrNode *gn = ir_const(ir_unit_new(), graph_value(r->graph), at ? at->span : span_none());
+      if (!box_into(e, item_of(x, i), slot_at(e, env, order ? order[i] : i), at)) return false;
+    IrNode *gn = ir_const(ir_unit_new(), graph_value(g), at ? at->span : span_none());
     int site = add_site(lw, gn, e->f->g);
     call(lw, "mist_rt_closure", lw->voidt, 4, (LLVMTypeRef[]){lw->ptr, lw->i32, lw->ptr, lw->ptr},
          (LLVMValueRef[]){e->cx, ci32(lw, site), env, out});
@@ -850,7 +920,7 @@ static void bind(Em *e, IrNode *n, JV *v) { ir_map_put(&e->vals, n, v); }
 
 /* ---- calls ---- */
 
-enum { CALL_PLAIN, CALL_TAIL };
+enum { CALL_PLAIN, CALL_TAIL, CALL_SAME };
 
 /* vm->depth as the runtime must see it: this frame's depth. */
 static void sync_depth(Em *e, LLVMValueRef depth) {
@@ -921,10 +991,24 @@ static void guard_depth(Em *e, LLVMValueRef depth, IrNode *n) {
 /* Ctrl-C and the time limit on a loop's back edge. */
 static void poll(Em *e, IrNode *n) { unless_slow(e, due(e), NULL, "mist_rt_poll", n); }
 
+/* The leaves of the arguments and free variables' values of a call of
+ * frame fr, as its parameters take them, into out. */
+static bool frame_leaves(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, LLVMValueRef *out) {
+  int k = 0;
+  for (int i = 0; i < fr->np + fr->nfv; i++) {
+    JV *a = i < fr->np ? coerce(e, args[i], fr->prep[i], n) : coerce(e, fvs[i - fr->np], fr->fvrep[i - fr->np], n);
+    if (!a) return false;
+    for (int j = 0; j < a->rep->nleaves; j++) out[k++] = a->v[j];
+  }
+  return true;
+}
+
 /* Call frame fr with the arguments (as fr's parameters) and free
  * variables' values at node n.  CALL_PLAIN: the depth is checked, then
  * counted; CALL_TAIL (a tail call of a user function, whose frame the
- * interpreter reuses): counted, then checked. */
+ * interpreter reuses): counted, then checked; CALL_SAME (a tail call of
+ * a graph that is not a user function, which the interpreter runs in
+ * the caller's frame: a backward pass's continuation): not counted. */
 static JV *call_frame(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, int how) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
@@ -934,18 +1018,9 @@ static JV *call_frame(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, int how)
   LLVMValueRef *av = lang_alloc((size_t)na * sizeof *av);
   int k = 0;
   av[k++] = e->cx;
-  LLVMValueRef d1 = LLVMBuildAdd(B, e->depth, ci32(lw, 1), "");
+  LLVMValueRef d1 = how == CALL_SAME ? e->depth : LLVMBuildAdd(B, e->depth, ci32(lw, 1), "");
   av[k++] = d1;
-  for (int i = 0; i < fr->np; i++) {
-    JV *a = coerce(e, args[i], fr->prep[i], n);
-    if (!a) return NULL;
-    for (int j = 0; j < a->rep->nleaves; j++) av[k++] = a->v[j];
-  }
-  for (int i = 0; i < fr->nfv; i++) {
-    JV *a = coerce(e, fvs[i], fr->fvrep[i], n);
-    if (!a) return NULL;
-    for (int j = 0; j < a->rep->nleaves; j++) av[k++] = a->v[j];
-  }
+  if (!frame_leaves(e, fr, args, fvs, n, av + k)) return NULL;
   guard_depth(e, how == CALL_TAIL ? d1 : e->depth, n);
   LLVMValueRef r = LLVMBuildCall2(B, fr->fnty, fr->fn, av, (unsigned)na, "");
   check(e, LLVMBuildExtractValue(B, r, 0, "ok"), n);
@@ -1015,6 +1090,166 @@ static JV *prim_boxed(Em *e, int p, int nargs, JV **args, Rep *res, IrNode *n) {
 
 static bool typed_graph(Lw *lw, IrGraph *g) { return ir_map_get(&lw->typed, g) != NULL; }
 
+/* ---- calls of closures that captured values ----
+ *
+ * A closure that captured values is boxed (the interpreter's ObjFunc),
+ * but when inference knows its graph, or the few graphs it may be of
+ * (`@a | @b`: the backpropagators of a loop's turns, the continuation of
+ * a backward pass), the call need not go through the interpreter: the
+ * closure's graph is compared with each, its captured values unboxed
+ * from its env, and that graph's frame called natively.  A closure of
+ * another graph (never, when inference is right) is called through the
+ * runtime.  The closure may be of the program's graph (made by the
+ * interpreter, or by compiled code: box) or of the copy itself. */
+
+enum { MAX_TARGETS = 10 };
+
+typedef struct Target {
+  IrGraph *k;          /* the copy whose frame runs */
+  IrGraph *o;          /* a graph the closure may be of */
+  int *order;          /* where k's free variable j is in o's env; NULL: j */
+  Rep **fvrep;
+} Target;
+
+/* The reps of k's free variables, or NULL (and no reason kept) when one
+ * has none. */
+static Rep **fv_reps(Lw *lw, IrGraph *k) {
+  const char *why = lw->why;
+  Rep **fr = lang_alloc((size_t)(k->nfv ? k->nfv : 1) * sizeof *fr);
+  for (int j = 0; j < k->nfv; j++) {
+    IrType *t = type_of(lw, k->fv[j]);
+    if (!t || !(fr[j] = rep_of(lw, t, k->fv[j]))) {
+      lw->why = why;
+      return NULL;
+    }
+  }
+  return fr;
+}
+
+static int call_targets(Lw *lw, IrType *ft, int nargs, bool tail, Target *out) {
+  if (!ft || ft->or_none || ft->or_unbound) return 0;
+  IrType *one[1] = {ft};
+  IrType **items = ft->kind == IT_FNSET ? ft->items : one;
+  int n = ft->kind == IT_FNSET ? ft->n : ft->kind == IT_CLOSURE ? 1 : 0, m = 0;
+  if (n > MAX_TARGETS / 2) return 0;
+  for (int i = 0; i < n; i++) {
+    if (items[i]->kind != IT_CLOSURE) return 0;
+    IrGraph *k = items[i]->graph;
+    if (!typed_graph(lw, k) || k->nparams != nargs || (tail && (k->flags & IRG_FUNCTION))) return 0;
+    ir_free_vars(k);
+    Rep **fr = fv_reps(lw, k);
+    if (!fr) return 0;
+    IrGraph *o = k;
+    int *order = closure_origin(lw, &o);
+    out[m++] = (Target){k, k, NULL, fr};
+    if (order) out[m++] = (Target){k, o, order, fr};
+  }
+  return m;
+}
+
+/* Whether a call of graph k over free variables of reps fvrep runs
+ * e's own frame. */
+static bool self_frame(Em *e, IrGraph *k, Rep **fvrep) {
+  Frame *f = e->f;
+  if (f->g != k || (k->flags & (IRG_FUNCTION | IRG_MODULE))) return false;
+  for (int i = 0; i < f->nfv; i++)
+    if (!rep_eq(f->fvrep[i], fvrep[i])) return false;
+  return true;
+}
+
+/* A tail call of e's own frame with new arguments and free variables:
+ * round to its start (its own block's phis). */
+static bool jump_to_start(Em *e, JV **args, JV **fvs, IrNode *n) {
+  Lw *lw = e->lw;
+  Frame *f = e->f;
+  Block *bk = ir_map_get(&e->blocks, f->g);
+  int nl = 0, nfl = 0;
+  for (int i = 0; i < f->np; i++) nl += f->prep[i]->nleaves;
+  for (int i = 0; i < f->nfv; i++) nfl += f->fvrep[i]->nleaves;
+  LLVMValueRef *in = lang_alloc((size_t)(nl + nfl + 1) * sizeof *in);
+  if (!frame_leaves(e, f, args, fvs, n, in)) return false;
+  poll(e, n);
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(lw->B);
+  for (int i = 0; i < nl; i++) LLVMAddIncoming(bk->phis[i], &in[i], &from, 1);
+  for (int i = 0; i < nfl; i++) LLVMAddIncoming(bk->fvphis[i], &in[nl + i], &from, 1);
+  LLVMBuildBr(lw->B, bk->bb);
+  return true;
+}
+
+static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, Rep *res) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  Target tg[MAX_TARGETS];
+  int nt = call_targets(lw, type_of(lw, n->in[0]), nargs, tail, tg);
+  if (!nt) return NULL;
+  LLVMValueRef obj = LLVMBuildIntToPtr(B, f->v[1], lw->ptr, "closure");
+  LLVMBasicBlockRef isobj = new_block(e, "isobj"), isfn = new_block(e, "isfn"), other = new_block(e, "othercall");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, f->v[0], ci64(lw, V_OBJ), ""), isobj, other);
+  LLVMPositionBuilderAtEnd(B, isobj);
+  LLVMValueRef kind = LLVMBuildLoad2(B, lw->i8, obj, "kind");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, kind, LLVMConstInt(lw->i8, O_FUNC, false), ""), isfn, other);
+  LLVMPositionBuilderAtEnd(B, isfn);
+  LLVMValueRef graph = LLVMBuildLoad2(B, lw->ptr, LLVMBuildGEP2(B, lw->i8, obj, (LLVMValueRef[]){ci64(lw, offsetof(ObjFunc, graph))}, 1, ""), "graph");
+  JV **vals = lang_alloc((size_t)(nt + 1) * sizeof *vals);
+  LLVMBasicBlockRef *ends = lang_alloc((size_t)(nt + 1) * sizeof *ends);
+  int nv = 0;
+  LLVMValueRef guarded = e->guarded;
+  for (int t = 0; t < nt; t++) {
+    /* the graph, from the constants (code keeps no addresses) */
+    int kc = add_const(lw, graph_value(tg[t].o));
+    LLVMValueRef og = LLVMBuildLoad2(B, lw->ptr, LLVMBuildGEP2(B, lw->i8, LLVMBuildIntToPtr(B, const_word(lw, e, kc, 1), lw->ptr, ""),
+                                                                (LLVMValueRef[]){ci64(lw, offsetof(ObjGraph, graph))}, 1, ""), "");
+    LLVMBasicBlockRef yes = new_block(e, "known"), no = new_block(e, "next");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, graph, og, ""), yes, no);
+    LLVMPositionBuilderAtEnd(B, yes);
+    e->guarded = guarded;
+    IrGraph *k = tg[t].k;
+    JV **fvs = lang_alloc((size_t)(k->nfv ? k->nfv : 1) * sizeof *fvs);
+    for (int j = 0; j < k->nfv; j++) {
+      int at = tg[t].order ? tg[t].order[j] : j;
+      LLVMValueRef p = LLVMBuildGEP2(B, lw->i8, obj, (LLVMValueRef[]){ci64(lw, (int64_t)(offsetof(ObjFunc, env) + 16 * (size_t)at))}, 1, "");
+      LLVMValueRef tag, pay;
+      load_value(e, p, &tag, &pay);
+      if (!(fvs[j] = unbox(e, tag, pay, tg[t].fvrep[j], n, true))) return NULL;
+    }
+    if (tail && self_frame(e, k, tg[t].fvrep)) {
+      /* the same frame again, which the interpreter reuses: a jump to
+       * its start, so a backward pass of n turns runs in one frame */
+      if (!jump_to_start(e, args, fvs, n)) return NULL;
+      LLVMPositionBuilderAtEnd(B, no);
+      continue;
+    }
+    Frame *fm = callee_frame(e, k, tg[t].fvrep, n);
+    if (!fm) return NULL;
+    JV *r = call_frame(e, fm, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN);
+    if (!r || !(r = coerce(e, r, res, n))) return NULL;
+    vals[nv] = r;
+    ends[nv++] = LLVMGetInsertBlock(B);
+    LLVMPositionBuilderAtEnd(B, no);
+  }
+  LLVMBuildBr(B, other);
+  LLVMPositionBuilderAtEnd(B, other);
+  e->guarded = NULL;
+  JV *r = call_boxed(e, f, nargs, args, res, n);
+  if (!r) return NULL;
+  vals[nv] = r;
+  ends[nv++] = LLVMGetInsertBlock(B);
+  LLVMBasicBlockRef join = new_block(e, "called");
+  for (int t = 0; t < nv; t++) {
+    LLVMPositionBuilderAtEnd(B, ends[t]);
+    LLVMBuildBr(B, join);
+  }
+  LLVMPositionBuilderAtEnd(B, join);
+  e->guarded = NULL;
+  JV *out = jv_new(res);
+  LLVMTypeRef *lt = leaf_type_array(lw, res);
+  for (int i = 0; i < res->nleaves; i++) {
+    out->v[i] = LLVMBuildPhi(B, lt[i], "");
+    for (int t = 0; t < nv; t++) LLVMAddIncoming(out->v[i], &vals[t]->v[i], &ends[t], 1);
+  }
+  return out;
+}
+
 /* The result of calling a value of Rep f->rep at node n. */
 static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) {
   Lw *lw = e->lw;
@@ -1058,6 +1293,10 @@ static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) 
     if (!fm) return NULL;
     JV *r = call_frame(e, fm, args, fvs, n, tail ? CALL_TAIL : CALL_PLAIN);
     return r ? coerce(e, r, res, n) : NULL;
+  }
+  if (f->rep->kind == R_VALUE) {
+    JV *r = call_captured(e, n, f, nargs, args, tail, res);
+    if (r || lw->why) return r;
   }
   if (f->rep->kind == R_BUILTIN || f->rep->kind == R_VALUE) {
     if (tail && f->rep->kind == R_VALUE) {
@@ -1232,7 +1471,7 @@ static LLVMValueRef truth(Em *e, JV *x, IrNode *n) {
   case R_CLOSURE: case R_BUILTIN: return ci1(lw, true);
   default: break;
   }
-  LLVMValueRef p = value_slots(e, 1), out = LLVMBuildAlloca(B, lw->i8, "truth");
+  LLVMValueRef p = value_slots(e, 1), out = value_slots(e, 1);   /* (out: its first byte) */
   if (!box_into(e, x, p, n)) return NULL;
   LLVMValueRef ok = call(lw, "mist_rt_truthy", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->ptr},
                          (LLVMValueRef[]){e->cx, p, out});
@@ -1351,6 +1590,179 @@ static JV *l_check_bound(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
 
 static JV *l_identity(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
   if (nargs == 1) return coerce(e, a[0], res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+/* ---- derivatives: the scalar cases of autodiff's primitives ----
+ *
+ * A backward pass is made of sensitivity primitives (mul_sens(d, x, y,
+ * i)...), gadd and a few checks.  On floats each is an operation or two,
+ * done here with the same operations in the same order as
+ * ir/prims_sens.c and ir/prims.c, so the bits are eager mode's; None
+ * (a zero sensitivity) and `float | None` are told apart here too.
+ * Anything else (tensors, sequences, ints beside ints) calls the
+ * primitive. */
+
+static JV *none_as(Em *e, Rep *res, IrNode *n) { return coerce(e, jv_new(&r_none), res, n); }
+
+/* A float | None sensitivity, as (present, value): None gives (false,
+ * undef); false for any other rep. */
+static bool maybe_float(Em *e, JV *x, LLVMValueRef *present, LLVMValueRef *v) {
+  Lw *lw = e->lw;
+  switch (x->rep->kind) {
+  case R_NONE: *present = ci1(lw, false); *v = LLVMGetUndef(lw->f64); return true;
+  case R_FLOAT: *present = ci1(lw, true); *v = x->v[0]; return true;
+  case R_MAYBE:
+    if (x->rep->unbound || x->rep->items[0]->kind != R_FLOAT) return false;
+    *present = x->v[0];
+    *v = x->v[1];
+    return true;
+  default: return false;
+  }
+}
+
+/* The float r where present holds, None elsewhere, as res. */
+static JV *float_or_none(Em *e, LLVMValueRef present, LLVMValueRef r, Rep *res, IrNode *n) {
+  Lw *lw = e->lw;
+  if (LLVMIsConstant(present) && LLVMConstIntGetZExtValue(present)) return coerce(e, scalar(&r_float, r), res, n);
+  Rep *f = &r_float;
+  JV *m = jv_new(rep_new(R_MAYBE, 1, &f));
+  m->v[0] = present;
+  m->v[1] = r;
+  (void)lw;
+  return coerce(e, m, res, n);
+}
+
+/* op_sens(d, x, y, i) of + - * / */
+static JV *l_binary_sens(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  int64_t i;
+  LLVMValueRef present, d;
+  if (nargs != 4 || !known_int(e, n->in[4], &i) || (i != 0 && i != 1) || !maybe_float(e, a[0], &present, &d))
+    return prim_boxed(e, p, nargs, a, res, n);
+  /* (numbers only: a sequence beside them concatenates or repeats) */
+  Rep *t = a[1 + i]->rep, *o = a[2 - i]->rep;
+  if (!is_num(t) || !is_num(o)) return prim_boxed(e, p, nargs, a, res, n);
+  if (a[0]->rep->kind == R_NONE || t->kind != R_FLOAT) return none_as(e, res, n);   /* d None, or an int's */
+  if (o->kind == R_BOOL) return prim_boxed(e, p, nargs, a, res, n);
+  LLVMValueRef x = as_float(e, a[1]), y = as_float(e, a[2]), r;
+  switch (p) {
+  case IR_P_ADD_SENS: r = d; break;
+  case IR_P_SUB_SENS: r = i ? LLVMBuildFNeg(B, d, "") : d; break;
+  case IR_P_MUL_SENS: r = i ? LLVMBuildFMul(B, x, d, "") : LLVMBuildFMul(B, d, y, ""); break;
+  case IR_P_TRUEDIV_SENS:
+    r = i ? LLVMBuildFDiv(B, LLVMBuildFMul(B, LLVMBuildFNeg(B, d, ""), x, ""), LLVMBuildFMul(B, y, y, ""), "")
+          : LLVMBuildFDiv(B, d, y, "");
+    break;
+  default: return prim_boxed(e, p, nargs, a, res, n);
+  }
+  return float_or_none(e, present, r, res, n);
+}
+
+static LLVMValueRef libm1(Lw *lw, const char *name, LLVMValueRef x) {
+  return call(lw, name, lw->f64, 1, (LLVMTypeRef[]){lw->f64}, (LLVMValueRef[]){x});
+}
+
+/* f_sens(d, x, y) of y = f(x) */
+static JV *l_unary_sens(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  LLVMValueRef present, d;
+  if (nargs != 3 || !maybe_float(e, a[0], &present, &d)) return prim_boxed(e, p, nargs, a, res, n);
+  if (a[0]->rep->kind == R_NONE) return none_as(e, res, n);
+  Rep *xr = a[1]->rep;
+  if (xr->kind == R_INT || xr->kind == R_BOOL) return none_as(e, res, n);
+  bool needs_y = p == IR_P_EXP_SENS || p == IR_P_SQRT_SENS || p == IR_P_TANH_SENS || p == IR_P_SIGMOID_SENS;
+  if (xr->kind != R_FLOAT || (needs_y && a[2]->rep->kind != R_FLOAT)) return prim_boxed(e, p, nargs, a, res, n);
+  LLVMValueRef x = a[1]->v[0], y = needs_y ? a[2]->v[0] : NULL, one = LLVMConstReal(lw->f64, 1.0), r;
+  switch (p) {
+  case IR_P_NEG_SENS: r = LLVMBuildFNeg(B, d, ""); break;
+  case IR_P_POS_SENS: r = d; break;
+  case IR_P_EXP_SENS: r = LLVMBuildFMul(B, d, y, ""); break;
+  case IR_P_LOG_SENS: r = LLVMBuildFDiv(B, d, x, ""); break;
+  case IR_P_SQRT_SENS: r = LLVMBuildFDiv(B, d, LLVMBuildFMul(B, LLVMConstReal(lw->f64, 2.0), y, ""), ""); break;
+  case IR_P_SIN_SENS: r = LLVMBuildFMul(B, d, libm1(lw, "cos", x), ""); break;
+  case IR_P_COS_SENS: r = LLVMBuildFMul(B, LLVMBuildFNeg(B, d, ""), libm1(lw, "sin", x), ""); break;
+  case IR_P_TANH_SENS: r = LLVMBuildFMul(B, d, LLVMBuildFSub(B, one, LLVMBuildFMul(B, y, y, ""), ""), ""); break;
+  case IR_P_SIGMOID_SENS: r = LLVMBuildFMul(B, LLVMBuildFMul(B, d, y, ""), LLVMBuildFSub(B, one, y, ""), ""); break;
+  case IR_P_RELU_SENS:
+    r = LLVMBuildFMul(B, d, LLVMBuildUIToFP(B, LLVMBuildFCmp(B, LLVMRealOGT, x, LLVMConstReal(lw->f64, 0.0), ""), lw->f64, ""), "");
+    break;
+  default: return prim_boxed(e, p, nargs, a, res, n);
+  }
+  return float_or_none(e, present, r, res, n);
+}
+
+/* Whether gadd of values of reps x and y is done here: None, floats
+ * (or float | None), and tuples of those item by item. */
+static bool gadd_here(const Rep *x, const Rep *y) {
+  if (x->kind == R_NONE || y->kind == R_NONE) return true;
+  if (x->kind == R_TUPLE && y->kind == R_TUPLE) {
+    if (x->n != y->n) return false;
+    for (int i = 0; i < x->n; i++)
+      if (!gadd_here(x->items[i], y->items[i])) return false;
+    return true;
+  }
+  bool fx = x->kind == R_FLOAT || (x->kind == R_MAYBE && !x->unbound && x->items[0]->kind == R_FLOAT);
+  bool fy = y->kind == R_FLOAT || (y->kind == R_MAYBE && !y->unbound && y->items[0]->kind == R_FLOAT);
+  return fx && fy;
+}
+
+static JV *gadd_values(Em *e, JV *x, JV *y, IrNode *n) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  if (x->rep->kind == R_NONE) return y;
+  if (y->rep->kind == R_NONE) return x;
+  if (x->rep->kind == R_TUPLE) {
+    JV **items = lang_alloc((size_t)(x->rep->n ? x->rep->n : 1) * sizeof *items);
+    Rep **reps = lang_alloc((size_t)(x->rep->n ? x->rep->n : 1) * sizeof *reps);
+    for (int i = 0; i < x->rep->n; i++) {
+      items[i] = gadd_values(e, item_of(x, i), item_of(y, i), n);
+      reps[i] = items[i]->rep;
+    }
+    JV *t = jv_new(rep_new(R_TUPLE, x->rep->n, reps));
+    int k = 0;
+    for (int i = 0; i < x->rep->n; i++)
+      for (int j = 0; j < reps[i]->nleaves; j++) t->v[k++] = items[i]->v[j];
+    return t;
+  }
+  LLVMValueRef px, vx, py, vy;
+  maybe_float(e, x, &px, &vx);
+  maybe_float(e, y, &py, &vy);
+  LLVMValueRef sum = LLVMBuildFAdd(B, vx, vy, "");
+  /* None is zero: the other as it is */
+  if (x->rep->kind == R_FLOAT && y->rep->kind == R_FLOAT) return scalar(&r_float, sum);
+  if (x->rep->kind == R_FLOAT) return scalar(&r_float, LLVMBuildSelect(B, py, sum, vx, ""));
+  if (y->rep->kind == R_FLOAT) return scalar(&r_float, LLVMBuildSelect(B, px, sum, vy, ""));
+  LLVMValueRef r = LLVMBuildSelect(B, px, LLVMBuildSelect(B, py, sum, vx, ""), vy, "");
+  return float_or_none(e, LLVMBuildOr(B, px, py, ""), r, rep_new(R_MAYBE, 1, (Rep *[]){&r_float}), n);
+}
+
+static JV *l_gadd(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  if (nargs != 2 || !gadd_here(a[0]->rep, a[1]->rep)) return prim_boxed(e, p, nargs, a, res, n);
+  JV *r = gadd_values(e, a[0], a[1], n);
+  return r ? coerce(e, r, res, n) : NULL;
+}
+
+/* zeros_like of a number: 0.0; of None: None */
+static JV *l_zeros_like(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Rep *x = nargs == 1 ? a[0]->rep : NULL;
+  if (x && (x->kind == R_FLOAT || x->kind == R_INT || x->kind == R_BOOL))
+    return coerce(e, scalar(&r_float, LLVMConstReal(e->lw->f64, 0.0)), res, n);
+  if (x && x->kind == R_NONE) return none_as(e, res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+/* seed(y, who) of a float: 1.0 */
+static JV *l_seed(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  if (nargs == 2 && a[0]->rep->kind == R_FLOAT) return coerce(e, scalar(&r_float, LLVMConstReal(e->lw->f64, 1.0)), res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+/* check_diff(x, name) and float_arg(x) of a float: x */
+static JV *l_float_check(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  if (nargs >= 1 && a[0]->rep->kind == R_FLOAT) return coerce(e, a[0], res, n);
   return prim_boxed(e, p, nargs, a, res, n);
 }
 
@@ -1516,6 +1928,12 @@ static int emit_jump(Em *e, IrGraph *h, IrNode *n) {
     return emit_body(e, h, true, NULL) < 0 ? -1 : 1;
   }
   for (int i = 0; i < nl; i++) LLVMAddIncoming(bk->phis[i], &in[i], &from, 1);
+  if (bk->fvphis) {
+    /* the frame's own block: its free variables go round unchanged */
+    int nfl = 0;
+    for (int i = 0; i < e->f->nfv; i++) nfl += e->f->fvrep[i]->nleaves;
+    for (int i = 0; i < nfl; i++) LLVMAddIncoming(bk->fvphis[i], &bk->fvphis[i], &from, 1);
+  }
   LLVMBuildBr(B, bk->bb);
   e->dead = true;
   return 1;
@@ -1612,9 +2030,19 @@ static JV *emit_fused(Em *e, FuseGroup *fg) {
   return r;
 }
 
+static int emit_node_slots(Em *e, IrNode *n, bool tail, JV **value);
+
 /* One node.  Returns 1 when it ended the block (a return or a jump for
- * a tail call), 0 when not, -1 when it cannot be compiled. */
+ * a tail call), 0 when not, -1 when it cannot be compiled.  The Value
+ * slots it used are free after it. */
 static int emit_node(Em *e, IrNode *n, bool tail, JV **value) {
+  int cursor = e->cursor;
+  int r = emit_node_slots(e, n, tail, value);
+  e->cursor = cursor;
+  return r;
+}
+
+static int emit_node_slots(Em *e, IrNode *n, bool tail, JV **value) {
   Lw *lw = e->lw;
   if (switch_inlined(e, n)) return 0;
   IrNode *f = n->in[0];
@@ -1751,8 +2179,27 @@ static bool emit_frame(Lw *lw, Frame *f) {
     }
     bind(e, g->params[i], p);
   }
+  /* and for its free variables: a tail call of itself through another
+   * closure of its graph (the turns of a loop's backward pass, each
+   * calling the one before) goes round with new ones (call_captured) */
+  int nfl = 0;
+  for (int i = 0; i < f->nfv; i++) nfl += f->fvrep[i]->nleaves;
+  bk->fvphis = lang_alloc((size_t)(nfl ? nfl : 1) * sizeof *bk->fvphis);
+  k = 0;
+  for (int i = 0; i < f->nfv; i++) {
+    JV *v = ir_map_get(&e->vals, f->fv[i]), *p = jv_new(f->fvrep[i]);
+    LLVMTypeRef *lt = leaf_type_array(lw, f->fvrep[i]);
+    for (int j = 0; j < f->fvrep[i]->nleaves; j++) {
+      p->v[j] = bk->fvphis[k] = LLVMBuildPhi(lw->B, lt[j], "");
+      LLVMAddIncoming(bk->fvphis[k], &v->v[j], &e->entry, 1);
+      k++;
+    }
+    bind(e, f->fv[i], p);
+  }
   ir_map_put(&e->blocks, g, bk);
-  return emit_body(e, g, true, NULL) >= 0;
+  bool ok = emit_body(e, g, true, NULL) >= 0;
+  size_scratch(e);
+  return ok;
 }
 
 /* ---- the entry ---- */
@@ -1815,6 +2262,7 @@ static bool emit_entry(Lw *lw, Frame *root, IrGraph *orig, const char *name) {
   if (!box(e, res, &tag, &pay, root->g->ret)) return false;
   store_value(e, out, tag, pay);
   LLVMBuildRet(lw->B, ci1(lw, true));
+  size_scratch(e);
   return true;
 }
 

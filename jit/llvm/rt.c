@@ -90,9 +90,12 @@ static const Value *mist_rt_tuple_items(const Value *v, int64_t n) {
 }
 
 /* Whether *v is a closure of graph g (of the site's node, a graph
- * constant), for a value inference said is one. */
+ * constant) that captured nothing, for a value inference said is one:
+ * of g or of another copy inference made of the same graph (compiled
+ * code that made it was specialised apart). */
 static bool mist_rt_is_closure(const JitCx *cx, const Value *v, int32_t site) {
-  return v_is_obj(*v, O_FUNC) && AS_FUNC(*v)->graph == ir_node_graph(cx->sites[site].node);
+  return v_is_obj(*v, O_FUNC) && AS_FUNC(*v)->nenv == 0 &&
+         ir_graph_origin(AS_FUNC(*v)->graph) == ir_graph_origin(ir_node_graph(cx->sites[site].node));
 }
 
 /* A value of another kind than inference said: a bug of inference or
@@ -103,9 +106,26 @@ static bool mist_rt_bad_value(const JitCx *cx, const Value *v, int32_t site) {
                     lang_type_name(*v), t ? ir_type_str(t) : "another type");
 }
 
-/* Whether *v has the type of the site (a tensor's dtype and shape). */
+/* Whether the tensors in v have their places' types in t (dtype and
+ * shape), through tuples and lists; the other parts are not looked at
+ * (a closure's graph may be the program's where t names inference's
+ * copy of it). */
+static bool tensors_typed(const IrType *t, Value v) {
+  if ((t->or_none && v.tag == V_NONE) || t->kind == IT_ANY) return true;
+  if (t->kind == IT_TENSOR) return ir_type_has_value(t, v);
+  if (t->kind != IT_TUPLE && t->kind != IT_LIST) return true;
+  if (v_is_obj(v, O_SPARSE)) return ir_type_has_value(t, v);   /* a sensitivity kept in parts */
+  if (!v_is_obj(v, t->kind == IT_TUPLE ? O_TUPLE : O_LIST)) return false;
+  ObjSeq *s = AS_SEQ(v);
+  if (t->n >= 0 && s->len != (size_t)t->n) return false;
+  for (size_t i = 0; i < s->len; i++)
+    if (!tensors_typed(t->n < 0 ? t->items[0] : t->items[i], s->items[i])) return false;
+  return true;
+}
+
+/* Whether the tensors in *v have the type of the site (dtype, shape). */
 static bool mist_rt_has_type(const JitCx *cx, const Value *v, int32_t site) {
-  return ir_type_has_value(cx->sites[site].type, *v);
+  return tensors_typed(cx->sites[site].type, *v);
 }
 
 /* ---- fused loops (fuse.c) ---- */

@@ -15,17 +15,13 @@ declare i1 @mist_rt_bad_value(ptr, ptr, i32) local_unnamed_addr
 
 define noundef i1 @m0.entry(ptr %0, ptr nocapture readonly %1, ptr nocapture readnone %2, ptr nocapture writeonly %3) local_unnamed_addr {
 entry:
-  %vals2.i = alloca [1 x [2 x i64]], align 16
-  %vals1.i = alloca [1 x [2 x i64]], align 16
-  %vals.i = alloca [2 x [2 x i64]], align 16
+  %scratch3.i = alloca [4 x [2 x i64]], align 16
   %vm = load ptr, ptr %0, align 8, !invariant.load !0
   %4 = getelementptr i8, ptr %1, i64 8
   %pay = load i64, ptr %4, align 4
   %5 = getelementptr i8, ptr %vm, i64 264
   %depth = load i32, ptr %5, align 4
-  call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %vals2.i)
-  call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %vals1.i)
-  call void @llvm.lifetime.start.p0(i64 32, ptr nonnull %vals.i)
+  call void @llvm.lifetime.start.p0(i64 64, ptr nonnull %scratch3.i)
   %6 = tail call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %pay, i64 1)
   %7 = extractvalue { i64, i1 } %6, 1
   br i1 %7, label %slow.i, label %fast.i, !prof !1
@@ -35,19 +31,20 @@ fast.i:                                           ; preds = %entry
   br label %join.i
 
 slow.i:                                           ; preds = %entry
-  store i64 3, ptr %vals.i, align 16
-  %9 = getelementptr inbounds i8, ptr %vals.i, i64 8
+  %vals1.i = getelementptr inbounds i8, ptr %scratch3.i, i64 32
+  store i64 3, ptr %scratch3.i, align 16
+  %9 = getelementptr inbounds i8, ptr %scratch3.i, i64 8
   store i64 %pay, ptr %9, align 8
-  %10 = getelementptr inbounds i8, ptr %vals.i, i64 16
+  %10 = getelementptr inbounds i8, ptr %scratch3.i, i64 16
   store i64 3, ptr %10, align 16
-  %11 = getelementptr inbounds i8, ptr %vals.i, i64 24
+  %11 = getelementptr inbounds i8, ptr %scratch3.i, i64 24
   store i64 1, ptr %11, align 8
-  %12 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %vals.i, ptr nonnull %vals1.i)
+  %12 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %scratch3.i, ptr nonnull %vals1.i)
   br i1 %12, label %ok.i, label %fail.i, !prof !2
 
 ok.i:                                             ; preds = %slow.i
   %tag.i = load i64, ptr %vals1.i, align 16
-  %13 = getelementptr inbounds i8, ptr %vals1.i, i64 8
+  %13 = getelementptr inbounds i8, ptr %scratch3.i, i64 40
   %pay.i = load i64, ptr %13, align 8
   %14 = icmp eq i64 %tag.i, 3
   br i1 %14, label %join.i, label %badtype.i, !prof !2
@@ -57,8 +54,9 @@ fail.i:                                           ; preds = %slow.i
   br label %m0.add1.0.exit
 
 badtype.i:                                        ; preds = %ok.i
+  %vals2.i = getelementptr inbounds i8, ptr %scratch3.i, i64 48
   store i64 %tag.i, ptr %vals2.i, align 16
-  %15 = getelementptr inbounds i8, ptr %vals2.i, i64 8
+  %15 = getelementptr inbounds i8, ptr %scratch3.i, i64 56
   store i64 %pay.i, ptr %15, align 8
   %16 = call i1 @mist_rt_bad_value(ptr nonnull %0, ptr nonnull %vals2.i, i32 1)
   call void @mist_rt_fail(ptr nonnull %0, i32 2)
@@ -71,9 +69,7 @@ join.i:                                           ; preds = %ok.i, %fast.i
 
 m0.add1.0.exit:                                   ; preds = %fail.i, %badtype.i, %join.i
   %common.ret.op.i = phi { i1, i64 } [ zeroinitializer, %fail.i ], [ zeroinitializer, %badtype.i ], [ %18, %join.i ]
-  call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %vals2.i)
-  call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %vals1.i)
-  call void @llvm.lifetime.end.p0(i64 32, ptr nonnull %vals.i)
+  call void @llvm.lifetime.end.p0(i64 64, ptr nonnull %scratch3.i)
   store i32 %depth, ptr %5, align 4
   %19 = extractvalue { i1, i64 } %common.ret.op.i, 0
   br i1 %19, label %ok, label %common.ret

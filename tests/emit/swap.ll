@@ -6,22 +6,22 @@ target triple = "x86_64-pc-linux-gnu"
 
 define noundef i1 @m0.entry(ptr nocapture readonly %0, ptr nocapture readonly %1, ptr nocapture readnone %2, ptr nocapture writeonly %3) local_unnamed_addr {
 entry:
-  %vals6 = alloca [1 x [2 x i64]], align 16
-  %vals5 = alloca [2 x [2 x i64]], align 16
-  %vals = alloca [1 x [2 x i64]], align 16
+  %scratch9 = alloca [4 x [2 x i64]], align 16
   %4 = load <2 x i64>, ptr %1, align 4
-  store <2 x i64> %4, ptr %vals, align 16
-  %5 = call ptr @mist_rt_tuple_items(ptr nonnull %vals, i64 2)
+  store <2 x i64> %4, ptr %scratch9, align 16
+  %5 = call ptr @mist_rt_tuple_items(ptr nonnull %scratch9, i64 2)
   %6 = getelementptr i8, ptr %5, i64 8
   %pay2 = load i64, ptr %6, align 4
   %7 = getelementptr i8, ptr %5, i64 24
-  %pay49 = load double, ptr %7, align 4
+  %pay410 = load double, ptr %7, align 4
+  %vals5 = getelementptr inbounds i8, ptr %scratch9, i64 16
+  %vals6 = getelementptr inbounds i8, ptr %scratch9, i64 48
   store i64 4, ptr %vals5, align 16
-  %8 = getelementptr inbounds i8, ptr %vals5, i64 8
-  store double %pay49, ptr %8, align 8
-  %9 = getelementptr inbounds i8, ptr %vals5, i64 16
+  %8 = getelementptr inbounds i8, ptr %scratch9, i64 24
+  store double %pay410, ptr %8, align 8
+  %9 = getelementptr inbounds i8, ptr %scratch9, i64 32
   store i64 3, ptr %9, align 16
-  %10 = getelementptr inbounds i8, ptr %vals5, i64 24
+  %10 = getelementptr inbounds i8, ptr %scratch9, i64 40
   store i64 %pay2, ptr %10, align 8
   call void @mist_rt_tuple(i32 2, ptr nonnull %vals5, ptr nonnull %vals6)
   %11 = load <2 x i64>, ptr %vals6, align 16

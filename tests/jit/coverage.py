@@ -12,8 +12,9 @@ out of the share (the issue's measure): it is found in the function's IR
 (and its branches' and loops'): print, open, input and file methods;
 format, f-strings, str and repr; dicts made with keys that are not
 constants, dict comprehensions, and get/keys/items/values.  Functions
-reached only through grad and the other transforms (their derivative
-programs are not compiled yet) are counted apart.
+reached only through grad and the other transforms (the log marks
+their derivative programs `[derivative]`) are counted apart: how many
+of them compiled natively in some derivative program.
 
 Prints the counts and the share; exits 1 when the share is below
 --min (default 0), 0 otherwise.  --list prints every function left
@@ -26,9 +27,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LOG = re.compile(r"^jit: (.*) \((.+):(\d+)\): (compiled|interpreted) \([0-9.]+ ms\)(?:: (.*))?$")
+LOG = re.compile(r"^jit: (.*) \((.+):(\d+)\)( \[derivative\])?: (compiled|interpreted) \([0-9.]+ ms\)(?:: (.*))?$")
 GRAPH = re.compile(r"^graph @(\S+)\((.*)\)(?: in @(\S+))? : ([a-z, ]+) \{\s+# (\d+):")
-DERIVED = "a derivative"
 
 IO = re.compile(r'\$(print|open|input|progress|exit)\(|call_method\([^,]+, "(write|writelines|read|readlines|save|load|save_npy|load_npy|lines)"')
 FORMAT = re.compile(r'\b(format|concat_str|repr|str)\(|\$(str|repr|format)\(|call_method\([^,]+, "(format|join)"|mod\("')
@@ -125,15 +125,21 @@ def main():
             m = LOG.match(line)
             if not m:
                 continue
-            sig, path, lno, how, why = m.groups()
+            sig, path, lno, deriv, how, why = m.groups()
             path = os.path.normpath(os.path.join(d, path))
             if not (path.startswith(os.path.join(ROOT, "tests", "scripts")) or path.startswith(os.path.join(ROOT, "examples"))):
                 continue
             key = (path, int(lno))
-            f = funcs.setdefault(key, {"native": False, "interp": [], "derived": False, "plain": False,
-                                       "why_out": None, "name": sig.split("(")[0]})
-            if why and why.startswith(DERIVED):
+            f = funcs.setdefault(key, {"native": False, "interp": [], "derived": False, "derived_native": False,
+                                       "derived_why": [], "plain": False, "why_out": None, "name": sig.split("(")[0]})
+            if deriv:
+                # a program autodiff made from the function (its J or F,
+                # grad(f)...): counted apart
                 f["derived"] = True
+                if how == "compiled":
+                    f["derived_native"] = True
+                else:
+                    f["derived_why"].append(why)
                 continue
             f["plain"] = True
             if how == "compiled":
@@ -155,7 +161,18 @@ def main():
     print(f"  counted: {len(counted)}, compiled natively: {native} ({share:.1f}%)")
     allnat = sum(1 for f in plain.values() if f["native"])
     print(f"  of all {len(plain)}: {allnat} compiled natively ({100.0 * allnat / max(1, len(plain)):.1f}%)")
-    print(f"functions reached only through derivatives (not compiled yet): {len(only_derived)}")
+    dnat = sum(1 for k in only_derived if funcs[k]["derived_native"])
+    print(f"functions reached only through derivatives: {len(only_derived)}, "
+          f"compiled natively in a derivative program: {dnat}")
+    dreasons = collections.Counter()
+    for k in only_derived:
+        if not funcs[k]["derived_native"]:
+            r = funcs[k]["derived_why"][0] if funcs[k]["derived_why"] else "?"
+            r = re.sub(r" at \S+$", "", r)
+            r = re.sub(r"of type \S+\[[^ ]*\]", "of type tensor", r)
+            dreasons[r] += 1
+    for r, n in dreasons.most_common(8):
+        print(f"  derivative interpreted: {n:4d}  {r}")
     reasons = collections.Counter()
     for f in counted.values():
         if not f["native"]:

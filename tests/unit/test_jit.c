@@ -97,10 +97,27 @@ typedef struct Pair {
   Mode eager, graph;
   const char *counted;
   int native, all;
+  int native_counted;   /* of the lines with `counted` */
 } Pair;
 
+/* Lines of the log that start with prefix and say the code is native. */
+static int count_native(const char *log, const char *prefix) {
+  int n = 0;
+  for (const char *p = log; (p = strstr(p, prefix)); p += strlen(prefix)) {
+    const char *end = strchr(p, '\n');
+    const char *c = strstr(p, ": compiled (");
+    n += c && (!end || c < end);
+  }
+  return n;
+}
+
 static void pair_tally(Pair *p) {
+  /* a function may run in the interpreter, but never because the
+   * lowering made code LLVM rejects */
+  const char *bad = strstr(p->graph.log.data, "LLVM's verifier");
+  ck_assert_msg(!bad, "the lowering made invalid code: %.300s", bad ? bad : "");
   p->native += count_lines(p->graph.log.data, ": compiled (");
+  p->native_counted += count_native(p->graph.log.data, p->counted);
   p->all += count_lines(p->graph.log.data, p->counted);
   mode_free(&p->eager);
   mode_free(&p->graph);
@@ -140,12 +157,84 @@ static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent
 
 static const AdGenOpts PLAIN = {false, false, false, 0, false};
 static const AdGenOpts CONTAINERS = {true, false, false, 0, false};
+static const AdGenOpts NESTED = {false, false, false, 1, false};
 
 START_TEST(t_adgen_plain) { adgen_both(&PLAIN, env_long("MIST_JIT_PROGRAMS", 100), 80); }
 END_TEST
 
 /* (lists and dicts run in the interpreter: only the results are compared) */
 START_TEST(t_adgen_containers) { adgen_both(&CONTAINERS, env_long("MIST_JIT_PROGRAMS", 100) / 2, 0); }
+END_TEST
+
+/* ---- derivatives of adgen's programs ----
+ *
+ * grad, value_and_grad (of every argument), grad of jit(f) and jvp of
+ * each program's f, in both modes: graph mode compiles the programs
+ * autodiff makes (docs/jit.md, "Derivatives"), and they must give
+ * eager mode's bits.  Eager mode's derivatives are checked against
+ * central differences by test_autodiff; here graph mode's grad is also
+ * held against them where f is smooth enough for a difference to tell
+ * (the share that agrees is printed and must be most of them). */
+static void grad_call(Buf *call, uint64_t seed, int np) {
+  Buf pt = {0};
+  adgen_point(seed, np, &pt);   /* "(x, y, )" */
+  const char *args = pt.data;
+  /* the same point with the first argument moved by h */
+  char moved[2][512];
+  const char *rest = strchr(args, ',');
+  for (int s = 0; s < 2; s++)
+    snprintf(moved[s], sizeof moved[s], "(%.*s %c 1e-6%s", (int)(rest - args - 1), args + 1, s ? '-' : '+', rest);
+  buf_clear(call);
+  adgen_printf(call, "print(grad(f)%s)\n", args);
+  adgen_printf(call, "print(value_and_grad(f, argnums=tuple(range(%d)))%s)\n", np, args);
+  adgen_printf(call, "print(grad(jit(f))%s)\n", args);
+  adgen_printf(call, "print(jvp(f, %s, (1.0,) * %d))\n", args, np);
+  /* central differences of the first argument, beside grad's */
+  adgen_printf(call,
+               "_d = (f%s - f%s) / 2e-6\n"
+               "_g = grad(f)%s\n"
+               "print('cdiff', abs(_g - _d) <= 1e-4 * (1 + abs(_g)))\n",
+               moved[0], moved[1], args);
+  free(pt.data);
+}
+
+START_TEST(t_adgen_grad) {
+  long total = env_long("MIST_JIT_PROGRAMS", 100) / 2;
+  Pair pr = {.counted = "jit: grad(f)("};
+  Buf prog = {0}, call = {0};
+  int agree = 0, compared = 0;
+  for (long p = 0; p < total; p++) {
+    pair_turn(&pr, p);
+    uint64_t seed = (uint64_t)(9100003L + p);
+    /* every other program with lists, tuples and dicts too, and every
+     * third with derivatives taken inside f (grad of grad, jvp of vjp) */
+    int np = adgen_program(seed, p % 3 == 2 ? &NESTED : p % 2 ? &CONTAINERS : &PLAIN, &prog);
+    grad_call(&call, seed, np);
+    char what[64];
+    snprintf(what, sizeof what, "adgen grad seed %" PRIu64, seed);
+    Buf a = {0};
+    run_in(&pr.eager, prog.data, &a);
+    run_in(&pr.graph, prog.data, &a);
+    run_in(&pr.eager, call.data, &a);
+    Buf b = {0};
+    run_in(&pr.graph, call.data, &b);
+    ck_assert_msg(strcmp(a.data, b.data) == 0, "%s:\n%s%s\neager:\n%s\ngraph:\n%s", what, prog.data, call.data, a.data,
+                  b.data);
+    agree += count_lines(b.data, "cdiff True");
+    compared += count_lines(b.data, "cdiff ");
+    buf_free(&a);
+    buf_free(&b);
+  }
+  pair_tally(&pr);
+  free(prog.data);
+  free(call.data);
+  printf("adgen grad: %d of %d compilations of grad(f) native; central differences agree on %d of %d\n",
+         pr.native_counted, pr.all, agree, compared);
+  ck_assert_msg(pr.all > 0 && pr.native_counted * 100 >= 80 * pr.all, "only %d of %d compilations of grad(f) native",
+                pr.native_counted, pr.all);
+  ck_assert_msg(compared > 0 && agree * 100 >= 80 * compared, "central differences agree on only %d of %d", agree,
+                compared);
+}
 END_TEST
 
 /* ---- intgen: int programs ---- */
@@ -314,6 +403,7 @@ static Suite *suite(void) {
   tcase_set_timeout(t, 300);
   tcase_add_test(t, t_adgen_plain);
   tcase_add_test(t, t_adgen_containers);
+  tcase_add_test(t, t_adgen_grad);
   tcase_add_test(t, t_intgen);
   tcase_add_test(t, t_intgen_fails_sometimes);
   suite_add_tcase(s, t);
