@@ -38,7 +38,8 @@ for ((i = 0; i < repeat; i++)); do
   run_once after "$mist" -e 'print(1)'
   run_once after_graph "$mist" --mode=graph -e 'print(1)'
   [ -n "$before" ] && run_once before "$before" -e 'print(1)'
-  [ $i -lt 10 ] && run_once compile "$mist" -e "$compile_one"
+  # the compile cache off: every run compiles, and nothing is written to ~/.cache
+  [ $i -lt 10 ] && MIST_JIT_CACHE=0 run_once compile "$mist" -e "$compile_one"
 done
 
 loads_llvm() {
@@ -52,7 +53,7 @@ printf '%-44s %10s %12s\n' command ms "loads LLVM"
 [ -n "$before" ] && printf '%-44s %10s %12s\n' "before: mist -e 'print(1)'" "${best[before]}" "$(loads_llvm "$before" -e 'print(1)')"
 printf '%-44s %10s %12s\n' "mist -e 'print(1)'" "${best[after]}" "$(loads_llvm "$mist" -e 'print(1)')"
 printf '%-44s %10s %12s\n' "mist --mode=graph -e 'print(1)'" "${best[after_graph]}" "$(loads_llvm "$mist" --mode=graph -e 'print(1)')"
-printf '%-44s %10s %12s\n' "mist -e 'jit(f)(1)' (one compilation)" "${best[compile]}" "$(loads_llvm "$mist" -e "$compile_one")"
+printf '%-44s %10s %12s\n' "mist -e 'jit(f)(1)' (one compilation)" "${best[compile]}" "$(MIST_JIT_CACHE=0 loads_llvm "$mist" -e "$compile_one")"
 if [ -n "$before" ]; then
   awk -v a="${best[after]}" -v b="${best[before]}" 'BEGIN { printf "after/before: %.2fx\n", a / b }'
 fi
