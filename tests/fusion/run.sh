@@ -4,13 +4,18 @@
 # lines MIST_JIT_LOG=1 prints for the loops of `mist --mode=graph
 # NAME.ms`: which operations (by name and place) went into one loop,
 # over which shape, and how each input is read.  Skipped (77) on a CPU
-# without AVX-512F, where nothing is fused.
+# without AVX-512F, and under MIST_JIT_CPU (code for another CPU), where
+# nothing is fused.
 set -uo pipefail
 mist=$1
 script=$2
 case "$mist" in /*) ;; *) mist="$PWD/$mist" ;; esac
 if ! grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
   echo "no AVX-512F: nothing is fused here (skipped)"
+  exit 77
+fi
+if [ -n "${MIST_JIT_CPU:-}" ]; then
+  echo "MIST_JIT_CPU=$MIST_JIT_CPU: nothing is fused for another CPU (skipped)"
   exit 77
 fi
 dir=$(cd "$(dirname "$script")" && pwd)
