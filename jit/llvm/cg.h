@@ -44,7 +44,8 @@ typedef struct JitHelper {
 } JitHelper;
 extern const JitHelper jit_helpers[];
 extern const int jit_nhelpers;
-/* The vector math functions of the host (rt.c), *n of them. */
+/* The vector math functions of the host that fused loops call
+ * (fuse.c), *n of them. */
 const JitHelper *jit_vec_helpers(int *n);
 
 /* SHA-256, for the compile cache's keys (cache.c). */

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "devices/cpu/vmath.h"
+#include "jit/llvm/cg.h"
 #include "jit/llvm/fuse.h"
 #include "lang/gc.h"
 #include "lang/tensor.h"
@@ -39,26 +40,46 @@ typedef enum { FO_ADD, FO_SUB, FO_MUL, FO_DIV, FO_NEG, FO_MAX, FO_MIN, FO_SQRT, 
 static const char *const op_names[] = {"add", "sub", "mul", "truediv", "neg", "maximum", "minimum", "sqrt",
                                        "abs", "relu", "exp", "log", "sin", "cos", "tanh", "sigmoid"};
 
-/* The transcendentals' VmUnary, whose vector functions compiled code
- * calls as mist_vec_NAME_f32 / _f64 (backend.c defines them). */
+/* The transcendentals: a loop computes them with the vector functions
+ * eager mode's kernels call (dev_vec_unary), declared in its module as
+ * mist_vec_NAME_f32 / _f64 and given their addresses by
+ * jit_vec_helpers. */
+static const struct {
+  FuseOp op;
+  VmUnary vm;
+} vec_ops[] = {{FO_EXP, VM_EXP}, {FO_LOG, VM_LOG}, {FO_SIN, VM_SIN}, {FO_COS, VM_COS}, {FO_TANH, VM_TANH},
+               {FO_SIGMOID, VM_SIGMOID}};
+enum { NVEC = sizeof vec_ops / sizeof *vec_ops };
+
 static int vm_op(FuseOp op) {
-  switch (op) {
-  case FO_EXP: return VM_EXP;
-  case FO_LOG: return VM_LOG;
-  case FO_SIN: return VM_SIN;
-  case FO_COS: return VM_COS;
-  case FO_TANH: return VM_TANH;
-  case FO_SIGMOID: return VM_SIGMOID;
-  default: return -1;
-  }
+  for (int i = 0; i < NVEC; i++)
+    if (vec_ops[i].op == op) return (int)vec_ops[i].vm;
+  return -1;
+}
+
+static const char *vec_name(FuseOp op, bool f64) {
+  return lang_str_fmt("mist_vec_%s_%s", op_names[op], f64 ? "f64" : "f32")->data;
+}
+
+const JitHelper *jit_vec_helpers(int *n) {
+  static JitHelper h[2 * NVEC];
+  int k = 0;
+  for (int i = 0; i < NVEC; i++)
+    for (int f64 = 0; f64 < 2; f64++) {
+      DevVecFn fn = dev_vec_unary(vec_ops[i].vm, f64);
+      if (!fn) continue;
+      h[k].name = vec_name(vec_ops[i].op, f64);
+      h[k++].addr = (void *)(uintptr_t)fn;
+    }
+  *n = k;
+  return h;
 }
 
 bool jit_fuse_enabled(void) {
   const char *fixed = getenv("MIST_JIT_CPU");
   if (fixed && *fixed) return false;
-  static const VmUnary need[] = {VM_EXP, VM_LOG, VM_SIN, VM_COS, VM_TANH, VM_SIGMOID};
-  for (size_t i = 0; i < sizeof need / sizeof *need; i++)
-    if (!dev_vec_unary(need[i], false) || !dev_vec_unary(need[i], true)) return false;
+  for (int i = 0; i < NVEC; i++)
+    if (!dev_vec_unary(vec_ops[i].vm, false) || !dev_vec_unary(vec_ops[i].vm, true)) return false;
   return true;
 }
 
@@ -195,12 +216,6 @@ static void absorb(Plan *pl, IrNode *n, const IrType *t, IrNode **nodes, int *nn
   }
 }
 
-static int node_index(IrGraph *g, IrNode *n) {
-  for (int i = 0; i < g->nnodes; i++)
-    if (g->nodes[i] == n) return i;
-  return -1;
-}
-
 /* The group rooted at root, or NULL when its inputs do not fit. */
 static FuseGroup *make_group(Plan *pl, IrNode *root) {
   IrType *t = pl->type_of(pl->ud, root);
@@ -209,17 +224,11 @@ static FuseGroup *make_group(Plan *pl, IrNode *root) {
   nodes[nn++] = root;
   absorb(pl, root, t, nodes, &nn);
   /* in the graph's order */
-  int idx[FUSE_MAX_NODES];
-  for (int i = 0; i < nn; i++) idx[i] = node_index(pl->g, nodes[i]);
-  for (int i = 1; i < nn; i++)
-    for (int j = i; j > 0 && idx[j - 1] > idx[j]; j--) {
-      int ti = idx[j];
-      idx[j] = idx[j - 1];
-      idx[j - 1] = ti;
-      IrNode *tn = nodes[j];
-      nodes[j] = nodes[j - 1];
-      nodes[j - 1] = tn;
-    }
+  IrNode *found[FUSE_MAX_NODES];
+  int nf = 0;
+  for (int i = 0; i < pl->g->nnodes && nf < nn; i++)
+    if (in_group(nodes, nn, pl->g->nodes[i])) found[nf++] = pl->g->nodes[i];
+  memcpy(nodes, found, (size_t)nn * sizeof *nodes);
   FuseIn ins[FUSE_MAX_INPUTS];
   int nins = 0;
   for (int i = 0; i < nn; i++)
@@ -333,7 +342,7 @@ void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud,
   }
 }
 
-const char *jit_fuse_describe(MistVM *vm, const FuseGroup *fg) {
+const char *jit_fuse_describe(const FuseGroup *fg) {
   StrBuf sb;
   sb_init(&sb);
   sb_printf(&sb, "%d op%s in one loop over %s:", fg->nnodes, fg->nnodes == 1 ? "" : "s", ir_type_str(fg->type));
@@ -349,7 +358,6 @@ const char *jit_fuse_describe(MistVM *vm, const FuseGroup *fg) {
   for (int i = 0; i < fg->nins; i++) sb_printf(&sb, "%s%s", i ? " " : "; inputs ", kinds[fg->ins[i].kind]);
   sb_printf(&sb, ")");
   if (fg->reuse >= 0) sb_printf(&sb, ", into the buffer of input %d", fg->reuse + 1);
-  (void)vm;
   return sb.data;
 }
 
@@ -374,10 +382,13 @@ static LLVMValueRef kcall(K *k, const char *name, LLVMTypeRef ret, int n, LLVMTy
   return LLVMBuildCall2(k->B, fty, f, args, (unsigned)n, "");
 }
 
-static LLVMValueRef splat(K *k, LLVMValueRef x) {
-  LLVMValueRef v = LLVMBuildInsertElement(k->B, LLVMGetPoison(k->vt), x, LLVMConstInt(k->i32, 0, false), "");
-  return LLVMBuildShuffleVector(k->B, v, LLVMGetPoison(k->vt), LLVMConstNull(LLVMVectorType(k->i32, (unsigned)k->w)), "");
+/* x in every lane of a vector of type vt (k->w lanes) */
+static LLVMValueRef splat_as(K *k, LLVMTypeRef vt, LLVMValueRef x) {
+  LLVMValueRef v = LLVMBuildInsertElement(k->B, LLVMGetPoison(vt), x, LLVMConstInt(k->i32, 0, false), "");
+  return LLVMBuildShuffleVector(k->B, v, LLVMGetPoison(vt), LLVMConstNull(LLVMVectorType(k->i32, (unsigned)k->w)), "");
 }
+
+static LLVMValueRef splat(K *k, LLVMValueRef x) { return splat_as(k, k->vt, x); }
 
 static const char *vname(K *k, const char *base) {
   return lang_str_fmt("llvm.%s.v%d%s%s", base, k->w, k->f64 ? "f64" : "f32",
@@ -453,7 +464,7 @@ static LLVMValueRef compute(K *k, LLVMValueRef rowoff, LLVMValueRef c, LLVMValue
       val[j] = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, a[0], zero, ""), zero, a[0], "");
       break;
     default:
-      val[j] = unary_call(k, lang_str_fmt("mist_vec_%s_%s", op_names[op], k->f64 ? "f64" : "f32")->data, a[0]);
+      val[j] = unary_call(k, vec_name(op, k->f64), a[0]);
       break;
     }
   }
@@ -549,11 +560,8 @@ LLVMValueRef jit_fuse_kernel(LLVMModuleRef M, const FuseGroup *fg, const char *n
   LLVMValueRef iota[16];
   for (int i = 0; i < k->w; i++) iota[i] = LLVMConstInt(i64, (unsigned)i, false);
   LLVMTypeRef v64 = LLVMVectorType(i64, (unsigned)k->w);
-  LLVMValueRef cs = LLVMBuildInsertElement(B, LLVMGetPoison(v64), c, LLVMConstInt(k->i32, 0, false), "");
-  cs = LLVMBuildShuffleVector(B, cs, LLVMGetPoison(v64), LLVMConstNull(LLVMVectorType(k->i32, (unsigned)k->w)), "");
-  LLVMValueRef ends = LLVMBuildInsertElement(B, LLVMGetPoison(v64), c1, LLVMConstInt(k->i32, 0, false), "");
-  ends = LLVMBuildShuffleVector(B, ends, LLVMGetPoison(v64), LLVMConstNull(LLVMVectorType(k->i32, (unsigned)k->w)), "");
-  LLVMValueRef mask = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildAdd(B, cs, LLVMConstVector(iota, (unsigned)k->w), ""), ends, "");
+  LLVMValueRef lanes = LLVMBuildAdd(B, splat_as(k, v64, c), LLVMConstVector(iota, (unsigned)k->w), "");
+  LLVMValueRef mask = LLVMBuildICmp(B, LLVMIntSLT, lanes, splat_as(k, v64, c1), "");
   LLVMValueRef tv = compute(k, rowoff, c, mask);
   kcall(k, vname(k, "masked.store"), LLVMVoidTypeInContext(k->C), 4, (LLVMTypeRef[]){k->vt, k->ptr, k->i32, k->mt},
         (LLVMValueRef[]){tv, LLVMBuildGEP2(B, k->et, orow, &c, 1, ""), LLVMConstInt(k->i32, k->f64 ? 8 : 4, false), mask});

@@ -68,6 +68,6 @@ void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud,
 LLVMValueRef jit_fuse_kernel(LLVMModuleRef M, const FuseGroup *fg, const char *name);
 
 /* A line for MIST_JIT_LOG saying what the loop computes. */
-const char *jit_fuse_describe(MistVM *vm, const FuseGroup *fg);
+const char *jit_fuse_describe(const FuseGroup *fg);
 
 #endif

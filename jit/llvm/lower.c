@@ -180,9 +180,15 @@ typedef struct Block {
   LLVMValueRef *fvphis;  /* a frame's own block: one per leaf of its free variables */
 } Block;
 
+/* The path of the file node at is in, or NULL. */
+static const char *file_of(Lw *lw, IrNode *at) {
+  if (!at || at->span.file < 0 || at->span.file >= lw->vm->nfiles) return NULL;
+  return lw->vm->files[at->span.file].path->data;
+}
+
 static const char *where(Lw *lw, IrNode *at) {
-  if (!at || at->span.file < 0 || at->span.file >= lw->vm->nfiles) return "";
-  return lang_str_fmt(" at %s:%d:%d", lw->vm->files[at->span.file].path->data, at->span.line, at->span.col)->data;
+  const char *file = file_of(lw, at);
+  return file ? lang_str_fmt(" at %s:%d:%d", file, at->span.line, at->span.col)->data : "";
 }
 
 /* Stop the lowering: the function runs in the interpreter, and why. */
@@ -209,14 +215,16 @@ static IrType *type_of(Lw *lw, IrNode *n) {
   return NULL;
 }
 
-static int add_site(Lw *lw, IrNode *node, IrGraph *frame) {
+static int add_typed_site(Lw *lw, IrNode *node, IrGraph *frame, IrType *type) {
   if (lw->nsites == lw->capsites) {
     lw->capsites = lw->capsites ? 2 * lw->capsites : 32;
     lw->sites = lang_realloc(lw->sites, (size_t)lw->capsites * sizeof *lw->sites);
   }
-  lw->sites[lw->nsites] = (JitSite){node, frame, NULL};
+  lw->sites[lw->nsites] = (JitSite){node, frame, type};
   return lw->nsites++;
 }
+
+static int add_site(Lw *lw, IrNode *node, IrGraph *frame) { return add_typed_site(lw, node, frame, NULL); }
 
 static int add_const(Lw *lw, Value v) {
   for (int i = 0; i < lw->nconsts; i++)
@@ -348,6 +356,13 @@ static LLVMTypeRef *leaf_type_array(Lw *lw, const Rep *r) {
 }
 
 /* ---- LLVM helpers ---- */
+
+/* The leaves of n values of reps reps: the registers they take. */
+static int leaves(Rep *const *reps, int n) {
+  int k = 0;
+  for (int i = 0; i < n; i++) k += reps[i]->nleaves;
+  return k;
+}
 
 static LLVMValueRef ci64(Lw *lw, int64_t v) { return LLVMConstInt(lw->i64, (unsigned long long)v, true); }
 static LLVMValueRef ci32(Lw *lw, int32_t v) { return LLVMConstInt(lw->i32, (unsigned long long)(int64_t)v, true); }
@@ -617,8 +632,7 @@ static void bad_value(Em *e, LLVMValueRef tag, LLVMValueRef pay, IrNode *at) {
   Lw *lw = e->lw;
   LLVMValueRef p = value_slots(e, 1);
   store_value(e, p, tag, pay);
-  int site = add_site(lw, at, e->f->g);
-  lw->sites[site].type = at ? type_of(lw, at) : NULL;
+  int site = add_typed_site(lw, at, e->f->g, at ? type_of(lw, at) : NULL);
   call(lw, "mist_rt_bad_value", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32}, (LLVMValueRef[]){e->cx, p, ci32(lw, site)});
   fail_here(e, at);
 }
@@ -803,8 +817,7 @@ static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
   int k = 1;
   leaf_types(lw, f->ret, rt, &k);
   f->retty = LLVMStructTypeInContext(lw->C, rt, (unsigned)nl, false);
-  for (int i = 0; i < g->nparams; i++) np += f->prep[i]->nleaves;
-  for (int i = 0; i < g->nfv; i++) np += f->fvrep[i]->nleaves;
+  np += leaves(f->prep, g->nparams) + leaves(f->fvrep, g->nfv);
   LLVMTypeRef *pt = lang_alloc((size_t)np * sizeof *pt);
   pt[0] = lw->ptr;
   pt[1] = lw->i32;
@@ -1012,9 +1025,7 @@ static bool frame_leaves(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, LLVMV
 static JV *call_frame(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, int how) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
-  int na = 2;
-  for (int i = 0; i < fr->np; i++) na += fr->prep[i]->nleaves;
-  for (int i = 0; i < fr->nfv; i++) na += fr->fvrep[i]->nleaves;
+  int na = 2 + leaves(fr->prep, fr->np) + leaves(fr->fvrep, fr->nfv);
   LLVMValueRef *av = lang_alloc((size_t)na * sizeof *av);
   int k = 0;
   av[k++] = e->cx;
@@ -1047,8 +1058,7 @@ static void check_tensor_type(Em *e, LLVMValueRef p, LLVMValueRef tag, LLVMValue
   Lw *lw = e->lw;
   IrType *t = type_of(lw, n);
   if (!t || !has_tensor(t)) return;
-  int site = add_site(lw, n, e->f->g);
-  lw->sites[site].type = t;
+  int site = add_typed_site(lw, n, e->f->g, t);
   LLVMValueRef ok = call(lw, "mist_rt_has_type", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32},
                          (LLVMValueRef[]){e->cx, p, ci32(lw, site)});
   expect_ok(e, ok, tag, pay, n);
@@ -1163,9 +1173,7 @@ static bool jump_to_start(Em *e, JV **args, JV **fvs, IrNode *n) {
   Lw *lw = e->lw;
   Frame *f = e->f;
   Block *bk = ir_map_get(&e->blocks, f->g);
-  int nl = 0, nfl = 0;
-  for (int i = 0; i < f->np; i++) nl += f->prep[i]->nleaves;
-  for (int i = 0; i < f->nfv; i++) nfl += f->fvrep[i]->nleaves;
+  int nl = leaves(f->prep, f->np), nfl = leaves(f->fvrep, f->nfv);
   LLVMValueRef *in = lang_alloc((size_t)(nl + nfl + 1) * sizeof *in);
   if (!frame_leaves(e, f, args, fvs, n, in)) return false;
   poll(e, n);
@@ -1623,13 +1631,11 @@ static bool maybe_float(Em *e, JV *x, LLVMValueRef *present, LLVMValueRef *v) {
 
 /* The float r where present holds, None elsewhere, as res. */
 static JV *float_or_none(Em *e, LLVMValueRef present, LLVMValueRef r, Rep *res, IrNode *n) {
-  Lw *lw = e->lw;
   if (LLVMIsConstant(present) && LLVMConstIntGetZExtValue(present)) return coerce(e, scalar(&r_float, r), res, n);
   Rep *f = &r_float;
   JV *m = jv_new(rep_new(R_MAYBE, 1, &f));
   m->v[0] = present;
   m->v[1] = r;
-  (void)lw;
   return coerce(e, m, res, n);
 }
 
@@ -1894,10 +1900,8 @@ static int emit_jump(Em *e, IrGraph *h, IrNode *n) {
     for (int i = 0; i < h->nparams; i++)
       if (!(bk->prep[i] = rep_of(lw, type_of(lw, h->params[i]), h->params[i]))) return -1;
   }
-  LLVMValueRef *in = lang_alloc(sizeof(LLVMValueRef) * 1);
-  int nl = 0;
-  for (int i = 0; i < h->nparams; i++) nl += bk->prep[i]->nleaves;
-  in = lang_alloc((size_t)(nl ? nl : 1) * sizeof *in);
+  int nl = leaves(bk->prep, h->nparams);
+  LLVMValueRef *in = lang_alloc((size_t)(nl ? nl : 1) * sizeof *in);
   int k = 0;
   for (int i = 0; i < h->nparams; i++) {
     JV *a = coerce(e, args[i], bk->prep[i], n);
@@ -1930,8 +1934,7 @@ static int emit_jump(Em *e, IrGraph *h, IrNode *n) {
   for (int i = 0; i < nl; i++) LLVMAddIncoming(bk->phis[i], &in[i], &from, 1);
   if (bk->fvphis) {
     /* the frame's own block: its free variables go round unchanged */
-    int nfl = 0;
-    for (int i = 0; i < e->f->nfv; i++) nfl += e->f->fvrep[i]->nleaves;
+    int nfl = leaves(e->f->fvrep, e->f->nfv);
     for (int i = 0; i < nfl; i++) LLVMAddIncoming(bk->fvphis[i], &bk->fvphis[i], &from, 1);
   }
   LLVMBuildBr(B, bk->bb);
@@ -2015,8 +2018,7 @@ static JV *emit_fused(Em *e, FuseGroup *fg) {
     LLVMValueRef bits = in->kind == FI_INT ? as_int(e, x) : LLVMBuildBitCast(B, as_float(e, x), lw->i64, "");
     LLVMBuildStore(B, bits, LLVMBuildGEP2(B, lw->i64, nums, (LLVMValueRef[]){ci64(lw, in->slot)}, 1, ""));
   }
-  int site = add_site(lw, n, e->f->g);
-  lw->sites[site].type = fg->result;
+  int site = add_typed_site(lw, n, e->f->g, fg->result);
   sync_depth(e, e->depth);
   LLVMTypeRef pt[] = {lw->ptr, lw->ptr, lw->i32, lw->i32, lw->ptr, lw->ptr, lw->i64, lw->i64, lw->i32, lw->i32, lw->ptr};
   LLVMValueRef av[] = {e->cx, loop, ci32(lw, site), ci32(lw, fg->ntensors), tens, nums, ci64(lw, fg->rows),
@@ -2024,9 +2026,9 @@ static JV *emit_fused(Em *e, FuseGroup *fg) {
   check(e, call(lw, "mist_rt_fused", lw->i1, 11, pt, av), n);
   JV *r = jv_new(&r_value);
   load_value(e, out, &r->v[0], &r->v[1]);
-  const char *file = n->span.file >= 0 && n->span.file < lw->vm->nfiles ? lw->vm->files[n->span.file].path->data : "?";
-  sb_printf(&lw->fuselog, "jit: %s (%s:%d): fused %s\n", e->f->g->name->data, file, n->span.line,
-            jit_fuse_describe(lw->vm, fg));
+  const char *file = file_of(lw, n);
+  sb_printf(&lw->fuselog, "jit: %s (%s:%d): fused %s\n", e->f->g->name->data, file ? file : "?", n->span.line,
+            jit_fuse_describe(fg));
   return r;
 }
 
@@ -2162,8 +2164,7 @@ static bool emit_frame(Lw *lw, Frame *f) {
   Block *bk = lang_alloc(sizeof *bk);
   bk->np = g->nparams;
   bk->prep = f->prep;
-  int nl = 0;
-  for (int i = 0; i < g->nparams; i++) nl += f->prep[i]->nleaves;
+  int nl = leaves(f->prep, g->nparams);
   bk->phis = lang_alloc((size_t)(nl ? nl : 1) * sizeof *bk->phis);
   bk->bb = new_block(e, "start");
   LLVMBuildBr(lw->B, bk->bb);
@@ -2182,8 +2183,7 @@ static bool emit_frame(Lw *lw, Frame *f) {
   /* and for its free variables: a tail call of itself through another
    * closure of its graph (the turns of a loop's backward pass, each
    * calling the one before) goes round with new ones (call_captured) */
-  int nfl = 0;
-  for (int i = 0; i < f->nfv; i++) nfl += f->fvrep[i]->nleaves;
+  int nfl = leaves(f->fvrep, f->nfv);
   bk->fvphis = lang_alloc((size_t)(nfl ? nfl : 1) * sizeof *bk->fvphis);
   k = 0;
   for (int i = 0; i < f->nfv; i++) {
@@ -2236,9 +2236,7 @@ static bool emit_entry(Lw *lw, Frame *root, IrGraph *orig, const char *name) {
   }
   /* the frame's own failures return false from here too; its depth is
    * the one the runtime counted for it, and is left so */
-  int na = 2;
-  for (int i = 0; i < root->np; i++) na += root->prep[i]->nleaves;
-  for (int i = 0; i < root->nfv; i++) na += root->fvrep[i]->nleaves;
+  int na = 2 + leaves(root->prep, root->np) + leaves(root->fvrep, root->nfv);
   LLVMValueRef *av = lang_alloc((size_t)na * sizeof *av);
   int k = 0;
   av[k++] = e->cx;

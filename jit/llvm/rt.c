@@ -288,20 +288,3 @@ const JitHelper jit_helpers[] = {
 };
 const int jit_nhelpers = sizeof jit_helpers / sizeof *jit_helpers;
 
-/* The vector functions fused loops call (fuse.c), by the names the
- * lowering declares them under: NULL where the CPU lacks them. */
-const JitHelper *jit_vec_helpers(int *n) {
-  static JitHelper h[12];
-  static const VmUnary ops[] = {VM_EXP, VM_LOG, VM_SIN, VM_COS, VM_TANH, VM_SIGMOID};
-  static const char *const names[] = {"exp", "log", "sin", "cos", "tanh", "sigmoid"};
-  int k = 0;
-  for (int i = 0; i < 6; i++)
-    for (int f64 = 0; f64 < 2; f64++) {
-      DevVecFn fn = dev_vec_unary(ops[i], f64);
-      if (!fn) continue;
-      h[k].name = lang_str_fmt("mist_vec_%s_%s", names[i], f64 ? "f64" : "f32")->data;
-      h[k++].addr = (void *)(uintptr_t)fn;
-    }
-  *n = k;
-  return h;
-}

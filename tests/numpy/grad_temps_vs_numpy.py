@@ -69,12 +69,12 @@ def unbroadcast(d, shape):
 def back(outs):
     """Reverse mode from outs (whose gradients are set): each value's
     gradient reaches its parents once all of it is in, newest first."""
-    seen, todo = {}, list(outs)
-    while todo:
-        v = todo.pop()
+    seen, pending = {}, list(outs)
+    while pending:
+        v = pending.pop()
         if id(v) not in seen:
             seen[id(v)] = v
-            todo += [p for p, _ in v.parents]
+            pending += [p for p, _ in v.parents]
     for v in sorted(seen.values(), key=lambda v: -v.order):
         if v.g is not None:
             for p, f in v.parents:
