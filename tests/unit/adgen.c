@@ -497,13 +497,15 @@ static void expr(Gen *g, Buf *b, int depth) {
     break;
   case 18:
     if (g->o->containers) {
-      /* a math builtin, on an argument in its domain */
+      /* a math builtin, on an argument in its domain, or an int power
+       * (** 0 too: its derivative is None, not a float) */
       static const char *fmts[] = {"sin(%s)", "exp(-(%s) * 0.25)", "tanh(%s)", "atan(%s)", "erf(%s)",
-                                   "sqrt(1.0 + (%s) ** 2)", "log(1.0 + (%s) ** 2)", "sigmoid(%s)"};
+                                   "sqrt(1.0 + (%s) ** 2)", "log(1.0 + (%s) ** 2)", "sigmoid(%s)",
+                                   "(%s) ** 0", "(%s) ** 3 * 0.1"};
       Buf a = {0};
       buf_clear(&a);
       expr(g, &a, depth - 1);
-      adgen_printf(b, fmts[rnd(r, 8)], a.data);
+      adgen_printf(b, fmts[rnd(r, (int)(sizeof fmts / sizeof *fmts))], a.data);
       buf_free(&a);
       return;
     }
