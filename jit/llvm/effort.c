@@ -16,7 +16,9 @@
  *   that are not optimised (a scalar helper of a tensor function: it
  *   runs once per call of one, which calls the interpreter anyway);
  *
- * and fused loops and twins (inlined into their frame) always are.
+ * and fused loops and twins (inlined into their frame) always are, and
+ * so is a function that calls a recursion that is optimised (fib's
+ * caller).
  * "Calling it" counts only common paths: failures and slow paths are
  * the rare side of the branches lower.c weights (likely_br).  Every
  * other function is marked `optnone noinline`: the passes skip it and
@@ -169,6 +171,56 @@ static bool calls_optimised(LLVMValueRef fn, const NodeMap *quick) {
   return false;
 }
 
+/* The functions of its module that fn calls, into out (a set). */
+static void callees(LLVMValueRef fn, NodeMap *out) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMCall) continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (callee && LLVMGetValueKind(callee) == LLVMFunctionValueKind && !LLVMIsDeclaration(callee))
+        ir_map_put(out, callee, callee);
+    }
+}
+
+/* Whether fn calls into a recursion of native calls (a function of the
+ * module that calls itself, directly or not) that is optimised: such a
+ * call runs long without the interpreter, and its caller is optimised
+ * with it (so that LLVM may inline its first level, as for fib's
+ * caller). */
+static bool calls_optimised_recursion(LLVMValueRef fn, const NodeMap *quick) {
+  NodeMap direct = {0};
+  callees(fn, &direct);
+  for (size_t i = 0; i < direct.cap; i++) {
+    LLVMValueRef f = (LLVMValueRef)direct.keys[i];
+    if (!f || f == fn || ir_map_get(quick, f)) continue;
+    /* does f reach itself? */
+    NodeMap seen = {0};
+    LLVMValueRef *stack = lang_alloc(sizeof *stack);
+    size_t n = 0, cap = 1;
+    NodeMap next = {0};
+    callees(f, &next);
+    for (size_t k = 0; k < next.cap; k++)
+      if (next.keys[k]) {
+        if (n == cap) stack = lang_realloc(stack, (cap *= 2) * sizeof *stack);
+        stack[n++] = (LLVMValueRef)next.keys[k];
+      }
+    while (n) {
+      LLVMValueRef g = stack[--n];
+      if (g == f) return true;
+      if (ir_map_get(&seen, g)) continue;
+      ir_map_put(&seen, g, g);
+      NodeMap more = {0};
+      callees(g, &more);
+      for (size_t k = 0; k < more.cap; k++)
+        if (more.keys[k]) {
+          if (n == cap) stack = lang_realloc(stack, (cap *= 2) * sizeof *stack);
+          stack[n++] = (LLVMValueRef)more.keys[k];
+        }
+    }
+  }
+  return false;
+}
+
 static void mark_quick(LLVMContextRef C, LLVMValueRef fn) {
   unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
   unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
@@ -205,11 +257,19 @@ int jit_mark_effort(LLVMModuleRef mod, int *nfns) {
       more = true;
     }
   }
+  /* (after the rest: whether a recursion is optimised is known now) */
+  for (size_t i = 0; i < quick.cap; i++) {
+    LLVMValueRef fn = (LLVMValueRef)quick.keys[i];
+    if (fn && calls_optimised_recursion(fn, &quick)) {
+      quick.vals[i] = NULL;   /* (kept as a key, so the walk stays valid) */
+      nquick--;
+    }
+  }
   if (entry && !calls_optimised(entry, &quick)) {
     ir_map_put(&quick, entry, entry);
     nquick++;
   }
   for (size_t i = 0; i < quick.cap; i++)
-    if (quick.keys[i]) mark_quick(C, (LLVMValueRef)quick.keys[i]);
+    if (quick.keys[i] && quick.vals[i]) mark_quick(C, (LLVMValueRef)quick.keys[i]);
   return nquick;
 }
