@@ -182,6 +182,26 @@ static void callees(LLVMValueRef fn, NodeMap *out) {
     }
 }
 
+/* A stack of functions, for the walk below. */
+typedef struct FnStack {
+  LLVMValueRef *items;
+  size_t n, cap;
+} FnStack;
+
+/* Push the functions of its module that fn calls. */
+static void push_callees(FnStack *st, LLVMValueRef fn) {
+  NodeMap next = {0};
+  callees(fn, &next);
+  for (size_t k = 0; k < next.cap; k++) {
+    if (!next.keys[k]) continue;
+    if (st->n == st->cap) {
+      st->cap = st->cap ? 2 * st->cap : 8;
+      st->items = lang_realloc(st->items, st->cap * sizeof *st->items);
+    }
+    st->items[st->n++] = (LLVMValueRef)next.keys[k];
+  }
+}
+
 /* Whether fn calls into a recursion of native calls (a function of the
  * module that calls itself, directly or not) that is optimised: such a
  * call runs long without the interpreter, and its caller is optimised
@@ -195,27 +215,14 @@ static bool calls_optimised_recursion(LLVMValueRef fn, const NodeMap *quick) {
     if (!f || f == fn || ir_map_get(quick, f)) continue;
     /* does f reach itself? */
     NodeMap seen = {0};
-    LLVMValueRef *stack = lang_alloc(sizeof *stack);
-    size_t n = 0, cap = 1;
-    NodeMap next = {0};
-    callees(f, &next);
-    for (size_t k = 0; k < next.cap; k++)
-      if (next.keys[k]) {
-        if (n == cap) stack = lang_realloc(stack, (cap *= 2) * sizeof *stack);
-        stack[n++] = (LLVMValueRef)next.keys[k];
-      }
-    while (n) {
-      LLVMValueRef g = stack[--n];
+    FnStack st = {0};
+    push_callees(&st, f);
+    while (st.n) {
+      LLVMValueRef g = st.items[--st.n];
       if (g == f) return true;
       if (ir_map_get(&seen, g)) continue;
       ir_map_put(&seen, g, g);
-      NodeMap more = {0};
-      callees(g, &more);
-      for (size_t k = 0; k < more.cap; k++)
-        if (more.keys[k]) {
-          if (n == cap) stack = lang_realloc(stack, (cap *= 2) * sizeof *stack);
-          stack[n++] = (LLVMValueRef)more.keys[k];
-        }
+      push_callees(&st, g);
     }
   }
   return false;
