@@ -1,0 +1,54 @@
+/* tape.c: the memory of a loop's backward pass in compiled code
+ * (docs/jit.md, "The tape of a loop's backward pass").
+ *
+ * The forward pass of a differentiated loop makes, on each turn, the
+ * turn's backpropagator: a closure that holds the values the backward
+ * step needs and the backpropagator of the turn before.  Compiled code
+ * keeps those values in a tape instead (the lowering's R_TAPE: a
+ * buffer, a count of entries and the continuation of the first turn),
+ * and this file owns the buffer: an int64 tensor from the caching
+ * allocator, so that the collector frees it with the last tape that
+ * holds it.  Its word 0 counts the entries written, word 1 those there
+ * is room for; the entries follow, the leaves of one turn's values
+ * each (8 bytes a leaf).  Entries are never written over: a tape of
+ * count n is the first n entries of its buffer for as long as it
+ * lives, and a push at n where more were written (two paths from one
+ * tape) copies the n into a new buffer.
+ */
+#include <string.h>
+
+#include "jit/llvm/tape.h"
+#include "ir/eval.h"
+#include "lang/tensor.h"
+
+enum { HEAD = 2, FIRST = 64 };
+
+static int64_t *words(ObjTensor *t) { return (int64_t *)t->buf->data + t->offset; }
+
+uint8_t *mist_rt_tape_push(const JitCx *cx, int64_t *owner, int64_t count, int64_t entry_bytes) {
+  ObjTensor *t = (ObjTensor *)(intptr_t)*owner;
+  int64_t ew = entry_bytes / 8;
+  if (!t || words(t)[0] != count || words(t)[1] == count) {
+    int64_t room = count < FIRST / 2 ? FIRST : 2 * count;
+    int64_t size = HEAD + room * ew;
+    ObjTensor *n = lang_tensor_new(cx->vm, DT_I64, 1, &size, false);
+    if (!n) return NULL;
+    if (t) memcpy(words(n) + HEAD, words(t) + HEAD, (size_t)(count * ew) * sizeof(int64_t));
+    LANG_KEEP(t);
+    words(n)[1] = room;
+    *owner = (int64_t)(intptr_t)n;
+    t = n;
+  }
+  words(t)[0] = count + 1;
+  return (uint8_t *)(words(t) + HEAD + count * ew);
+}
+
+const uint8_t *mist_rt_tape_at(int64_t owner, int64_t i, int64_t entry_bytes) {
+  return (const uint8_t *)(words((ObjTensor *)(intptr_t)owner) + HEAD) + i * entry_bytes;
+}
+
+const Value *mist_rt_env_of(const JitCx *cx, const Value *v, int32_t site) {
+  IrGraph *g = ir_node_graph(cx->sites[site].node);
+  if (!v_is_obj(*v, O_FUNC) || AS_FUNC(*v)->graph != g || AS_FUNC(*v)->nenv != g->nfv) return NULL;
+  return AS_FUNC(*v)->env;
+}
