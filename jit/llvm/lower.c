@@ -1506,6 +1506,11 @@ static JV *to_tape(Em *e, JV *x, Rep *t, IrNode *at) {
   }
   JV *k = coerce(e, item_of(x, order[t->tapek]), t, at);
   if (!k) return NULL;
+  const char *file = file_of(lw, at);
+  const char *line = lang_str_fmt("jit: %s (%s:%d): the turns of @%s on a tape (%d values a turn)\n", e->f->g->name->data,
+                                  file ? file : "?", at ? at->span.line : 0, t->graph->name->data,
+                                  leaves(t->items, t->n))->data;
+  if (!lw->fuselog.data || !strstr(lw->fuselog.data, line)) sb_printf(&lw->fuselog, "%s", line);
   LLVMValueRef owner = value_slots(e, 1);
   LLVMBuildStore(B, k->v[0], owner);
   LLVMValueRef p = call(lw, "mist_rt_tape_push", lw->ptr, 4, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i64, lw->i64},
