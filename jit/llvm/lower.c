@@ -42,7 +42,9 @@
 #include "ir/map.h"
 #include "jit/llvm/cg.h"
 #include "jit/llvm/fuse.h"
+#include "jit/llvm/tape.h"
 #include "lang/gc.h"
+#include "lang/tensor.h"
 
 /* ---- representations ---- */
 
@@ -1457,10 +1459,64 @@ static LLVMValueRef load_leaf(Lw *lw, LLVMTypeRef t, LLVMValueRef p) {
   return LLVMBuildLoad2(lw->B, t, p, "");
 }
 
-static LLVMValueRef tape_at(Em *e, LLVMValueRef owner, LLVMValueRef i, const Rep *t) {
+/* The words of the buffer owner (tape.h): its tensor's data.  (Not
+ * invariant loads: a buffer's address may be another's after it dies.) */
+static LLVMValueRef tape_words(Em *e, LLVMValueRef owner) {
   Lw *lw = e->lw;
-  return call(lw, "mist_rt_tape_at", lw->ptr, 3, (LLVMTypeRef[]){lw->i64, lw->i64, lw->i64},
-              (LLVMValueRef[]){owner, i, ci64(lw, entry_bytes(t))});
+  LLVMBuilderRef B = lw->B;
+  LLVMValueRef t = LLVMBuildIntToPtr(B, owner, lw->ptr, "");
+  LLVMValueRef buf = LLVMBuildLoad2(B, lw->ptr, LLVMBuildGEP2(B, lw->i8, t, (LLVMValueRef[]){ci64(lw, offsetof(ObjTensor, buf))}, 1, ""), "");
+  LLVMValueRef data = LLVMBuildLoad2(B, lw->ptr, LLVMBuildGEP2(B, lw->i8, buf, (LLVMValueRef[]){ci64(lw, offsetof(TensorBuf, data))}, 1, ""), "");
+  LLVMValueRef off = LLVMBuildLoad2(B, lw->i64, LLVMBuildGEP2(B, lw->i8, t, (LLVMValueRef[]){ci64(lw, offsetof(ObjTensor, offset))}, 1, ""), "");
+  return LLVMBuildGEP2(B, lw->i64, data, (LLVMValueRef[]){off}, 1, "words");
+}
+
+/* Entry i of the tape whose buffer is owner, given words. */
+static LLVMValueRef tape_entry(Em *e, LLVMValueRef words, LLVMValueRef i, const Rep *t) {
+  Lw *lw = e->lw;
+  LLVMValueRef at = LLVMBuildAdd(lw->B, ci64(lw, 8 * JIT_TAPE_HEAD), LLVMBuildMul(lw->B, i, ci64(lw, entry_bytes(t)), ""), "");
+  return LLVMBuildGEP2(lw->B, lw->i8, words, (LLVMValueRef[]){at}, 1, "entry");
+}
+
+static LLVMValueRef tape_at(Em *e, LLVMValueRef owner, LLVMValueRef i, const Rep *t) {
+  return tape_entry(e, tape_words(e, owner), i, t);
+}
+
+/* Where entry count goes on the tape of buffer *owner: where there is
+ * room and no entry past count was written, in place; else the
+ * runtime's (tape.c), which may make *owner another buffer. */
+static LLVMValueRef tape_push(Em *e, LLVMValueRef *owner, LLVMValueRef count, const Rep *t, IrNode *at) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  LLVMBasicBlockRef some = new_block(e, "tape"), fast = new_block(e, "room"), slow = new_block(e, "grow"),
+                    join = new_block(e, "pushed");
+  LLVMValueRef o = *owner;
+  likely_br(lw, LLVMBuildICmp(B, LLVMIntNE, o, ci64(lw, 0), ""), some, slow);
+  LLVMPositionBuilderAtEnd(B, some);
+  LLVMValueRef w = tape_words(e, o);
+  LLVMValueRef used = LLVMBuildLoad2(B, lw->i64, w, "used");
+  LLVMValueRef room = LLVMBuildLoad2(B, lw->i64, LLVMBuildGEP2(B, lw->i64, w, (LLVMValueRef[]){ci64(lw, 1)}, 1, ""), "room");
+  LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, used, count, ""), LLVMBuildICmp(B, LLVMIntNE, room, count, ""), "");
+  likely_br(lw, ok, fast, slow);
+  LLVMPositionBuilderAtEnd(B, fast);
+  LLVMBuildStore(B, LLVMBuildAdd(B, count, ci64(lw, 1), ""), w);
+  LLVMValueRef p1 = tape_entry(e, w, count, t);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, slow);
+  LLVMValueRef slot = value_slots(e, 1);
+  LLVMBuildStore(B, o, slot);
+  LLVMValueRef p2 = call(lw, "mist_rt_tape_push", lw->ptr, 4, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i64, lw->i64},
+                         (LLVMValueRef[]){e->cx, slot, count, ci64(lw, entry_bytes(t))});
+  check(e, LLVMBuildIsNotNull(B, p2, ""), at);
+  LLVMValueRef o2 = LLVMBuildLoad2(B, lw->i64, slot, "tape");
+  LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef p = LLVMBuildPhi(B, lw->ptr, "entry");
+  LLVMAddIncoming(p, (LLVMValueRef[]){p1, p2}, (LLVMBasicBlockRef[]){fast, slow_end}, 2);
+  *owner = LLVMBuildPhi(B, lw->i64, "tape");
+  LLVMAddIncoming(*owner, (LLVMValueRef[]){o, o2}, (LLVMBasicBlockRef[]){fast, slow_end}, 2);
+  return p;
 }
 
 /* The free variables' values of the turn of tape x whose entry is at
@@ -1511,11 +1567,8 @@ static JV *to_tape(Em *e, JV *x, Rep *t, IrNode *at) {
                                   file ? file : "?", at ? at->span.line : 0, t->graph->name->data,
                                   leaves(t->items, t->n))->data;
   if (!lw->fuselog.data || !strstr(lw->fuselog.data, line)) sb_printf(&lw->fuselog, "%s", line);
-  LLVMValueRef owner = value_slots(e, 1);
-  LLVMBuildStore(B, k->v[0], owner);
-  LLVMValueRef p = call(lw, "mist_rt_tape_push", lw->ptr, 4, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i64, lw->i64},
-                        (LLVMValueRef[]){e->cx, owner, k->v[1], ci64(lw, entry_bytes(t))});
-  check(e, LLVMBuildIsNotNull(B, p, ""), at);
+  LLVMValueRef owner = k->v[0];
+  LLVMValueRef p = tape_push(e, &owner, k->v[1], t, at);
   int w = 0;
   for (int j = 0, m = 0; j < t->graph->nfv; j++) {
     if (j == t->tapek) continue;
@@ -1524,7 +1577,7 @@ static JV *to_tape(Em *e, JV *x, Rep *t, IrNode *at) {
     for (int l = 0; l < v->rep->nleaves; l++, w++)
       store_leaf(lw, v->v[l], LLVMBuildGEP2(B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8 * w)}, 1, ""));
   }
-  y->v[0] = LLVMBuildLoad2(B, lw->i64, owner, "tape");
+  y->v[0] = owner;
   y->v[1] = LLVMBuildAdd(B, k->v[1], ci64(lw, 1), "turns");
   y->v[2] = k->v[2];
   y->v[3] = k->v[3];

@@ -10,7 +10,9 @@
  * allocator, so that the collector frees it with the last tape that
  * holds it.  Its word 0 counts the entries written, word 1 those there
  * is room for; the entries follow, the leaves of one turn's values
- * each (8 bytes a leaf).  Entries are never written over: a tape of
+ * each (8 bytes a leaf).  Compiled code reads entries and appends
+ * where there is room itself (lower.c); these functions are its slow
+ * paths.  Entries are never written over: a tape of
  * count n is the first n entries of its buffer for as long as it
  * lives, and a push at n where more were written (two paths from one
  * tape) copies the n into a new buffer.
@@ -21,7 +23,7 @@
 #include "ir/eval.h"
 #include "lang/tensor.h"
 
-enum { HEAD = 2, FIRST = 64 };
+enum { HEAD = JIT_TAPE_HEAD, FIRST = 64 };
 
 static int64_t *words(ObjTensor *t) { return (int64_t *)t->buf->data + t->offset; }
 
@@ -43,9 +45,6 @@ uint8_t *mist_rt_tape_push(const JitCx *cx, int64_t *owner, int64_t count, int64
   return (uint8_t *)(words(t) + HEAD + count * ew);
 }
 
-const uint8_t *mist_rt_tape_at(int64_t owner, int64_t i, int64_t entry_bytes) {
-  return (const uint8_t *)(words((ObjTensor *)(intptr_t)owner) + HEAD) + i * entry_bytes;
-}
 
 const Value *mist_rt_env_of(const JitCx *cx, const Value *v, int32_t site) {
   IrGraph *g = ir_node_graph(cx->sites[site].node);
