@@ -44,7 +44,6 @@
 #include "jit/llvm/fuse.h"
 #include "jit/llvm/tape.h"
 #include "lang/gc.h"
-#include "lang/tensor.h"
 
 /* ---- representations ---- */
 
@@ -72,7 +71,8 @@ typedef struct Rep {
   struct Rep **items;
   IrGraph *graph;      /* R_CLOSURE */
   ObjBuiltin *builtin; /* R_BUILTIN */
-  bool unbound;        /* R_MAYBE: the other value is Unbound (else None) */
+  bool unbound;        /* R_MAYBE: the other value is Unbound (else None);
+                          R_TAPE: its entries hold pointers (its buffer is scanned) */
   int tapek;           /* R_TAPE: where the continuation is in graph's free variables */
 } Rep;
 
@@ -1344,21 +1344,23 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
  * must be boxed (it leaves compiled code, or goes where a boxed value
  * goes) it becomes the chain of closures eager mode makes, of the
  * program's graph B, each over the one before (box_tape); a boxed one
- * becomes a tape of no turns over it.  Only turns whose values are
- * kept in registers without a box (numbers, None, tuples of them) are
- * put on a tape: the buffer is not scanned by the collector. */
+ * becomes a tape of no turns over it.  A turn's values are its
+ * entry, leaf by leaf (8 bytes each); where they hold pointers (boxed
+ * values, tapes) the collector scans the buffer. */
 
-/* Whether values of Rep r hold nothing the collector must see. */
-static bool flat_rep(const Rep *r) {
+/* Whether values of Rep r can be kept in a tape's entry: anything but
+ * a value of no fixed size; *boxed is set where one holds a pointer
+ * (a boxed value, a tape), which the collector must see in the buffer. */
+static bool entry_rep(const Rep *r, bool *boxed) {
   switch (r->kind) {
   case R_NEVER: case R_NONE: case R_UNBOUND: case R_BOOL: case R_INT: case R_FLOAT: case R_BUILTIN: return true;
-  case R_CLOSURE: return r->n == 0;
-  case R_TUPLE: case R_MAYBE:
+  case R_VALUE: case R_TAPE: *boxed = true; return true;
+  case R_CLOSURE: case R_TUPLE: case R_MAYBE:
     for (int i = 0; i < r->n; i++)
-      if (!flat_rep(r->items[i])) return false;
+      if (!entry_rep(r->items[i], boxed)) return false;
     return true;
-  default: return false;
   }
+  return false;
 }
 
 /* The reps of g's free variables but skip (or all, skip -1), with no
@@ -1380,6 +1382,21 @@ static Rep **tape_fv_reps(Lw *lw, IrGraph *g, int skip) {
   return ok ? fr : NULL;
 }
 
+/* Whether the first turn's continuation a (of graph A) goes back into
+ * the turn of another loop (it captured that loop's continuation): the
+ * loop runs inside another's turn, whose backpropagator, boxed on
+ * every turn, would box this loop's tape too, making again on every
+ * outer turn the closures a tape saves.  Such a loop keeps its
+ * closures. */
+static bool inside_turn(Lw *lw, IrGraph *a) {
+  ir_free_vars(a);
+  for (int j = 0; j < a->nfv; j++) {
+    IrType *t = type_of(lw, a->fv[j]);
+    if (!t || t->kind == IT_FNSET) return true;
+  }
+  return false;
+}
+
 /* The Rep of a continuation typed t = `@A | @B` that is a tape of B's
  * turns, or NULL. */
 static Rep *tape_rep(Lw *lw, IrType *t) {
@@ -1391,7 +1408,7 @@ static Rep *tape_rep(Lw *lw, IrType *t) {
     if (!typed_graph(lw, g) || !typed_graph(lw, at->graph) || g->nparams != at->graph->nparams) continue;
     ir_free_vars(g);
     int k = -1;
-    bool ok = true;
+    bool ok = !inside_turn(lw, at->graph);
     for (int j = 0; j < g->nfv && ok; j++) {
       IrType *ft = type_of(lw, g->fv[j]);
       if (!ft) ok = false;
@@ -1405,9 +1422,10 @@ static Rep *tape_rep(Lw *lw, IrType *t) {
     if (!fr) continue;
     Rep **items = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *items);
     int m = 0;
+    bool boxed = false;
     for (int j = 0; j < g->nfv && ok; j++) {
       if (j == k) continue;
-      ok = flat_rep(fr[j]);
+      ok = entry_rep(fr[j], &boxed);
       items[m++] = fr[j];
     }
     if (!ok) continue;
@@ -1415,6 +1433,7 @@ static Rep *tape_rep(Lw *lw, IrType *t) {
     r->nleaves = 4;
     r->graph = g;
     r->tapek = k;
+    r->unbound = boxed;   /* (R_TAPE: its buffer is scanned) */
     return r;
   }
   return NULL;
@@ -1459,17 +1478,8 @@ static LLVMValueRef load_leaf(Lw *lw, LLVMTypeRef t, LLVMValueRef p) {
   return LLVMBuildLoad2(lw->B, t, p, "");
 }
 
-/* The words of the buffer owner (tape.h): its tensor's data.  (Not
- * invariant loads: a buffer's address may be another's after it dies.) */
-static LLVMValueRef tape_words(Em *e, LLVMValueRef owner) {
-  Lw *lw = e->lw;
-  LLVMBuilderRef B = lw->B;
-  LLVMValueRef t = LLVMBuildIntToPtr(B, owner, lw->ptr, "");
-  LLVMValueRef buf = LLVMBuildLoad2(B, lw->ptr, LLVMBuildGEP2(B, lw->i8, t, (LLVMValueRef[]){ci64(lw, offsetof(ObjTensor, buf))}, 1, ""), "");
-  LLVMValueRef data = LLVMBuildLoad2(B, lw->ptr, LLVMBuildGEP2(B, lw->i8, buf, (LLVMValueRef[]){ci64(lw, offsetof(TensorBuf, data))}, 1, ""), "");
-  LLVMValueRef off = LLVMBuildLoad2(B, lw->i64, LLVMBuildGEP2(B, lw->i8, t, (LLVMValueRef[]){ci64(lw, offsetof(ObjTensor, offset))}, 1, ""), "");
-  return LLVMBuildGEP2(B, lw->i64, data, (LLVMValueRef[]){off}, 1, "words");
-}
+/* The words of the buffer owner (tape.h). */
+static LLVMValueRef tape_words(Em *e, LLVMValueRef owner) { return LLVMBuildIntToPtr(e->lw->B, owner, e->lw->ptr, "words"); }
 
 /* Entry i of the tape whose buffer is owner, given words. */
 static LLVMValueRef tape_entry(Em *e, LLVMValueRef words, LLVMValueRef i, const Rep *t) {
@@ -1485,7 +1495,7 @@ static LLVMValueRef tape_at(Em *e, LLVMValueRef owner, LLVMValueRef i, const Rep
 /* Where entry count goes on the tape of buffer *owner: where there is
  * room and no entry past count was written, in place; else the
  * runtime's (tape.c), which may make *owner another buffer. */
-static LLVMValueRef tape_push(Em *e, LLVMValueRef *owner, LLVMValueRef count, const Rep *t, IrNode *at) {
+static LLVMValueRef tape_push(Em *e, LLVMValueRef *owner, LLVMValueRef count, const Rep *t) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   LLVMBasicBlockRef some = new_block(e, "tape"), fast = new_block(e, "room"), slow = new_block(e, "grow"),
@@ -1505,9 +1515,8 @@ static LLVMValueRef tape_push(Em *e, LLVMValueRef *owner, LLVMValueRef count, co
   LLVMPositionBuilderAtEnd(B, slow);
   LLVMValueRef slot = value_slots(e, 1);
   LLVMBuildStore(B, o, slot);
-  LLVMValueRef p2 = call(lw, "mist_rt_tape_push", lw->ptr, 4, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i64, lw->i64},
-                         (LLVMValueRef[]){e->cx, slot, count, ci64(lw, entry_bytes(t))});
-  check(e, LLVMBuildIsNotNull(B, p2, ""), at);
+  LLVMValueRef p2 = call(lw, "mist_rt_tape_push", lw->ptr, 4, (LLVMTypeRef[]){lw->ptr, lw->i64, lw->i64, lw->i1},
+                         (LLVMValueRef[]){slot, count, ci64(lw, entry_bytes(t)), ci1(lw, t->unbound)});
   LLVMValueRef o2 = LLVMBuildLoad2(B, lw->i64, slot, "tape");
   LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, join);
@@ -1568,7 +1577,7 @@ static JV *to_tape(Em *e, JV *x, Rep *t, IrNode *at) {
                                   leaves(t->items, t->n))->data;
   if (!lw->fuselog.data || !strstr(lw->fuselog.data, line)) sb_printf(&lw->fuselog, "%s", line);
   LLVMValueRef owner = k->v[0];
-  LLVMValueRef p = tape_push(e, &owner, k->v[1], t, at);
+  LLVMValueRef p = tape_push(e, &owner, k->v[1], t);
   int w = 0;
   for (int j = 0, m = 0; j < t->graph->nfv; j++) {
     if (j == t->tapek) continue;

@@ -6,9 +6,12 @@
  * step needs and the backpropagator of the turn before.  Compiled code
  * keeps those values in a tape instead (the lowering's R_TAPE: a
  * buffer, a count of entries and the continuation of the first turn),
- * and this file owns the buffer: an int64 tensor from the caching
- * allocator, so that the collector frees it with the last tape that
- * holds it.  Its word 0 counts the entries written, word 1 those there
+ * and this file owns the buffer: memory of the collector's, freed with
+ * the last tape that holds it, and scanned where the entries hold
+ * pointers (boxed values, the tapes of loops the turn ran); not a
+ * tensor from the caching allocator, whose finaliser would cost more
+ * than a short loop's closures.  Its word 0
+ * counts the entries written, word 1 those there
  * is room for; the entries follow, the leaves of one turn's values
  * each (8 bytes a leaf).  Compiled code reads entries and appends
  * where there is room itself (lower.c); these functions are its slow
@@ -19,32 +22,27 @@
  */
 #include <string.h>
 
-#include "jit/llvm/tape.h"
 #include "ir/eval.h"
-#include "lang/tensor.h"
+#include "jit/llvm/tape.h"
+#include "lang/gc.h"
 
 enum { HEAD = JIT_TAPE_HEAD, FIRST = 64 };
 
-static int64_t *words(ObjTensor *t) { return (int64_t *)t->buf->data + t->offset; }
-
-uint8_t *mist_rt_tape_push(const JitCx *cx, int64_t *owner, int64_t count, int64_t entry_bytes) {
-  ObjTensor *t = (ObjTensor *)(intptr_t)*owner;
+uint8_t *mist_rt_tape_push(int64_t *owner, int64_t count, int64_t entry_bytes, bool scanned) {
+  int64_t *w = (int64_t *)(intptr_t)*owner;
   int64_t ew = entry_bytes / 8;
-  if (!t || words(t)[0] != count || words(t)[1] == count) {
+  if (!w || w[0] != count || w[1] == count) {
     int64_t room = count < FIRST / 2 ? FIRST : 2 * count;
-    int64_t size = HEAD + room * ew;
-    ObjTensor *n = lang_tensor_new(cx->vm, DT_I64, 1, &size, false);
-    if (!n) return NULL;
-    if (t) memcpy(words(n) + HEAD, words(t) + HEAD, (size_t)(count * ew) * sizeof(int64_t));
-    LANG_KEEP(t);
-    words(n)[1] = room;
+    size_t size = (size_t)(HEAD + room * ew) * sizeof *w;
+    int64_t *n = scanned ? lang_alloc(size) : lang_alloc_atomic(size);
+    if (w) memcpy(n + HEAD, w + HEAD, (size_t)(count * ew) * sizeof *n);
+    n[1] = room;
     *owner = (int64_t)(intptr_t)n;
-    t = n;
+    w = n;
   }
-  words(t)[0] = count + 1;
-  return (uint8_t *)(words(t) + HEAD + count * ew);
+  w[0] = count + 1;
+  return (uint8_t *)(w + HEAD + count * ew);
 }
-
 
 const Value *mist_rt_env_of(const JitCx *cx, const Value *v, int32_t site) {
   IrGraph *g = ir_node_graph(cx->sites[site].node);

@@ -3,20 +3,22 @@
 #ifndef MIST_JIT_LLVM_TAPE_H
 #define MIST_JIT_LLVM_TAPE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "jit/backend.h"
 
-/* A tape's buffer: an int64 tensor whose word 0 counts the entries
- * written, word 1 those there is room for, and whose entries follow. */
+/* A tape's buffer: int64 words of the collector's memory, word 0 the
+ * count of entries written, word 1 of those there is room for, then
+ * the entries. */
 enum { JIT_TAPE_HEAD = 2 };
 
-/* Where entry count of the tape whose buffer is *owner goes (an
- * ObjTensor *, 0 for none yet), each entry entry_bytes long: *owner
- * becomes the buffer written, a new one when it had no room or when
- * entries past count were written already (another path that took the
- * same tape).  NULL, with the error raised, when memory runs out. */
-uint8_t *mist_rt_tape_push(const JitCx *cx, int64_t *owner, int64_t count, int64_t entry_bytes);
+/* Where entry count of the tape whose buffer is *owner goes (0 for
+ * none yet), each entry entry_bytes long: *owner becomes the buffer
+ * written, a new one when it had no room or when entries past count
+ * were written already (another path that took the same tape).  A new
+ * buffer is scanned by the collector when scanned is set. */
+uint8_t *mist_rt_tape_push(int64_t *owner, int64_t count, int64_t entry_bytes, bool scanned);
 
 /* The captured values of *v when it is a closure of the graph of the
  * site's node (a graph constant), else NULL. */
