@@ -1168,6 +1168,18 @@ static JV *prim_boxed(Em *e, int p, int nargs, JV **args, Rep *res, IrNode *n) {
 
 static bool typed_graph(Lw *lw, IrGraph *g) { return ir_map_get(&lw->typed, g) != NULL; }
 
+/* At a join of nv paths, each ending in ends[i] with vals[i] (of Rep
+ * r): the value, a phi per leaf. */
+static JV *joined(Em *e, Rep *r, JV **vals, LLVMBasicBlockRef *ends, int nv) {
+  JV *out = jv_new(r);
+  LLVMTypeRef *lt = leaf_type_array(e->lw, r);
+  for (int i = 0; i < r->nleaves; i++) {
+    out->v[i] = LLVMBuildPhi(e->lw->B, lt[i], "");
+    for (int c = 0; c < nv; c++) LLVMAddIncoming(out->v[i], &vals[c]->v[i], &ends[c], 1);
+  }
+  return out;
+}
+
 /* ---- calls of closures that captured values ----
  *
  * A closure that captured values is boxed (the interpreter's ObjFunc),
@@ -1317,13 +1329,7 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
   }
   LLVMPositionBuilderAtEnd(B, join);
   e->guarded = NULL;
-  JV *out = jv_new(res);
-  LLVMTypeRef *lt = leaf_type_array(lw, res);
-  for (int i = 0; i < res->nleaves; i++) {
-    out->v[i] = LLVMBuildPhi(B, lt[i], "");
-    for (int t = 0; t < nv; t++) LLVMAddIncoming(out->v[i], &vals[t]->v[i], &ends[t], 1);
-  }
-  return out;
+  return joined(e, res, vals, ends, nv);
 }
 
 /* ---- the tape of a loop's backward pass ----
@@ -1642,7 +1648,7 @@ static JV *unbox_tape_closure(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r,
   int ng = order[1] ? 2 : 1;
   LLVMValueRef v = value_slots(e, 1);
   store_value(e, v, tag, pay);
-  JV *out = jv_new(r), *got[2];
+  JV *got[2];
   LLVMBasicBlockRef ends[2], join = new_block(e, "unboxed");
   for (int c = 0; c < ng; c++) {
     IrNode *gn = ir_const(ir_unit_new(), graph_value(gs[c]), at ? at->span : span_none());
@@ -1665,12 +1671,7 @@ static JV *unbox_tape_closure(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r,
   }
   bad_value(e, tag, pay, at);
   LLVMPositionBuilderAtEnd(B, join);
-  LLVMTypeRef *lt = leaf_type_array(lw, r);
-  for (int l = 0; l < r->nleaves; l++) {
-    out->v[l] = LLVMBuildPhi(B, lt[l], "");
-    for (int c = 0; c < ng; c++) LLVMAddIncoming(out->v[l], &got[c]->v[l], &ends[c], 1);
-  }
-  return out;
+  return joined(e, r, got, ends, ng);
 }
 
 static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail);
@@ -1724,13 +1725,7 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
   LLVMBuildBr(B, join);
   LLVMPositionBuilderAtEnd(B, join);
   e->guarded = NULL;
-  JV *out = jv_new(res);
-  LLVMTypeRef *lt = leaf_type_array(lw, res);
-  for (int i = 0; i < res->nleaves; i++) {
-    out->v[i] = LLVMBuildPhi(B, lt[i], "");
-    for (int c = 0; c < nv; c++) LLVMAddIncoming(out->v[i], &vals[c]->v[i], &ends[c], 1);
-  }
-  return out;
+  return joined(e, res, vals, ends, nv);
 }
 
 /* The result of calling a value of Rep f->rep at node n. */
