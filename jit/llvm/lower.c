@@ -42,6 +42,7 @@
 #include "ir/map.h"
 #include "jit/llvm/cg.h"
 #include "jit/llvm/fuse.h"
+#include "jit/llvm/tape.h"
 #include "lang/gc.h"
 
 /* ---- representations ---- */
@@ -58,6 +59,9 @@ typedef enum {
   R_BUILTIN,   /* one builtin: no leaves */
   R_MAYBE,     /* T | None or T | Unbound: i1 (it is a T), then T's leaves */
   R_VALUE,     /* boxed: the Value's two words, tag and payload (i64 each) */
+  R_TAPE,      /* the backpropagator of a loop's turn kept as a tape (below):
+                  its buffer, its count of turns and the first turn's
+                  continuation, boxed (i64 each) */
 } RepKind;
 
 typedef struct Rep {
@@ -67,7 +71,9 @@ typedef struct Rep {
   struct Rep **items;
   IrGraph *graph;      /* R_CLOSURE */
   ObjBuiltin *builtin; /* R_BUILTIN */
-  bool unbound;        /* R_MAYBE: the other value is Unbound (else None) */
+  bool unbound;        /* R_MAYBE: the other value is Unbound (else None);
+                          R_TAPE: its entries hold pointers (its buffer is scanned) */
+  int tapek;           /* R_TAPE: where the continuation is in graph's free variables */
 } Rep;
 
 static Rep r_never = {R_NEVER, 0}, r_none = {R_NONE, 0}, r_unbound = {R_UNBOUND, 0}, r_bool = {R_BOOL, 1},
@@ -89,7 +95,7 @@ static Rep *rep_new(RepKind k, int n, Rep **items) {
 static bool rep_eq(const Rep *a, const Rep *b) {
   if (a == b) return true;
   if (a->kind != b->kind || a->n != b->n || a->graph != b->graph || a->builtin != b->builtin ||
-      a->unbound != b->unbound)
+      a->unbound != b->unbound || a->tapek != b->tapek)
     return false;
   for (int i = 0; i < a->n; i++)
     if (!rep_eq(a->items[i], b->items[i])) return false;
@@ -147,6 +153,7 @@ typedef struct Lw {
   const char *why;
   int nfn;
   bool fuse;           /* fused loops are made (jit_fuse_enabled) */
+  int tape_nest;       /* tape_fv_reps's depth */
   StrBuf fuselog;      /* what they compute, for MIST_JIT_LOG */
 } Lw;
 
@@ -276,6 +283,8 @@ static bool boxed_ok(const IrType *t) {
 }
 
 static Rep *rep_of(Lw *lw, IrType *t, IrNode *at);
+static Rep *tape_rep(Lw *lw, IrType *t);
+static Rep *tape_closure_rep(Lw *lw, IrType *t);
 
 static Rep *rep_maybe(Lw *lw, IrType *t, IrNode *at) {
   IrType *inner = t->or_unbound ? ir_type_strip_unbound(t) : ir_type_strip_none(t);
@@ -312,14 +321,21 @@ static Rep *rep_of(Lw *lw, IrType *t, IrNode *at) {
       if (!(items[i] = rep_of(lw, t->items[i], at))) return NULL;
     return rep_new(R_TUPLE, t->n, items);
   }
-  case IT_CLOSURE:
+  case IT_CLOSURE: {
     if (!t->graph->fv_done) ir_free_vars(t->graph);
     if (t->graph->nfv == 0) {
       Rep *r = rep_new(R_CLOSURE, 0, NULL);
       r->graph = t->graph;
       return r;
     }
-    return &r_value;
+    Rep *r = tape_closure_rep(lw, t);
+    return r ? r : &r_value;
+  }
+  case IT_FNSET: {
+    Rep *r = tape_rep(lw, t);
+    if (r) return r;
+    break;
+  }
   case IT_BUILTIN:
     if (t->n == 0) {
       Rep *r = rep_new(R_BUILTIN, 0, NULL);
@@ -340,6 +356,7 @@ static void leaf_types(Lw *lw, const Rep *r, LLVMTypeRef *out, int *k) {
   case R_INT: out[(*k)++] = lw->i64; break;
   case R_FLOAT: out[(*k)++] = lw->f64; break;
   case R_VALUE: out[(*k)++] = lw->i64; out[(*k)++] = lw->i64; break;
+  case R_TAPE: for (int i = 0; i < 4; i++) out[(*k)++] = lw->i64; break;
   case R_MAYBE: out[(*k)++] = lw->i1; /* fall through */
   case R_TUPLE: case R_CLOSURE:
     for (int i = 0; i < r->n; i++) leaf_types(lw, r->items[i], out, k);
@@ -552,10 +569,13 @@ static int *closure_origin(Lw *lw, IrGraph **g) {
   return order;
 }
 
+static bool box_tape(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at);
+
 static bool box(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at) {
   Lw *lw = e->lw;
   Rep *r = x->rep;
   switch (r->kind) {
+  case R_TAPE: return box_tape(e, x, tag, pay, at);
   case R_NEVER: *tag = ci64(lw, V_NONE); *pay = ci64(lw, 0); return true;
   case R_NONE: *tag = ci64(lw, V_NONE); *pay = ci64(lw, 0); return true;
   case R_UNBOUND: *tag = ci64(lw, V_UNBOUND); *pay = ci64(lw, 0); return true;
@@ -649,12 +669,20 @@ static void expect_ok(Em *e, LLVMValueRef ok, LLVMValueRef tag, LLVMValueRef pay
 
 /* A boxed value as Rep r, checked (checked false: the caller knows it
  * is one, as the arguments of a signature). */
+static JV *unbox_tape_closure(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at);
+
 static JV *unbox(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at, bool checked) {
   Lw *lw = e->lw;
   JV *x = jv_new(r);
   LLVMBuilderRef B = lw->B;
 #define EXPECT(t) if (checked) expect_ok(e, LLVMBuildICmp(B, LLVMIntEQ, tag, ci64(lw, t), ""), tag, pay, at)
   switch (r->kind) {
+  case R_TAPE:
+    /* a chain of closures: a tape of no turns over it */
+    x->v[0] = x->v[1] = ci64(lw, 0);
+    x->v[2] = tag;
+    x->v[3] = pay;
+    return x;
   case R_NEVER: return x;
   case R_NONE: EXPECT(V_NONE); return x;
   case R_UNBOUND: EXPECT(V_UNBOUND); return x;
@@ -671,10 +699,7 @@ static JV *unbox(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at, 
     return x;
   }
   case R_CLOSURE: {
-    if (r->n) {
-      nope(lw, at, "a closure that captured values, from the interpreter");
-      return NULL;
-    }
+    if (r->n) return unbox_tape_closure(e, tag, pay, r, at);
     if (checked) {
       LLVMValueRef p = value_slots(e, 1);
       store_value(e, p, tag, pay);
@@ -731,6 +756,35 @@ static JV *unbox(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at, 
 
 /* ---- conversions between reps ---- */
 
+static JV *to_tape(Em *e, JV *x, Rep *to, IrNode *at);
+static IrNode *node_origin(Lw *lw, IrNode *x);
+
+/* For closures or tapes of two copies of one graph (or of the same),
+ * where each of to's free variables is in from's; for tapes, NULL
+ * unless their turns are kept alike. */
+static int *copy_order(Lw *lw, const Rep *from, const Rep *to) {
+  IrGraph *a = from->graph, *b = to->graph;
+  if (!a || !b || ir_graph_origin(a) != ir_graph_origin(b)) return NULL;
+  ir_free_vars(a);
+  ir_free_vars(b);
+  if (a->nfv != b->nfv) return NULL;
+  if (to->kind == R_CLOSURE && (from->n != a->nfv || to->n != b->nfv)) return NULL;
+  int *order = lang_alloc((size_t)(b->nfv ? b->nfv : 1) * sizeof *order);
+  for (int j = 0; j < b->nfv; j++) {
+    order[j] = -1;
+    IrNode *o = node_origin(lw, b->fv[j]);
+    for (int i = 0; i < a->nfv; i++)
+      if (node_origin(lw, a->fv[i]) == o) order[j] = i;
+    if (order[j] < 0 || (to->kind == R_TAPE && order[j] != j)) return NULL;
+  }
+  if (to->kind == R_TAPE) {
+    if (from->tapek != to->tapek || from->n != to->n) return NULL;
+    for (int i = 0; i < to->n; i++)
+      if (!rep_eq(from->items[i], to->items[i])) return NULL;
+  }
+  return order;
+}
+
 static JV *coerce(Em *e, JV *x, Rep *to, IrNode *at) {
   Lw *lw = e->lw;
   Rep *from = x->rep;
@@ -741,6 +795,7 @@ static JV *coerce(Em *e, JV *x, Rep *to, IrNode *at) {
     for (int i = 0; i < to->nleaves; i++) y->v[i] = LLVMGetUndef(lt[i]);
     return y;
   }
+  if (to->kind == R_TAPE) return to_tape(e, x, to, at);
   if (to->kind == R_VALUE) {
     JV *y = jv_new(to);
     return box(e, x, &y->v[0], &y->v[1], at) ? y : NULL;
@@ -771,6 +826,19 @@ static JV *coerce(Em *e, JV *x, Rep *to, IrNode *at) {
     return y;
   }
   if (from->kind == R_CLOSURE && to->kind == R_CLOSURE && from->graph == to->graph && to->n == 0) return jv_new(to);
+  int *order = from->kind == R_CLOSURE && to->kind == R_CLOSURE ? copy_order(lw, from, to) : NULL;
+  if (order) {
+    /* a closure that holds a tape, made here or of another copy of its
+     * graph, as its type keeps it */
+    JV *y = jv_new(to);
+    int k = 0;
+    for (int i = 0; i < to->n; i++) {
+      JV *it = coerce(e, item_of(x, order[i]), to->items[i], at);
+      if (!it) return NULL;
+      for (int j = 0; j < it->rep->nleaves; j++) y->v[k++] = it->v[j];
+    }
+    return y;
+  }
   nope(lw, at, "a value kept in two ways that do not convert");
   return NULL;
 }
@@ -1100,6 +1168,18 @@ static JV *prim_boxed(Em *e, int p, int nargs, JV **args, Rep *res, IrNode *n) {
 
 static bool typed_graph(Lw *lw, IrGraph *g) { return ir_map_get(&lw->typed, g) != NULL; }
 
+/* At a join of nv paths, each ending in ends[i] with vals[i] (of Rep
+ * r): the value, a phi per leaf. */
+static JV *joined(Em *e, Rep *r, JV **vals, LLVMBasicBlockRef *ends, int nv) {
+  JV *out = jv_new(r);
+  LLVMTypeRef *lt = leaf_type_array(e->lw, r);
+  for (int i = 0; i < r->nleaves; i++) {
+    out->v[i] = LLVMBuildPhi(e->lw->B, lt[i], "");
+    for (int c = 0; c < nv; c++) LLVMAddIncoming(out->v[i], &vals[c]->v[i], &ends[c], 1);
+  }
+  return out;
+}
+
 /* ---- calls of closures that captured values ----
  *
  * A closure that captured values is boxed (the interpreter's ObjFunc),
@@ -1249,13 +1329,403 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
   }
   LLVMPositionBuilderAtEnd(B, join);
   e->guarded = NULL;
-  JV *out = jv_new(res);
-  LLVMTypeRef *lt = leaf_type_array(lw, res);
-  for (int i = 0; i < res->nleaves; i++) {
-    out->v[i] = LLVMBuildPhi(B, lt[i], "");
-    for (int t = 0; t < nv; t++) LLVMAddIncoming(out->v[i], &vals[t]->v[i], &ends[t], 1);
+  return joined(e, res, vals, ends, nv);
+}
+
+/* ---- the tape of a loop's backward pass ----
+ *
+ * The forward pass of a differentiated loop makes on each turn a
+ * closure of the turn's backpropagator graph B, which captures the
+ * values the backward step needs and the continuation k it was given
+ * (the previous turn's backpropagator, or for the first turn another
+ * closure A): k is typed `@A | @B`.  Compiled code keeps such a k as a
+ * tape (R_TAPE): the values of the turns, unboxed, in a buffer
+ * (tape.c), a count of turns, and the first turn's continuation,
+ * boxed.  Making the closure of B over k appends an entry; calling a
+ * tape of n > 0 turns runs B over entry n - 1 with the tape of n - 1
+ * turns as its k (in B's own frame, a jump to its start), and of none
+ * calls the continuation.  A closure that holds a tape is kept as its
+ * captured values too (its type's Rep), so that a backward pass
+ * returned from a frame (J(f)'s result) keeps its tape.  Where a tape
+ * must be boxed (it leaves compiled code, or goes where a boxed value
+ * goes) it becomes the chain of closures eager mode makes, of the
+ * program's graph B, each over the one before (box_tape); a boxed one
+ * becomes a tape of no turns over it.  A turn's values are its
+ * entry, leaf by leaf (8 bytes each); where they hold pointers (boxed
+ * values, tapes) the collector scans the buffer. */
+
+/* Whether values of Rep r can be kept in a tape's entry: anything but
+ * a value of no fixed size; *boxed is set where one holds a pointer
+ * (a boxed value, a tape), which the collector must see in the buffer. */
+static bool entry_rep(const Rep *r, bool *boxed) {
+  switch (r->kind) {
+  case R_NEVER: case R_NONE: case R_UNBOUND: case R_BOOL: case R_INT: case R_FLOAT: case R_BUILTIN: return true;
+  case R_VALUE: case R_TAPE: *boxed = true; return true;
+  case R_CLOSURE: case R_TUPLE: case R_MAYBE:
+    for (int i = 0; i < r->n; i++)
+      if (!entry_rep(r->items[i], boxed)) return false;
+    return true;
   }
-  return out;
+  return false;
+}
+
+/* The reps of g's free variables but skip (or all, skip -1), with no
+ * reason kept when one has none.  Tapes nest (a closure holding one is
+ * captured by a turn of another): the nesting is bounded. */
+static Rep **tape_fv_reps(Lw *lw, IrGraph *g, int skip) {
+  if (lw->tape_nest > 3) return NULL;
+  const char *why = lw->why;
+  lw->tape_nest++;
+  Rep **fr = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fr);
+  bool ok = true;
+  for (int j = 0; j < g->nfv && ok; j++) {
+    if (j == skip) continue;
+    IrType *t = type_of(lw, g->fv[j]);
+    ok = t && (fr[j] = rep_of(lw, t, g->fv[j]));
+  }
+  lw->tape_nest--;
+  lw->why = why;
+  return ok ? fr : NULL;
+}
+
+/* Whether the first turn's continuation a (of graph A) goes back into
+ * the turn of another loop (it captured that loop's continuation): the
+ * loop runs inside another's turn, whose backpropagator, boxed on
+ * every turn, would box this loop's tape too, making again on every
+ * outer turn the closures a tape saves.  Such a loop keeps its
+ * closures. */
+static bool inside_turn(Lw *lw, IrGraph *a) {
+  ir_free_vars(a);
+  for (int j = 0; j < a->nfv; j++) {
+    IrType *t = type_of(lw, a->fv[j]);
+    if (!t || t->kind == IT_FNSET) return true;
+  }
+  return false;
+}
+
+/* The Rep of a continuation typed t = `@A | @B` that is a tape of B's
+ * turns, or NULL. */
+static Rep *tape_rep(Lw *lw, IrType *t) {
+  if (t->kind != IT_FNSET || t->n != 2 || t->or_none || t->or_unbound) return NULL;
+  for (int b = 0; b < 2; b++) {
+    IrType *bt = t->items[b], *at = t->items[1 - b];
+    if (bt->kind != IT_CLOSURE || at->kind != IT_CLOSURE) return NULL;
+    IrGraph *g = bt->graph;
+    if (!typed_graph(lw, g) || !typed_graph(lw, at->graph) || g->nparams != at->graph->nparams) continue;
+    ir_free_vars(g);
+    int k = -1;
+    bool ok = !inside_turn(lw, at->graph);
+    for (int j = 0; j < g->nfv && ok; j++) {
+      IrType *ft = type_of(lw, g->fv[j]);
+      if (!ft) ok = false;
+      else if (ir_type_eq(ft, t)) {
+        ok = k < 0;
+        k = j;
+      }
+    }
+    if (!ok || k < 0) continue;
+    Rep **fr = tape_fv_reps(lw, g, k);
+    if (!fr) continue;
+    Rep **items = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *items);
+    int m = 0;
+    bool boxed = false;
+    for (int j = 0; j < g->nfv && ok; j++) {
+      if (j == k) continue;
+      ok = entry_rep(fr[j], &boxed);
+      items[m++] = fr[j];
+    }
+    if (!ok) continue;
+    Rep *r = rep_new(R_TAPE, m, items);
+    r->nleaves = 4;
+    r->graph = g;
+    r->tapek = k;
+    r->unbound = boxed;   /* (R_TAPE: its buffer is scanned) */
+    return r;
+  }
+  return NULL;
+}
+
+/* The Rep of a closure typed t (that captured values) when one of them
+ * is a tape, or a closure holding one: its captured values; else NULL
+ * (it is boxed). */
+static Rep *tape_closure_rep(Lw *lw, IrType *t) {
+  IrGraph *g = t->graph;
+  if (!typed_graph(lw, g)) return NULL;
+  ir_free_vars(g);
+  Rep **fr = tape_fv_reps(lw, g, -1);
+  if (!fr) return NULL;
+  bool tape = false;
+  for (int j = 0; j < g->nfv; j++) tape |= fr[j]->kind == R_TAPE || (fr[j]->kind == R_CLOSURE && fr[j]->n > 0);
+  if (!tape) return NULL;
+  Rep *r = rep_new(R_CLOSURE, g->nfv, fr);
+  r->graph = g;
+  return r;
+}
+
+/* The reps of the free variables of a tape's graph, its continuation's
+ * kc. */
+static Rep **tape_fvreps(Rep *t, Rep *kc) {
+  IrGraph *g = t->graph;
+  Rep **fr = lang_alloc((size_t)g->nfv * sizeof *fr);
+  for (int j = 0, m = 0; j < g->nfv; j++) fr[j] = j == t->tapek ? kc : t->items[m++];
+  return fr;
+}
+
+static int64_t entry_bytes(const Rep *t) { return 8 * (int64_t)leaves(t->items, t->n); }
+
+/* A leaf to and from its 8 bytes in an entry. */
+static void store_leaf(Lw *lw, LLVMValueRef v, LLVMValueRef p) {
+  if (LLVMTypeOf(v) == lw->i1) v = LLVMBuildZExt(lw->B, v, lw->i64, "");
+  LLVMBuildStore(lw->B, v, p);
+}
+
+static LLVMValueRef load_leaf(Lw *lw, LLVMTypeRef t, LLVMValueRef p) {
+  if (t == lw->i1) return LLVMBuildTrunc(lw->B, LLVMBuildLoad2(lw->B, lw->i64, p, ""), lw->i1, "");
+  return LLVMBuildLoad2(lw->B, t, p, "");
+}
+
+/* The words of the buffer owner (tape.h). */
+static LLVMValueRef tape_words(Em *e, LLVMValueRef owner) { return LLVMBuildIntToPtr(e->lw->B, owner, e->lw->ptr, "words"); }
+
+/* Entry i of the tape whose buffer is owner, given words. */
+static LLVMValueRef tape_entry(Em *e, LLVMValueRef words, LLVMValueRef i, const Rep *t) {
+  Lw *lw = e->lw;
+  LLVMValueRef at = LLVMBuildAdd(lw->B, ci64(lw, 8 * JIT_TAPE_HEAD), LLVMBuildMul(lw->B, i, ci64(lw, entry_bytes(t)), ""), "");
+  return LLVMBuildGEP2(lw->B, lw->i8, words, (LLVMValueRef[]){at}, 1, "entry");
+}
+
+static LLVMValueRef tape_at(Em *e, LLVMValueRef owner, LLVMValueRef i, const Rep *t) {
+  return tape_entry(e, tape_words(e, owner), i, t);
+}
+
+/* Where entry count goes on the tape of buffer *owner: where there is
+ * room and no entry past count was written, in place; else the
+ * runtime's (tape.c), which may make *owner another buffer. */
+static LLVMValueRef tape_push(Em *e, LLVMValueRef *owner, LLVMValueRef count, const Rep *t) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  LLVMBasicBlockRef some = new_block(e, "tape"), fast = new_block(e, "room"), slow = new_block(e, "grow"),
+                    join = new_block(e, "pushed");
+  LLVMValueRef o = *owner;
+  likely_br(lw, LLVMBuildICmp(B, LLVMIntNE, o, ci64(lw, 0), ""), some, slow);
+  LLVMPositionBuilderAtEnd(B, some);
+  LLVMValueRef w = tape_words(e, o);
+  LLVMValueRef used = LLVMBuildLoad2(B, lw->i64, w, "used");
+  LLVMValueRef room = LLVMBuildLoad2(B, lw->i64, LLVMBuildGEP2(B, lw->i64, w, (LLVMValueRef[]){ci64(lw, 1)}, 1, ""), "room");
+  LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, used, count, ""), LLVMBuildICmp(B, LLVMIntNE, room, count, ""), "");
+  likely_br(lw, ok, fast, slow);
+  LLVMPositionBuilderAtEnd(B, fast);
+  LLVMBuildStore(B, LLVMBuildAdd(B, count, ci64(lw, 1), ""), w);
+  LLVMValueRef p1 = tape_entry(e, w, count, t);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, slow);
+  LLVMValueRef slot = value_slots(e, 1);
+  LLVMBuildStore(B, o, slot);
+  LLVMValueRef p2 = call(lw, "mist_rt_tape_push", lw->ptr, 4, (LLVMTypeRef[]){lw->ptr, lw->i64, lw->i64, lw->i1},
+                         (LLVMValueRef[]){slot, count, ci64(lw, entry_bytes(t)), ci1(lw, t->unbound)});
+  LLVMValueRef o2 = LLVMBuildLoad2(B, lw->i64, slot, "tape");
+  LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef p = LLVMBuildPhi(B, lw->ptr, "entry");
+  LLVMAddIncoming(p, (LLVMValueRef[]){p1, p2}, (LLVMBasicBlockRef[]){fast, slow_end}, 2);
+  *owner = LLVMBuildPhi(B, lw->i64, "tape");
+  LLVMAddIncoming(*owner, (LLVMValueRef[]){o, o2}, (LLVMBasicBlockRef[]){fast, slow_end}, 2);
+  return p;
+}
+
+/* The free variables' values of the turn of tape x whose entry is at
+ * p, its continuation kc. */
+static JV **turn_values(Em *e, JV *x, LLVMValueRef p, JV *kc) {
+  Lw *lw = e->lw;
+  Rep *t = x->rep;
+  IrGraph *g = t->graph;
+  JV **fvs = lang_alloc((size_t)g->nfv * sizeof *fvs);
+  int w = 0;
+  for (int j = 0, m = 0; j < g->nfv; j++) {
+    if (j == t->tapek) {
+      fvs[j] = kc;
+      continue;
+    }
+    Rep *r = t->items[m++];
+    JV *v = fvs[j] = jv_new(r);
+    LLVMTypeRef *lt = leaf_type_array(lw, r);
+    for (int l = 0; l < r->nleaves; l++, w++)
+      v->v[l] = load_leaf(lw, lt[l], LLVMBuildGEP2(lw->B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8 * w)}, 1, ""));
+  }
+  return fvs;
+}
+
+/* x, any value of a continuation a tape t keeps, as that tape: a
+ * closure of t's graph appends its turn; anything else is boxed, the
+ * tape of no turns over it. */
+static JV *to_tape(Em *e, JV *x, Rep *t, IrNode *at) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  JV *y = jv_new(t);
+  if (x->rep->kind == R_TAPE && copy_order(lw, x->rep, t)) {
+    /* a tape of another copy of its graph, whose turns are kept alike */
+    for (int i = 0; i < 4; i++) y->v[i] = x->v[i];
+    return y;
+  }
+  Rep as = {R_CLOSURE, 0, t->graph->nfv, NULL, t->graph, NULL, false, 0};
+  int *order = x->rep->kind == R_CLOSURE ? copy_order(lw, x->rep, &as) : NULL;
+  if (!order) {
+    if (!box(e, x, &y->v[2], &y->v[3], at)) return NULL;
+    y->v[0] = y->v[1] = ci64(lw, 0);
+    return y;
+  }
+  JV *k = coerce(e, item_of(x, order[t->tapek]), t, at);
+  if (!k) return NULL;
+  const char *file = file_of(lw, at);
+  const char *line = lang_str_fmt("jit: %s (%s:%d): the turns of @%s on a tape (%d values a turn)\n", e->f->g->name->data,
+                                  file ? file : "?", at ? at->span.line : 0, t->graph->name->data,
+                                  leaves(t->items, t->n))->data;
+  if (!lw->fuselog.data || !strstr(lw->fuselog.data, line)) sb_printf(&lw->fuselog, "%s", line);
+  LLVMValueRef owner = k->v[0];
+  LLVMValueRef p = tape_push(e, &owner, k->v[1], t);
+  int w = 0;
+  for (int j = 0, m = 0; j < t->graph->nfv; j++) {
+    if (j == t->tapek) continue;
+    JV *v = coerce(e, item_of(x, order[j]), t->items[m++], at);
+    if (!v) return NULL;
+    for (int l = 0; l < v->rep->nleaves; l++, w++)
+      store_leaf(lw, v->v[l], LLVMBuildGEP2(B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8 * w)}, 1, ""));
+  }
+  y->v[0] = owner;
+  y->v[1] = LLVMBuildAdd(B, k->v[1], ci64(lw, 1), "turns");
+  y->v[2] = k->v[2];
+  y->v[3] = k->v[3];
+  return y;
+}
+
+/* Tape x boxed: the chain of closures eager mode makes, the first
+ * turn's over the continuation, each later one's over the one before. */
+static bool box_tape(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  Rep *t = x->rep;
+  Rep *cr = rep_new(R_CLOSURE, t->graph->nfv, tape_fvreps(t, &r_value));
+  cr->graph = t->graph;
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(B), head = new_block(e, "chain"), turn = new_block(e, "link"),
+                    done = new_block(e, "chained");
+  LLVMBuildBr(B, head);
+  LLVMPositionBuilderAtEnd(B, head);
+  LLVMValueRef i = LLVMBuildPhi(B, lw->i64, "i"), ptag = LLVMBuildPhi(B, lw->i64, "tag"),
+               ppay = LLVMBuildPhi(B, lw->i64, "pay");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, x->v[1], ""), turn, done);
+  LLVMPositionBuilderAtEnd(B, turn);
+  JV *kc = jv_new(&r_value);
+  kc->v[0] = ptag;
+  kc->v[1] = ppay;
+  JV **fvs = turn_values(e, x, tape_at(e, x->v[0], i, t), kc);
+  JV *c = jv_new(cr);
+  for (int j = 0, w = 0; j < cr->n; j++)
+    for (int l = 0; l < fvs[j]->rep->nleaves; l++) c->v[w++] = fvs[j]->v[l];
+  LLVMValueRef ntag, npay;
+  if (!box(e, c, &ntag, &npay, at)) return false;
+  LLVMValueRef i1 = LLVMBuildAdd(B, i, ci64(lw, 1), "");
+  LLVMBasicBlockRef end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, head);
+  LLVMAddIncoming(i, (LLVMValueRef[]){ci64(lw, 0), i1}, (LLVMBasicBlockRef[]){pre, end}, 2);
+  LLVMAddIncoming(ptag, (LLVMValueRef[]){x->v[2], ntag}, (LLVMBasicBlockRef[]){pre, end}, 2);
+  LLVMAddIncoming(ppay, (LLVMValueRef[]){x->v[3], npay}, (LLVMBasicBlockRef[]){pre, end}, 2);
+  LLVMPositionBuilderAtEnd(B, done);
+  *tag = ptag;
+  *pay = ppay;
+  return true;
+}
+
+/* A boxed closure of r's graph (a closure that holds a tape), as r:
+ * of inference's copy, or of the program's graph it was made of (by
+ * eager mode, or boxed here), whose captured values may be in another
+ * order. */
+static JV *unbox_tape_closure(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  IrGraph *gs[2] = {r->graph, r->graph};
+  int *order[2] = {NULL, closure_origin(lw, &gs[1])};
+  int ng = order[1] ? 2 : 1;
+  LLVMValueRef v = value_slots(e, 1);
+  store_value(e, v, tag, pay);
+  JV *got[2];
+  LLVMBasicBlockRef ends[2], join = new_block(e, "unboxed");
+  for (int c = 0; c < ng; c++) {
+    IrNode *gn = ir_const(ir_unit_new(), graph_value(gs[c]), at ? at->span : span_none());
+    LLVMValueRef env = call(lw, "mist_rt_env_of", lw->ptr, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32},
+                            (LLVMValueRef[]){e->cx, v, ci32(lw, add_site(lw, gn, e->f->g))});
+    LLVMBasicBlockRef yes = new_block(e, "ofgraph"), no = new_block(e, "notgraph");
+    LLVMBuildCondBr(B, LLVMBuildIsNotNull(B, env, ""), yes, no);
+    LLVMPositionBuilderAtEnd(B, yes);
+    JV *x = got[c] = jv_new(r);
+    for (int j = 0, w = 0; j < r->n; j++) {
+      LLVMValueRef t, p;
+      load_value(e, slot_at(e, env, order[c] ? order[c][j] : j), &t, &p);
+      JV *y = unbox(e, t, p, r->items[j], at, true);
+      if (!y) return NULL;
+      for (int l = 0; l < y->rep->nleaves; l++) x->v[w++] = y->v[l];
+    }
+    ends[c] = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, join);
+    LLVMPositionBuilderAtEnd(B, no);
+  }
+  bad_value(e, tag, pay, at);
+  LLVMPositionBuilderAtEnd(B, join);
+  return joined(e, r, got, ends, ng);
+}
+
+static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail);
+
+/* A call of tape f at n: its last turn over the tape of the turns
+ * before (in that turn's frame, a jump to its start), or with no turn
+ * left, its continuation. */
+static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, Rep *res) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  Rep *t = f->rep;
+  IrGraph *g = t->graph;
+  if (nargs != g->nparams) {
+    nope(lw, n, "a call of a backward pass's turn with %d arguments", nargs);
+    return NULL;
+  }
+  LLVMValueRef guarded = e->guarded;
+  LLVMBasicBlockRef turn = new_block(e, "turn"), first = new_block(e, "first"), join = new_block(e, "turned");
+  likely_br(lw, LLVMBuildICmp(B, LLVMIntSGT, f->v[1], ci64(lw, 0), ""), turn, first);
+  LLVMPositionBuilderAtEnd(B, turn);
+  JV *kc = jv_new(t);
+  kc->v[0] = f->v[0];
+  kc->v[1] = LLVMBuildSub(B, f->v[1], ci64(lw, 1), "");
+  kc->v[2] = f->v[2];
+  kc->v[3] = f->v[3];
+  JV **fvs = turn_values(e, f, tape_at(e, f->v[0], kc->v[1], t), kc);
+  Rep **fr = tape_fvreps(t, t);
+  JV *vals[2];
+  LLVMBasicBlockRef ends[2];
+  int nv = 0;
+  if (tail && self_frame(e, g, fr)) {
+    if (!jump_to_start(e, args, fvs, n)) return NULL;
+  } else {
+    Frame *fm = callee_frame(e, g, fr, n);
+    if (!fm) return NULL;
+    JV *r = call_frame(e, fm, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN);
+    if (!r || !(r = coerce(e, r, res, n))) return NULL;
+    vals[nv] = r;
+    ends[nv++] = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, join);
+  }
+  LLVMPositionBuilderAtEnd(B, first);
+  e->guarded = guarded;
+  JV *base = jv_new(&r_value);
+  base->v[0] = f->v[2];
+  base->v[1] = f->v[3];
+  JV *r = call_value(e, n, base, nargs, args, tail);
+  if (!r || !(r = coerce(e, r, res, n))) return NULL;
+  vals[nv] = r;
+  ends[nv++] = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  e->guarded = NULL;
+  return joined(e, res, vals, ends, nv);
 }
 
 /* The result of calling a value of Rep f->rep at node n. */
@@ -1263,6 +1733,7 @@ static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) 
   Lw *lw = e->lw;
   Rep *res = rep_of(lw, type_of(lw, n), n);
   if (!res) return NULL;
+  if (f->rep->kind == R_TAPE) return call_tape(e, n, f, nargs, args, tail, res);
   if (f->rep->kind == R_CLOSURE) {
     IrGraph *g = f->rep->graph;
     JV **fvs = lang_alloc((size_t)(f->rep->n ? f->rep->n : 1) * sizeof *fvs);
@@ -1290,6 +1761,15 @@ static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) 
     }
     if (nargs != g->nparams) return call_boxed(e, f, nargs, args, res, n);
     bool user = (g->flags & IRG_FUNCTION) != 0;
+    if (tail && !user && f->rep->n) {
+      /* a closure that holds a tape (a backward pass's continuation):
+       * run in the caller's frame, as call_captured calls one */
+      ir_free_vars(g);
+      Frame *fm = callee_frame(e, g, f->rep->items, n);
+      if (!fm) return NULL;
+      JV *r = call_frame(e, fm, args, fvs, n, CALL_SAME);
+      return r ? coerce(e, r, res, n) : NULL;
+    }
     if (tail && !user) {
       nope(lw, n, "a tail call of a graph that is not a function, through a value");
       return NULL;
@@ -1476,7 +1956,7 @@ static LLVMValueRef truth(Em *e, JV *x, IrNode *n) {
   case R_FLOAT: return LLVMBuildFCmp(B, LLVMRealUNE, x->v[0], LLVMConstReal(lw->f64, 0.0), "");
   case R_NONE: case R_UNBOUND: case R_NEVER: return ci1(lw, false);
   case R_TUPLE: return ci1(lw, x->rep->n > 0);
-  case R_CLOSURE: case R_BUILTIN: return ci1(lw, true);
+  case R_CLOSURE: case R_BUILTIN: case R_TAPE: return ci1(lw, true);
   default: break;
   }
   LLVMValueRef p = value_slots(e, 1), out = value_slots(e, 1);   /* (out: its first byte) */

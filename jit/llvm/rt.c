@@ -20,6 +20,7 @@
 #include "ir/eval.h"
 #include "jit/llvm/cg.h"
 #include "jit/llvm/fuse.h"
+#include "jit/llvm/tape.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "lang/tensor.h"
@@ -280,7 +281,7 @@ const JitHelper jit_helpers[] = {
   H(mist_rt_fail), H(mist_rt_prim), H(mist_rt_call), H(mist_rt_call_check), H(mist_rt_poll),
   H(mist_rt_truthy), H(mist_rt_closure), H(mist_rt_tuple), H(mist_rt_tuple_items),
   H(mist_rt_is_closure), H(mist_rt_bad_value), H(mist_rt_global), H(mist_rt_has_type),
-  H(mist_rt_fused),
+  H(mist_rt_fused), H(mist_rt_tape_push), H(mist_rt_env_of),
   /* libm, which the interpreter's math builtins call too */
   H(exp), H(log), H(sin), H(cos), H(tanh), H(tan), H(asin), H(acos), H(atan), H(log2), H(log10),
   H(erf), H(lgamma), H(floor), H(ceil), H(fmod), H(pow),

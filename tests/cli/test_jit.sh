@@ -90,6 +90,46 @@ MS
 expect rebind 0 '^4 0$' bash -c "\"$mist\" --mode=graph \"$dir/rebind.ms\" | tr '\\n' ' ' | sed 's/ $//'"
 count rebind-log 1 'bound again' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/rebind.ms"
 
+# the tape of a loop's backward pass (docs/jit.md): a differentiated
+# loop keeps its turns on a tape, and errors raised in a taped loop's
+# forward pass, or in its backward pass run from a pullback that left
+# compiled code, print eager mode's whole message and traceback
+cat > "$dir/tape.ms" <<'MS'
+def f(a, n):
+    x = 1.0
+    i = 0
+    while i < n:
+        x = sqrt(x * a - 0.1 * i) + 0.5
+        i += 1
+    return x
+
+
+@jit
+def back(a, ct):
+    y, pb = vjp(f, a, 6)
+    return pb(ct)
+
+
+print(grad(f)(0.9, 4))
+print(back(0.9, 1.0))
+print(back(0.9, ARG))
+MS
+count tape-log 2 'the turns of @J.f.body[0-9]*.back on a tape' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/tape.ms"
+for arg in '"one"' '[1.0]' 'None'; do
+  for n in 4 40; do
+    sed -e "s/ARG/$arg/" -e "s/grad(f)(0.9, 4)/grad(f)(0.9, $n)/" "$dir/tape.ms" > "$dir/tape_err.ms"
+    "$mist" "$dir/tape_err.ms" > "$dir/eager.out" 2> "$dir/eager.err"
+    eager_rc=$?
+    "$mist" --mode=graph "$dir/tape_err.ms" > "$dir/graph.out" 2> "$dir/graph.err"
+    graph_rc=$?
+    if [ "$eager_rc" != "$graph_rc" ] || ! cmp -s "$dir/eager.out" "$dir/graph.out" || ! cmp -s "$dir/eager.err" "$dir/graph.err"; then
+      echo "FAIL tape-error $arg $n: graph mode differs from eager mode (exit $graph_rc, eager $eager_rc)"
+      diff "$dir/eager.err" "$dir/graph.err" | head -20
+      fails=$((fails + 1))
+    fi
+  done
+done
+
 # mist emit-llvm: the IR of a function for the types named; what is
 # not compiled natively says why; bad usage is exit 2
 printf 'def sq(x):\n    return x * x\ndef words(n):\n    return [str(i) for i in range(n)]\n' > "$dir/e.ms"

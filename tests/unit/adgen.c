@@ -536,6 +536,13 @@ static const char *ex(Gen *g, int depth) {
   return b.data;
 }
 
+/* A loop's number of turns: 1 to 3, or with long_loops, half the time
+ * 60 to 139 (past a tape's first buffer). */
+static int trips(Gen *g) {
+  if (g->o->long_loops && rnd(&g->rng, 2)) return 60 + rnd(&g->rng, 80);
+  return 1 + rnd(&g->rng, 3);
+}
+
 /* v = e / (1 + e*e) by way of a temporary: bounded, smooth */
 static void squash_into(Gen *g, const char *v, const char *e) {
   char t[NAME];
@@ -690,7 +697,7 @@ static void statement(Gen *g, int depth) {
     snprintf(v, sizeof v, "%s", g->vars[rnd(r, g->nvars)]);
     char i[NAME];
     snprintf(i, sizeof i, "%s", fresh_name(g, "i"));
-    line(g, "for %s in range(%d):", i, 1 + rnd(r, 3));
+    line(g, "for %s in range(%d):", i, trips(g));
     g->indent++;
     const char *saved = g->loopvar;
     g->loopvar = i;
@@ -714,7 +721,7 @@ static void statement(Gen *g, int depth) {
     char j[NAME];
     snprintf(j, sizeof j, "%s", fresh_name(g, "j"));
     line(g, "%s = 0", j);
-    line(g, "while %s < %d:", j, 1 + rnd(r, 3));
+    line(g, "while %s < %d:", j, trips(g));
     g->indent++;
     const char *saved = g->loopvar;
     g->loopvar = j;

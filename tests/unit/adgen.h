@@ -14,6 +14,7 @@ typedef struct AdGenOpts {
   bool methods;       /* method and keyword calls */
   int inner;          /* how deep derivative calls (grad, jvp, vjp...) nest inside f: 0 for none */
   bool check;         /* write each of those calls c as _cmp(c, its three numeric twins) */
+  bool long_loops;    /* half the loops run 60 to 139 turns (a tape's buffer grows: docs/jit.md) */
 } AdGenOpts;
 
 /* The program for seed: helpers, then f(x[, y[, z]]).  Returns the

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "adgen.h"
 #include "mist.h"
@@ -146,6 +147,7 @@ static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent
     char what[64];
     snprintf(what, sizeof what, "adgen seed %" PRIu64, seed);
     same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
+    if (p < 3 && getenv("TAPE_DEBUG")) fprintf(stderr, "%s%s\n%s\n", prog.data, call.data, pr.graph.log.data);
   }
   pair_tally(&pr);
   free(prog.data);
@@ -234,6 +236,62 @@ START_TEST(t_adgen_grad) {
                 pr.native_counted, pr.all);
   ck_assert_msg(compared > 0 && agree * 100 >= 80 * compared, "central differences agree on only %d of %d", agree,
                 compared);
+}
+END_TEST
+
+/* ---- the tape of a loop's backward pass ----
+ *
+ * adgen's programs with long loops (60 to 139 turns for half of them):
+ * grad, value_and_grad and a vjp pullback called twice, in both modes.
+ * Compiled derivatives keep a loop's turns on a tape (docs/jit.md),
+ * whose buffer grows past its first 64 turns here; the log says where
+ * one was made, and some must have been. */
+static const AdGenOpts LONG_PLAIN = {false, false, false, 0, false, true};
+static const AdGenOpts LONG_CONTAINERS = {true, false, false, 0, false, true};
+
+START_TEST(t_adgen_tape) {
+  long total = env_long("MIST_JIT_PROGRAMS", 100) / 12;   /* (long loops compile slowly) */
+  Pair pr = {.counted = "jit: grad(f)("};
+  Buf prog = {0}, call = {0}, pt = {0};
+  int taped = 0;
+  for (long p = 0; p < total; p++) {
+    pair_turn(&pr, p);
+    uint64_t seed = (uint64_t)(7300001L + p);
+    int np = adgen_program(seed, p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
+    buf_clear(&pt);
+    adgen_point(seed, np, &pt);   /* "(x, y, )" */
+    buf_clear(&call);
+    adgen_printf(&call, "print(grad(f)%s)\n", pt.data);
+    adgen_printf(&call, "print(value_and_grad(f, argnums=tuple(range(%d)))%s)\n", np, pt.data);
+    adgen_printf(&call, "_y, _pb = jit(vjp)(f, %s\nprint(_y, _pb(1.0), _pb(-0.5))\n", pt.data + 1);
+    char what[64];
+    snprintf(what, sizeof what, "adgen tape seed %" PRIu64, seed);
+    /* the lowering's notes (a tape made) go to the process's stderr */
+    fflush(stderr);
+    FILE *notes = tmpfile();
+    ck_assert_ptr_nonnull(notes);
+    int saved = dup(2);
+    dup2(fileno(notes), 2);
+    setenv("MIST_JIT_LOG", "1", 1);
+    same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
+    unsetenv("MIST_JIT_LOG");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char line[512];
+    rewind(notes);
+    while (fgets(line, sizeof line, notes)) taped += strstr(line, " on a tape ") != NULL;
+    fclose(notes);
+  }
+  pair_tally(&pr);
+  free(prog.data);
+  free(call.data);
+  free(pt.data);
+  printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs\n", pr.native_counted,
+         pr.all, taped, total);
+  ck_assert_msg(pr.all > 0 && pr.native_counted * 100 >= 80 * pr.all, "only %d of %d compilations of grad(f) native",
+                pr.native_counted, pr.all);
+  ck_assert_msg(taped * 4 >= total, "only %d tapes made in %ld programs", taped, total);
 }
 END_TEST
 
@@ -366,6 +424,7 @@ START_TEST(t_intgen) {
       char what[64];
       snprintf(what, sizeof what, "intgen seed %" PRIu64, seed);
       same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
+    if (p < 3 && getenv("TAPE_DEBUG")) fprintf(stderr, "%s%s\n%s\n", prog.data, call.data, pr.graph.log.data);
     }
   }
   pair_tally(&pr);
@@ -404,6 +463,7 @@ static Suite *suite(void) {
   tcase_add_test(t, t_adgen_plain);
   tcase_add_test(t, t_adgen_containers);
   tcase_add_test(t, t_adgen_grad);
+  tcase_add_test(t, t_adgen_tape);
   tcase_add_test(t, t_intgen);
   tcase_add_test(t, t_intgen_fails_sometimes);
   suite_add_tcase(s, t);
