@@ -463,7 +463,7 @@ static void matgen(uint64_t seed, Buf *b, Buf *call) {
 }
 
 START_TEST(t_matgen) {
-  long total = env_long("MIST_JIT_PROGRAMS", 100) / 2;
+  long total = env_long("MIST_JIT_PROGRAMS", 100) / 4;
   Pair pr = {.counted = "jit: f("};
   Buf prog = {0}, call = {0};
   for (long p = 0; p < total; p++) {
