@@ -130,13 +130,20 @@ static void forward(Net *t) {
   t->loss = -(float)(total / b);
 }
 
-/* the bias's gradient: d summed over the batch */
+/* the bias's gradient: d summed over the batch, each column in double,
+ * row after row (the order Mist's sum over axis 0 adds them in) */
 static void sum_rows(int b, int n, const float *d, float *out) {
-  for (int j = 0; j < n; j++) {
-    double s = 0.0;
-    for (int i = 0; i < b; i++) s += d[i * n + j];
-    out[j] = (float)s;
-  }
+  double acc[NH];
+  for (int j = 0; j < n; j++) acc[j] = 0.0;
+  for (int i = 0; i < b; i++)
+    for (int j = 0; j < n; j++) acc[j] += d[i * n + j];
+  for (int j = 0; j < n; j++) out[j] = (float)acc[j];
+}
+
+/* relu's sensitivity: d where z + bias > 0, else 0 */
+static void relu_mask(int b, float *d, const float *z, const float *bias) {
+  for (int i = 0; i < b; i++)
+    for (int j = 0; j < NH; j++) d[i * NH + j] = z[i * NH + j] + bias[j] > 0.0f ? d[i * NH + j] : 0.0f;
 }
 
 static void step(Net *t) {
@@ -157,11 +164,11 @@ static void step(Net *t) {
   sum_rows(b, NO, t->dz, t->gb[2]);
   gemm(1, 0, NH, NO, b, t->h1, t->dz, t->gw[2]);
   gemm(0, 1, b, NH, NO, t->dz, t->w[2], t->dh1);
-  for (int i = 0; i < b * NH; i++) t->dh1[i] = t->z1[i] + t->bias[1][i % NH] > 0.0f ? t->dh1[i] : 0.0f;
+  relu_mask(b, t->dh1, t->z1, t->bias[1]);
   sum_rows(b, NH, t->dh1, t->gb[1]);
   gemm(1, 0, NH, NH, b, t->h0, t->dh1, t->gw[1]);
   gemm(0, 1, b, NH, NH, t->dh1, t->w[1], t->dh0);
-  for (int i = 0; i < b * NH; i++) t->dh0[i] = t->z0[i] + t->bias[0][i % NH] > 0.0f ? t->dh0[i] : 0.0f;
+  relu_mask(b, t->dh0, t->z0, t->bias[0]);
   sum_rows(b, NH, t->dh0, t->gb[0]);
   gemm(1, 0, NI, NH, b, t->x, t->dh0, t->gw[0]);
   /* the update, p - 0.01 * g in f32 */
