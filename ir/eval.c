@@ -221,9 +221,17 @@ static void count_uses(NodeMap *uses, NodeMap *shape_uses, IrGraph *g, NodeMap *
   }
 }
 
-void ev_count_uses(IrGraph *g, NodeMap *uses) {
+void ev_count_uses(IrGraph *g, NodeMap *uses) { ev_count_uses_shapes(g, uses, NULL); }
+
+void ev_count_uses_shapes(IrGraph *g, NodeMap *uses, NodeMap *shape_uses) {
   NodeMap seen = {0};
-  count_uses(uses, NULL, g, &seen);
+  count_uses(uses, shape_uses, g, &seen);
+}
+
+bool ev_dead_temporary(const NodeMap *uses, const NodeMap *shape_uses, const IrNode *x, const IrNode *at) {
+  int p = ir_node_prim(x);
+  return x->kind == IR_APPLY && x->graph == at->graph && p >= 0 && (ir_prims[p].flags & P_FRESH) &&
+         ir_map_int(uses, x, 0) - ir_map_int(shape_uses, x, 0) == 1;
 }
 
 static int operand(Comp *c, IrNode *x, IrNode *at);
@@ -447,11 +455,7 @@ static const Op prim_ops[IR_NPRIMS] = {
  * take that (P_OVER_D: relu's sensitivity over the matrix product's).
  * NumPy's elision of temporaries, found here without reference counts:
  * a weight update p - lr * g makes one new tensor instead of two. */
-static bool dead_temporary(Comp *c, IrNode *x, IrNode *at) {
-  int p = ir_node_prim(x);
-  return x->kind == IR_APPLY && x->graph == at->graph && p >= 0 && (ir_prims[p].flags & P_FRESH) &&
-         ir_map_int(&c->uses, x, 0) - ir_map_int(&c->shape_uses, x, 0) == 1;
-}
+static bool dead_temporary(Comp *c, IrNode *x, IrNode *at) { return ev_dead_temporary(&c->uses, &c->shape_uses, x, at); }
 
 static void emit_node(Comp *c, IrNode *n, bool tail) {
   IrNode *f = n->in[0];

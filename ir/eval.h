@@ -48,6 +48,16 @@ void ev_init(MistVM *vm);
 struct NodeMap;
 void ev_count_uses(IrGraph *g, struct NodeMap *uses);
 bool ev_switch_inlined(const struct NodeMap *uses, const IrNode *s);
+/* ev_count_uses, and of those uses the ones that read only a shape
+ * (P_SHAPE_XY) into shape_uses; and whether x, read by `at`, is a
+ * temporary that nothing reads afterwards (the result, in at's graph, of
+ * a P_FRESH primitive, used once apart from reads of its shape), whose
+ * buffer the arithmetic of `at` may write its result into
+ * (lang_arith_reusing): the interpreter's rule (docs/tensors.md,
+ * "Memory"), which graph mode follows. */
+void ev_count_uses_shapes(IrGraph *g, struct NodeMap *uses, struct NodeMap *shape_uses);
+bool ev_dead_temporary(const struct NodeMap *uses, const struct NodeMap *shape_uses, const IrNode *x,
+                       const IrNode *at);
 
 /* Whether a call of closure f goes to vm->jit (see IrJitInterface). */
 static inline bool ev_jit_takes(MistVM *vm, const ObjFunc *f) {

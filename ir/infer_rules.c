@@ -729,6 +729,18 @@ RULE(r_make_env) {
   return e;
 }
 
+/* Whether every value of type t is data that holds no function: its
+ * own J and F (autodiff's ad_map_functions gives such a value back as
+ * it is), so a dict of parameters keeps its type under grad. */
+static bool no_function(const IrType *t) {
+  if (is_num(t) || is_tensor(t) || t->kind == IT_NONE || t->kind == IT_STR) return true;
+  if (t->kind != IT_TUPLE && t->kind != IT_LIST && t->kind != IT_DICT) return false;
+  int m = t->kind == IT_LIST && t->n < 0 ? 1 : t->n;
+  for (int i = 0; i < m; i++)
+    if (!no_function(t->items[i])) return false;
+  return true;
+}
+
 /* J or F of a value: what the transform gives, for a function that
  * captures nothing or a builtin (the transform is made now, as the
  * interpreter would make it, and cached by autodiff); non-functions are
@@ -740,7 +752,7 @@ static IrType *transform(InferCx *cx, IrType *f, int kind) {
     v = v_obj(fn);
   } else if (f->kind == IT_BUILTIN && f->n == 0 && f->builtin->fn) {
     v = v_obj(f->builtin);
-  } else if (is_num(f) || is_tensor(f) || f->kind == IT_NONE || f->kind == IT_STR) {
+  } else if (no_function(f)) {
     return f;
   } else {
     return &ir_t_any;
@@ -1062,6 +1074,21 @@ BRULE(b_extremum) {
     return a[0]->kind == IT_BOOL && a[1]->kind == IT_BOOL ? &ir_t_bool : &ir_t_int;
   }
   return &ir_t_any;
+}
+
+/* softmax(x, axis=-1), log_softmax: a float tensor of x's shape (an
+ * int or bool tensor as f32, as stdlib/tensor_nn.c's float_arg); safe
+ * where the axis is a known one of x's */
+BRULE(b_softmax) {
+  IrType *x = n > 0 ? a[0] : NULL, *axis = n > 1 ? a[1] : kwarg(nkw, kwn, kwt, "axis");
+  if (!x || !is_tensor(x) || n > 2 || nkw > (n > 1 ? 0 : 1) || (nkw && !axis) || x->dtype < 0) return &ir_t_any;
+  int d;
+  cx->safe = x->n >= 1 && (!axis || known_int(axis));
+  if (cx->safe && axis && !lang_tensor_axis(cx->vm, axis->ival, x->n, &d)) {
+    lang_error_clear(cx->vm);   /* it fails when it runs, with its own error */
+    cx->safe = false;
+  }
+  return tensor_like(x, lang_dtype_is_float(x->dtype) ? x->dtype : DT_F32);
 }
 
 /* The axes a reduction's axis argument names (None: all), or -1. */

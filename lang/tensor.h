@@ -304,6 +304,12 @@ bool lang_tensor_where(MistVM *vm, Value c, Value a, Value b, Value *out);
 bool lang_tensor_reduce(MistVM *vm, TensorReduction op, ObjTensor *x, uint64_t axes,
                         bool keepdims, ObjTensor **out);
 bool lang_tensor_matmul(MistVM *vm, ObjTensor *a, ObjTensor *b, ObjTensor **out);
+/* How BLAS reads a matrix of r rows and c columns whose strides (in
+ * elements) are sr and sc, in place: stored transposed or not, and the
+ * row stride; false when it cannot (the matrix must be copied first).
+ * lang_tensor_matmul's own rule, which graph mode's direct products
+ * follow (jit/llvm/matmul.c). */
+bool lang_mat_layout(int64_t r, int64_t c, int64_t sr, int64_t sc, bool *trans, int64_t *ld);
 
 /* The operators of lang/ops.c when an operand is a tensor. */
 bool lang_tensor_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out);

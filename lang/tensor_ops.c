@@ -951,8 +951,10 @@ typedef struct MatArg {
 /* Layout of the last two axes of t (rows r, cols c) as BLAS sees it. */
 static bool mat_layout(const ObjTensor *t, bool *trans, int64_t *ld) {
   int nd = t->ndim;
-  int64_t r = t->shape[nd - 2], c = t->shape[nd - 1];
-  int64_t sr = t->strides[nd - 2], sc = t->strides[nd - 1];
+  return lang_mat_layout(t->shape[nd - 2], t->shape[nd - 1], t->strides[nd - 2], t->strides[nd - 1], trans, ld);
+}
+
+bool lang_mat_layout(int64_t r, int64_t c, int64_t sr, int64_t sc, bool *trans, int64_t *ld) {
   if ((c == 1 || sc == 1) && (r == 1 || sr >= c)) {
     *trans = false;
     *ld = r == 1 ? (c > 1 ? c : 1) : sr;

@@ -42,8 +42,10 @@
 #include "ir/map.h"
 #include "jit/llvm/cg.h"
 #include "jit/llvm/fuse.h"
+#include "jit/llvm/matmul.h"
 #include "jit/llvm/tape.h"
 #include "lang/gc.h"
+#include "lang/ops.h"
 
 /* ---- representations ---- */
 
@@ -168,6 +170,8 @@ typedef struct Em {
   NodeMap vals;        /* node -> JV */
   NodeMap blocks;      /* contified graph -> Block */
   NodeMap uses;        /* node -> uses, as the interpreter counts them */
+  NodeMap shape_uses;  /* node -> those of its uses that read only its shape */
+  NodeMap scaled;      /* a sum x +- s * y -> its Scaled, where the product tried both */
   NodeMap fused;       /* node -> the FuseGroup computing it (fuse.c) */
   bool dead;           /* the current block ended: what follows is not reached */
   /* the depth the last guard passed at, while its check still holds: a
@@ -1150,15 +1154,117 @@ static JV *call_boxed(Em *e, JV *f, int nargs, JV **args, Rep *res, IrNode *n) {
   return unbox(e, tag, pay, res, n, true);
 }
 
-/* Primitive p on boxed arguments, the result unboxed as res. */
+/* x +- a * b where the product a * b (node m) is a temporary only the
+ * sum (node u, right after m in its graph) reads: the product tries
+ * both in one pass (lang_arith_scaled, as eager mode's I_MUL does with
+ * the I_ADD or I_SUB after it, ir/eval.c), leaving the sum's value and
+ * whether it did (done) for the sum, which computes itself where not. */
+typedef struct Scaled {
+  LLVMValueRef done, tag, pay;
+} Scaled;
+
+static IrNode *scaled_sum(Em *e, IrNode *m, int *k) {
+  IrGraph *g = m->graph;
+  int i = 0;
+  while (i < g->nnodes && g->nodes[i] != m) i++;
+  if (i + 1 >= g->nnodes || ir_map_int(&e->uses, m, 0) != 1) return NULL;
+  IrNode *u = g->nodes[i + 1];
+  int p = ir_node_prim(u);
+  if ((p != IR_P_ADD && p != IR_P_SUB) || u->nin != 3 || u->in[1] == u->in[2] || ir_map_get(&e->fused, u) ||
+      ev_switch_inlined(&e->uses, u) || !ev_dead_temporary(&e->uses, &e->shape_uses, m, u))
+    return NULL;
+  *k = u->in[1] == m ? 1 : u->in[2] == m ? 2 : 0;
+  IrNode *x = *k ? u->in[3 - *k] : NULL;
+  return x && (x->kind == IR_CONST || ir_map_get(&e->vals, x)) ? u : NULL;
+}
+
+/* At the product m (args its operands, dead which of them are dead
+ * temporaries): try the sum u (k: the product is its operand k) in one
+ * pass; *done holds where it did. */
+static bool try_scaled(Em *e, IrNode *m, IrNode *u, int k, JV **args, unsigned dead) {
+  Lw *lw = e->lw;
+  JV *x = val(e, u->in[3 - k], u);
+  if (!x) return false;
+  LLVMValueRef av = value_slots(e, 3), out = value_slots(e, 1);
+  if (!box_into(e, x, slot_at(e, av, 0), u) || !box_into(e, args[0], slot_at(e, av, 1), m) ||
+      !box_into(e, args[1], slot_at(e, av, 2), m))
+    return false;
+  unsigned how = (k == 1 ? LANG_PRODUCT_FIRST : 0) |
+                 (ev_dead_temporary(&e->uses, &e->shape_uses, u->in[3 - k], u) ? LANG_DEAD_X : 0) |
+                 (dead & 1 ? LANG_DEAD_A : 0) | (dead & 2 ? LANG_DEAD_B : 0);
+  LLVMValueRef r = call(lw, "mist_rt_scaled", lw->i32, 5, (LLVMTypeRef[]){lw->ptr, lw->i32, lw->i32, lw->ptr, lw->ptr},
+                        (LLVMValueRef[]){e->cx, ci32(lw, ir_node_prim(u)), ci32(lw, (int)how), av, out});
+  /* an error (-1) is the product's, as in eager mode */
+  check(e, LLVMBuildICmp(lw->B, LLVMIntNE, r, ci32(lw, -1), ""), m);
+  Scaled *sc = lang_alloc(sizeof *sc);
+  sc->done = LLVMBuildICmp(lw->B, LLVMIntEQ, r, ci32(lw, 1), "");
+  load_value(e, out, &sc->tag, &sc->pay);
+  ir_map_put(&e->scaled, u, sc);
+  return true;
+}
+
+static JV *prim_call(Em *e, int p, int nargs, JV **args, Rep *res, IrNode *n);
+static JV *join2(Em *e, JV *fast, LLVMBasicBlockRef fast_end, JV *slow, LLVMBasicBlockRef slow_end);
+
+/* Primitive p on boxed arguments, the result unboxed as res; for a
+ * product the sum after it may take in one pass (scaled_sum), where it
+ * did not, and for that sum, where the product did not do it. */
 static JV *prim_boxed(Em *e, int p, int nargs, JV **args, Rep *res, IrNode *n) {
+  Lw *lw = e->lw;
+  Scaled *sc = ir_map_get(&e->scaled, n);
+  int k;
+  /* (only a product of boxed values, made where the code runs straight:
+   * an int product's slow path is no place for it) */
+  bool boxed = nargs == 2 && res->kind == R_VALUE &&
+               (args[0]->rep->kind == R_VALUE || args[1]->rep->kind == R_VALUE);
+  IrNode *u = p == IR_P_MUL && boxed && !sc ? scaled_sum(e, n, &k) : NULL;
+  if (!sc && !u) return prim_call(e, p, nargs, args, res, n);
+  unsigned dead = 0;
+  for (int i = 0; u && i < 2; i++)
+    if (ev_dead_temporary(&e->uses, &e->shape_uses, n->in[1 + i], n)) dead |= 1u << i;
+  if (u && !try_scaled(e, n, u, k, args, dead)) return NULL;
+  LLVMValueRef done = u ? ((Scaled *)ir_map_get(&e->scaled, u))->done : sc->done;
+  if (sc) ir_map_put(&e->scaled, n, NULL);   /* (a graph emitted again tries again) */
+  LLVMBasicBlockRef yes = new_block(e, "scaled"), no = new_block(e, "apart");
+  LLVMBuildCondBr(lw->B, done, yes, no);
+  LLVMPositionBuilderAtEnd(lw->B, no);
+  JV *apart = prim_call(e, p, nargs, args, res, n);
+  if (!apart) return NULL;
+  LLVMBasicBlockRef no_end = LLVMGetInsertBlock(lw->B);
+  LLVMPositionBuilderAtEnd(lw->B, yes);
+  JV *r;
+  if (u) {
+    /* the product is not made: nothing reads it (its value is None) */
+    r = coerce(e, jv_new(&r_none), res, n);
+  } else {
+    LLVMValueRef slot = value_slots(e, 1);
+    store_value(e, slot, sc->tag, sc->pay);
+    check_tensor_type(e, slot, sc->tag, sc->pay, n);
+    r = unbox(e, sc->tag, sc->pay, res, n, true);
+  }
+  if (!r) return NULL;
+  return join2(e, r, LLVMGetInsertBlock(lw->B), apart, no_end);
+}
+
+/* Primitive p on boxed arguments, the result unboxed as res.  As in
+ * eager mode, + - * may write a tensor result over an operand that is a
+ * temporary nothing reads afterwards, and the sensitivity of an
+ * activation (P_OVER_D) over its d (ev_dead_temporary). */
+static JV *prim_call(Em *e, int p, int nargs, JV **args, Rep *res, IrNode *n) {
   Lw *lw = e->lw;
   LLVMValueRef av = value_slots(e, nargs), out = value_slots(e, 1);
   for (int i = 0; i < nargs; i++)
     if (!box_into(e, args[i], slot_at(e, av, i), n)) return NULL;
   sync_depth(e, e->depth);
-  LLVMValueRef ok = call(lw, "mist_rt_prim", lw->i1, 5, (LLVMTypeRef[]){lw->ptr, lw->i32, lw->i32, lw->ptr, lw->ptr},
-                         (LLVMValueRef[]){e->cx, ci32(lw, p), ci32(lw, nargs), av, out});
+  unsigned dead = 0;
+  bool arith = (p == IR_P_ADD || p == IR_P_SUB || p == IR_P_MUL) && nargs == 2;
+  for (int i = 0; i < nargs && i < 2; i++)
+    if ((arith || (i == 0 && (ir_prims[p].flags & P_OVER_D))) &&
+        ev_dead_temporary(&e->uses, &e->shape_uses, n->in[1 + i], n))
+      dead |= 1u << i;
+  const char *fn = !dead ? "mist_rt_prim" : arith ? "mist_rt_arith_reusing" : "mist_rt_prim_over_d";
+  LLVMValueRef ok = call(lw, fn, lw->i1, 5, (LLVMTypeRef[]){lw->ptr, lw->i32, lw->i32, lw->ptr, lw->ptr},
+                         (LLVMValueRef[]){e->cx, ci32(lw, p), ci32(lw, dead && arith ? (int)dead : nargs), av, out});
   check(e, ok, n);
   LLVMValueRef tag, pay;
   load_value(e, out, &tag, &pay);
@@ -2247,6 +2353,36 @@ static JV *l_seed(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
 }
 
 /* check_diff(x, name) and float_arg(x) of a float: x */
+/* a @ b, and matmul_sens(d, a, b, i) for a known i, on float matrices
+ * of one dtype whose dims inference knows: matmul.c's direct product,
+ * else (and for operands it finds of another kind) the primitive.  The
+ * site is typed with the result's type, or for a sensitivity inference
+ * did not type, with its operand's (checked: 0). */
+static JV *l_matmul(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  Lw *lw = e->lw;
+  bool sens = p == IR_P_MATMUL_SENS;
+  IrType *t = type_of(lw, n);
+  int64_t i = -1;
+  if (nargs != (sens ? 4 : 2) || !t || !jit_matmul_typed(type_of(lw, n->in[sens ? 2 : 1]), type_of(lw, n->in[sens ? 3 : 2])) ||
+      (sens && (!known_int(e, n->in[4], &i) || (i != 0 && i != 1))))
+    return prim_boxed(e, p, nargs, a, res, n);
+  bool checked = t->kind == IT_TENSOR;
+  if (!checked && !sens) return prim_boxed(e, p, nargs, a, res, n);
+  IrType *st = checked ? t : type_of(lw, n->in[2 + i]);
+  LLVMValueRef av = value_slots(e, nargs), out = value_slots(e, 1);
+  for (int j = 0; j < nargs; j++)
+    if (!box_into(e, a[j], slot_at(e, av, j), n)) return NULL;
+  int site = add_typed_site(lw, n, e->f->g, st);
+  sync_depth(e, e->depth);
+  LLVMValueRef ok = call(lw, sens ? "mist_rt_matmul_sens" : "mist_rt_matmul", lw->i1, 5,
+                         (LLVMTypeRef[]){lw->ptr, lw->i32, lw->ptr, lw->i1, lw->ptr},
+                         (LLVMValueRef[]){e->cx, ci32(lw, site), av, ci1(lw, checked), out});
+  check(e, ok, n);
+  LLVMValueRef tag, pay;
+  load_value(e, out, &tag, &pay);
+  return unbox(e, tag, pay, res, n, true);
+}
+
 static JV *l_float_check(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
   if (nargs >= 1 && a[0]->rep->kind == R_FLOAT) return coerce(e, a[0], res, n);
   return prim_boxed(e, p, nargs, a, res, n);
@@ -2622,7 +2758,7 @@ static bool emit_frame(Lw *lw, Frame *f) {
   e->f = f;
   e->fn = f->fn;
   IrGraph *g = f->g;
-  ev_count_uses(g, &e->uses);
+  ev_count_uses_shapes(g, &e->uses, &e->shape_uses);
   e->entry = new_block(e, "entry");
   LLVMPositionBuilderAtEnd(lw->B, e->entry);
   e->cx = LLVMGetParam(f->fn, 0);

@@ -20,6 +20,7 @@
 #include "ir/eval.h"
 #include "jit/llvm/cg.h"
 #include "jit/llvm/fuse.h"
+#include "jit/llvm/matmul.h"
 #include "jit/llvm/tape.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
@@ -40,6 +41,33 @@ static void mist_rt_fail(const JitCx *cx, int32_t site) {
 /* Primitive p of ops.def on boxed arguments. */
 static bool mist_rt_prim(const JitCx *cx, int32_t p, int32_t argc, const Value *argv, Value *out) {
   return ev_prim_fn((IrPrim)p)(cx->vm, argc, argv, NULL, out);
+}
+
+/* + - * (prim p) on boxed operands a and b, where operand a (dead & 1)
+ * or b (dead & 2) is a temporary nothing reads afterwards: its buffer
+ * may take a tensor result, as eager mode's I_ADD, I_SUB and I_MUL do. */
+static bool mist_rt_arith_reusing(const JitCx *cx, int32_t p, int32_t dead, const Value *argv, Value *out) {
+  ArithOp op = p == IR_P_ADD ? OP_ADD : p == IR_P_SUB ? OP_SUB : OP_MUL;
+  return lang_arith_reusing(cx->vm, op, argv[0], argv[1], (unsigned)dead, out);
+}
+
+/* x +- a * b (p: the sum's primitive; xab: x, a, b) in one pass, the
+ * product a temporary nothing else reads (`how`: lang_arith_scaled's
+ * bits): 1 done, 0 not done (the product and the sum run apart), -1
+ * after an error. */
+static int32_t mist_rt_scaled(const JitCx *cx, int32_t p, int32_t how, const Value *xab, Value *out) {
+  *out = v_none();
+  return lang_arith_scaled(cx->vm, p == IR_P_SUB ? OP_SUB : OP_ADD, xab[0], xab[1], xab[2], (unsigned)how, out);
+}
+
+/* Primitive p (P_OVER_D) whose argument 0, d, is a temporary nothing
+ * reads afterwards: it may write its result over d, as eager mode's
+ * I_PRIM tells it (vm->over_d). */
+static bool mist_rt_prim_over_d(const JitCx *cx, int32_t p, int32_t argc, const Value *argv, Value *out) {
+  cx->vm->over_d = true;
+  bool ok = ev_prim_fn((IrPrim)p)(cx->vm, argc, argv, NULL, out);
+  cx->vm->over_d = false;
+  return ok;
 }
 
 /* Call fn, any callable value, as the interpreter calls it. */
@@ -278,10 +306,11 @@ static bool mist_rt_global(const JitCx *cx, int32_t site, Value *out) {
 
 const JitHelper jit_helpers[] = {
 #define H(f) {#f, (void *)f}
-  H(mist_rt_fail), H(mist_rt_prim), H(mist_rt_call), H(mist_rt_call_check), H(mist_rt_poll),
+  H(mist_rt_fail), H(mist_rt_prim), H(mist_rt_arith_reusing), H(mist_rt_prim_over_d), H(mist_rt_scaled),
+  H(mist_rt_call), H(mist_rt_call_check), H(mist_rt_poll),
   H(mist_rt_truthy), H(mist_rt_closure), H(mist_rt_tuple), H(mist_rt_tuple_items),
   H(mist_rt_is_closure), H(mist_rt_bad_value), H(mist_rt_global), H(mist_rt_has_type),
-  H(mist_rt_fused), H(mist_rt_tape_push), H(mist_rt_env_of),
+  H(mist_rt_fused), H(mist_rt_tape_push), H(mist_rt_env_of), H(mist_rt_matmul), H(mist_rt_matmul_sens),
   /* libm, which the interpreter's math builtins call too */
   H(exp), H(log), H(sin), H(cos), H(tanh), H(tan), H(asin), H(acos), H(atan), H(log2), H(log10),
   H(erf), H(lgamma), H(floor), H(ceil), H(fmod), H(pow),

@@ -138,7 +138,8 @@ printf 'def unbound(x):\n    return nothere(x)\n' >> "$dir/e.ms"
 expect emit 0 'fmul double' "$mist" emit-llvm "$dir/e.ms" sq float
 expect emit-int 0 'llvm.smul.with.overflow.i64' "$mist" emit-llvm "$dir/e.ms" sq int
 expect emit-boxed 0 'mist_rt_call' "$mist" emit-llvm "$dir/e.ms" words int
-expect emit-tensor 0 'mist_rt_has_type' "$mist" emit-llvm "$dir/e.ms" scale 'f32[3,3]'
+expect emit-tensor 0 'mist_rt_has_type' "$mist" emit-llvm "$dir/e.ms" scale 'i64[3,3]'
+expect emit-matmul 0 'mist_rt_matmul' "$mist" emit-llvm "$dir/e.ms" scale 'f32[3,3]'
 expect emit-not-native 1 "unbound is not compiled natively for these types: global 'nothere' is not bound when compiled at .*e.ms:8" "$mist" emit-llvm "$dir/e.ms" unbound int
 expect emit-no-name 1 "no top-level function named 'nope'" "$mist" emit-llvm "$dir/e.ms" nope int
 expect emit-bad-type 2 "bad argument type 'f33'" "$mist" emit-llvm "$dir/e.ms" sq f33

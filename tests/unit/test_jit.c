@@ -8,7 +8,9 @@
  * recursion; with containers too), and the int programs of intgen below
  * (Python's // and %, overflow into an error, division by zero, int and
  * float mixed, nested ifs, while loops, recursion), whose constants are
- * picked so that some calls overflow or divide by zero.  So that graph
+ * picked so that some calls overflow or divide by zero, and the matrix
+ * programs of matgen (products of f32 and f64 matrices, transposed every
+ * way, their temporaries and gradients).  So that graph
  * mode cannot pass by compiling nothing, the log (MIST_JIT_LOG) is read
  * back and a share of the functions must have compiled natively.
  *
@@ -456,6 +458,90 @@ START_TEST(t_intgen_fails_sometimes) {
 }
 END_TEST
 
+/* ---- matgen: matrix programs ----
+ *
+ * Products of f32 or f64 matrices of random small shapes (1s among
+ * them), with operands transposed in every way, inside + - * (whose
+ * temporaries graph mode, as eager mode, may overwrite), x - s * y (one
+ * pass) and relu, and the gradient of such an expression with respect
+ * to every matrix (matmul_sens): graph mode's direct products
+ * (jit/llvm/matmul.c) must give eager mode's bits, printed exactly (as
+ * f64 lists).  A program now and then multiplies matrices that do not
+ * align: the error must be eager mode's. */
+
+/* An expression of shape (m, n) over a (m, k), b (k, n), c (m, n),
+ * at (k, m), bt (n, k) and the float s. */
+static void matexpr(Rng *r, Buf *b, int depth, bool misalign) {
+  static const char *const leaves[] = {"c", "(a @ b)", "(a @ bt.T)", "(at.T @ b)", "(at.T @ bt.T)"};
+  if (depth <= 0 || rnd(r, 4) == 0) {
+    say(b, "%s", misalign && rnd(r, 3) == 0 ? "(a @ c)" : leaves[rnd(r, 5)]);
+    return;
+  }
+  switch (rnd(r, 7)) {
+  case 0: case 1: case 2:
+    say(b, "(");
+    matexpr(r, b, depth - 1, misalign);
+    say(b, " %s ", (const char *[]){"+", "-", "*"}[rnd(r, 3)]);
+    matexpr(r, b, depth - 1, misalign);
+    say(b, ")");
+    break;
+  case 3: case 4:
+    /* x +- s * y, the product first or second */
+    say(b, "(");
+    matexpr(r, b, depth - 1, misalign);
+    say(b, rnd(r, 2) ? " - s * " : " + ");
+    matexpr(r, b, depth - 1, misalign);
+    say(b, rnd(r, 2) ? " * s)" : ")");
+    break;
+  default:
+    say(b, "relu(");
+    matexpr(r, b, depth - 1, misalign);
+    say(b, ")");
+  }
+}
+
+static void matgen(uint64_t seed, Buf *b, Buf *call) {
+  Rng r = {seed * 0x9e3779b97f4a7c15ull + 7};
+  buf_clear(b);
+  buf_clear(call);
+  bool misalign = rnd(&r, 8) == 0;
+  say(b, "def f(a, b, c, at, bt, s):\n    return ");
+  matexpr(&r, b, 3, misalign);
+  say(b, "\n\n\ndef g(a, b, c, at, bt, s):\n    return sum(");
+  matexpr(&r, b, 2, false);
+  say(b, " * c)\n");
+  int m = 1 + rnd(&r, 5), k = 1 + rnd(&r, 5), n = 1 + rnd(&r, 5);
+  const char *dt = rnd(&r, 2) ? "f32" : "f64";
+  say(call, "def _m(r, c, p):\n    return astype(reshape(sin(arange(r * c) * 0.37 + p), (r, c)), \"%s\")\n", dt);
+  const char *args = "(_m(%d, %d, 0.1), _m(%d, %d, 0.2), _m(%d, %d, 0.3), _m(%d, %d, 0.4), _m(%d, %d, 0.5), 0.25)";
+  say(call, "print(astype(f");
+  say(call, args, m, k, k, n, m, n, k, m, n, k);
+  say(call, ", \"f64\").tolist())\nfor _g in grad(g, argnums=(0, 1, 3, 4))");
+  say(call, args, m, k, k, n, m, n, k, m, n, k);
+  say(call, ":\n    print(astype(_g, \"f64\").tolist())\n");
+}
+
+START_TEST(t_matgen) {
+  long total = env_long("MIST_JIT_PROGRAMS", 100) / 4;
+  Pair pr = {.counted = "jit: f("};
+  Buf prog = {0}, call = {0};
+  for (long p = 0; p < total; p++) {
+    pair_turn(&pr, p);
+    uint64_t seed = (uint64_t)(500 + p);
+    matgen(seed, &prog, &call);
+    char what[64];
+    snprintf(what, sizeof what, "matgen seed %" PRIu64, seed);
+    same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
+  }
+  pair_tally(&pr);
+  free(prog.data);
+  free(call.data);
+  printf("matgen: %d of %d compilations of f native\n", pr.native_counted, pr.all);
+  ck_assert_msg(pr.all > 0 && pr.native_counted * 100 >= 80 * pr.all, "only %d of %d compilations of f native",
+                pr.native_counted, pr.all);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("jit");
   TCase *t = tcase_create("modes");
@@ -466,6 +552,7 @@ static Suite *suite(void) {
   tcase_add_test(t, t_adgen_tape);
   tcase_add_test(t, t_intgen);
   tcase_add_test(t, t_intgen_fails_sometimes);
+  tcase_add_test(t, t_matgen);
   suite_add_tcase(s, t);
   return s;
 }
