@@ -15,9 +15,11 @@
 
 #include "ir/infer.h"
 
-/* Bumped whenever these structs change, so that a stale shared object
- * is refused rather than misread. */
-#define JIT_ABI 3
+/* Bumped whenever these structs or the runtime helpers compiled code
+ * calls (jit/llvm/rt.c) change, so that a stale shared object is
+ * refused rather than misread, and a cached object made for other
+ * helpers is never linked (it is part of the compile cache's key). */
+#define JIT_ABI 4
 
 /* A place compiled code can fail at: the node, and the graph whose
  * frame it runs in (a function or module shows in tracebacks, as in
