@@ -5,10 +5,9 @@
  * value (bench/vmath_accuracy.c), libmvec's f32 functions are off by up
  * to 2.6 ulp (exp), 3.9 (log) and 1.4 (tanh), where Mist promises under
  * 1; SLEEF's 1-ulp functions keep that promise but are slower
- * (bench/jit/vecmath.c).  So exp, tanh and sigmoid are computed here in
- * f32 with FMA, within 0.8 ulp of the exact value, at libmvec's speed
- * for exp and tanh.  log is still evaluated in double (each group of 16
- * floats widened to two vectors of 8 doubles and rounded once).
+ * (bench/jit/vecmath.c).  So the four are computed here in f32 with
+ * FMA, within 0.8 ulp of the exact value for every argument, at about
+ * libmvec's speed (sigmoid at twice its exp's cost).
  *
  * exp:  x = k ln2 + r, |r| <= ln2/2 (ln2 in two parts, the rounding of r
  *       kept), e^r = 1 + r + r^2 P(r) with P a degree-5 minimax
@@ -24,29 +23,18 @@
  * sigmoid: 1 / (1 + E) for x >= 0, E / (1 + E) below, E = e^(-|x|) as
  *       the pair 2^k (h + l), the denominator as an exact sum of two
  *       floats, the quotient corrected by its residual.
- * log:  x = m 2^e, m in [0.75, 1.5), log m = 2 atanh(t), t = (m-1)/(m+1),
- *       an odd series in t to t^13 (|t| < 0.2).  0, negatives, inf and
- *       NaN are patched in afterwards. */
+ * log:  x = 2^e m, m in [0.75, 1.5) (vgetmantps, vgetexpps), m in one of
+ *       32 intervals, c its middle: log x = e ln2 - log(1/c) + log1p(r),
+ *       r = m (1/c) - 1, with 1/c and -log(1/c) (in two floats) from a
+ *       table and log1p a polynomial; e ln2 + log(c) is summed exactly
+ *       and r added with its rounding error kept.  0 and inf are
+ *       patched in afterwards. */
 #include "devices/cpu/vmathf.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
 #define T512 __attribute__((target("avx512f")))
-
-#define LN2 0x1.62e42fefa39efp-1
-
-T512 static inline __m512d widen_lo(__m512 v) {
-  return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-}
-T512 static inline __m512d widen_hi(__m512 v) {
-  return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-}
-T512 static inline __m512 narrow(__m512d lo, __m512d hi) {
-  __m256 a = _mm512_cvtpd_ps(lo), b = _mm512_cvtpd_ps(hi);
-  return _mm512_castpd_ps(
-      _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1));
-}
 
 #define F(v) _mm512_set1_ps(v)
 #define SIGN _mm512_set1_epi32((int)0x80000000)
@@ -55,6 +43,14 @@ T512 static inline __m512 narrow(__m512d lo, __m512d hi) {
  * (which prints this block). */
 /* exp: P0..P5; relative error of e^r with these floats: 2^-29.7 */
 static const float exp_p[6] = {0x1p-1f, 0x1.555556p-3f, 0x1.5554acp-5f, 0x1.11108ep-7f, 0x1.6d75dap-10f, 0x1.a1a2ep-13f};
+/* log: ln2 as a multiple of 2^-16 and the rest; Q0..Q3 (r in [-0.01562, 0.03125], relative error 2^-30.5); per interval 1/c, H, L */
+static const float log_ln2[2] = {0x1.62e4p-1f, 0x1.7f7d1cp-20f};
+static const float log_q[4] = {-0x1.fffff8p-2f, 0x1.55553p-2f, -0x1.008e68p-2f, 0x1.ad5676p-3f};
+static const float log_tab[3][32] __attribute__((aligned(64))) = {
+    {0x1.51d07ep+0f, 0x1.4afd6ap+0f, 0x1.446f86p+0f, 0x1.3e22ccp+0f, 0x1.381382p+0f, 0x1.323e34p+0f, 0x1.2c9fb4p+0f, 0x1.27350cp+0f, 0x1.21fb78p+0f, 0x1.1cf06ap+0f, 0x1.181182p+0f, 0x1.135c82p+0f, 0x1.0ecf56p+0f, 0x1.0a681p+0f, 0x1.0624dep+0f, 0x1p+0f, 0x1p+0f, 0x1.e9131ap-1f, 0x1.dae608p-1f, 0x1.cd8568p-1f, 0x1.c0e07p-1f, 0x1.b4e81cp-1f, 0x1.a98ef6p-1f, 0x1.9ec8eap-1f, 0x1.948b1p-1f, 0x1.8acb9p-1f, 0x1.818182p-1f, 0x1.78a4c8p-1f, 0x1.702e06p-1f, 0x1.681682p-1f, 0x1.605816p-1f, 0x1.58ed24p-1f},
+    {-0x1.1bf8p-2f, -0x1.0714p-2f, -0x1.e53p-3f, -0x1.bd08p-3f, -0x1.95a8p-3f, -0x1.6fp-3f, -0x1.491p-3f, -0x1.23d8p-3f, -0x1.fe9p-4f, -0x1.b6bp-4f, -0x1.701p-4f, -0x1.2aap-4f, -0x1.cccp-5f, -0x1.466p-5f, -0x1.848p-6f, 0.0f, 0.0f, 0x1.774p-5f, 0x1.342p-4f, 0x1.a92p-4f, 0x1.0d78p-3f, 0x1.44dp-3f, 0x1.7ab8p-3f, 0x1.af4p-3f, 0x1.e27p-3f, 0x1.0a34p-2f, 0x1.2294p-2f, 0x1.3a64p-2f, 0x1.51acp-2f, 0x1.686cp-2f, 0x1.7ebp-2f, 0x1.9478p-2f},
+    {-0x1.9425a6p-18f, 0x1.e82caap-20f, -0x1.dbbce2p-20f, -0x1.d30ef6p-21f, 0x1.268848p-18f, -0x1.247756p-19f, -0x1.e9399ep-18f, 0x1.d436c8p-20f, 0x1.bb589p-18f, 0x1.c1b296p-19f, 0x1.6108aap-19f, -0x1.6011c6p-22f, 0x1.1b3444p-18f, -0x1.5b285cp-18f, -0x1.2858c8p-18f, 0.0f, 0.0f, 0x1.66f8ccp-19f, -0x1.45cf22p-19f, 0x1.b6292cp-18f, -0x1.732f72p-23f, 0x1.59c65cp-18f, 0x1.20821cp-20f, -0x1.b73bfap-18f, 0x1.d78abcp-21f, -0x1.af58c6p-18f, 0x1.e6cf7ap-22f, 0x1.8b2d28p-19f, -0x1.283d2p-18f, 0x1.007362p-19f, -0x1.f0df54p-20f, 0x1.3ee212p-18f},
+};
 /* tanh below 2^-4: S0, S1; relative error 2^-32.9 */
 static const float tanh_s[2] = {-0x1.55553ep-2f, 0x1.107772p-3f};
 /* tanh on the quarter binades of [2^-4, 16): H, L, P1..P5, each for the 32 intervals; relative error at most 2^-26.4 */
@@ -163,34 +159,32 @@ T512 static inline __m512 sigmoid_ps(__m512 x) {
   return div_pair(_mm512_mask_blend_ps(neg, F(1.0f), eh), _mm512_maskz_mov_ps(neg, el), dh, dl);
 }
 
-T512 static inline __m512d log_pd(__m512d x) {
-  __m512d e = _mm512_getexp_pd(_mm512_mul_pd(x, _mm512_set1_pd(4.0 / 3.0)));
-  __m512d m = _mm512_scalef_pd(x, _mm512_sub_pd(_mm512_setzero_pd(), e));
-  __m512d one = _mm512_set1_pd(1.0);
-  __m512d t = _mm512_div_pd(_mm512_sub_pd(m, one), _mm512_add_pd(m, one));
-  __m512d s = _mm512_mul_pd(t, t);
-  __m512d p = _mm512_set1_pd(1.0 / 13);
-  p = _mm512_fmadd_pd(p, s, _mm512_set1_pd(1.0 / 11));
-  p = _mm512_fmadd_pd(p, s, _mm512_set1_pd(1.0 / 9));
-  p = _mm512_fmadd_pd(p, s, _mm512_set1_pd(1.0 / 7));
-  p = _mm512_fmadd_pd(p, s, _mm512_set1_pd(1.0 / 5));
-  p = _mm512_fmadd_pd(p, s, _mm512_set1_pd(1.0 / 3));
-  p = _mm512_fmadd_pd(p, s, one);
-  __m512d y = _mm512_fmadd_pd(e, _mm512_set1_pd(LN2), _mm512_mul_pd(_mm512_add_pd(t, t), p));
-  /* log 0 = -inf, log of a negative = NaN, log inf = inf, NaN stays. */
-  __mmask8 zero = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_EQ_OQ);
-  __mmask8 neg = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_LT_OQ);
-  __mmask8 inf = _mm512_cmp_pd_mask(x, _mm512_set1_pd(__builtin_inf()), _CMP_EQ_OQ);
-  __mmask8 nan = _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q);
-  y = _mm512_mask_blend_pd(zero, y, _mm512_set1_pd(-__builtin_inf()));
-  y = _mm512_mask_blend_pd(neg, y, _mm512_set1_pd(__builtin_nan("")));
-  y = _mm512_mask_blend_pd(inf, y, x);
-  y = _mm512_mask_blend_pd(nan, y, x);
-  return y;
+/* Column j of log_tab for each lane's interval. */
+T512 static inline __m512 log_coef(int j, __m512i idx) {
+  return _mm512_permutex2var_ps(_mm512_load_ps(log_tab[j]), idx, _mm512_load_ps(log_tab[j] + 16));
 }
 
-/* log, in double: 16 floats as two vectors of 8 doubles. */
-T512 static inline __m512 log_ps(__m512 v) { return narrow(log_pd(widen_lo(v)), log_pd(widen_hi(v))); }
+T512 static inline __m512 log_ps(__m512 x) {
+  /* x = 2^e m, m in [0.75, 1.5) (NaN for a negative x) */
+  __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan);
+  __m512 e = _mm512_getexp_ps(x);
+  e = _mm512_mask_add_ps(e, _mm512_cmp_ps_mask(m, F(1.0f), _CMP_LT_OQ), e, F(1.0f));
+  /* m's interval (32 from 0.75 on), r = m/c - 1 rounded once */
+  __m512i idx = _mm512_srli_epi32(_mm512_sub_epi32(_mm512_castps_si512(m), _mm512_set1_epi32(0x3f400000)), 18);
+  __m512 r = _mm512_fmsub_ps(m, log_coef(0, idx), F(1.0f));
+  __m512 q = _mm512_fmadd_ps(F(log_q[3]), r, F(log_q[2]));
+  q = _mm512_fmadd_ps(q, r, F(log_q[1]));
+  q = _mm512_fmadd_ps(q, r, F(log_q[0]));
+  /* log x = (e ln2hi + H) + r + (r^2 Q + e ln2lo + L), the first sum
+   * exact, the second with its rounding error kept */
+  __m512 a = _mm512_fmadd_ps(e, F(log_ln2[0]), log_coef(1, idx));
+  __m512 b = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, _mm512_fmadd_ps(e, F(log_ln2[1]), log_coef(2, idx)));
+  __m512 s = _mm512_add_ps(a, r);
+  __m512 y = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(a, s), r), b));
+  /* log 0 = -inf, log inf = inf; negatives and NaN are NaN already */
+  y = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), y, F(-__builtin_inff()));
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, F(__builtin_inff()), _CMP_EQ_OQ), y, x);
+}
 
 /* Whole groups of 16, then the tail masked (masked-off lanes read 1.0,
  * harmless to every function here). */

@@ -6,6 +6,12 @@ rounded to float, and prints them as the C that vmathf.c holds.
   exp:  P(r) with e^r ~ 1 + r + r^2 P(r) on |r| <= 1.002 ln2/2, degree 5,
         weighted by max(|r|, 0.02): its error times |r| is what tanh and
         sigmoid's 1 - e^r loses, its error times r^2 what exp loses.
+  log:  x = 2^e m, m in [0.75, 1.5), cut into 32 intervals (16 below 1, 16
+        above) by m's top bits; per interval 1/c rounded to float (1 for
+        the two intervals beside 1) and -log of that float as H + L, H a
+        multiple of 2^-16 so that e ln2hi + H is exact; then
+        log(m/c) = log1p(r) ~ r + r^2 Q(r), Q of degree 3, on the r that
+        the intervals give.
   tanh: on each quarter binade [a, b) of [2^-4, 16), with c its middle,
         tanh(c + y) ~ H + L + P1 y + ... + P5 y^5, relative error, H + L
         the constant term to 48 bits (so that the sum's one rounding is
@@ -126,7 +132,35 @@ def tanh_table(degree=5):
     print('};')
 
 
+def log_table():
+    inv, hi, lo = [], [], []
+    rmin = rmax = 0
+    for i in range(32):
+        a, b = bits_float(0x3f400000 + (i << 18)), bits_float(0x3f400000 + ((i + 1) << 18))
+        ic = 1.0 if i in (15, 16) else f32(2 / (mp.mpf(a) + mp.mpf(b)))
+        minus_log = -mp.log(mp.mpf(ic))
+        h = float(mp.nint(minus_log * 2 ** 16) / 2 ** 16)
+        inv.append(ic)
+        hi.append(h)
+        lo.append(f32(minus_log - mp.mpf(h)))
+        rmin = min(rmin, mp.mpf(a) * mp.mpf(ic) - 1)
+        rmax = max(rmax, mp.mpf(b) * mp.mpf(ic) - 1)
+    g = lambda r: mp.mpf(-1) / 2 if r == 0 else (mp.log1p(r) - r) / r ** 2
+    w = lambda r: mp.mpf(1) if r == 0 else r ** 2 / mp.log1p(r)
+    c, err = remez(g, w, 3, rmin * mp.mpf('1.01'), rmax * mp.mpf('1.01'), grid=600)
+    ln2hi = float(mp.nint(mp.log(2) * 2 ** 16) / 2 ** 16)
+    print('/* log: ln2 as a multiple of 2^-16 and the rest; Q0..Q3 (r in [%.4g, %.4g], relative'
+          ' error 2^%.1f); per interval 1/c, H, L */' % (float(rmin), float(rmax), float(mp.log(err, 2))))
+    print('static const float log_ln2[2] = {%s, %s};' % (cfloat(ln2hi), cfloat(f32(mp.log(2) - mp.mpf(ln2hi)))))
+    print('static const float log_q[4] = {%s};' % ', '.join(cfloat(f32(x)) for x in c))
+    print('static const float log_tab[3][32] __attribute__((aligned(64))) = {')
+    for col in (inv, hi, lo):
+        print('    {' + ', '.join(cfloat(v) for v in col) + '},')
+    print('};')
+
+
 if __name__ == '__main__':
     exp_poly()
+    log_table()
     tanh_small()
     tanh_table()
