@@ -2,8 +2,8 @@
  * for f32 exp and tanh (docs/jit.md, "Fused elementwise loops"), on
  * 16 floats at a time under AVX-512 (bench/jit_tensor_run.sh):
  *
- *   mist     Mist's own (devices/cpu/vmathf.c: evaluated in double,
- *            rounded once), which eager mode's kernels use;
+ *   mist     Mist's own (devices/cpu/vmathf.c: f32 with FMA, within
+ *            1 ulp), which eager mode's kernels use;
  *   libmvec  glibc's _ZGVeN16v_expf and _ZGVeN16v_tanhf, what gcc
  *            -ffast-math vectorises expf and tanhf into;
  *   sleef    SLEEF 3.5's Sleef_expf16_u10avx512f and
