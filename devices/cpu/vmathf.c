@@ -136,7 +136,7 @@ T512 static inline __m512 tanh_ps(__m512 x) {
   __m512i b = _mm512_castps_si512(cx);
   __m512i idx = _mm512_srli_epi32(_mm512_sub_epi32(b, _mm512_set1_epi32(0x3d800000)), 21);
   __m512 c = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
-      b, _mm512_set1_epi32((int)0xffe00000), _mm512_set1_epi32(0x00100000), 0xEA)); /* b & m | 1 */
+      b, _mm512_set1_epi32((int)0xffe00000), _mm512_set1_epi32(0x00100000), 0xEA)); /* b & A | B */
   __m512 y = _mm512_sub_ps(cx, c);
   __m512 p = _mm512_fmadd_ps(tanh_coef(6, idx), y, tanh_coef(5, idx));
   p = _mm512_fmadd_ps(p, y, tanh_coef(4, idx));
@@ -149,7 +149,7 @@ T512 static inline __m512 tanh_ps(__m512 x) {
   __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(s, ax), _mm512_fmadd_ps(F(tanh_s[1]), s, F(tanh_s[0])), ax);
   t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, F(0x1p-4f), _CMP_LT_OQ), t, small);
   return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(t), SIGN,
-                                                       _mm512_castps_si512(x), 0xF8)); /* t | s & x */
+                                                       _mm512_castps_si512(x), 0xF8)); /* t | SIGN & x */
 }
 
 T512 static inline __m512 sigmoid_ps(__m512 x) {
@@ -169,7 +169,7 @@ T512 static inline __m512 log_ps(__m512 x) {
   __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan);
   __m512 e = _mm512_getexp_ps(x);
   e = _mm512_mask_add_ps(e, _mm512_cmp_ps_mask(m, F(1.0f), _CMP_LT_OQ), e, F(1.0f));
-  /* m's interval (32 from 0.75 on), r = m/c - 1 rounded once */
+  /* m's interval (32 from 0.75 on), r = m (1/c) - 1 rounded once */
   __m512i idx = _mm512_srli_epi32(_mm512_sub_epi32(_mm512_castps_si512(m), _mm512_set1_epi32(0x3f400000)), 18);
   __m512 r = _mm512_fmsub_ps(m, log_coef(0, idx), F(1.0f));
   __m512 q = _mm512_fmadd_ps(F(log_q[3]), r, F(log_q[2]));
@@ -188,15 +188,15 @@ T512 static inline __m512 log_ps(__m512 x) {
 
 /* Whole groups of 16, then the tail masked (masked-off lanes read 1.0,
  * harmless to every function here). */
-#define DEFINE_ARRAY(NAME, F)                                                          \
-  T512 void NAME(float *out, const float *x, int64_t n) {                              \
-    int64_t i = 0;                                                                     \
-    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, F(_mm512_loadu_ps(x + i))); \
-    if (i < n) {                                                                       \
-      __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                  \
-      __m512 v = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), m, x + i);                 \
-      _mm512_mask_storeu_ps(out + i, m, F(v));                                         \
-    }                                                                                  \
+#define DEFINE_ARRAY(NAME, FN)                                                          \
+  T512 void NAME(float *out, const float *x, int64_t n) {                               \
+    int64_t i = 0;                                                                      \
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, FN(_mm512_loadu_ps(x + i))); \
+    if (i < n) {                                                                        \
+      __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                   \
+      __m512 v = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), m, x + i);                  \
+      _mm512_mask_storeu_ps(out + i, m, FN(v));                                         \
+    }                                                                                   \
   }
 
 /* One vector of 16 floats, for compiled code's fused loops
