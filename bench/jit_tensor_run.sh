@@ -10,7 +10,8 @@
 # The design's target: within 1.25x of C.  Then bench/jit/vecmath.c:
 # the vector math libraries the fused loop could call for f32 exp and
 # tanh (Mist's own, libmvec's, SLEEF's; libsleef-dev), their speed on
-# the same chain and their accuracy, on a CPU with AVX-512F.
+# the same chain and their accuracy, and the speed of each of exp, tanh,
+# log and sigmoid alone, on a CPU with AVX-512F.
 #
 #   bench/jit_tensor_run.sh            MIST=path/to/mist REPEAT=10 ROUNDS=3
 set -euo pipefail
@@ -45,7 +46,7 @@ sleef=/usr/include/$(gcc -print-multiarch 2>/dev/null)/sleef.h
 devlib=$(dirname "$mist")/devices/libmist_devices.a
 if grep -qw avx512f /proc/cpuinfo && [ -f "$sleef" ] && [ -f "$devlib" ]; then
   echo
-  echo "f32 exp and tanh, 16 lanes (bench/jit/vecmath.c): the chain on one thread, and accuracy"
+  echo "f32 exp and tanh, 16 lanes (bench/jit/vecmath.c): the chain on one thread, and accuracy; each function alone"
   "$cc" -O2 -mavx512f -o "$bin/jit_vecmath" "$here/jit/vecmath.c" -I"$(dirname "$sleef")" "$devlib" \
     -lsleef -lmvec -lm -lpthread
   "$bin/jit_vecmath"

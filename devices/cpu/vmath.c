@@ -4,13 +4,15 @@
  * Approach.  Arithmetic (neg, abs, sqrt, relu, + - * /, max, min) is a
  * plain C loop that GCC vectorises; target_clones builds it for AVX-512,
  * AVX2 and baseline x86-64 and picks one at load time, so the library
- * needs no -march.  Transcendentals (exp, log, sin, cos, tanh, pow, and
- * sigmoid through exp) call glibc's libmvec directly (_ZGVeN16v_expf and
- * friends), chosen once from the CPU's features, with no -ffast-math.
- * libmvec is within 4 ulp by contract; measured against libm its f64
- * functions and f32 sin, cos and pow are within 2 ulp, but f32 exp,
- * tanh and log reach 3-4, so under AVX-512 those (and sigmoid) come
- * from vmathf.c, which evaluates them in double precision, and under
+ * needs no -march.  Transcendentals are vector functions chosen once
+ * from the CPU's features, with no -ffast-math.  Under AVX-512, f32
+ * exp, log, tanh and sigmoid are Mist's own (vmathf.c: computed in f32,
+ * within 1 ulp of the exact value for every argument, as fast as
+ * libmvec's), because glibc's libmvec, within 4 ulp by contract, is
+ * measured 2.6 ulp off for f32 exp, 3.9 for log and 1.4 for tanh
+ * (bench/vmath_accuracy_run.sh, over all 2^32 arguments).  Everything
+ * else calls libmvec directly (_ZGVeN16v_sinf and friends): its f64
+ * functions and f32 sin, cos and pow are within 2 ulp of libm.  Under
  * AVX2 every f32 function goes through libmvec's f64 version.  The tail of an array goes
  * through the same vector function (masked, or through a padded
  * buffer), so an element's result never depends on its position.

@@ -1,6 +1,6 @@
 /* devices/cpu/vmathf.h: internal to devices/cpu: f32 transcendentals
- * for x86-64 with AVX-512, computed in double precision inside the
- * vector (vmathf.c).  Call only when the CPU has AVX-512F.  out may
+ * for x86-64 with AVX-512, within 1 ulp of the exact value for every
+ * argument (vmathf.c).  Call only when the CPU has AVX-512F.  out may
  * equal x. */
 #ifndef MIST_DEVICES_CPU_VMATHF_H
 #define MIST_DEVICES_CPU_VMATHF_H
