@@ -240,6 +240,19 @@ DevVecFn dev_vec_unary(VmUnary op, bool f64) {
 #endif
 }
 
+/* pow: the function of pow512_f32 / pow512_f64, which eager mode's
+ * dev_binary and dev_binary_scalar call under AVX-512. */
+DevVecFn dev_vec_binary(VmBinary op, bool f64) {
+#if USE_MVEC
+  if (op != VM_POW || level() != 2) return NULL;
+  return f64 ? (DevVecFn)_ZGVeN8vv_pow : (DevVecFn)_ZGVeN16vv_powf;
+#else
+  (void)op;
+  (void)f64;
+  return NULL;
+#endif
+}
+
 /* ---- plain loops (vectorised by the compiler) --------------------------- */
 
 /* out may equal x or y exactly: no dependence between iterations. */

@@ -22,10 +22,15 @@
  * Python float or int, the same everywhere. */
 typedef enum { FI_FULL, FI_INNER, FI_OUTER, FI_ONE, FI_FLOAT, FI_INT } FuseInKind;
 
+/* The dtype of a Python number input: it takes the dtype of what it
+ * meets, as in eager mode. */
+enum { FUSE_FLOAT = -1, FUSE_INT = -2 };
+
 typedef struct FuseIn {
   IrNode *node;
   FuseInKind kind;
   int slot;              /* its index among the tensors, or among the numbers */
+  int dtype;             /* a tensor's DType; a number's FUSE_FLOAT or FUSE_INT */
 } FuseIn;
 
 /* A reduction a loop's output feeds, summed as it is computed. */
@@ -40,7 +45,8 @@ typedef struct FuseGroup {
   int nnodes;
   FuseIn *ins;
   int nins, ntensors, nnumbers;
-  IrType *type;          /* the loop's output's: f32 or f64, every dim known */
+  int lanes;             /* per vector: 512 bits of the widest dtype the loop touches */
+  IrType *type;          /* the loop's output's: every dim known */
   int64_t rows, cols;
   FuseReduce reduce;
   IrType *result;        /* the root's type: type, or a 0-d tensor when reduced */
