@@ -386,8 +386,9 @@ static void absorb(Plan *pl, IrNode *n, const IrType *t, IrNode **nodes, int *nn
   }
 }
 
-/* The group rooted at root, or NULL when its inputs do not fit. */
-static FuseGroup *make_group(Plan *pl, IrNode *root) {
+/* The group rooted at root, or NULL when its inputs do not fit; cut
+ * after its first t->n - cut dims, or (cut -1) as its inputs allow. */
+static FuseGroup *make_group(Plan *pl, IrNode *root, int cut) {
   IrType *t = pl->type_of(pl->ud, root);
   IrNode *nodes[FUSE_MAX_NODES];
   int nn = 0;
@@ -421,8 +422,8 @@ static FuseGroup *make_group(Plan *pl, IrNode *root) {
   /* the cut into rows and columns: the whole output as one row when
    * every tensor is of its shape (or one element), else the most rows
    * for which every tensor reads by a pattern */
-  int nd = t->n, k = nd;
-  for (; k >= 0; k--) {
+  int nd = t->n, k = cut >= 0 ? cut : nd;
+  for (; k >= 0; k = cut >= 0 ? -1 : k - 1) {
     bool fits = true;
     for (int i = 0; i < nins && fits; i++) {
       if ((int)ins[i].kind == FI_FLOAT || (int)ins[i].kind == FI_INT) continue;
@@ -458,19 +459,84 @@ static FuseGroup *make_group(Plan *pl, IrNode *root) {
   return fg;
 }
 
-/* n as a reduction of a whole tensor a loop can compute: sum(x) or
- * mean(x), x an f32 or f64 tensor, the result a 0-d tensor of its
- * dtype. */
-static FuseReduce reduction_of(Plan *pl, IrNode *n) {
-  if (n->kind != IR_APPLY || n->nin != 2 || n->in[0]->kind != IR_CONST || !v_is_obj(n->in[0]->value, O_BUILTIN))
-    return FR_NONE;
-  int op = AS_BUILTIN(n->in[0]->value)->op;
-  if (op != IR_B_SUM && op != IR_B_MEAN) return FR_NONE;
-  IrType *t = pl->type_of(pl->ud, n), *x = pl->type_of(pl->ud, n->in[1]);
-  if (!t || t->kind != IT_TENSOR || t->or_none || t->or_unbound || t->n != 0 || !known_tensor(x) ||
-      !is_float_dt(x->dtype) || t->dtype != x->dtype)
-    return FR_NONE;
-  return op == IR_B_SUM ? FR_SUM : FR_MEAN;
+/* n as a reduction a loop can compute, of the tensor *x: sum or mean
+ * (sum(x), x.sum(...), sum(x, axis=..., keepdims=...)) of an f32 or f64
+ * tensor, of all of it (a 0-d result), or over axis 0 or the last axis
+ * of a tensor of two dims or more, where eager mode sums each column
+ * (dev_sum_rows) or each row (dev_sum) of what the loop computes. */
+static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method) {
+  if (n->kind != IR_APPLY || n->nin < 2) return FR_NONE;
+  int op = -1, npos = 0;
+  IrNode *pos[3], *axis = NULL, *keep = NULL;
+  *method = NULL;
+  if (ir_node_prim(n) == IR_P_CALL_KW) {
+    if (n->nin < 3) return FR_NONE;
+    IrNode *f = n->in[1], *names = n->in[2];
+    if (names->kind != IR_CONST || !v_is_obj(names->value, O_TUPLE)) return FR_NONE;
+    ObjSeq *nm = AS_SEQ(names->value);
+    int nkw = (int)nm->len, first = 0;
+    if (f->kind == IR_CONST && v_is_obj(f->value, O_BUILTIN)) {
+      op = AS_BUILTIN(f->value)->op;
+    } else if (f->kind == IR_APPLY && ir_node_prim(f) == IR_P_GETATTR && f->nin == 3 && f->graph == pl->g &&
+               ir_map_int(pl->uses, f, -1) == 1 && f->in[2]->kind == IR_CONST && v_is_obj(f->in[2]->value, O_STR)) {
+      /* x.sum(axis=...): the bound method, used only here, is not made */
+      const char *name = AS_STR(f->in[2]->value)->data;
+      op = strcmp(name, "sum") == 0 ? IR_B_SUM : strcmp(name, "mean") == 0 ? IR_B_MEAN : -1;
+      pos[0] = f->in[1];
+      first = 1;
+      *method = f;
+    } else {
+      return FR_NONE;
+    }
+    npos = n->nin - 3 - nkw;
+    if (npos < 0 || npos + first < 1 || npos + first > 3) return FR_NONE;
+    for (int i = 0; i < npos; i++) pos[first + i] = n->in[3 + i];
+    for (int i = 0; i < nkw; i++) {
+      const char *name = AS_STR(nm->items[i])->data;
+      IrNode *v = n->in[3 + npos + i];
+      if (strcmp(name, "axis") == 0 && !axis) axis = v;
+      else if (strcmp(name, "keepdims") == 0 && !keep) keep = v;
+      else return FR_NONE;
+    }
+    npos += first;
+  } else if (is_method(n)) {
+    IrNode *name = n->in[2];
+    if (name->kind != IR_CONST || !v_is_obj(name->value, O_STR)) return FR_NONE;
+    op = strcmp(AS_STR(name->value)->data, "sum") == 0 ? IR_B_SUM : strcmp(AS_STR(name->value)->data, "mean") == 0 ? IR_B_MEAN : -1;
+    npos = n->nin - 2;
+    if (npos > 3) return FR_NONE;
+    pos[0] = n->in[1];
+    for (int i = 1; i < npos; i++) pos[i] = n->in[2 + i];
+  } else {
+    op = builtin_of(n);
+    npos = n->nin - 1;
+    if (npos > 3) return FR_NONE;
+    for (int i = 0; i < npos; i++) pos[i] = n->in[1 + i];
+  }
+  if ((op != IR_B_SUM && op != IR_B_MEAN) || npos < 1) return FR_NONE;
+  if (npos > 1) {
+    if (axis) return FR_NONE;
+    axis = pos[1];
+  }
+  if (npos > 2) {
+    if (keep) return FR_NONE;
+    keep = pos[2];
+  }
+  *x = pos[0];
+  IrType *t = pl->type_of(pl->ud, n), *xt = pl->type_of(pl->ud, pos[0]);
+  if (!known_tensor(t) || !known_tensor(xt) || !is_float_dt(xt->dtype) || t->dtype != xt->dtype) return FR_NONE;
+  IrType *kt = keep ? pl->type_of(pl->ud, keep) : NULL;
+  if (keep && (!kt || kt->kind != IT_BOOL || !kt->has_val || kt->or_none)) return FR_NONE;
+  IrType *at = axis ? pl->type_of(pl->ud, axis) : NULL;
+  if (!axis || (at && at->kind == IT_NONE)) {
+    if (t->n != 0) return FR_NONE;
+    return op == IR_B_SUM ? FR_SUM : FR_MEAN;
+  }
+  if (!at || at->kind != IT_INT || !at->has_val || at->or_none || xt->n < 2) return FR_NONE;
+  int64_t d = at->ival < 0 ? at->ival + xt->n : at->ival;
+  if (d == 0) return op == IR_B_SUM ? FR_SUM_FIRST : FR_MEAN_FIRST;
+  if (d == xt->n - 1) return op == IR_B_SUM ? FR_SUM_LAST : FR_MEAN_LAST;
+  return FR_NONE;
 }
 
 void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud, IrNode *n), void *ud,
@@ -481,23 +547,27 @@ void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud,
   for (int i = g->nnodes - 1; i >= 0; i--) {
     IrNode *n = g->nodes[i];
     if (ir_map_get(groups, n)) continue;
-    FuseReduce red = reduction_of(&pl, n);
-    IrNode *a = red ? n->in[1] : NULL;
+    IrNode *a = NULL, *method;
+    FuseReduce red = reduction_of(&pl, n, &a, &method);
     if (red && a->graph == g && a != g->ret && ir_map_int(uses, a, -1) == 1 && candidate(&pl, a)) {
       /* the chain feeding a sum or mean: one loop that sums, when it
-       * reads its inputs in full (one row) */
-      FuseGroup *fg = make_group(&pl, a);
-      if (fg && fg->rows == 1) {
+       * reads its inputs in full (one row) for a whole sum, or cut
+       * into rows at the axis summed over */
+      bool whole = red == FR_SUM || red == FR_MEAN;
+      int nd = type_of(ud, a)->n;
+      FuseGroup *fg = make_group(&pl, a, whole ? -1 : red == FR_SUM_FIRST || red == FR_MEAN_FIRST ? nd - 1 : 1);
+      if (fg && (!whole || fg->rows == 1)) {
         fg->root = n;
         fg->reduce = red;
         fg->result = type_of(ud, n);
         ir_map_put(groups, n, fg);
+        if (method) ir_map_put(groups, method, fg);
         for (int j = 0; j < fg->nnodes; j++) ir_map_put(groups, fg->nodes[j], fg);
         continue;
       }
     }
     if (!candidate(&pl, n)) continue;
-    FuseGroup *fg = make_group(&pl, n);
+    FuseGroup *fg = make_group(&pl, n, -1);
     if (!fg) continue;
     for (int j = 0; j < fg->nnodes; j++) ir_map_put(groups, fg->nodes[j], fg);
   }
@@ -534,8 +604,11 @@ const char *jit_fuse_describe(const FuseGroup *fg) {
     IrNode *n = fg->nodes[i];
     sb_printf(&sb, " %s@%d:%d", op_names[op_of(n, &arity)], n->span.line, n->span.col);
   }
-  if (fg->reduce)
-    sb_printf(&sb, ", then %s@%d:%d", fg->reduce == FR_SUM ? "sum" : "mean", fg->root->span.line, fg->root->span.col);
+  if (fg->reduce) {
+    static const char *const red[] = {"", "sum", "mean", "sum", "mean", "sum", "mean"};
+    static const char *const axis[] = {"", "", "", " over axis 0", " over axis 0", " over the last axis", " over the last axis"};
+    sb_printf(&sb, ", then %s@%d:%d%s", red[fg->reduce], fg->root->span.line, fg->root->span.col, axis[fg->reduce]);
+  }
   sb_printf(&sb, " (%lld x %lld", (long long)fg->rows, (long long)fg->cols);
   static const char *const kinds[] = {"full", "inner", "outer", "one", "float", "int"};
   for (int i = 0; i < fg->nins; i++) sb_printf(&sb, "%s%s", i ? " " : "; inputs ", kinds[fg->ins[i].kind]);

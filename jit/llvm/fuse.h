@@ -33,8 +33,11 @@ typedef struct FuseIn {
   int dtype;             /* a tensor's DType; a number's FUSE_FLOAT or FUSE_INT */
 } FuseIn;
 
-/* A reduction a loop's output feeds, summed as it is computed. */
-typedef enum { FR_NONE, FR_SUM, FR_MEAN } FuseReduce;
+/* A reduction a loop's output feeds, summed as it is computed: of the
+ * whole output, over its first axis (sum(x, axis=0): the column sums of
+ * rows x cols, cols the product of the other dims), or over its last
+ * (rows x cols, cols the last dim). */
+typedef enum { FR_NONE, FR_SUM, FR_MEAN, FR_SUM_FIRST, FR_MEAN_FIRST, FR_SUM_LAST, FR_MEAN_LAST } FuseReduce;
 
 /* One loop: the nodes it computes (in their graph's order, the last
  * the loop's output) and its inputs; the root is the node whose value
