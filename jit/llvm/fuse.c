@@ -59,37 +59,69 @@ static int vm_op(FuseOp op) {
   return -1;
 }
 
-static const char *vec_name(FuseOp op, bool f64) {
-  return lang_str_fmt("mist_vec_%s_%s", op_names[op], f64 ? "f64" : "f32")->data;
+static const char *vec_name(FuseOp op, bool f64, int bits) {
+  return lang_str_fmt("mist_vec%s_%s_%s", bits == 256 ? "256" : "", op_names[op], f64 ? "f64" : "f32")->data;
+}
+
+/* The vector function eager mode calls for op on vectors of `bits`
+ * bits (the host's kernels: AVX-512 or AVX2), or NULL. */
+static DevVecFn vec_fn(FuseOp op, bool f64, int bits) {
+  if (op == FO_POW) return bits == 512 ? dev_vec_binary(VM_POW, f64) : dev_vec_binary256(VM_POW, f64);
+  int vm = vm_op(op);
+  if (vm < 0) return NULL;
+  return bits == 512 ? dev_vec_unary((VmUnary)vm, f64) : dev_vec_unary256((VmUnary)vm, f64);
 }
 
 const JitHelper *jit_vec_helpers(int *n) {
-  static JitHelper h[2 * NVEC + 2];
+  static const FuseOp ops[] = {FO_EXP, FO_LOG, FO_SIN, FO_COS, FO_TANH, FO_SIGMOID, FO_POW};
+  enum { NOPS = sizeof ops / sizeof *ops };
+  static JitHelper h[2 * 2 * NOPS];
   int k = 0;
-  for (int f64 = 0; f64 < 2; f64++) {
-    for (int i = 0; i < NVEC; i++) {
-      DevVecFn fn = dev_vec_unary(vec_ops[i].vm, f64);
-      if (!fn) continue;
-      h[k].name = vec_name(vec_ops[i].op, f64);
-      h[k++].addr = (void *)(uintptr_t)fn;
-    }
-    DevVecFn pw = dev_vec_binary(VM_POW, f64);
-    if (pw) {
-      h[k].name = vec_name(FO_POW, f64);
-      h[k++].addr = (void *)(uintptr_t)pw;
-    }
-  }
+  for (int bits = 256; bits <= 512; bits *= 2)
+    for (int f64 = 0; f64 < 2; f64++)
+      for (int i = 0; i < NOPS; i++) {
+        DevVecFn fn = vec_fn(ops[i], f64, bits);
+        if (!fn) continue;
+        h[k].name = vec_name(ops[i], f64, bits);
+        h[k++].addr = (void *)(uintptr_t)fn;
+      }
   *n = k;
   return h;
 }
 
-bool jit_fuse_enabled(void) {
-  const char *fixed = getenv("MIST_JIT_CPU");
-  if (fixed && *fixed) return false;
-  for (int i = 0; i < NVEC; i++)
-    if (!dev_vec_unary(vec_ops[i].vm, false) || !dev_vec_unary(vec_ops[i].vm, true)) return false;
-  return true;
+/* Whether a comma-separated LLVM feature list has +name. */
+static bool has_feature(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; (p = strstr(p, name)); p += n)
+    if (p > list && p[-1] == '+' && (p[n] == ',' || p[n] == '\0')) return true;
+  return false;
 }
+
+int jit_fuse_width(void) {
+  const char *fixed = getenv("MIST_JIT_CPU");
+  if (fixed && *fixed) {
+    /* a CPU named: the widths of the x86-64 levels and of a few CPUs;
+     * any other, nothing (its features are not known here) */
+    static const struct {
+      const char *cpu;
+      int bits;
+    } cpus[] = {{"x86-64-v4", 512}, {"skylake-avx512", 512}, {"icelake-server", 512}, {"sapphirerapids", 512},
+                {"znver4", 512}, {"x86-64-v3", 256}, {"haswell", 256}, {"skylake", 256}, {"znver2", 256},
+                {"znver3", 256}};
+    for (size_t i = 0; i < sizeof cpus / sizeof *cpus; i++)
+      if (strcmp(fixed, cpus[i].cpu) == 0) return cpus[i].bits;
+    return 0;
+  }
+  static int host = -1;
+  if (host < 0) {
+    char *f = LLVMGetHostCPUFeatures();
+    host = has_feature(f, "avx512f") ? 512 : has_feature(f, "avx2") && has_feature(f, "fma") ? 256 : 0;
+    LLVMDisposeMessage(f);
+  }
+  return host;
+}
+
+bool jit_fuse_enabled(void) { return jit_fuse_width() > 0; }
 
 /* The builtin n applies, or -1. */
 static int builtin_of(IrNode *n) {
@@ -210,6 +242,7 @@ typedef struct Plan {
   IrType *(*type_of)(void *ud, IrNode *n);
   void *ud;
   NodeMap *groups;
+  int bits;   /* the vectors' width (jit_fuse_width) */
 } Plan;
 
 /* A Python number operand: FUSE_FLOAT or FUSE_INT, or 0 when not one. */
@@ -340,8 +373,7 @@ static bool candidate_dt(Plan *pl, IrNode *n, int *widest) {
     return false;
   }
   if (rdt != t->dtype || !tensor) return false;
-  if (vm_op(op) >= 0 && !dev_vec_unary((VmUnary)vm_op(op), cdt == DT_F64)) return false;
-  if (op == FO_POW && !dev_vec_binary(VM_POW, cdt == DT_F64)) return false;
+  if ((vm_op(op) >= 0 || op == FO_POW) && !vec_fn(op, cdt == DT_F64, pl->bits)) return false;
   if (elem_size(cdt) > wide) wide = elem_size(cdt);
   if (cdt2 >= 0 && elem_size(cdt2) > wide) wide = elem_size(cdt2);
   if (widest) *widest = wide;
@@ -437,7 +469,8 @@ static FuseGroup *make_group(Plan *pl, IrNode *root, int cut) {
   fg->root = root;
   fg->type = fg->result = t;
   fg->reuse = -1;
-  fg->lanes = 64 / widest;
+  fg->bits = pl->bits;
+  fg->lanes = pl->bits / 8 / widest;
   fg->nnodes = nn;
   fg->nodes = lang_alloc((size_t)nn * sizeof *fg->nodes);
   memcpy(fg->nodes, nodes, (size_t)nn * sizeof *nodes);
@@ -541,7 +574,7 @@ static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method)
 
 void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud, IrNode *n), void *ud,
                    NodeMap *groups) {
-  Plan pl = {g, uses, type_of, ud, groups};
+  Plan pl = {g, uses, type_of, ud, groups, jit_fuse_width()};
   /* from the last node back, so that a chain's root is found before
    * the operations it absorbs */
   for (int i = g->nnodes - 1; i >= 0; i--) {
@@ -758,8 +791,8 @@ static LLVMValueRef vec_apply(K *k, const char *name, int fw, int dt, int nargs,
   return part[0];
 }
 
-/* the lanes of the host's vector functions for dtype dt (512 bits) */
-static int fn_lanes(int dt) { return dt == DT_F64 ? 8 : 16; }
+/* the lanes of the vector functions for dtype dt */
+static int fn_lanes(K *k, int dt) { return k->fg->bits / (dt == DT_F64 ? 64 : 32); }
 
 /* NaN wins, then the larger (smaller) one, the first of equals: the
  * interpreter's maximum and minimum (lang/tensor_ops.c); integers by
@@ -820,8 +853,8 @@ static LLVMValueRef compute_op(K *k, IrNode *n, FuseOp op, const KV *a, int *rdt
     /* floats: x < 0 ? 0 : x, as devices/cpu/vmath.c (NaN stays); ints: x > 0 ? x : 0 */
     if (fl) return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, x, zero, ""), zero, x, "");
     return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, x, zero, ""), x, zero, "");
-  case FO_POW: return vec_apply(k, vec_name(FO_POW, c == DT_F64), fn_lanes(c), c, 2, (LLVMValueRef[]){x, y});
-  default: return vec_apply(k, vec_name(op, c == DT_F64), fn_lanes(c), c, 1, &x);
+  case FO_POW: return vec_apply(k, vec_name(FO_POW, c == DT_F64, k->fg->bits), fn_lanes(k, c), c, 2, (LLVMValueRef[]){x, y});
+  default: return vec_apply(k, vec_name(op, c == DT_F64, k->fg->bits), fn_lanes(k, c), c, 1, &x);
   }
 }
 
@@ -879,11 +912,12 @@ LLVMValueRef jit_fuse_kernel(LLVMModuleRef M, const FuseGroup *fg, const char *n
                                      (LLVMTypeRef[]){k->ptr, k->ptr, k->ptr, i64, i64, i64, i64}, 7, false);
   LLVMValueRef fn = LLVMAddFunction(M, name, fty);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
-  /* the widest vectors, passed to the vector functions in zmm registers */
+  /* the widest vectors, passed to the vector functions in zmm (ymm) registers */
+  const char *width = fg->bits == 512 ? "512" : "256";
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateStringAttribute(k->C, "prefer-vector-width", 19, "512", 3));
+                          LLVMCreateStringAttribute(k->C, "prefer-vector-width", 19, width, 3));
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateStringAttribute(k->C, "min-legal-vector-width", 22, "512", 3));
+                          LLVMCreateStringAttribute(k->C, "min-legal-vector-width", 22, width, 3));
   LLVMBuilderRef B = k->B = LLVMCreateBuilderInContext(k->C);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(k->C, fn, "entry");
   LLVMPositionBuilderAtEnd(B, entry);

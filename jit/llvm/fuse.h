@@ -48,7 +48,8 @@ typedef struct FuseGroup {
   int nnodes;
   FuseIn *ins;
   int nins, ntensors, nnumbers;
-  int lanes;             /* per vector: 512 bits of the widest dtype the loop touches */
+  int bits;              /* the vectors' width: 512 (AVX-512) or 256 (AVX2) */
+  int lanes;             /* per vector: `bits` of the widest dtype the loop touches */
   IrType *type;          /* the loop's output's: every dim known */
   int64_t rows, cols;
   FuseReduce reduce;
@@ -56,9 +57,13 @@ typedef struct FuseGroup {
   int reuse;             /* the tensor (slot) whose buffer the output takes, or -1 */
 } FuseGroup;
 
-/* Whether compiled code fuses loops here: the host has AVX-512F and
- * Mist's vector functions (devices/cpu/vmath.h), and MIST_JIT_CPU does
- * not fix another CPU. */
+/* The vectors fused loops use, in bits, from the target CPU's features
+ * (the host's, or MIST_JIT_CPU's): 512 with AVX-512F, 256 with AVX2 and
+ * FMA, else 0 (nothing fused).  A transcendental is fused only where
+ * eager mode calls a vector function of that width (devices/cpu/
+ * vmath.h), whose lanes the loop calls. */
+int jit_fuse_width(void);
+/* Whether compiled code fuses loops: jit_fuse_width() > 0. */
 bool jit_fuse_enabled(void);
 
 /* The loops of graph g's own nodes: each node fused, root or not, to
