@@ -2,28 +2,32 @@
  * loop over the output's elements (docs/jit.md, "Fused elementwise
  * loops").
  *
- * The plan: in a typed graph, an elementwise operation (+ - * /, unary
- * -, exp log sin cos tanh sigmoid sqrt abs relu maximum minimum) whose
- * result inference types an f32 or f64 tensor with every dim known, on
- * tensors of that dtype and Python numbers, is a loop's root; an
- * operand that is such an operation too, of the same shape, used only
- * there, in the same graph, is computed in the same loop, and so on up
- * the chain.  The other operands are the loop's inputs: tensors that
- * broadcast to the output by one of the simple patterns of FuseInKind,
- * and numbers.  A chain whose inputs broadcast otherwise is not fused
- * (its operations run through the runtime, boxed).  A loop's output
- * takes the buffer of a temporary another loop made when nothing else
- * reads it.
+ * The plan: in a typed graph, an elementwise operation (+ - * / **,
+ * unary -, exp log sin cos tanh sigmoid sqrt abs relu maximum minimum,
+ * the comparisons, where, clip, astype) whose result inference types a
+ * tensor with every dim known, on tensors and Python numbers, is a
+ * loop's root; an operand that is such an operation too, of the same
+ * shape, used only there, in the same graph, is computed in the same
+ * loop, and so on up the chain.  Each operation computes in the dtype
+ * eager mode promotes its operands to (lang/tensor_ops.c), and is fused
+ * only when that gives the dtype inference gave it.  The other operands
+ * are the loop's inputs: tensors that broadcast to the output by one of
+ * the simple patterns of FuseInKind, and numbers.  A chain whose inputs
+ * broadcast otherwise is not fused (its operations run through the
+ * runtime, boxed).  A loop's output takes the buffer of a temporary
+ * another loop made when nothing else reads it.  A sum or mean of a
+ * chain (whole, over its first or over its last axis) is computed with
+ * it (rt.c adds the sums in eager mode's order).
  *
  * The loop: rows x columns of the output, each row in vectors of the
- * CPU's widest (16 floats or 8 doubles under AVX-512), the last partial
- * vector masked.  Every operation rounds as eager mode's kernel for it
- * does, in the tensor's dtype, with no contraction into FMAs, and the
- * transcendentals call the very vector functions eager mode's kernels
- * call (devices/cpu/vmath.h, dev_vec_unary), lane for lane, so a fused
- * loop's results are eager mode's to the bit.  rt.c's mist_rt_fused
- * makes the output and runs the loop, split over the thread pool when
- * it is big.
+ * target's widest (jit_fuse_width: 512 or 256 bits of the widest dtype
+ * in the loop), the last partial vector masked.  Every operation rounds,
+ * wraps and converts as eager mode's kernel for it does, with no
+ * contraction into FMAs, and the transcendentals call the very vector
+ * functions eager mode's kernels call (devices/cpu/vmath.h,
+ * dev_vec_unary and friends), lane for lane, so a fused loop's results
+ * are eager mode's to the bit.  rt.c's mist_rt_fused makes the output
+ * and runs the loop, split over the thread pool when it is big.
  */
 #include <stdlib.h>
 #include <string.h>
