@@ -8,7 +8,7 @@
 # for Mist, compiles); the two programs run alternately ROUNDS times and
 # the best of each is kept, so that a busy machine slows both alike.
 # The design's target: within 1.25x of C.  The same for a chain of a
-# comparison, where and clip (bench/jit/select.ms, select.c).  Then
+# comparison, where and clip (bench/jit/select.ms).  Then
 # bench/jit/vecmath.c:
 # the vector math libraries the fused loop could call for f32 exp and
 # tanh (Mist's own, libmvec's, SLEEF's; libsleef-dev), their speed on
@@ -25,10 +25,10 @@ bin=$here/.bin
 mkdir -p "$bin"
 echo "mist: $mist, graph mode; C: $("$cc" --version | head -1), -O3 -march=native -ffast-math -fopenmp (libmvec)"
 status=0
-# each benchmark: NAME (bench/jit/NAME.ms and NAME.c) and what it computes
+"$cc" -O3 -march=native -ffast-math -fopenmp -o "$bin/jit_elementwise" "$here/jit/elementwise.c" -lm
+# each benchmark: NAME (bench/jit/NAME.ms; elementwise.c's loop NAME) and what it computes
 for bench in "elementwise:exp(x) * y + tanh(x)" "select:where(x > 0, x, 0.1 * x) + clip(y, -0.5, 0.5)"; do
   name=${bench%%:*}
-  "$cc" -O3 -march=native -ffast-math -fopenmp -o "$bin/jit_$name" "$here/jit/$name.c" -lm
   echo "${bench#*:} on 10^7 f32: best of $repeat calls a process, best of $rounds processes, wall clock"
   printf '%-8s %12s %12s %9s %8s\n' threads mist C mist/C target
   for t in 1 2; do
@@ -38,7 +38,7 @@ for bench in "elementwise:exp(x) * y + tanh(x)" "select:where(x > 0, x, 0.1 * x)
         echo "bench: mist failed on jit/$name.ms" >&2
         exit 1
       }
-      cout=$(OMP_NUM_THREADS=$t "$bin/jit_$name" "$repeat")
+      cout=$(OMP_NUM_THREADS=$t "$bin/jit_elementwise" "$repeat" "$name")
       bm=$(awk -v a="$bm" -v b="$(sed -n 's/.*best ms: //p' <<<"$out")" 'BEGIN { print (b < a ? b : a) }')
       bc=$(awk -v a="$bc" -v b="$(sed -n 's/.*best ms: //p' <<<"$cout")" 'BEGIN { print (b < a ? b : a) }')
     done
