@@ -527,7 +527,7 @@ static bool fuses_here(void) {
 }
 
 START_TEST(t_tensorgen) {
-  long total = env_long("MIST_JIT_PROGRAMS", 100);
+  long total = env_long("MIST_JIT_PROGRAMS", 100) / 2;
   Pair pr = {.counted = "jit: f("};
   Buf prog = {0}, call = {0};
   static const int shapes[][2] = {{3, 5}, {7, 33}, {2, 16}, {5, 1}};
