@@ -986,9 +986,7 @@ LLVMValueRef jit_fuse_kernel(LLVMModuleRef M, const FuseGroup *fg, const char *n
   /* the last partial vector: the lanes below c1 */
   LLVMValueRef iota[16];
   for (int i = 0; i < k->w; i++) iota[i] = LLVMConstInt(i64, (unsigned)i, false);
-  LLVMTypeRef v64 = vec_of(i64, k->w);
   LLVMValueRef lanes = LLVMBuildAdd(B, splat_w(k, k->w, c), LLVMConstVector(iota, (unsigned)k->w), "");
-  (void)v64;
   LLVMValueRef mask = LLVMBuildICmp(B, LLVMIntSLT, lanes, splat_w(k, k->w, c1), "");
   LLVMValueRef tv = compute(k, rowoff, c, mask, &vdt);
   if (odt == DT_BOOL) tv = LLVMBuildZExt(B, tv, ovt, "");
