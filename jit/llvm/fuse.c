@@ -249,13 +249,19 @@ typedef struct Plan {
   int bits;   /* the vectors' width (jit_fuse_width) */
 } Plan;
 
-/* A Python number operand: FUSE_FLOAT or FUSE_INT, or 0 when not one. */
+/* A Python number operand: FUSE_FLOAT, FUSE_INT or FUSE_SMALL_INT, or 0
+ * when not one. */
 static int number_kind(Plan *pl, IrNode *a) {
-  if (a->kind == IR_CONST) return a->value.tag == V_FLOAT ? FUSE_FLOAT : a->value.tag == V_INT ? FUSE_INT : 0;
+  if (a->kind == IR_CONST && a->value.tag == V_INT)
+    return a->value.i >= INT32_MIN && a->value.i <= INT32_MAX ? FUSE_SMALL_INT : FUSE_INT;
+  if (a->kind == IR_CONST) return a->value.tag == V_FLOAT ? FUSE_FLOAT : 0;
   IrType *t = pl->type_of(pl->ud, a);
   if (!t || t->or_none || t->or_unbound) return 0;
   return t->kind == IT_FLOAT ? FUSE_FLOAT : t->kind == IT_INT ? FUSE_INT : 0;
 }
+
+/* an operand not there (of a unary op) */
+enum { NO_OPERAND = -9 };
 
 /* ---- dtypes, as lang/tensor_ops.c promotes them ----
  * An operand's dtype is a tensor's DType or a number's FUSE_FLOAT or
@@ -281,11 +287,12 @@ static int common(int x, int y) {
 }
 
 /* Whether operand dtype x can be brought to d in a loop as eager mode
- * brings it: a number only to a float, or an int to i64 (eager mode
- * checks an int's range for i32: left to it). */
+ * brings it: a number only to a float, an int to i64, and to i32 an int
+ * constant that fits (eager mode checks another int's range: left to
+ * it). */
 static bool fits(int x, int d) {
-  if (x >= 0) return true;
-  return is_float_dt(d) || (x == FUSE_INT && d == DT_I64);
+  if (x >= 0 || is_float_dt(d)) return true;
+  return x != FUSE_FLOAT && (d == DT_I64 || (x == FUSE_SMALL_INT && d == DT_I32));
 }
 
 /* The dtypes of op on operands of dtypes od: *cdt what the operands are
@@ -336,7 +343,7 @@ static bool op_dtypes(FuseOp op, const int *od, int *cdt, int *cdt2, int *rdt) {
     return fits(od[2], *cdt2);
   default: return false;   /* astype: the plan knows its dtype */
   }
-  if (!fits(od[0], c) || (od[1] != -3 && !fits(od[1], c))) return false;
+  if (!fits(od[0], c) || (od[1] != NO_OPERAND && !fits(od[1], c))) return false;
   *cdt = *rdt = c;
   return true;
 }
@@ -354,7 +361,7 @@ static bool candidate_dt(Plan *pl, IrNode *n, int *widest) {
    * libm, not the vector functions: left to it) */
   if (!known_tensor(t) || size_of(t) <= 1) return false;
   bool tensor = false;
-  int od[3] = {-3, -3, -3};
+  int od[3] = {NO_OPERAND, NO_OPERAND, NO_OPERAND};
   int wide = elem_size(t->dtype);
   for (int i = 0; i < arity; i++) {
     IrNode *a = operand(n, i);
@@ -744,8 +751,8 @@ static LLVMValueRef conv(K *k, KV x, int to) {
   LLVMTypeRef st = scalar_type(k, to);
   if (x.dt == FUSE_FLOAT)   /* only ever to a float (fits) */
     return splat(k, to == DT_F32 ? LLVMBuildFPTrunc(B, x.v, st, "") : x.v);
-  if (x.dt == FUSE_INT)     /* to a float or to i64 */
-    return splat(k, to == DT_I64 ? x.v : LLVMBuildSIToFP(B, x.v, st, ""));
+  if (x.dt == FUSE_INT || x.dt == FUSE_SMALL_INT)   /* to a float, to i64, or (a small one) to i32 */
+    return splat(k, to == DT_I64 ? x.v : to == DT_I32 ? LLVMBuildTrunc(B, x.v, st, "") : LLVMBuildSIToFP(B, x.v, st, ""));
   if (x.dt == to) return x.v;
   LLVMTypeRef vt = vec_of(st, k->w);
   LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x.v));
@@ -826,7 +833,7 @@ static LLVMValueRef compare(K *k, FuseOp op, LLVMValueRef x, LLVMValueRef y, int
 /* One node on its operands: the result's vector, of dtype *rdt. */
 static LLVMValueRef compute_op(K *k, IrNode *n, FuseOp op, const KV *a, int *rdt) {
   LLVMBuilderRef B = k->B;
-  int od[3] = {a[0].dt, a[1].v ? a[1].dt : -3, a[2].v ? a[2].dt : -3};
+  int od[3] = {a[0].dt, a[1].v ? a[1].dt : NO_OPERAND, a[2].v ? a[2].dt : NO_OPERAND};
   int c, c2;
   if (op == FO_ASTYPE) c = c2 = *rdt = astype_dtype(n);
   else op_dtypes(op, od, &c, &c2, rdt);
@@ -881,7 +888,7 @@ static LLVMValueRef compute(K *k, LLVMValueRef rowoff, LLVMValueRef c, LLVMValue
     IrNode *n = fg->nodes[j];
     int arity;
     FuseOp op = op_of(n, &arity);
-    KV a[3] = {{NULL, -3}, {NULL, -3}, {NULL, -3}};
+    KV a[3] = {{NULL, NO_OPERAND}, {NULL, NO_OPERAND}, {NULL, NO_OPERAND}};
     for (int q = 0; q < arity; q++) {
       IrNode *x = operand(n, q);
       for (int i = 0; i < fg->nins && !a[q].v; i++)

@@ -23,14 +23,15 @@
 typedef enum { FI_FULL, FI_INNER, FI_OUTER, FI_ONE, FI_FLOAT, FI_INT } FuseInKind;
 
 /* The dtype of a Python number input: it takes the dtype of what it
- * meets, as in eager mode. */
-enum { FUSE_FLOAT = -1, FUSE_INT = -2 };
+ * meets, as in eager mode.  FUSE_SMALL_INT: an int constant that fits
+ * in i32 (which it may meet). */
+enum { FUSE_FLOAT = -1, FUSE_INT = -2, FUSE_SMALL_INT = -3 };
 
 typedef struct FuseIn {
   IrNode *node;
   FuseInKind kind;
   int slot;              /* its index among the tensors, or among the numbers */
-  int dtype;             /* a tensor's DType; a number's FUSE_FLOAT or FUSE_INT */
+  int dtype;             /* a tensor's DType; a number's FUSE_FLOAT, FUSE_INT... */
 } FuseIn;
 
 /* A reduction a loop's output feeds, summed as it is computed: of the
