@@ -11,6 +11,12 @@
 #
 #   bench/jit_cache_run.sh [FILE.ms...]   default: the programs below
 #   MIST=path/to/mist REPEAT=5 bench/jit_cache_run.sh
+#   ARGS='1 step' FROM=run_step bench/jit_cache_run.sh bench/grad/mlp2.ms
+#     (the program's arguments; and only the compilations from the first
+#     whose log line matches FROM on: mlp2.ms's training step)
+#   CPU_CLOCK=1 ...: the log's times are the compiling thread's CPU time
+#     (bench/cpuclock.c, through LD_PRELOAD), for a machine too loaded
+#     for wall-clock times
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -21,14 +27,21 @@ progs=("$@")
                                   "$root/tests/scripts/autodiff/rules.ms")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+preload=
+if [ "${CPU_CLOCK:-0}" = 1 ]; then
+  ${CC:-cc} -O2 -shared -fPIC -o "$work/cpuclock.so" "$here/cpuclock.c" -ldl
+  preload=$work/cpuclock.so
+fi
 
 # one run: "COUNT SUM MAX LOAD" from its log
 run() {
   local prog=$1 cache=$2 log=$work/log
-  (cd "$(dirname "$prog")" && MIST_CACHE_DIR=$cache MIST_JIT_LOG=1 "$mist" --mode=graph "$(basename "$prog")" \
+  # shellcheck disable=SC2086
+  (cd "$(dirname "$prog")" && LD_PRELOAD=$preload MIST_CACHE_DIR=$cache MIST_JIT_LOG=1 "$mist" --mode=graph "$(basename "$prog")" ${ARGS:-} \
      </dev/null >/dev/null 2>"$log") || true
-  awk '/^jit: the code generator .* loaded in/ { load = $(NF - 1) }
-       /: compiled \(/ { s = $0; sub(/.*: compiled \(/, "", s); sub(/ ms\).*/, "", s)
+  awk -v from="${FROM:-}" '/^jit: the code generator .* loaded in/ { load = $(NF - 1) }
+       from != "" && $0 ~ from { from = "" }
+       from == "" && /: compiled \(/ { s = $0; sub(/.*: compiled \(/, "", s); sub(/ ms\).*/, "", s)
                          n++; sum += s; if (s > max) max = s }
        END { printf "%d %.2f %.2f %.2f\n", n, sum, max, load }' "$log"
 }

@@ -44,7 +44,7 @@ done
 
 loads_llvm() {
   local n
-  n=$(LD_DEBUG=libs "$@" 2>&1 >/dev/null | grep -ci 'init: .*libLLVM' || true)
+  n=$(LD_DEBUG=libs "$@" 2>&1 >/dev/null | grep -ciE 'init: .*(libLLVM|libmist_jit)' || true)
   [ "$n" -gt 0 ] && echo yes || echo no
 }
 

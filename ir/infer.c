@@ -61,6 +61,7 @@ struct InferSession {
   bool changed;
   bool full;            /* MAX_SPECS reached */
   long work;            /* nodes typed so far (MAX_WORK) */
+  InferSpec *reading;   /* the specialisation being analysed */
   NodeMap fv;           /* free variables of the graph asked for: their types */
 };
 
@@ -190,6 +191,20 @@ static IrType *const_type(InferSpec *S, Value v) {
   return ir_type_of_value(v);
 }
 
+/* The specialisation being analysed reads what owner inferred (its
+ * types or its result): it is analysed again when that changes. */
+static void depends_on(InferSession *ses, InferSpec *owner) {
+  if (ses && ses->reading && owner != ses->reading) ir_map_put(&owner->readers, ses->reading, ses->reading);
+}
+
+/* S changed what it inferred: its readers are analysed again, and S
+ * itself (a node may read one after it). */
+static void touch(InferSpec *S) {
+  S->dirty = true;
+  for (size_t i = 0; i < S->readers.cap; i++)
+    if (S->readers.keys[i]) ((InferSpec *)S->readers.vals[i])->dirty = true;
+}
+
 /* The type of node x as S sees it: its own, or a free variable's in
  * the context chain; `any` for a free variable of the graph asked for. */
 static IrType *node_type(InferSession *ses, InferSpec *S, IrNode *x) {
@@ -201,6 +216,7 @@ static IrType *node_type(InferSession *ses, InferSpec *S, IrNode *x) {
       return t ? t : &ir_t_any;
     }
     if (x->graph == s->g) {
+      depends_on(ses, s);
       IrType *t = ir_map_get(&s->types, x);
       return t ? t : &ir_t_never;
     }
@@ -220,6 +236,7 @@ static void widen(InferSession *s, InferSpec *T, IrType **args) {
     IrType *j = ir_type_join(T->args[i], args[i]);
     if (!ir_type_eq(j, T->args[i])) {
       T->args[i] = j;
+      T->dirty = true;
       s->changed = true;
     }
   }
@@ -237,6 +254,7 @@ static InferSpec *spec_new(InferSession *s, SpecList *l, IrGraph *h, InferSpec *
   T->args = lang_alloc((size_t)(h->nparams ? h->nparams : 1) * sizeof *T->args);
   if (h->nparams) memcpy(T->args, args, (size_t)h->nparams * sizeof *args);
   T->ret = &ir_t_never;
+  T->dirty = true;
   if (s->nspecs == s->capspecs) {
     s->capspecs = s->capspecs ? 2 * s->capspecs : 32;
     s->specs = lang_realloc(s->specs, (size_t)s->capspecs * sizeof *s->specs);
@@ -292,8 +310,8 @@ static InferSpec *spec_for(InferSession *s, IrGraph *h, InferSpec *ctx, IrType *
 /* The parameter types of a call of h (closure made in ctx): the
  * arguments, keywords by parameter name, defaults from the context.
  * False when the call would not bind (a TypeError when it runs). */
-static bool bind(InferSpec *ctx, IrGraph *h, int nargs, IrType **args, int nkw, ObjStr **kwnames,
-                 IrType **kwtypes, IrType **params) {
+static bool bind(InferSession *ses, InferSpec *ctx, IrGraph *h, int nargs, IrType **args, int nkw,
+                 ObjStr **kwnames, IrType **kwtypes, IrType **params) {
   int np = h->nparams;
   if (nargs > np) return false;
   for (int i = 0; i < np; i++) params[i] = i < nargs ? args[i] : NULL;
@@ -308,7 +326,7 @@ static bool bind(InferSpec *ctx, IrGraph *h, int nargs, IrType **args, int nkw, 
     int d = i - (np - h->ndefaults);
     if (d < 0) return false;
     IrNode *dn = h->defaults[d];
-    params[i] = dn->kind == IR_CONST ? ir_type_of_value(dn->value) : ctx ? node_type(NULL, ctx, dn) : &ir_t_any;
+    params[i] = dn->kind == IR_CONST ? ir_type_of_value(dn->value) : ctx ? node_type(ses, ctx, dn) : &ir_t_any;
   }
   return true;
 }
@@ -348,9 +366,10 @@ IrType *ir_infer_call(InferCx *cx, IrType *f, int nargs, IrType **args, int nkw,
   case IT_CLOSURE: {
     IrGraph *h = f->graph;
     IrType **params = lang_alloc((size_t)(h->nparams ? h->nparams : 1) * sizeof *params);
-    if (!bind(f->ctx, h, nargs, args, nkw, kwnames, kwtypes, params)) return &ir_t_never;
+    if (!bind(cx->s, f->ctx, h, nargs, args, nkw, kwnames, kwtypes, params)) return &ir_t_never;
     InferSpec *T = spec_for(cx->s, h, f->ctx, params);
     if (!T) return &ir_t_any;
+    depends_on(cx->s, T);
     if (cx->node) ir_map_put(&cx->spec->calls, cx->node, T);
     cx->safe = true;   /* it binds: what the body does is the body's */
     return T->ret;
@@ -441,6 +460,7 @@ static void set_type(InferSession *s, InferSpec *S, IrNode *n, IrType *t) {
   if (!old || !ir_type_eq(old, t)) {
     ir_map_put(&S->types, n, t);
     s->changed = true;
+    touch(S);
   }
 }
 
@@ -471,17 +491,29 @@ static void analyse(InferSession *s, InferSpec *S) {
   if (!ir_type_eq(j, S->ret)) {
     S->ret = j;
     s->changed = true;
+    touch(S);
   }
 }
 
+/* The fixed point: the specialisations analysed, in the order they
+ * were made, again while any is to be (its arguments widened, or what
+ * it read changed: a type of a graph around it, a callee's result), so
+ * that one whose inputs stay the same is not typed again. */
 static bool settle(InferSession *s) {
   for (int round = 0;; round++) {
     s->changed = false;
+    bool any = false;
     for (int i = 0; i < s->nspecs; i++) {
-      analyse(s, s->specs[i]);
-      s->work += s->specs[i]->g->nnodes + 1;
+      InferSpec *S = s->specs[i];
+      if (!S->dirty) continue;
+      S->dirty = false;
+      any = true;
+      s->reading = S;
+      analyse(s, S);
+      s->reading = NULL;
+      s->work += S->g->nnodes + 1;
     }
-    if (!s->changed) return true;
+    if (!any) return true;
     if (round == MAX_ROUNDS)
       return lang_raise(s->vm, "RuntimeError", "type inference did not reach a fixed point");
     if (s->work > (s->opts && s->opts->max_work > 0 ? s->opts->max_work : MAX_WORK))

@@ -27,6 +27,9 @@ typedef struct InferSpec {
   IrGraph *copy;
   NodeMap map;       /* g's nodes to the copy's */
   ObjFunc *value;    /* a closure value's context: the closure */
+  NodeMap readers;   /* the specialisations whose analysis read its types
+                        or its result: analysed again when they change */
+  bool dirty;        /* to be analysed (again) */
 } InferSpec;
 
 typedef struct InferError {

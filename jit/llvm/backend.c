@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
@@ -36,6 +37,7 @@ typedef struct Cg {
   LLVMOrcLLJITRef jit;
   LLVMOrcThreadSafeContextRef tsc;
   LLVMTargetMachineRef tm;      /* for the passes: the host's CPU and features */
+  LLVMTargetMachineRef quick;   /* the same, generating code without optimising it */
   char *triple;
   LLVMTargetDataRef layout;
   char *cpu, *features;         /* the host's (or MIST_JIT_CPU's), for the key */
@@ -55,7 +57,7 @@ typedef struct Cg {
 #define PIPELINE "default<O2>"
 #define CODEGEN_RELOC LLVMRelocPIC
 #define CODEGEN_MODEL LLVMCodeModelSmall
-#define CODEGEN "PIC, small code model"
+#define CODEGEN "PIC, small code model; a module all optnone by the code generator at -O0"
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 static bool llvm_ready;
@@ -72,7 +74,7 @@ static const char *error_text(LLVMErrorRef err) {
   return s;
 }
 
-static LLVMTargetMachineRef host_machine(Cg *cg, const char **why) {
+static LLVMTargetMachineRef host_machine(Cg *cg, LLVMCodeGenOptLevel level, const char **why) {
   LLVMTargetRef target;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(cg->triple, &target, &err)) {
@@ -86,7 +88,7 @@ static LLVMTargetMachineRef host_machine(Cg *cg, const char **why) {
    * model, LLVM's default for JITs); JITLink makes the stubs for calls
    * of the runtime's functions that are out of reach */
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, cg->triple, cg->cpu, cg->features,
-                                                    LLVMCodeGenLevelAggressive, CODEGEN_RELOC, CODEGEN_MODEL);
+                                                    level, CODEGEN_RELOC, CODEGEN_MODEL);
   if (!tm) *why = "LLVM cannot make a target machine for this CPU";
   return tm;
 }
@@ -101,6 +103,7 @@ static void cg_close(void *p) {
   if (cg->tsc) LLVMOrcDisposeThreadSafeContext(cg->tsc);
   if (cg->layout) LLVMDisposeTargetData(cg->layout);
   if (cg->tm) LLVMDisposeTargetMachine(cg->tm);
+  if (cg->quick) LLVMDisposeTargetMachine(cg->quick);
   if (cg->triple) LLVMDisposeMessage(cg->triple);
   free(cg->cpu);
   free(cg->features);
@@ -136,7 +139,9 @@ static void *cg_open(MistVM *vm, const char **why) {
     LLVMDisposeMessage(features);
   }
   LLVMTargetMachineRef jtm = NULL;
-  if (!(cg->tm = host_machine(cg, why)) || !(jtm = host_machine(cg, why))) {
+  if (!(cg->tm = host_machine(cg, LLVMCodeGenLevelAggressive, why)) ||
+      !(cg->quick = host_machine(cg, LLVMCodeGenLevelNone, why)) ||
+      !(jtm = host_machine(cg, LLVMCodeGenLevelAggressive, why))) {
     cg_close(cg);
     return NULL;
   }
@@ -187,10 +192,12 @@ static double now_ms(void) {
  * names start with the same prefix: their functions are internal but
  * the entry, which compile renames by its key, so the text (the key)
  * does not depend on what was compiled before. */
-static bool lower(Cg *cg, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, Lowered *lo, const char **why) {
+static bool lower(Cg *cg, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, Lowered *lo, int effort[2],
+                  const char **why) {
   if (!jit_lower(cg->vm, ctx, g, t, sig, "m0.", lo, why)) return false;
   LLVMSetTarget(lo->mod, cg->triple);
   LLVMSetModuleDataLayout(lo->mod, cg->layout);
+  effort[0] = jit_mark_effort(lo->mod, &effort[1]);
   return true;
 }
 
@@ -207,9 +214,10 @@ static bool optimise(Cg *cg, Lowered *lo, const char **why) {
   return true;
 }
 
-/* The compile cache's key of a module whose text is text: everything
- * that decides the machine code made from it. */
-static void module_key(Cg *cg, const char *text, uint8_t key[32]) {
+/* The compile cache's key of mod: its bitcode (a complete description
+ * of the module, and far quicker to make than its text) and everything
+ * else that decides the machine code made from it. */
+static void module_key(Cg *cg, LLVMModuleRef mod, uint8_t key[32]) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
   char head[512];
@@ -219,20 +227,52 @@ static void module_key(Cg *cg, const char *text, uint8_t key[32]) {
   jit_sha_init(&s);
   jit_sha_add(&s, head, (size_t)(n < (int)sizeof head ? n : (int)sizeof head - 1));
   jit_sha_add(&s, cg->features, strlen(cg->features) + 1);
-  jit_sha_add(&s, text, strlen(text));
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
+  jit_sha_add(&s, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc));
+  LLVMDisposeMemoryBuffer(bc);
   jit_sha_end(&s, key);
+}
+
+/* Whether the constant c is or holds an address made from an integer. */
+static bool made_address(LLVMValueRef c, int depth) {
+  if (!c || !LLVMIsAConstant(c) || LLVMIsAGlobalValue(c)) return false;
+  if (depth > 32) return true;   /* (deeper than the lowering makes: not stored) */
+  if (LLVMIsAConstantExpr(c) && LLVMGetConstOpcode(c) == LLVMIntToPtr) return true;
+  int n = LLVMGetNumOperands(c);
+  for (int k = 0; k < n; k++)
+    if (made_address(LLVMGetOperand(c, k), depth + 1)) return true;
+  return false;
+}
+
+/* Whether mod holds no address of this process as a constant (an
+ * inttoptr of an integer constant, in code or in a global's initial
+ * value): lower.c makes none, and must not, for a module that does
+ * would be wrong in another process. */
+static bool storable(LLVMModuleRef mod) {
+  for (LLVMValueRef gv = LLVMGetFirstGlobal(mod); gv; gv = LLVMGetNextGlobal(gv))
+    if (made_address(LLVMGetInitializer(gv), 0)) return false;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        int n = LLVMGetNumOperands(i);
+        if (LLVMGetInstructionOpcode(i) == LLVMIntToPtr && n == 1 && LLVMIsAConstant(LLVMGetOperand(i, 0)))
+          return false;
+        for (int k = 0; k < n; k++)
+          if (made_address(LLVMGetOperand(i, k), 0)) return false;
+      }
+  return true;
 }
 
 /* The object file of lo's module (disposed of), optimised and compiled:
  * NULL with *why.  ms[0], ms[1]: the time the passes and the code
  * generator took. */
-static LLVMMemoryBufferRef compile_object(Cg *cg, Lowered *lo, double ms[2], const char **why) {
+static LLVMMemoryBufferRef compile_object(Cg *cg, Lowered *lo, bool quick, double ms[2], const char **why) {
   double t0 = now_ms();
-  if (!optimise(cg, lo, why)) return NULL;
+  if (!quick && !optimise(cg, lo, why)) return NULL;
   double t1 = now_ms();
   LLVMMemoryBufferRef buf = NULL;
   char *err = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(cg->tm, lo->mod, LLVMObjectFile, &err, &buf)) {
+  if (LLVMTargetMachineEmitToMemoryBuffer(quick ? cg->quick : cg->tm, lo->mod, LLVMObjectFile, &err, &buf)) {
     *why = lang_str_fmt("LLVM's code generator: %s", err ? err : "?")->data;
     buf = NULL;
   }
@@ -252,14 +292,11 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
   double t0 = now_ms();
   Lowered lo;
   LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
-  if (!lower(cg, ctx, g, t, sig, &lo, why)) return NULL;
-  char *text = LLVMPrintModuleToString(lo.mod);
+  int effort[2];
+  if (!lower(cg, ctx, g, t, sig, &lo, effort, why)) return NULL;
   uint8_t key[32];
-  module_key(cg, text, key);
-  /* an address of this process as a constant (lower.c makes none, and
-   * must not) would be wrong in another: such a module is not stored */
-  bool storable = strstr(text, "inttoptr (") == NULL;
-  LLVMDisposeMessage(text);
+  module_key(cg, lo.mod, key);
+  bool keep = storable(lo.mod);
   char entry[64] = "mist.";
   jit_hex(key, 16, entry + 5);
   double t1 = now_ms();
@@ -272,7 +309,7 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
     note = lang_str_fmt("lowered %.2f ms, the same code as before", t1 - t0)->data;
   } else {
     size_t size = 0;
-    void *obj = storable ? jit_cache_get(&cg->cache, key, &size) : NULL;
+    void *obj = keep ? jit_cache_get(&cg->cache, key, &size) : NULL;
     LLVMMemoryBufferRef buf;
     if (obj) {
       LLVMDisposeModule(lo.mod);
@@ -282,9 +319,10 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
     } else {
       LLVMSetValueName2(LLVMGetNamedFunction(lo.mod, lo.entry), entry, strlen(entry));
       double ms[2];
-      if (!(buf = compile_object(cg, &lo, ms, why))) return NULL;
-      note = lang_str_fmt("lowered %.2f ms, optimised %.2f ms, code %.2f ms", t1 - t0, ms[0], ms[1])->data;
-      if (!storable) unsaved = "not cached: the module holds an address of this process";
+      if (!(buf = compile_object(cg, &lo, effort[0] == effort[1], ms, why))) return NULL;
+      note = lang_str_fmt("lowered %.2f ms, optimised %.2f ms (%d of %d functions), code %.2f ms", t1 - t0, ms[0],
+                          effort[1] - effort[0], effort[1], ms[1])->data;
+      if (!keep) unsaved = "not cached: the module holds an address of this process";
       else if (!cg->cache.dir) unsaved = cg->cache.off[0] ? cg->cache.off : NULL;
       else jit_cache_put(&cg->cache, key, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), &unsaved);
     }
@@ -319,7 +357,8 @@ static bool cg_emit_llvm(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType **s
   Lowered lo;
   /* a context of its own: the module is printed and dropped */
   LLVMContextRef ctx = LLVMContextCreate();
-  bool ok = lower(cg, ctx, g, t, sig, &lo, why) && optimise(cg, &lo, why);
+  int effort[2];
+  bool ok = lower(cg, ctx, g, t, sig, &lo, effort, why) && optimise(cg, &lo, why);
   if (ok) {
     char *text = LLVMPrintModuleToString(lo.mod);
     sb_adds(out, text);

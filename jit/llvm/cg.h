@@ -36,6 +36,12 @@ typedef struct Lowered {
 bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, const char *prefix,
                Lowered *out, const char **why);
 
+/* Mark the functions of mod that LLVM need not optimise (effort.c)
+ * optnone: returns how many, and the number of functions in *nfns.
+ * When they are all marked, the module is compiled without the passes
+ * and by the quick code generator. */
+int jit_mark_effort(LLVMModuleRef mod, int *nfns);
+
 /* The runtime functions compiled code calls (rt.c), by the names the
  * lowering declares them under. */
 typedef struct JitHelper {

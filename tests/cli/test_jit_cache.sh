@@ -5,7 +5,9 @@
 # corrupt, truncated or foreign entry is ignored and replaced; a folder
 # that cannot be written means no cache, said in the log; the size cap
 # prunes; emit-llvm neither reads nor writes it; several processes at
-# once.  Every run here names its own folder (MIST_CACHE_DIR or HOME).
+# once; an edited program, globals of other types and shapes and another
+# CPU (MIST_JIT_CPU) never meet a stale entry.  Every run here names its
+# own folder (MIST_CACHE_DIR or HOME).
 set -u
 mist=$1
 dir=$(mktemp -d)
@@ -87,6 +89,56 @@ run corrupt "$c"
 run mended "$c"
 [ "$(result mended)" = "$(result eager)" ] || fail mended-output "$(result mended)"
 [ "$(from_cache mended)" = "$n" ] || fail mended-cached "$(cat "$dir/mended.err")"
+
+# ---- what the code was made from changed: never a stale entry ----
+# an edited function compiles again (the others are the same code, and
+# come from the cache); the output is the edited program's
+sed 's/s = s + x \* i/s = s + x * i + 1.0/' "$dir/prog.ms" > "$dir/edited.ms"
+"$mist" "$dir/edited.ms" > "$dir/edited-eager.out" 2>&1
+env MIST_JIT_LOG=1 MIST_CACHE_DIR="$c" "$mist" --mode=graph "$dir/edited.ms" > "$dir/edited.out" 2> "$dir/edited.err"
+[ "$(cat "$dir/edited.out"; grep -v '^jit: ' "$dir/edited.err")" = "$(cat "$dir/edited-eager.out")" ] ||
+  fail edited-output "$(cat "$dir/edited.out" "$dir/edited.err")"
+grep -q '^jit: walk(float, int) .*: compiled ([0-9.]* ms): lowered' "$dir/edited.err" || fail edited-recompiled "$(cat "$dir/edited.err")"
+grep -q '^jit: fib(int) .*: compiled ([0-9.]* ms): cached: ' "$dir/edited.err" || fail edited-rest-cached "$(cat "$dir/edited.err")"
+
+# the types and shapes of the globals a function reads, from the
+# command line: each run prints what eager mode prints for it, whatever
+# the runs before it stored
+cat > "$dir/globals.ms" <<'MS'
+a = args()
+n = int(a[0])
+G = 2 if a[1] == "int" else 2.5
+W = reshape(arange(n * 2) * 0.5, (2, n))
+def f(x):
+    return sum(W * x) + G
+def g(k):
+    return k * G
+print(f(ones((n,))), g(3), g(1.5))
+MS
+for run_args in "3 int" "4 int" "3 float" "4 float" "3 int"; do
+  tag=${run_args// /-}
+  # shellcheck disable=SC2086
+  "$mist" "$dir/globals.ms" $run_args > "$dir/g-eager-$tag.out" 2>&1
+  # shellcheck disable=SC2086
+  env MIST_JIT_LOG=1 MIST_CACHE_DIR="$dir/c-glob" "$mist" --mode=graph "$dir/globals.ms" $run_args \
+    > "$dir/g-$tag.out" 2> "$dir/g-$tag.err"
+  [ "$(cat "$dir/g-$tag.out"; grep -v '^jit: ' "$dir/g-$tag.err")" = "$(cat "$dir/g-eager-$tag.out")" ] ||
+    fail "globals-$tag" "$(cat "$dir/g-$tag.out" "$dir/g-$tag.err")" "eager: $(cat "$dir/g-eager-$tag.out")"
+  [ "$(grep -c ': compiled (' "$dir/g-$tag.err")" -ge 3 ] || fail "globals-$tag-compiled" "$(cat "$dir/g-$tag.err")"
+done
+# the last run is the first one's again: all of it from the cache
+[ "$(grep -c ': compiled ([0-9.]* ms): cached: ' "$dir/g-3-int.err")" = "$(grep -c ': compiled (' "$dir/g-3-int.err")" ] ||
+  fail globals-again-cached "$(cat "$dir/g-3-int.err")"
+
+# another CPU (MIST_JIT_CPU): its own entries, none of the host's
+run cpu "$c" MIST_JIT_CPU=x86-64
+[ "$(result cpu)" = "$(result eager)" ] || fail cpu-output "$(result cpu)"
+[ "$(from_cache cpu)" = 0 ] || fail cpu-not-host "$(cat "$dir/cpu.err")"
+run cpu-again "$c" MIST_JIT_CPU=x86-64
+[ "$(from_cache cpu-again)" = "$n" ] || fail cpu-again-cached "$(cat "$dir/cpu-again.err")"
+run host-again "$c"
+[ "$(result host-again)" = "$(result eager)" ] || fail host-again-output "$(result host-again)"
+[ "$(from_cache host-again)" = "$n" ] || fail host-again-cached "$(cat "$dir/host-again.err")"
 
 # ---- a folder that cannot be made or written: no cache, said ----
 printf 'a file\n' > "$dir/file"
