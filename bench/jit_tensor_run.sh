@@ -7,7 +7,9 @@
 # inside its own process as the best of N calls after a first one (which,
 # for Mist, compiles); the two programs run alternately ROUNDS times and
 # the best of each is kept, so that a busy machine slows both alike.
-# The design's target: within 1.25x of C.  Then bench/jit/vecmath.c:
+# The design's target: within 1.25x of C.  The same for a chain of a
+# comparison, where and clip (bench/jit/select.ms).  Then
+# bench/jit/vecmath.c:
 # the vector math libraries the fused loop could call for f32 exp and
 # tanh (Mist's own, libmvec's, SLEEF's; libsleef-dev), their speed on
 # the same chain and their accuracy, and the speed of each of exp, tanh,
@@ -22,24 +24,28 @@ repeat=${REPEAT:-10}
 rounds=${ROUNDS:-3}
 bin=$here/.bin
 mkdir -p "$bin"
-"$cc" -O3 -march=native -ffast-math -fopenmp -o "$bin/jit_elementwise" "$here/jit/elementwise.c" -lm
 echo "mist: $mist, graph mode; C: $("$cc" --version | head -1), -O3 -march=native -ffast-math -fopenmp (libmvec)"
-echo "exp(x) * y + tanh(x) on 10^7 f32: best of $repeat calls a process, best of $rounds processes, wall clock"
-printf '%-8s %12s %12s %9s %8s\n' threads mist C mist/C target
 status=0
-for t in 1 2; do
-  bm=1e9 bc=1e9
-  for _ in $(seq "$rounds"); do
-    out=$(cd "$here/jit" && MIST_NUM_THREADS=$t "$mist" --mode=graph elementwise.ms "$repeat") || {
-      echo "bench: mist failed on jit/elementwise.ms" >&2
-      exit 1
-    }
-    cout=$(OMP_NUM_THREADS=$t "$bin/jit_elementwise" "$repeat")
-    bm=$(awk -v a="$bm" -v b="$(sed -n 's/.*best ms: //p' <<<"$out")" 'BEGIN { print (b < a ? b : a) }')
-    bc=$(awk -v a="$bc" -v b="$(sed -n 's/.*best ms: //p' <<<"$cout")" 'BEGIN { print (b < a ? b : a) }')
+"$cc" -O3 -march=native -ffast-math -fopenmp -o "$bin/jit_elementwise" "$here/jit/elementwise.c" -lm
+# each benchmark: NAME (bench/jit/NAME.ms; elementwise.c's loop NAME) and what it computes
+for bench in "elementwise:exp(x) * y + tanh(x)" "select:where(x > 0, x, 0.1 * x) + clip(y, -0.5, 0.5)"; do
+  name=${bench%%:*}
+  echo "${bench#*:} on 10^7 f32: best of $repeat calls a process, best of $rounds processes, wall clock"
+  printf '%-8s %12s %12s %9s %8s\n' threads mist C mist/C target
+  for t in 1 2; do
+    bm=1e9 bc=1e9
+    for _ in $(seq "$rounds"); do
+      out=$(cd "$here/jit" && MIST_NUM_THREADS=$t "$mist" --mode=graph "$name.ms" "$repeat") || {
+        echo "bench: mist failed on jit/$name.ms" >&2
+        exit 1
+      }
+      cout=$(OMP_NUM_THREADS=$t "$bin/jit_elementwise" "$repeat" "$name")
+      bm=$(awk -v a="$bm" -v b="$(sed -n 's/.*best ms: //p' <<<"$out")" 'BEGIN { print (b < a ? b : a) }')
+      bc=$(awk -v a="$bc" -v b="$(sed -n 's/.*best ms: //p' <<<"$cout")" 'BEGIN { print (b < a ? b : a) }')
+    done
+    ratio=$(awk -v a="$bm" -v b="$bc" 'BEGIN { printf "%.2f", a / b }')
+    printf '%-8s %9.3f ms %9.3f ms %8sx %7sx\n' "$t" "$bm" "$bc" "$ratio" 1.25
   done
-  ratio=$(awk -v a="$bm" -v b="$bc" 'BEGIN { printf "%.2f", a / b }')
-  printf '%-8s %9.3f ms %9.3f ms %8sx %7sx\n' "$t" "$bm" "$bc" "$ratio" 1.25
 done
 
 sleef=/usr/include/$(gcc -print-multiarch 2>/dev/null)/sleef.h

@@ -268,6 +268,7 @@ RULE(r_neg) {
   if (known_bool(x) && x->ival != INT64_MIN) return cx->safe = true, ir_type_int_val(-x->ival);
   if (x->kind == IT_BOOL || x->kind == IT_INT) return &ir_t_int;
   cx->safe = x->kind == IT_FLOAT || (is_tensor(x) && x->dtype >= 0 && x->dtype != DT_BOOL);
+  if (is_tensor(x) && x->dtype == DT_BOOL) return tensor_like(x, DT_I64);   /* -bools: i64, as eager mode */
   if (x->kind == IT_FLOAT || is_tensor(x)) return x;
   return x->kind == IT_ANY ? x : &ir_t_any;
 }
@@ -1055,10 +1056,11 @@ BRULE(b_float_unary) {
   return x->kind == IT_NONE || x->kind == IT_STR ? &ir_t_never : &ir_t_any;
 }
 
-/* relu, abs: the same type for a float or tensor */
+/* relu, abs: the same type for a float or tensor (bools give i64) */
 BRULE(b_same_unary) {
   (void)kwn, (void)kwt;
   if (n != 1 || nkw) return &ir_t_any;
+  if (is_tensor(a[0]) && a[0]->dtype == DT_BOOL) return cx->safe = true, tensor_like(a[0], DT_I64);
   if (a[0]->kind == IT_FLOAT || is_tensor(a[0])) return cx->safe = true, a[0];
   return &ir_t_any;
 }
@@ -1089,6 +1091,48 @@ BRULE(b_softmax) {
     cx->safe = false;
   }
   return tensor_like(x, lang_dtype_is_float(x->dtype) ? x->dtype : DT_F32);
+}
+
+/* where(c, x, y): x's and y's dtype as for maximum (bools stay bools),
+ * the three shapes broadcast (x with y first, as tensor_ops.c does);
+ * without a tensor, Python's choice of x or y */
+BRULE(b_where) {
+  (void)kwn, (void)kwt;
+  if (n != 3 || nkw) return &ir_t_any;
+  bool tensor = false;
+  for (int i = 0; i < 3; i++) {
+    if (!(is_tensor(a[i]) || is_num(a[i])) || a[i]->or_none) return &ir_t_any;
+    tensor |= is_tensor(a[i]);
+  }
+  if (!tensor) return &ir_t_any;
+  int dt;
+  if (is_tensor(a[1]) || is_tensor(a[2])) {
+    dt = binop_dtype(TB_MAXIMUM, a[1], a[2]);
+  } else {
+    int x = a[1]->kind == IT_FLOAT ? DT_F32 : a[1]->kind == IT_INT ? DT_I64 : DT_BOOL;
+    int y = a[2]->kind == IT_FLOAT ? DT_F32 : a[2]->kind == IT_INT ? DT_I64 : DT_BOOL;
+    dt = x > y ? x : y;
+  }
+  IrType *xy = broadcast(cx, "where", a[1], a[2], dt);
+  if (xy->kind != IT_TENSOR) return xy;
+  IrType *r = broadcast(cx, "where", a[0], xy, dt);
+  if (dt < 0) cx->safe = false;
+  return r;
+}
+
+/* clip(x, lo, hi) of a tensor x: maximum with lo, then minimum with hi
+ * (either None: that step left out) */
+BRULE(b_clip) {
+  (void)kwn, (void)kwt;
+  if (n != 3 || nkw || !is_tensor(a[0])) return &ir_t_any;
+  for (int i = 1; i < 3; i++)
+    if (a[i]->kind != IT_NONE && (!(is_tensor(a[i]) || is_num(a[i])) || a[i]->or_none)) return &ir_t_any;
+  IrType *r = a[0];
+  cx->safe = true;
+  if (a[1]->kind != IT_NONE) r = tensor_binop(cx, TB_MAXIMUM, r, a[1]);
+  if (r->kind != IT_TENSOR) return r;
+  if (a[2]->kind != IT_NONE) r = tensor_binop(cx, TB_MINIMUM, r, a[2]);
+  return r;
 }
 
 /* The axes a reduction's axis argument names (None: all), or -1. */
@@ -1352,6 +1396,7 @@ BRULE(b_range) {
 BRULE(b_abs) {
   (void)cx, (void)kwn, (void)kwt;
   if (n != 1 || nkw) return &ir_t_any;
+  if (is_tensor(a[0]) && a[0]->dtype == DT_BOOL) return tensor_like(a[0], DT_I64);
   if (a[0]->kind == IT_FLOAT || is_tensor(a[0])) return a[0];
   if (a[0]->kind == IT_INT || a[0]->kind == IT_BOOL) return &ir_t_int;
   return &ir_t_any;

@@ -1,5 +1,7 @@
-/* elementwise.c: the C baseline of bench/jit/elementwise.ms: the loop
- * out[i] = expf(x[i]) * y[i] + tanhf(x[i]) over 10^7 floats, built with
+/* elementwise.c: the C baselines of bench/jit/elementwise.ms: the loop
+ * out[i] = expf(x[i]) * y[i] + tanhf(x[i]) over 10^7 floats, and of
+ * bench/jit/select.ms (argv[2] "select"): out[i] = (x[i] > 0 ? x[i] :
+ * 0.1f * x[i]) + fminf(fmaxf(y[i], -0.5f), 0.5f), built with
  * gcc -O3 -march=native -ffast-math -fopenmp, which vectorises expf and
  * tanhf through glibc's libmvec (_ZGVeN16v_expf, _ZGVeN16v_tanhf under
  * AVX-512), split over OMP_NUM_THREADS threads; the output preallocated
@@ -8,6 +10,7 @@
  * the time of these functions does not depend on the values). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <math.h>
 #include <time.h>
 
@@ -15,6 +18,11 @@
 __attribute__((noipa)) static void chain(float *out, const float *x, const float *y, long n) {
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < n; i++) out[i] = expf(x[i]) * y[i] + tanhf(x[i]);
+}
+
+__attribute__((noipa)) static void select_chain(float *out, const float *x, const float *y, long n) {
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; i++) out[i] = (x[i] > 0 ? x[i] : 0.1f * x[i]) + fminf(fmaxf(y[i], -0.5f), 0.5f);
 }
 
 static double now(void) {
@@ -25,6 +33,8 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 10;
+  const char *name = argc > 2 ? argv[2] : "elementwise";
+  void (*f)(float *, const float *, const float *, long) = strcmp(name, "select") == 0 ? select_chain : chain;
   long n = 10000000;
   float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *out = malloc(n * sizeof *out);
   unsigned s = 1;
@@ -34,16 +44,16 @@ int main(int argc, char **argv) {
     s = s * 1664525u + 1013904223u;
     y[i] = (float)(s >> 8) / (float)(1 << 24) * 6.0f - 3.0f;
   }
-  chain(out, x, y, n);
+  f(out, x, y, n);
   double best = 1e9;
   for (int i = 0; i < reps; i++) {
     double t0 = now();
-    chain(out, x, y, n);
+    f(out, x, y, n);
     double t = now() - t0;
     if (t < best) best = t;
   }
   double sum = 0;
   for (long i = 0; i < n; i++) sum += out[i];
-  printf("elementwise = %.17g best ms: %.6f\n", sum, best * 1000.0);
+  printf("%s = %.17g best ms: %.6f\n", name, sum, best * 1000.0);
   return 0;
 }

@@ -242,6 +242,51 @@ DevVecFn dev_vec_unary(VmUnary op, bool f64) {
 #endif
 }
 
+/* pow: the function of pow512_f32 / pow512_f64, which eager mode's
+ * dev_binary and dev_binary_scalar call under AVX-512. */
+DevVecFn dev_vec_binary(VmBinary op, bool f64) {
+#if USE_MVEC
+  if (op != VM_POW || level() != 2) return NULL;
+  return f64 ? (DevVecFn)_ZGVeN8vv_pow : (DevVecFn)_ZGVeN16vv_powf;
+#else
+  (void)op;
+  (void)f64;
+  return NULL;
+#endif
+}
+
+/* The AVX2 kernels' functions of one __m256 or __m256d (exp8...,
+ * _ZGVdN4v_exp...), where eager mode calls them: a CPU with AVX2 and
+ * FMA but not AVX-512F. */
+DevVecFn dev_vec_unary256(VmUnary op, bool f64) {
+#if USE_MVEC
+  static const DevVecFn k32[VM_RELU + 1] = {
+      [VM_EXP] = (DevVecFn)exp8, [VM_LOG] = (DevVecFn)log8, [VM_SIN] = (DevVecFn)sin8,
+      [VM_COS] = (DevVecFn)cos8, [VM_TANH] = (DevVecFn)tanh8, [VM_SIGMOID] = (DevVecFn)sigmoid8};
+  static const DevVecFn k64[VM_RELU + 1] = {
+      [VM_EXP] = (DevVecFn)_ZGVdN4v_exp, [VM_LOG] = (DevVecFn)_ZGVdN4v_log,
+      [VM_SIN] = (DevVecFn)_ZGVdN4v_sin, [VM_COS] = (DevVecFn)_ZGVdN4v_cos,
+      [VM_TANH] = (DevVecFn)_ZGVdN4v_tanh, [VM_SIGMOID] = (DevVecFn)sigmoid4d};
+  if ((unsigned)op > VM_RELU || level() != 1) return NULL;
+  return f64 ? k64[op] : k32[op];
+#else
+  (void)op;
+  (void)f64;
+  return NULL;
+#endif
+}
+
+DevVecFn dev_vec_binary256(VmBinary op, bool f64) {
+#if USE_MVEC
+  if (op != VM_POW || level() != 1) return NULL;
+  return f64 ? (DevVecFn)_ZGVdN4vv_pow : (DevVecFn)_ZGVdN8vv_powf;
+#else
+  (void)op;
+  (void)f64;
+  return NULL;
+#endif
+}
+
 /* ---- plain loops (vectorised by the compiler) --------------------------- */
 
 /* out may equal x or y exactly: no dependence between iterations. */

@@ -53,6 +53,13 @@ void dev_binary_scaled_f64(DevPool *p, VmBinary op, double *out, const double *x
  * AVX-512F or Mist was built without libmvec. */
 typedef void (*DevVecFn)(void);
 DevVecFn dev_vec_unary(VmUnary op, bool f64);
+/* The same for a binary op: VM_POW's (two vectors), else NULL. */
+DevVecFn dev_vec_binary(VmBinary op, bool f64);
+/* The same for the AVX2 kernels (one __m256: 8 floats, or __m256d: 4
+ * doubles), where eager mode calls them: AVX2 and FMA without AVX-512F;
+ * NULL elsewhere. */
+DevVecFn dev_vec_unary256(VmUnary op, bool f64);
+DevVecFn dev_vec_binary256(VmBinary op, bool f64);
 
 /* Pairwise summation (in double for f32).  0 for n == 0. */
 double dev_sum_f32(DevPool *p, const float *x, int64_t n);

@@ -22,14 +22,23 @@
  * Python float or int, the same everywhere. */
 typedef enum { FI_FULL, FI_INNER, FI_OUTER, FI_ONE, FI_FLOAT, FI_INT } FuseInKind;
 
+/* The dtype of a Python number input: it takes the dtype of what it
+ * meets, as in eager mode.  FUSE_SMALL_INT: an int constant that fits
+ * in i32 (which it may meet). */
+enum { FUSE_FLOAT = -1, FUSE_INT = -2, FUSE_SMALL_INT = -3 };
+
 typedef struct FuseIn {
   IrNode *node;
   FuseInKind kind;
   int slot;              /* its index among the tensors, or among the numbers */
+  int dtype;             /* a tensor's DType; a number's FUSE_FLOAT, FUSE_INT... */
 } FuseIn;
 
-/* A reduction a loop's output feeds, summed as it is computed. */
-typedef enum { FR_NONE, FR_SUM, FR_MEAN } FuseReduce;
+/* A reduction a loop's output feeds, summed as it is computed: of the
+ * whole output, over its first axis (sum(x, axis=0): the column sums of
+ * rows x cols, cols the product of the other dims), or over its last
+ * (rows x cols, cols the last dim). */
+typedef enum { FR_NONE, FR_SUM, FR_MEAN, FR_SUM_FIRST, FR_MEAN_FIRST, FR_SUM_LAST, FR_MEAN_LAST } FuseReduce;
 
 /* One loop: the nodes it computes (in their graph's order, the last
  * the loop's output) and its inputs; the root is the node whose value
@@ -40,16 +49,22 @@ typedef struct FuseGroup {
   int nnodes;
   FuseIn *ins;
   int nins, ntensors, nnumbers;
-  IrType *type;          /* the loop's output's: f32 or f64, every dim known */
+  int bits;              /* the vectors' width: 512 (AVX-512) or 256 (AVX2) */
+  int lanes;             /* per vector: `bits` of the widest dtype the loop touches */
+  IrType *type;          /* the loop's output's: every dim known */
   int64_t rows, cols;
   FuseReduce reduce;
   IrType *result;        /* the root's type: type, or a 0-d tensor when reduced */
   int reuse;             /* the tensor (slot) whose buffer the output takes, or -1 */
 } FuseGroup;
 
-/* Whether compiled code fuses loops here: the host has AVX-512F and
- * Mist's vector functions (devices/cpu/vmath.h), and MIST_JIT_CPU does
- * not fix another CPU. */
+/* The vectors fused loops use, in bits, from the target CPU's features
+ * (the host's, or MIST_JIT_CPU's): 512 with AVX-512F, 256 with AVX2 and
+ * FMA, else 0 (nothing fused).  A transcendental is fused only where
+ * eager mode calls a vector function of that width (devices/cpu/
+ * vmath.h), whose lanes the loop calls. */
+int jit_fuse_width(void);
+/* Whether compiled code fuses loops: jit_fuse_width() > 0. */
 bool jit_fuse_enabled(void);
 
 /* The loops of graph g's own nodes: each node fused, root or not, to

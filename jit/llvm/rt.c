@@ -236,6 +236,112 @@ static bool fused_sum(MistVM *vm, const FusedRun *f, const IrType *t, int64_t n,
   return true;
 }
 
+/* A loop summed over the first axis: rows x cols computed four rows at
+ * a time into a buffer and added up column by column as dev_sum_rows
+ * adds them (in double, four rows as (a + b) + (c + d), the rest one
+ * by one), so that the sums have eager mode's bits.  Split over bands
+ * of columns as dev_sum_rows splits them. */
+typedef struct FusedCols {
+  const FusedRun *run;
+  int64_t rows;
+  double scale;
+  bool f64, failed;
+} FusedCols;
+
+static void fused_sum_cols(void *ctx, int64_t c0, int64_t c1) {
+  FusedCols *s = ctx;
+  const FusedRun *f = s->run;
+  int64_t cols = f->cols, w = c1 - c0;
+  size_t es = s->f64 ? sizeof(double) : sizeof(float);
+  char *buf = malloc((size_t)(4 * cols) * es);
+  double *acc = calloc((size_t)w, sizeof *acc);
+  if (!buf || !acc) {
+    free(buf);
+    free(acc);
+    s->failed = true;
+    return;
+  }
+  for (int64_t r = 0; r < s->rows; r += 4) {
+    int64_t n = s->rows - r < 4 ? s->rows - r : 4;
+    /* rows r.. land at the start of buf */
+    f->loop(f->tensors, f->numbers, buf - (size_t)(r * cols) * es, r, r + n, c0, c1);
+    if (s->f64) {
+      const double *x = (const double *)buf + c0;
+      if (n == 4)
+        for (int64_t j = 0; j < w; j++) acc[j] += (x[j] + x[cols + j]) + (x[2 * cols + j] + x[3 * cols + j]);
+      else
+        for (int64_t q = 0; q < n; q++)
+          for (int64_t j = 0; j < w; j++) acc[j] += x[q * cols + j];
+    } else {
+      const float *x = (const float *)buf + c0;
+      if (n == 4)
+        for (int64_t j = 0; j < w; j++)
+          acc[j] += ((double)x[j] + (double)x[cols + j]) + ((double)x[2 * cols + j] + (double)x[3 * cols + j]);
+      else
+        for (int64_t q = 0; q < n; q++)
+          for (int64_t j = 0; j < w; j++) acc[j] += x[q * cols + j];
+    }
+  }
+  for (int64_t j = 0; j < w; j++) {
+    if (s->f64) ((double *)f->out)[c0 + j] = acc[j] * s->scale;
+    else ((float *)f->out)[c0 + j] = (float)(acc[j] * s->scale);
+  }
+  free(buf);
+  free(acc);
+}
+
+/* A loop summed over the last axis: each row computed into a buffer and
+ * summed by dev_sum_f32/f64, as eager mode sums each row. */
+typedef struct FusedRowSums {
+  const FusedRun *run;
+  bool f64, mean, failed;
+} FusedRowSums;
+
+static void fused_sum_rows(void *ctx, int64_t r0, int64_t r1) {
+  FusedRowSums *s = ctx;
+  const FusedRun *f = s->run;
+  size_t es = s->f64 ? sizeof(double) : sizeof(float);
+  char *buf = malloc((size_t)f->cols * es);
+  if (!buf) {
+    s->failed = true;
+    return;
+  }
+  for (int64_t r = r0; r < r1; r++) {
+    f->loop(f->tensors, f->numbers, buf - (size_t)(r * f->cols) * es, r, r + 1, 0, f->cols);
+    if (s->f64) {
+      double v = dev_sum_f64(NULL, (const double *)buf, f->cols);
+      ((double *)f->out)[r] = s->mean ? v / (double)f->cols : v;
+    } else {
+      double v = dev_sum_f32(NULL, (const float *)buf, f->cols);
+      ((float *)f->out)[r] = (float)(s->mean ? v / (double)f->cols : v);
+    }
+  }
+  free(buf);
+}
+
+static bool fused_sum_axis(MistVM *vm, FusedRun *f, const IrType *t, int64_t rows, int32_t reduce, Value *out) {
+  ObjTensor *r = lang_tensor_new(vm, (DType)t->dtype, t->n, t->dims, false);
+  if (!r) return false;
+  f->out = lang_tensor_ptr(r);
+  bool f64 = t->dtype == DT_F64, failed;
+  DevPool *pool = lang_tensor_pool(vm);
+  if (reduce == FR_SUM_FIRST || reduce == FR_MEAN_FIRST) {
+    FusedCols s = {f, rows, reduce == FR_MEAN_FIRST ? 1.0 / (double)rows : 1.0, f64, false};
+    if (rows * f->cols >= DEV_PAR_GRAIN && f->cols >= 512) dev_parallel_for(pool, f->cols, 256, fused_sum_cols, &s);
+    else fused_sum_cols(&s, 0, f->cols);
+    failed = s.failed;
+  } else {
+    FusedRowSums s = {f, f64, reduce == FR_MEAN_LAST, false};
+    int64_t grain = DEV_PAR_GRAIN / 4 / f->cols;
+    if (rows * f->cols >= DEV_PAR_GRAIN) dev_parallel_for(pool, rows, grain > 0 ? grain : 1, fused_sum_rows, &s);
+    else fused_sum_rows(&s, 0, rows);
+    failed = s.failed;
+  }
+  if (failed) return lang_raise(vm, "MemoryError", "out of memory");
+  *out = v_obj(r);
+  return true;
+}
+
 /* Run the fused loop of the site (whose type is the result's) on the
  * ntensors tensors (contiguous copies of those that are not) and the
  * numbers' bits, over rows x cols elements, into a new tensor from the
@@ -264,7 +370,8 @@ static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t nte
   }
   if (reduce != FR_NONE) {
     FusedRun f = {(FusedLoop)loop, data, numbers, NULL, cols};
-    bool ok = fused_sum(vm, &f, t, rows * cols, reduce, out);
+    bool ok = reduce == FR_SUM || reduce == FR_MEAN ? fused_sum(vm, &f, t, rows * cols, reduce, out)
+                                                    : fused_sum_axis(vm, &f, t, rows, reduce, out);
     for (int i = 0; i < ntensors; i++) LANG_KEEP(keep[i]);
     return ok;
   }

@@ -15,7 +15,11 @@
  * back and a share of the functions must have compiled natively.
  *
  * MIST_JIT_PROGRAMS (default 100) runs more programs of each kind, and
- * MIST_JIT_SHOW=SEED prints the int program of that seed.
+ * MIST_JIT_SHOW=SEED prints the int program of that seed (the tensor
+ * program with MIST_JIT_SHOW_TENSOR=1 too).  tensorgen's tensor
+ * programs (chains of elementwise operations of every dtype, reduced
+ * or not) check the fused loops of graph mode against eager mode, bit
+ * for bit.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -542,6 +546,180 @@ START_TEST(t_matgen) {
 }
 END_TEST
 
+/* ---- tensorgen: elementwise tensor programs ----
+ *
+ * Chains of elementwise operations on tensors of every dtype, the way
+ * graph mode fuses them into loops (jit/llvm/fuse.c): arithmetic,
+ * comparisons, where, clip, casts, powers, transcendentals, with
+ * broadcasting (a row, a column) and Python numbers, sometimes reduced
+ * (whole, over the first or the last axis).  The results are printed
+ * through tolist(), whose floats print every bit, NaN, inf and -0.0
+ * included, so any difference from eager mode shows. */
+
+static const char *const tvars[] = {"a", "b", "c", "d", "e", "t0", "t1"};
+
+static void texpr(Rng *r, Buf *b, int depth, int nvars) {
+  static const char *const nums[] = {"0.5", "-1.5", "2", "-3", "0", "1e30", "0.0", "7"};
+  static const char *const ops[] = {"+", "-", "*", "/"};
+  static const char *const cmps[] = {"<", "<=", ">", ">=", "==", "!="};
+  static const char *const dts[] = {"f32", "f64", "i32", "i64", "bool"};
+  static const char *const un[] = {"-", "abs", "relu", "exp", "tanh", "sigmoid", "sin", "cos"};
+  int k = depth <= 0 ? rnd(r, 3) : rnd(r, 16);
+  switch (k) {
+  case 0: case 1: say(b, "%s", tvars[rnd(r, nvars)]); return;
+  case 2: say(b, "%s", nums[rnd(r, 8)]); return;
+  case 3: case 4: case 5:
+    say(b, "(");
+    texpr(r, b, depth - 1, nvars);
+    say(b, " %s ", ops[rnd(r, 4)]);
+    texpr(r, b, depth - 1, nvars);
+    say(b, ")");
+    return;
+  case 6:
+    say(b, rnd(r, 2) ? "maximum(" : "minimum(");
+    texpr(r, b, depth - 1, nvars);
+    say(b, ", ");
+    texpr(r, b, depth - 1, nvars);
+    say(b, ")");
+    return;
+  case 7: case 8:
+    if (k == 7) say(b, "where(");
+    say(b, "(");
+    texpr(r, b, depth - 1, nvars);
+    say(b, " %s ", cmps[rnd(r, 6)]);
+    texpr(r, b, depth - 1, nvars);
+    say(b, ")");
+    if (k == 7) {
+      say(b, ", ");
+      texpr(r, b, depth - 1, nvars);
+      say(b, ", ");
+      texpr(r, b, depth - 1, nvars);
+      say(b, ")");
+    }
+    return;
+  case 9:
+    say(b, "clip(");
+    texpr(r, b, depth - 1, nvars);
+    say(b, ", %s, %s)", rnd(r, 2) ? "-1.0" : "-2", rnd(r, 2) ? "2.5" : "b");
+    return;
+  case 10:   /* (a tensor: a number has no astype) */
+    say(b, "(%s + ", tvars[rnd(r, 5)]);
+    texpr(r, b, depth - 1, nvars);
+    say(b, ").astype(\"%s\")", dts[rnd(r, 5)]);
+    return;
+  case 11: case 12: {
+    const char *f = un[rnd(r, 8)];
+    say(b, "%s(", f);
+    texpr(r, b, depth - 1, nvars);
+    say(b, ")");
+    return;
+  }
+  case 13:
+    say(b, rnd(r, 2) ? "sqrt(abs(" : "log(abs(");
+    texpr(r, b, depth - 1, nvars);
+    say(b, ") + 0.5)");
+    return;
+  case 14:
+    say(b, "(");
+    texpr(r, b, depth - 1, nvars);
+    say(b, "%s", rnd(r, 3) == 0 ? " ** 2)" : rnd(r, 2) ? " ** 3)" : " * 1.0) ** 0.5");
+    return;
+  default:
+    say(b, "(%s * ", tvars[rnd(r, 5)]);
+    texpr(r, b, depth - 1, nvars);
+    say(b, ").astype(\"f32\") * 0.25 + ");
+    texpr(r, b, depth - 1, nvars);
+    return;
+  }
+}
+
+/* f(a, b, c, d, e): a f32[R,C], b f32[C], c i64[R,C], d i32[R,1], e
+ * f64[R,C]; temporaries t0, t1, then the result, maybe reduced. */
+static void tensorgen(uint64_t seed, Buf *b) {
+  Rng r = {seed * 0x9e3779b97f4a7c15ull + 7};
+  buf_clear(b);
+  say(b, "def f(a, b, c, d, e):\n");
+  int nvars = 5;
+  for (int t = 0; t < 2; t++) {
+    say(b, "    t%d = %s - ", t, tvars[rnd(&r, nvars)]);
+    texpr(&r, b, 3, nvars);
+    say(b, "\n");
+    nvars++;
+  }
+  static const char *const red[] = {"%s", "%s", "(%s).sum()", "sum(%s, axis=0)", "(%s).sum(-1)",
+                                    "mean(%s, 0)", "(%s).mean(axis=-1, keepdims=True)", "(%s).sum(axis=0, keepdims=True)"};
+  Buf e = {0};
+  texpr(&r, &e, 3, nvars);
+  say(b, "    r = (%s) + t0 - t1 + b\n", e.data);   /* (b has no NaN to hide the others) */
+  say(b, "    return ");
+  say(b, red[rnd(&r, 8)], "r");
+  say(b, "\n");
+  free(e.data);
+}
+
+/* Whether this machine fuses (docs/jit.md: AVX-512F, no MIST_JIT_CPU). */
+static bool fuses_here(void) {
+  const char *cpu = getenv("MIST_JIT_CPU");
+  if (cpu && *cpu) return false;
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return false;
+  char line[4096];
+  bool yes = false;
+  while (!yes && fgets(line, sizeof line, f)) yes = strstr(line, " avx512f") != NULL;
+  fclose(f);
+  return yes;
+}
+
+START_TEST(t_tensorgen) {
+  long total = env_long("MIST_JIT_PROGRAMS", 100) / 2;
+  Pair pr = {.counted = "jit: f("};
+  Buf prog = {0}, call = {0};
+  static const int shapes[][2] = {{3, 5}, {7, 33}, {2, 16}, {5, 1}};
+  /* the lowering writes its fused loops' lines to stderr (with
+   * MIST_JIT_LOG set when it compiles): into a file, to count them */
+  fflush(stderr);
+  int saved = dup(2);
+  FILE *fusedlog = tmpfile();
+  ck_assert(saved >= 0 && fusedlog && dup2(fileno(fusedlog), 2) >= 0);
+  for (long p = 0; p < total; p++) {
+    pair_turn(&pr, p);
+    setenv("MIST_JIT_LOG", "1", 1);
+    uint64_t seed = (uint64_t)(1000 + p);
+    tensorgen(seed, &prog);
+    const int *sh = shapes[p % 4];
+    buf_clear(&call);
+    say(&call,
+        "_x = concat([randn((%d,), seed=%d) * 3.0, tensor([0.0, -0.0, float('nan'), float('inf'), -float('inf'), 1e-30, 88.0])])\n"
+        "_a = _x[:%d].reshape((%d, %d))\n"
+        "print(f(_a, randn((%d,), seed=%d), astype(_a * 7.0, \"i64\"), astype(randn((%d, 1), seed=%d) * 4.0, \"i32\"), "
+        "astype(_a, \"f64\") * 1.5).tolist())\n",
+        sh[0] * sh[1], (int)p, sh[0] * sh[1], sh[0], sh[1], sh[1], (int)p + 1, sh[0], (int)p + 2);
+    char what[64];
+    snprintf(what, sizeof what, "tensorgen seed %" PRIu64, seed);
+    same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
+  }
+  unsetenv("MIST_JIT_LOG");
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  Buf log = {0};
+  char chunk[4096];
+  size_t got;
+  rewind(fusedlog);
+  while ((got = fread(chunk, 1, sizeof chunk, fusedlog)) > 0) buf_add(&log, chunk, got);
+  fclose(fusedlog);
+  int fused = log.data ? count_lines(log.data, ": fused ") : 0;
+  buf_free(&log);
+  pair_tally(&pr);
+  free(prog.data);
+  free(call.data);
+  printf("tensorgen: %d of %d compilations of f native, %d fused loops\n", pr.native_counted, pr.all, fused);
+  ck_assert_msg(pr.all > 0 && pr.native_counted * 100 >= 80 * pr.all, "only %d of %d compilations of f native",
+                pr.native_counted, pr.all);
+  if (fuses_here()) ck_assert_msg(fused >= total, "only %d fused loops in %ld programs", fused, total);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("jit");
   TCase *t = tcase_create("modes");
@@ -553,6 +731,7 @@ static Suite *suite(void) {
   tcase_add_test(t, t_intgen);
   tcase_add_test(t, t_intgen_fails_sometimes);
   tcase_add_test(t, t_matgen);
+  tcase_add_test(t, t_tensorgen);
   suite_add_tcase(s, t);
   return s;
 }
@@ -561,7 +740,9 @@ int main(void) {
   const char *show = getenv("MIST_JIT_SHOW");
   if (show && *show) {
     Buf b = {0};
-    intgen((uint64_t)strtoull(show, NULL, 10), &b);
+    const char *tshow = getenv("MIST_JIT_SHOW_TENSOR");
+    if (tshow && *tshow) tensorgen((uint64_t)strtoull(show, NULL, 10), &b);
+    else intgen((uint64_t)strtoull(show, NULL, 10), &b);
     fputs(b.data, stdout);
     free(b.data);
     return 0;

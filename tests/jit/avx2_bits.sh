@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# tests/jit/avx2_bits.sh MIST: graph mode's fused loops for an AVX2 CPU
+# (256-bit vectors, the AVX2 kernels' transcendentals) against eager
+# mode, bit for bit (avx2_bits.ms).  valgrind runs mist on a CPU without
+# AVX-512F as far as the program sees (it hides AVX-512), which is the
+# only way to reach that path on an AVX-512 machine.  Skipped (77)
+# without valgrind or AVX2 and FMA.
+set -uo pipefail
+mist=$1
+here=$(cd "$(dirname "$0")" && pwd)
+flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+if ! command -v valgrind > /dev/null || [[ " $flags " != *" avx2 "* ]] || [[ " $flags " != *" fma "* ]]; then
+  echo "needs valgrind and a CPU with AVX2 and FMA (skipped)"
+  exit 77
+fi
+out=$(MIST_JIT_CACHE=0 MIST_JIT_LOG=1 valgrind --tool=none -q "$mist" "$here/avx2_bits.ms" 2>&1)
+status=0
+# every chain fused, transcendentals and pow included
+if [ "$(grep -c ': fused 15 ops\|: fused 11 ops' <<<"$out")" -ne 16 ]; then
+  echo "FAIL: not every chain fused in one loop:"
+  grep ': fused' <<<"$out"
+  status=1
+fi
+if [ "$(grep -E '^f(32|64) [0-9]+ ' <<<"$out")" != "$(printf 'f32 %s 0 0\n' 2 9 37 300; printf 'f64 %s 0 0\n' 2 9 37 300)" ]; then
+  echo "FAIL: fused loops differ from eager mode:"
+  echo "$out" | grep -v '^jit:'
+  status=1
+fi
+exit $status
