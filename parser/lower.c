@@ -97,6 +97,8 @@ typedef struct Lower {
   IrGraph *stmt_graph; /* the graph of the statement being lowered: where next(it) may rebind it */
   Loop *loop;
   Names module_names; /* names assigned at top level */
+  ObjDict *graph_names; /* the names of the unit's first `named` graphs */
+  int named;
   bool echo;
   IrNode *echo_value;
 } Lower;
@@ -272,18 +274,27 @@ static bool error_at(Lower *L, Span sp, const char *msg) {
 }
 
 /* A unique graph name in this unit: base, or base.2, base.3... */
+/* Whether a graph of the unit is named name.  The set of names is
+ * brought up to date with the graphs added since (by anyone), so that
+ * naming n graphs costs O(n), where a scan of the unit per name made
+ * lowering a module of many functions (stdlib/ad_rules.ms) quadratic. */
+static bool name_taken(Lower *L, const char *name) {
+  if (!L->graph_names) L->graph_names = lang_dict_new();
+  for (; L->named < L->u->ngraphs; L->named++)
+    L->graph_names = lang_dict_set(L->graph_names, L->u->graphs[L->named]->name, v_none(), true);
+  Value v;
+  return lang_dict_get(L->graph_names, lang_str(name), &v);
+}
+
 static const char *unique_name(Lower *L, const char *base) {
   StrBuf sb;
   sb_init(&sb);
   sb_adds(&sb, base);
-  for (int k = 2;; k++) {
-    bool taken = false;
-    for (int i = 0; i < L->u->ngraphs && !taken; i++)
-      taken = strcmp(L->u->graphs[i]->name->data, sb.data) == 0;
-    if (!taken) return sb.data;
+  for (int k = 2; name_taken(L, sb.data); k++) {
     sb.len = 0;
     sb_printf(&sb, "%s.%d", base, k);
   }
+  return sb.data;
 }
 
 static IrGraph *new_graph(Lower *L, const char *kind, unsigned flags, Span sp) {
