@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
     bool wanted = argc < 2;
     for (int a = 1; a < argc; a++) wanted |= strcmp(argv[a], fn->name) == 0;
     if (!wanted) continue;
-    VecFn libs[3] = {(VecFn)dev_vec_unary(fn->op, false), fn->mvec, fn->sleef};
+    VecFn libs[3] = {(VecFn)dev_vec_unary(fn->op, false, 512), fn->mvec, fn->sleef};
     const char *names[3] = {"mist", "libmvec", "sleef"};
     if (!libs[0]) {
       fprintf(stderr, "vmath_accuracy: no vector %s (needs AVX-512F and libmvec)\n", fn->name);

@@ -223,66 +223,45 @@ static UnFn64 mvec_un_f64(VmUnary op) {
 }
 #endif /* USE_MVEC */
 
-DevVecFn dev_vec_unary(VmUnary op, bool f64) {
+DevVecFn dev_vec_unary(VmUnary op, bool f64, int bits) {
 #if USE_MVEC
-  static const DevVecFn k32[VM_RELU + 1] = {
-      [VM_EXP] = (DevVecFn)dev_vec_expf16, [VM_LOG] = (DevVecFn)dev_vec_logf16,
-      [VM_SIN] = (DevVecFn)_ZGVeN16v_sinf, [VM_COS] = (DevVecFn)_ZGVeN16v_cosf,
-      [VM_TANH] = (DevVecFn)dev_vec_tanhf16, [VM_SIGMOID] = (DevVecFn)dev_vec_sigmoidf16};
-  static const DevVecFn k64[VM_RELU + 1] = {
-      [VM_EXP] = (DevVecFn)_ZGVeN8v_exp, [VM_LOG] = (DevVecFn)_ZGVeN8v_log,
-      [VM_SIN] = (DevVecFn)_ZGVeN8v_sin, [VM_COS] = (DevVecFn)_ZGVeN8v_cos,
-      [VM_TANH] = (DevVecFn)_ZGVeN8v_tanh, [VM_SIGMOID] = (DevVecFn)sigmoid8d};
-  if ((unsigned)op > VM_RELU || level() != 2) return NULL;
-  return f64 ? k64[op] : k32[op];
+  /* [wide][f64]: wide, the AVX-512 kernels' (level 2); else the AVX2
+   * kernels' functions of one __m256 or __m256d (level 1) */
+  static const DevVecFn fns[2][2][VM_RELU + 1] = {
+      {{[VM_EXP] = (DevVecFn)exp8, [VM_LOG] = (DevVecFn)log8, [VM_SIN] = (DevVecFn)sin8,
+        [VM_COS] = (DevVecFn)cos8, [VM_TANH] = (DevVecFn)tanh8, [VM_SIGMOID] = (DevVecFn)sigmoid8},
+       {[VM_EXP] = (DevVecFn)_ZGVdN4v_exp, [VM_LOG] = (DevVecFn)_ZGVdN4v_log,
+        [VM_SIN] = (DevVecFn)_ZGVdN4v_sin, [VM_COS] = (DevVecFn)_ZGVdN4v_cos,
+        [VM_TANH] = (DevVecFn)_ZGVdN4v_tanh, [VM_SIGMOID] = (DevVecFn)sigmoid4d}},
+      {{[VM_EXP] = (DevVecFn)dev_vec_expf16, [VM_LOG] = (DevVecFn)dev_vec_logf16,
+        [VM_SIN] = (DevVecFn)_ZGVeN16v_sinf, [VM_COS] = (DevVecFn)_ZGVeN16v_cosf,
+        [VM_TANH] = (DevVecFn)dev_vec_tanhf16, [VM_SIGMOID] = (DevVecFn)dev_vec_sigmoidf16},
+       {[VM_EXP] = (DevVecFn)_ZGVeN8v_exp, [VM_LOG] = (DevVecFn)_ZGVeN8v_log,
+        [VM_SIN] = (DevVecFn)_ZGVeN8v_sin, [VM_COS] = (DevVecFn)_ZGVeN8v_cos,
+        [VM_TANH] = (DevVecFn)_ZGVeN8v_tanh, [VM_SIGMOID] = (DevVecFn)sigmoid8d}}};
+  bool wide = bits == 512;
+  if ((unsigned)op > VM_RELU || (bits != 512 && bits != 256) || level() != (wide ? 2 : 1)) return NULL;
+  return fns[wide][f64][op];
 #else
   (void)op;
   (void)f64;
+  (void)bits;
   return NULL;
 #endif
 }
 
-/* pow: the function of pow512_f32 / pow512_f64, which eager mode's
- * dev_binary and dev_binary_scalar call under AVX-512. */
-DevVecFn dev_vec_binary(VmBinary op, bool f64) {
+/* pow: the function eager mode's dev_binary and dev_binary_scalar call
+ * (pow512_f32 / pow512_f64 under AVX-512, the AVX2 kernels' under AVX2). */
+DevVecFn dev_vec_binary(VmBinary op, bool f64, int bits) {
 #if USE_MVEC
-  if (op != VM_POW || level() != 2) return NULL;
-  return f64 ? (DevVecFn)_ZGVeN8vv_pow : (DevVecFn)_ZGVeN16vv_powf;
-#else
-  (void)op;
-  (void)f64;
+  if (op != VM_POW) return NULL;
+  if (bits == 512 && level() == 2) return f64 ? (DevVecFn)_ZGVeN8vv_pow : (DevVecFn)_ZGVeN16vv_powf;
+  if (bits == 256 && level() == 1) return f64 ? (DevVecFn)_ZGVdN4vv_pow : (DevVecFn)_ZGVdN8vv_powf;
   return NULL;
-#endif
-}
-
-/* The AVX2 kernels' functions of one __m256 or __m256d (exp8...,
- * _ZGVdN4v_exp...), where eager mode calls them: a CPU with AVX2 and
- * FMA but not AVX-512F. */
-DevVecFn dev_vec_unary256(VmUnary op, bool f64) {
-#if USE_MVEC
-  static const DevVecFn k32[VM_RELU + 1] = {
-      [VM_EXP] = (DevVecFn)exp8, [VM_LOG] = (DevVecFn)log8, [VM_SIN] = (DevVecFn)sin8,
-      [VM_COS] = (DevVecFn)cos8, [VM_TANH] = (DevVecFn)tanh8, [VM_SIGMOID] = (DevVecFn)sigmoid8};
-  static const DevVecFn k64[VM_RELU + 1] = {
-      [VM_EXP] = (DevVecFn)_ZGVdN4v_exp, [VM_LOG] = (DevVecFn)_ZGVdN4v_log,
-      [VM_SIN] = (DevVecFn)_ZGVdN4v_sin, [VM_COS] = (DevVecFn)_ZGVdN4v_cos,
-      [VM_TANH] = (DevVecFn)_ZGVdN4v_tanh, [VM_SIGMOID] = (DevVecFn)sigmoid4d};
-  if ((unsigned)op > VM_RELU || level() != 1) return NULL;
-  return f64 ? k64[op] : k32[op];
 #else
   (void)op;
   (void)f64;
-  return NULL;
-#endif
-}
-
-DevVecFn dev_vec_binary256(VmBinary op, bool f64) {
-#if USE_MVEC
-  if (op != VM_POW || level() != 1) return NULL;
-  return f64 ? (DevVecFn)_ZGVdN4vv_pow : (DevVecFn)_ZGVdN8vv_powf;
-#else
-  (void)op;
-  (void)f64;
+  (void)bits;
   return NULL;
 #endif
 }

@@ -44,22 +44,19 @@ void dev_binary_scaled_f32(DevPool *p, VmBinary op, float *out, const float *x, 
 void dev_binary_scaled_f64(DevPool *p, VmBinary op, double *out, const double *x, double s,
                            const double *y, int64_t n, unsigned order);
 
-/* One vector of op's AVX-512 kernel, for compiled code's fused loops
- * (jit/llvm/fuse.c): a function of one __m512 (16 floats; f64 false)
- * or __m512d (8 doubles) that computes exactly the lanes dev_unary_f32
- * or dev_unary_f64 computes, so a fused loop's results are eager mode's
+/* One vector of op's kernel, for compiled code's fused loops
+ * (jit/llvm/fuse.c): a function of one vector of `bits` bits (512: an
+ * __m512 of 16 floats, f64 false, or an __m512d of 8 doubles; 256: an
+ * __m256 or __m256d) that computes exactly the lanes dev_unary_f32 or
+ * dev_unary_f64 computes, so a fused loop's results are eager mode's
  * to the bit.  For VM_EXP, VM_LOG, VM_SIN, VM_COS, VM_TANH and
- * VM_SIGMOID; NULL for the others, and for all where the CPU lacks
- * AVX-512F or Mist was built without libmvec. */
+ * VM_SIGMOID; NULL for the others, and for all where eager mode does
+ * not call that width's kernels (512: the CPU has AVX-512F; 256: AVX2
+ * and FMA without AVX-512F) or Mist was built without libmvec. */
 typedef void (*DevVecFn)(void);
-DevVecFn dev_vec_unary(VmUnary op, bool f64);
+DevVecFn dev_vec_unary(VmUnary op, bool f64, int bits);
 /* The same for a binary op: VM_POW's (two vectors), else NULL. */
-DevVecFn dev_vec_binary(VmBinary op, bool f64);
-/* The same for the AVX2 kernels (one __m256: 8 floats, or __m256d: 4
- * doubles), where eager mode calls them: AVX2 and FMA without AVX-512F;
- * NULL elsewhere. */
-DevVecFn dev_vec_unary256(VmUnary op, bool f64);
-DevVecFn dev_vec_binary256(VmBinary op, bool f64);
+DevVecFn dev_vec_binary(VmBinary op, bool f64, int bits);
 
 /* Pairwise summation (in double for f32).  0 for n == 0. */
 double dev_sum_f32(DevPool *p, const float *x, int64_t n);

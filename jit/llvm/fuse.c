@@ -70,10 +70,10 @@ static const char *vec_name(FuseOp op, bool f64, int bits) {
 /* The vector function eager mode calls for op on vectors of `bits`
  * bits (the host's kernels: AVX-512 or AVX2), or NULL. */
 static DevVecFn vec_fn(FuseOp op, bool f64, int bits) {
-  if (op == FO_POW) return bits == 512 ? dev_vec_binary(VM_POW, f64) : dev_vec_binary256(VM_POW, f64);
+  if (op == FO_POW) return dev_vec_binary(VM_POW, f64, bits);
   int vm = vm_op(op);
   if (vm < 0) return NULL;
-  return bits == 512 ? dev_vec_unary((VmUnary)vm, f64) : dev_vec_unary256((VmUnary)vm, f64);
+  return dev_vec_unary((VmUnary)vm, f64, bits);
 }
 
 const JitHelper *jit_vec_helpers(int *n) {
