@@ -492,7 +492,10 @@ static void forward(Fill *f, int i) {
 
 /* ---- backward ---- */
 
-static int64_t key_of(IrNode *x) { return (int64_t)(intptr_t)x; }
+/* A free variable's key in an env sensitivity: its node's serial, not
+ * its address, so that derivative programs (which hold keys as
+ * constants) are the same from run to run, as the compile cache needs */
+static int64_t key_of(IrNode *x) { return (int64_t)x->serial; }
 
 static bool in_transform(Fill *f, IrNode *x) { return ir_map_get(&f->ad->fwd, x) != NULL; }
 
@@ -1484,12 +1487,12 @@ bool ad_rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
   for (IrGraph *x = top; d->len && x->jsource && x->jorig; x = x->jsource) {
     ir_free_vars(x);
     int k0 = 0;
-    while (k0 < x->nfv && (int64_t)(intptr_t)(to_f ? (void *)x->fv[k0] : (void *)x->jorig[k0]) != d->items[0].key) k0++;
+    while (k0 < x->nfv && key_of(to_f ? x->fv[k0] : x->jorig[k0]) != d->items[0].key) k0++;
     if (k0 == x->nfv) continue;
     Value r = v_none();
     for (int k = 0; k < x->nfv; k++) {
-      int64_t from = (int64_t)(intptr_t)(to_f ? (void *)x->fv[k] : (void *)x->jorig[k]);
-      int64_t to = (int64_t)(intptr_t)(to_f ? (void *)x->jorig[k] : (void *)x->fv[k]);
+      int64_t from = key_of(to_f ? x->fv[k] : x->jorig[k]);
+      int64_t to = key_of(to_f ? x->jorig[k] : x->fv[k]);
       for (size_t j = 0; j < d->len; j++) {
         if (d->items[j].key != from) continue;
         Value v = d->items[j].value, c = captured(fn, x, k);
@@ -1511,8 +1514,8 @@ bool ad_rekey_env(MistVM *vm, Value f, Value e, bool to_f, Value *out) {
   ir_free_vars(g);
   Value r = v_none();
   for (int i = 0; i < envg->nparams && i < g->nfv; i++) {
-    int64_t from = (int64_t)(intptr_t)(to_f ? (void *)envg->params[i] : (void *)g->fv[i]);
-    int64_t to = (int64_t)(intptr_t)(to_f ? (void *)g->fv[i] : (void *)envg->params[i]);
+    int64_t from = key_of(to_f ? envg->params[i] : g->fv[i]);
+    int64_t to = key_of(to_f ? g->fv[i] : envg->params[i]);
     for (size_t j = 0; j < d->len; j++) {
       if (d->items[j].key != from) continue;
       Value v = d->items[j].value, c = captured(AS_FUNC(f), g, i);

@@ -60,7 +60,9 @@ IrGraph *ir_graph_new(IrUnit *u, const char *name, IrGraph *parent, unsigned fla
 }
 
 static IrNode *node_new(IrUnit *u, IrKind kind, IrGraph *g, Span span) {
+  static uint64_t next_serial = 1;
   IrNode *n = lang_alloc(sizeof *n);
+  n->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
   n->kind = kind;
   n->id = u->next_id++;
   n->graph = g;

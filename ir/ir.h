@@ -79,6 +79,11 @@ struct IrNode {
   int nin;              /* IR_APPLY: in[0] is the callee, in[1..] the args */
   IrNode **in;
   ObjStr *name;         /* the source variable it was bound to, or NULL */
+  uint64_t serial;      /* unique in the process, given in order of making: a
+                           name for the node that is the same from run to run
+                           (autodiff's keys of free variables' sensitivities,
+                           which end up as constants in derivative programs,
+                           so in the compile cache's keys) */
 };
 
 enum {
