@@ -264,14 +264,18 @@ int jit_mark_effort(LLVMModuleRef mod, int *nfns) {
       more = true;
     }
   }
-  /* (after the rest: whether a recursion is optimised is known now) */
-  for (size_t i = 0; i < quick.cap; i++) {
-    LLVMValueRef fn = (LLVMValueRef)quick.keys[i];
-    if (fn && calls_optimised_recursion(fn, &quick)) {
+  /* (after the rest: whether a recursion is optimised is known now.
+   * All are asked before any is unmarked: unmarking one as the map is
+   * walked would make the answers depend on the map's order, which
+   * follows addresses, and the module differ from run to run.) */
+  bool *unmark = lang_alloc((quick.cap + 1) * sizeof *unmark);
+  for (size_t i = 0; i < quick.cap; i++)
+    unmark[i] = quick.keys[i] && calls_optimised_recursion((LLVMValueRef)quick.keys[i], &quick);
+  for (size_t i = 0; i < quick.cap; i++)
+    if (unmark[i]) {
       quick.vals[i] = NULL;   /* (kept as a key, so the walk stays valid) */
       nquick--;
     }
-  }
   if (entry && !calls_optimised(entry, &quick)) {
     ir_map_put(&quick, entry, entry);
     nquick++;
