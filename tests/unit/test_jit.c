@@ -130,6 +130,11 @@ static void pair_tally(Pair *p) {
   mode_free(&p->graph);
 }
 
+/* Most compilations of the counted function (what) went native. */
+static void assert_mostly_native(int native, int all, const char *what) {
+  ck_assert_msg(all > 0 && native * 100 >= 80 * all, "only %d of %d compilations of %s native", native, all, what);
+}
+
 static void pair_turn(Pair *p, long k) {
   if (k % 50) return;
   if (k) pair_tally(p);
@@ -153,7 +158,6 @@ static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent
     char what[64];
     snprintf(what, sizeof what, "adgen seed %" PRIu64, seed);
     same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
-    if (p < 3 && getenv("TAPE_DEBUG")) fprintf(stderr, "%s%s\n%s\n", prog.data, call.data, pr.graph.log.data);
   }
   pair_tally(&pr);
   free(prog.data);
@@ -238,8 +242,7 @@ START_TEST(t_adgen_grad) {
   free(call.data);
   printf("adgen grad: %d of %d compilations of grad(f) native; central differences agree on %d of %d\n",
          pr.native_counted, pr.all, agree, compared);
-  ck_assert_msg(pr.all > 0 && pr.native_counted * 100 >= 80 * pr.all, "only %d of %d compilations of grad(f) native",
-                pr.native_counted, pr.all);
+  assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
   ck_assert_msg(compared > 0 && agree * 100 >= 80 * compared, "central differences agree on only %d of %d", agree,
                 compared);
 }
@@ -295,8 +298,7 @@ START_TEST(t_adgen_tape) {
   free(pt.data);
   printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs\n", pr.native_counted,
          pr.all, taped, total);
-  ck_assert_msg(pr.all > 0 && pr.native_counted * 100 >= 80 * pr.all, "only %d of %d compilations of grad(f) native",
-                pr.native_counted, pr.all);
+  assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
   ck_assert_msg(taped * 4 >= total, "only %d tapes made in %ld programs", taped, total);
 }
 END_TEST
@@ -430,14 +432,13 @@ START_TEST(t_intgen) {
       char what[64];
       snprintf(what, sizeof what, "intgen seed %" PRIu64, seed);
       same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
-    if (p < 3 && getenv("TAPE_DEBUG")) fprintf(stderr, "%s%s\n%s\n", prog.data, call.data, pr.graph.log.data);
     }
   }
   pair_tally(&pr);
   free(prog.data);
   free(call.data);
   printf("intgen: %d of %d compilations of f native\n", pr.native, pr.all);
-  ck_assert_msg(pr.all > 0 && pr.native * 100 >= 80 * pr.all, "only %d of %d compilations of f native", pr.native, pr.all);
+  assert_mostly_native(pr.native, pr.all, "f");
 }
 END_TEST
 
@@ -541,8 +542,7 @@ START_TEST(t_matgen) {
   free(prog.data);
   free(call.data);
   printf("matgen: %d of %d compilations of f native\n", pr.native_counted, pr.all);
-  ck_assert_msg(pr.all > 0 && pr.native_counted * 100 >= 80 * pr.all, "only %d of %d compilations of f native",
-                pr.native_counted, pr.all);
+  assert_mostly_native(pr.native_counted, pr.all, "f");
 }
 END_TEST
 
@@ -714,8 +714,7 @@ START_TEST(t_tensorgen) {
   free(prog.data);
   free(call.data);
   printf("tensorgen: %d of %d compilations of f native, %d fused loops\n", pr.native_counted, pr.all, fused);
-  ck_assert_msg(pr.all > 0 && pr.native_counted * 100 >= 80 * pr.all, "only %d of %d compilations of f native",
-                pr.native_counted, pr.all);
+  assert_mostly_native(pr.native_counted, pr.all, "f");
   if (fuses_here()) ck_assert_msg(fused >= total, "only %d fused loops in %ld programs", fused, total);
 }
 END_TEST
