@@ -7,11 +7,11 @@
  * thread-safe context its modules share, and a target machine for the
  * host's CPU and features that the new pass manager (LLVMRunPasses,
  * default<O2>) optimises for and the code generator compiles for.  Each
- * compilation lowers the specialisation into a module of its own and
- * verifies it; the module's text and the machine are the key of the
- * compile cache (cache.c).  On a miss the module is optimised, compiled
- * to an object file and stored; on a hit the stored object is used and
- * LLVM's passes and code generator do not run.  Either way the object
+ * compilation lowers the specialisation into a module of its own; the
+ * module (its bitcode) and the machine are the key of the compile cache
+ * (cache.c).  On a miss the module is verified, optimised, compiled to
+ * an object file and stored; on a hit the stored object is used and
+ * LLVM's verifier, passes and code generator do not run.  Either way the object
  * goes to the JIT, which links it, and its entry, named by the key, is
  * looked up.  Every LLVMErrorRef is checked and consumed; the messages
  * become the reason the function runs in the interpreter instead.
@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
@@ -201,6 +202,22 @@ static bool lower(Cg *cg, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **s
   return true;
 }
 
+/* Whether lo's module passes LLVM's verifier; false with *why (the
+ * module is then disposed of).  A module is verified before it is
+ * optimised or compiled, never on a hit of the compile cache: the
+ * stored object's module, the same module (the key is its bitcode), was
+ * verified before it was compiled and stored. */
+static bool verified(Lowered *lo, const char **why) {
+  char *msg = NULL;
+  bool ok = !LLVMVerifyModule(lo->mod, LLVMReturnStatusAction, &msg);
+  if (!ok) {
+    *why = lang_str_fmt("LLVM's verifier: %s", msg ? msg : "?")->data;
+    LLVMDisposeModule(lo->mod);
+  }
+  LLVMDisposeMessage(msg);
+  return ok;
+}
+
 /* Optimise lo's module; false with *why (the module is then disposed of). */
 static bool optimise(Cg *cg, Lowered *lo, const char **why) {
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
@@ -317,6 +334,7 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
       free(obj);
       note = lang_str_fmt("cached: lowered %.2f ms, read %.2f ms", t1 - t0, now_ms() - t1)->data;
     } else {
+      if (!verified(&lo, why)) return NULL;
       LLVMSetValueName2(LLVMGetNamedFunction(lo.mod, lo.entry), entry, strlen(entry));
       double ms[2];
       if (!(buf = compile_object(cg, &lo, effort[0] == effort[1], ms, why))) return NULL;
@@ -358,7 +376,7 @@ static bool cg_emit_llvm(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType **s
   /* a context of its own: the module is printed and dropped */
   LLVMContextRef ctx = LLVMContextCreate();
   int effort[2];
-  bool ok = lower(cg, ctx, g, t, sig, &lo, effort, why) && optimise(cg, &lo, why);
+  bool ok = lower(cg, ctx, g, t, sig, &lo, effort, why) && verified(&lo, why) && optimise(cg, &lo, why);
   if (ok) {
     char *text = LLVMPrintModuleToString(lo.mod);
     sb_adds(out, text);

@@ -2916,13 +2916,8 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
   const char *entry = lang_str_fmt("%sentry", prefix)->data;
   if (ok) ok = emit_entry(lw, rf, g, entry);
   LLVMDisposeBuilder(lw->B);
-  if (ok) {
-    char *msg = NULL;
-    if (LLVMVerifyModule(lw->M, LLVMReturnStatusAction, &msg)) {
-      ok = nope(lw, NULL, "LLVM's verifier: %s", msg ? msg : "?");
-    }
-    LLVMDisposeMessage(msg);
-  }
+  /* (not verified here: backend.c verifies what it compiles, and a hit
+   * of the compile cache is a module verified when it was stored) */
   if (!ok) {
     LLVMDisposeModule(lw->M);
     *why = lw->why ? lw->why : "the lowering failed";
