@@ -281,7 +281,7 @@ static bool error_at(Lower *L, Span sp, const char *msg) {
 static bool name_taken(Lower *L, const char *name) {
   if (!L->graph_names) L->graph_names = lang_dict_new();
   for (; L->named < L->u->ngraphs; L->named++)
-    L->graph_names = lang_dict_set(L->graph_names, L->u->graphs[L->named]->name, v_none(), true);
+    lang_dict_put(L->graph_names, L->u->graphs[L->named]->name, v_none());   /* (its own: no versions) */
   Value v;
   return lang_dict_get(L->graph_names, lang_str(name), &v);
 }
