@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/map.h"
 #include "lang/gc.h"
 
 const IrPrimInfo ir_prims[IR_NPRIMS] = {
@@ -189,13 +190,10 @@ typedef struct FvGraph {
 typedef struct FvWork {
   int n, cap;
   FvGraph *items;
+  NodeMap index;    /* graph -> its place in items (a module reaches hundreds of graphs) */
 } FvWork;
 
-static int work_find(FvWork *w, IrGraph *g) {
-  for (int i = 0; i < w->n; i++)
-    if (w->items[i].g == g) return i;
-  return -1;
-}
+static int work_find(FvWork *w, IrGraph *g) { return ir_map_int(&w->index, g, -1); }
 
 static void use_node(FvGraph *fg, IrNode *x) {
   if (x->kind == IR_CONST) {
@@ -219,6 +217,7 @@ static int work_add(FvWork *w, IrGraph *g) {
     w->items = lang_realloc(w->items, w->cap * sizeof *w->items);
   }
   i = w->n++;
+  ir_map_set_int(&w->index, g, i);
   FvGraph *fg = &w->items[i];
   memset(fg, 0, sizeof *fg);
   fg->g = g;
