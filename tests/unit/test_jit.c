@@ -19,7 +19,9 @@
  * program with MIST_JIT_SHOW_TENSOR=1 too).  tensorgen's tensor
  * programs (chains of elementwise operations of every dtype, reduced
  * or not) check the fused loops of graph mode against eager mode, bit
- * for bit.
+ * for bit.  The case "cache" (a ctest of its own, unit/test_jit_cache)
+ * runs programs of each generator twice as processes of the mist
+ * binary on one compile cache: the second run must be fully cached.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -260,6 +262,7 @@ static const AdGenOpts LONG_CONTAINERS = {true, false, false, 0, false, true};
 
 START_TEST(t_adgen_tape) {
   long total = env_long("MIST_JIT_PROGRAMS", 100) / 12;   /* (long loops compile slowly) */
+  if (total < 1) total = 1;   /* (pair_tally needs the pair that a first program makes) */
   Pair pr = {.counted = "jit: grad(f)("};
   Buf prog = {0}, call = {0}, pt = {0};
   int taped = 0;
@@ -719,6 +722,172 @@ START_TEST(t_tensorgen) {
 }
 END_TEST
 
+/* ---- the compile cache: the same program, the same code ----
+ *
+ * The compile cache (docs/jit.md) hits only when a program lowers to the
+ * same module in every process: something of the process that reaches
+ * the module (an address, an order by address, a counter) makes every
+ * run miss, silently, and was once found only by luck.  So programs of
+ * each generator run twice, as separate processes of the mist binary,
+ * on one new cache folder: the second run must print what the first
+ * printed, and every function it compiles must come from the cache.
+ * (Processes, not VMs: what differs between processes, addresses, does
+ * not between two VMs of one process in the same way, and counters
+ * such as IrNode.serial do the other way round.)  A module that holds
+ * an address is never stored, by design, and the log says so: such
+ * compilations are counted apart and must stay few.
+ * MIST_JIT_CACHE_PROGRAMS (default 6) programs of each kind. */
+
+/* The mist binary: MIST_BIN, else the build folder's, beside tests/. */
+static void mist_binary(char *path, size_t size) {
+  const char *env = getenv("MIST_BIN");
+  if (env && *env) {
+    snprintf(path, size, "%s", env);
+    return;
+  }
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  ck_assert_msg(n > 0, "cannot find the mist binary: set MIST_BIN");
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  *slash = 0;   /* build/tests */
+  snprintf(path, size, "%s/../mist", self);
+}
+
+static void read_into(const char *path, Buf *b) {
+  buf_clear(b);
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "cannot read %s", path);
+  char chunk[4096];
+  size_t got;
+  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_add(b, chunk, got);
+  fclose(f);
+  if (!b->data) buf_add(b, "", 0);
+}
+
+/* Run dir/p.ms in graph mode on the cache folder dir/cache: what it
+ * printed (stdout, stderr without the log's lines, exit status) into
+ * out, the log's compilation lines into log. */
+static void run_cached(const char *mist, const char *dir, Buf *out, Buf *log) {
+  char cmd[9000];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && MIST_CACHE_DIR='%s/cache' MIST_JIT_LOG=1 '%s' --mode=graph p.ms > p.out 2> p.err; echo \"exit $?\" >> p.out",
+           dir, dir, mist);
+  ck_assert_msg(system(cmd) == 0, "cannot run %s", cmd);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/p.out", dir);
+  read_into(path, out);
+  Buf err = {0};
+  snprintf(path, sizeof path, "%s/p.err", dir);
+  read_into(path, &err);
+  buf_clear(log);
+  for (char *line = err.data, *end; *line; line = end + (*end != 0)) {
+    end = strchr(line, '\n');
+    if (!end) end = line + strlen(line);
+    bool is_log = strncmp(line, "jit: ", 5) == 0;
+    if (is_log && strstr(line, ": compiled (") && strstr(line, ": compiled (") < end) buf_add(log, line, (size_t)(end - line) + 1);
+    if (!is_log) buf_add(out, line, (size_t)(end - line) + 1);
+  }
+  if (!log->data) buf_add(log, "", 0);
+  buf_free(&err);
+}
+
+typedef struct CacheTally {
+  int programs, compiled, hits, unstorable;
+} CacheTally;
+
+/* prog run twice on a new cache folder: the second run is the first's
+ * output, all of it from the cache. */
+static void twice_cached(const char *mist, const char *prog, const char *what, CacheTally *t) {
+  char dir[] = "/tmp/mist_jit_cache_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[200];
+  snprintf(path, sizeof path, "%s/p.ms", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(prog, f);
+  fclose(f);
+  Buf out1 = {0}, log1 = {0}, out2 = {0}, log2 = {0};
+  run_cached(mist, dir, &out1, &log1);
+  run_cached(mist, dir, &out2, &log2);
+  ck_assert_msg(strcmp(out1.data, out2.data) == 0, "%s: the second run printed otherwise:\n%s\nfirst:\n%s\nsecond:\n%s",
+                what, prog, out1.data, out2.data);
+  int n1 = count_lines(log1.data, ": compiled ("), n2 = count_lines(log2.data, ": compiled (");
+  ck_assert_msg(n1 == n2, "%s: %d compilations in the first run, %d in the second:\n%s\nfirst:\n%s\nsecond:\n%s", what,
+                n1, n2, prog, log1.data, log2.data);
+  /* a hit, or the code of an earlier compilation of the same run */
+  int hits = count_lines(log2.data, " ms): cached: ") + count_lines(log2.data, ", the same code as before");
+  int unstorable = count_lines(log2.data, "not cached: the module holds an address");
+  ck_assert_msg(hits + unstorable == n2, "%s: the second run on the first's cache compiled %d of %d functions again "
+                "(the same program lowered to another module):\n%s\nfirst:\n%s\nsecond:\n%s",
+                what, n2 - hits - unstorable, n2, prog, log1.data, log2.data);
+  t->programs++;
+  t->compiled += n2;
+  t->hits += hits;
+  t->unstorable += unstorable;
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  buf_free(&out1);
+  buf_free(&log1);
+  buf_free(&out2);
+  buf_free(&log2);
+}
+
+START_TEST(t_cache_twice) {
+  long total = env_long("MIST_JIT_CACHE_PROGRAMS", 6);
+  char mist[4200];
+  mist_binary(mist, sizeof mist);
+  CacheTally t = {0};
+  Buf prog = {0}, call = {0}, pt = {0};
+  char what[64];
+  for (long p = 0; p < total; p++) {
+    /* adgen's programs with their derivatives (nested ones among them):
+     * the kind that once missed */
+    static const AdGenOpts *const kinds[] = {&PLAIN, &CONTAINERS, &NESTED};
+    uint64_t seed = (uint64_t)(9100003L + p);
+    int np = adgen_program(seed, kinds[p % 3], &prog);
+    grad_call(&call, seed, np);
+    buf_add(&prog, call.data, call.len);
+    snprintf(what, sizeof what, "cache: adgen grad seed %" PRIu64, seed);
+    twice_cached(mist, prog.data, what, &t);
+    /* a long loop's tape and a pullback */
+    seed = (uint64_t)(7300001L + p);
+    np = adgen_program(seed, p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
+    buf_clear(&pt);
+    adgen_point(seed, np, &pt);
+    adgen_printf(&prog, "print(grad(f)%s)\n_y, _pb = jit(vjp)(f, %s\nprint(_y, _pb(1.0))\n", pt.data, pt.data + 1);
+    snprintf(what, sizeof what, "cache: adgen tape seed %" PRIu64, seed);
+    twice_cached(mist, prog.data, what, &t);
+    /* ints, matrices and their gradients, fused tensor loops */
+    seed = (uint64_t)(100 + p);
+    intgen(seed, &prog);
+    say(&prog, "print(f(3, -7, 11))\nprint(f(1099511627776, 7, 3))\n");
+    snprintf(what, sizeof what, "cache: intgen seed %" PRIu64, seed);
+    twice_cached(mist, prog.data, what, &t);
+    seed = (uint64_t)(500 + p);
+    matgen(seed, &prog, &call);
+    buf_add(&prog, call.data, call.len);
+    snprintf(what, sizeof what, "cache: matgen seed %" PRIu64, seed);
+    twice_cached(mist, prog.data, what, &t);
+    seed = (uint64_t)(1000 + p);
+    tensorgen(seed, &prog);
+    say(&prog, "_a = reshape(randn((35,), seed=%d) * 3.0, (7, 5))\n"
+               "print(f(_a, randn((5,), seed=1), astype(_a * 7.0, \"i64\"), astype(randn((7, 1), seed=2) * 4.0, \"i32\"), "
+               "astype(_a, \"f64\") * 1.5).tolist())\n", (int)p);
+    snprintf(what, sizeof what, "cache: tensorgen seed %" PRIu64, seed);
+    twice_cached(mist, prog.data, what, &t);
+  }
+  free(prog.data);
+  free(call.data);
+  free(pt.data);
+  printf("cache: %d programs run twice; the second runs compiled %d functions, %d from the cache, %d not storable\n",
+         t.programs, t.compiled, t.hits, t.unstorable);
+  ck_assert_msg(t.hits > 0 && t.hits * 100 >= 90 * t.compiled, "only %d of %d compilations from the cache", t.hits,
+                t.compiled);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("jit");
   TCase *t = tcase_create("modes");
@@ -732,6 +901,12 @@ static Suite *suite(void) {
   tcase_add_test(t, t_matgen);
   tcase_add_test(t, t_tensorgen);
   suite_add_tcase(s, t);
+  /* (a ctest of its own: unit/test_jit_cache) */
+  TCase *c = tcase_create("cache");
+  tcase_set_tags(c, "cache");
+  tcase_set_timeout(c, 300);
+  tcase_add_test(c, t_cache_twice);
+  suite_add_tcase(s, c);
   return s;
 }
 
