@@ -6,8 +6,9 @@
 # that cannot be written means no cache, said in the log; the size cap
 # prunes; emit-llvm neither reads nor writes it; several processes at
 # once; an edited program, globals of other types and shapes and another
-# CPU (MIST_JIT_CPU) never meet a stale entry.  Every run here names its
-# own folder (MIST_CACHE_DIR or HOME).
+# CPU (MIST_JIT_CPU) never meet a stale entry, nor does a function whose
+# callee was edited.  Every run here names its own folder
+# (MIST_CACHE_DIR or HOME).
 set -u
 mist=$1
 dir=$(mktemp -d)
@@ -100,6 +101,32 @@ env MIST_JIT_LOG=1 MIST_CACHE_DIR="$c" "$mist" --mode=graph "$dir/edited.ms" > "
   fail edited-output "$(cat "$dir/edited.out" "$dir/edited.err")"
 grep -q '^jit: walk(float, int) .*: compiled ([0-9.]* ms): lowered' "$dir/edited.err" || fail edited-recompiled "$(cat "$dir/edited.err")"
 grep -q '^jit: fib(int) .*: compiled ([0-9.]* ms): cached: ' "$dir/edited.err" || fail edited-rest-cached "$(cat "$dir/edited.err")"
+
+# a callee's body is part of its callers' code (lowered into their
+# modules): editing it alone makes the caller compile anew, never meet
+# the entry stored for the old callee
+cat > "$dir/callee.ms" <<'MS'
+def sq(x):
+    return x * x
+def f(x):
+    s = 0.0
+    for i in range(4):
+        s = s + sq(x + i)
+    return s
+print(f(1.5))
+MS
+sed 's/return x \* x/return x * x + 0.5/' "$dir/callee.ms" > "$dir/callee2.ms"
+for v in callee callee2 callee2; do
+  "$mist" "$dir/$v.ms" > "$dir/$v-eager.out" 2>&1
+  env MIST_JIT_LOG=1 MIST_CACHE_DIR="$dir/c-callee" "$mist" --mode=graph "$dir/$v.ms" > "$dir/$v.out" 2> "$dir/$v.err"
+  [ "$(cat "$dir/$v.out"; grep -v '^jit: ' "$dir/$v.err")" = "$(cat "$dir/$v-eager.out")" ] ||
+    fail "$v-output" "$(cat "$dir/$v.out" "$dir/$v.err")" "eager: $(cat "$dir/$v-eager.out")"
+  # (the first run of the edited program compiles f anew; the second has it cached)
+  [ -e "$dir/$v.seen" ] && want='cached: ' || want='lowered'
+  grep -q "^jit: f(float) .*: compiled ([0-9.]* ms): $want" "$dir/$v.err" || fail "$v-f-$want" "$(cat "$dir/$v.err")"
+  touch "$dir/$v.seen"
+done
+[ "$(cat "$dir/callee.out")" != "$(cat "$dir/callee2.out")" ] || fail callee-edit-shows "$(cat "$dir/callee.out")"
 
 # the types and shapes of the globals a function reads, from the
 # command line: each run prints what eager mode prints for it, whatever
