@@ -41,7 +41,7 @@ run() {
      </dev/null >/dev/null 2>"$log") || true
   awk -v from="${FROM:-}" '/^jit: the code generator .* loaded in/ { load = $(NF - 1) }
        from != "" && $0 ~ from { from = "" }
-       from == "" && /: compiled \(/ { s = $0; sub(/.*: compiled \(/, "", s); sub(/ ms\).*/, "", s)
+       from == "" && /: compiled \(/ { s = $0; sub(/.*: compiled \(/, "", s); sub(/ ms\).*/, "", s); s += 0   # (a number: compared as one)
                          n++; sum += s; if (s > max) max = s }
        END { printf "%d %.2f %.2f %.2f\n", n, sum, max, load }' "$log"
 }
