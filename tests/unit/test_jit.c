@@ -784,9 +784,10 @@ static void run_cached(const char *mist, const char *dir, Buf *out, Buf *log) {
   for (char *line = err.data, *end; *line; line = end + (*end != 0)) {
     end = strchr(line, '\n');
     if (!end) end = line + strlen(line);
-    bool is_log = strncmp(line, "jit: ", 5) == 0;
-    if (is_log && strstr(line, ": compiled (") && strstr(line, ": compiled (") < end) buf_add(log, line, (size_t)(end - line) + 1);
-    if (!is_log) buf_add(out, line, (size_t)(end - line) + 1);
+    size_t len = (size_t)(end - line) + (*end != 0);   /* with its newline */
+    const char *compiled = strstr(line, ": compiled (");
+    if (strncmp(line, "jit: ", 5) != 0) buf_add(out, line, len);
+    else if (compiled && compiled < end) buf_add(log, line, len);
   }
   if (!log->data) buf_add(log, "", 0);
   buf_free(&err);
