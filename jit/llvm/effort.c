@@ -282,5 +282,7 @@ int jit_mark_effort(LLVMModuleRef mod, int *nfns) {
   }
   for (size_t i = 0; i < quick.cap; i++)
     if (quick.keys[i] && quick.vals[i]) mark_quick(C, (LLVMValueRef)quick.keys[i]);
+  /* (after the marks: only what LLVM optimises is peeked at) */
+  jit_peek_base_cases(mod);
   return nquick;
 }
