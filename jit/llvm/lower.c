@@ -917,6 +917,13 @@ static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
     unsigned k = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
     LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lw->C, k, 0));
   }
+  if (twin == CAREFUL) {
+    /* (it runs only within a chain's depth of the limit: not worth
+     * LLVM's time, effort.c) */
+    unsigned k = LLVMGetEnumAttributeKindForName("optnone", 7), l = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lw->C, k, 0));
+    LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lw->C, l, 0));
+  }
   f->next = lw->frames;
   lw->frames = f;
   if (lw->nqueue == lw->capqueue) {

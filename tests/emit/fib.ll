@@ -1462,6 +1462,9 @@ near_limit:                                       ; preds = %entry
   br label %common.ret
 }
 
+; Function Attrs: mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none)
+declare { i64, i1 } @llvm.ssub.with.overflow.i64(i64, i64) #0
+
 declare i1 @mist_rt_prim(ptr, i32, i32, ptr, ptr) local_unnamed_addr
 
 declare void @mist_rt_fail(ptr, i32) local_unnamed_addr
@@ -1469,128 +1472,154 @@ declare void @mist_rt_fail(ptr, i32) local_unnamed_addr
 declare i1 @mist_rt_bad_value(ptr, ptr, i32) local_unnamed_addr
 
 ; Function Attrs: mustprogress nocallback nofree nosync nounwind willreturn
-declare ptr @llvm.stacksave.p0() #0
+declare ptr @llvm.stacksave.p0() #1
 
 declare i1 @mist_rt_call_check(ptr) local_unnamed_addr
 
 ; Function Attrs: mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare { i64, i1 } @llvm.sadd.with.overflow.i64(i64, i64) #1
+declare { i64, i1 } @llvm.sadd.with.overflow.i64(i64, i64) #0
 
-define internal fastcc { i1, i64 } @m0.fib.careful.2(ptr %0, i32 %1, i64 %2) unnamed_addr {
+; Function Attrs: noinline optnone
+define internal fastcc { i1, i64 } @m0.fib.careful.2(ptr %0, i32 %1, i64 %2) unnamed_addr #2 {
 entry:
   %scratch34 = alloca [4 x [2 x i64]], align 16
   %vm = load ptr, ptr %0, align 8, !invariant.load !0
-  %3 = icmp slt i64 %2, 2
-  br i1 %3, label %then, label %fast
+  br label %start
 
-common.ret:                                       ; preds = %join33, %badtype31, %fail27, %fail21, %fail6, %stop, %then
-  %common.ret.op = phi { i1, i64 } [ %4, %then ], [ zeroinitializer, %stop ], [ zeroinitializer, %fail6 ], [ zeroinitializer, %fail21 ], [ zeroinitializer, %fail27 ], [ zeroinitializer, %badtype31 ], [ %37, %join33 ]
-  ret { i1, i64 } %common.ret.op
+start:                                            ; preds = %entry
+  %3 = phi i64 [ %2, %entry ]
+  %4 = icmp slt i64 %3, 2
+  br i1 %4, label %then, label %else
 
-then:                                             ; preds = %entry
-  %4 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %2, 1
-  br label %common.ret
+then:                                             ; preds = %start
+  %5 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %3, 1
+  ret { i1, i64 } %5
 
-fast:                                             ; preds = %entry
-  %5 = add nsw i64 %2, -1
-  %6 = add i32 %1, 1
-  %7 = getelementptr i8, ptr %vm, i64 268
-  %max = load i32, ptr %7, align 4
-  %8 = getelementptr i8, ptr %vm, i64 272
-  %limit = load i64, ptr %8, align 4
-  %sp = tail call ptr @llvm.stacksave.p0()
-  %9 = ptrtoint ptr %sp to i64
-  %10 = icmp ule i64 %limit, %9
-  %11 = getelementptr i8, ptr %vm, i64 280
-  %interrupt = load volatile i32, ptr %11, align 4
-  %12 = getelementptr i8, ptr %vm, i64 288
-  %deadline = load i64, ptr %12, align 4
-  %13 = zext i32 %interrupt to i64
-  %14 = or i64 %deadline, %13
-  %15 = icmp eq i64 %14, 0
-  %16 = icmp sgt i32 %max, %1
-  %.not39 = and i1 %16, %10
-  %.not36 = and i1 %.not39, %15
-  br i1 %.not36, label %go, label %slow3, !prof !1
+else:                                             ; preds = %start
+  br label %fib.join1
 
-slow3:                                            ; preds = %fast
-  %17 = getelementptr i8, ptr %vm, i64 264
-  store i32 %1, ptr %17, align 4
-  %18 = tail call i1 @mist_rt_call_check(ptr nonnull %0)
-  br i1 %18, label %go, label %stop
+fib.join1:                                        ; preds = %else
+  %6 = call { i64, i1 } @llvm.ssub.with.overflow.i64(i64 %3, i64 1)
+  br label %fast
 
-go:                                               ; preds = %slow3, %fast
-  %19 = tail call fastcc { i1, i64 } @m0.fib.careful.2(ptr nonnull %0, i32 %6, i64 %5)
-  %ok4 = extractvalue { i1, i64 } %19, 0
+fast:                                             ; preds = %fib.join1
+  %7 = extractvalue { i64, i1 } %6, 0
+  br label %join
+
+join:                                             ; preds = %fast
+  %8 = add i32 %1, 1
+  %9 = getelementptr i8, ptr %vm, i64 268
+  %max = load i32, ptr %9, align 4
+  %10 = getelementptr i8, ptr %vm, i64 272
+  %limit = load i64, ptr %10, align 4
+  %sp = call ptr @llvm.stacksave.p0()
+  %11 = ptrtoint ptr %sp to i64
+  %12 = icmp ult i64 %11, %limit
+  %13 = getelementptr i8, ptr %vm, i64 280
+  %interrupt = load volatile i32, ptr %13, align 4
+  %14 = getelementptr i8, ptr %vm, i64 288
+  %deadline = load i64, ptr %14, align 4
+  %15 = zext i32 %interrupt to i64
+  %16 = or i64 %15, %deadline
+  %17 = icmp ne i64 %16, 0
+  %18 = icmp sge i32 %1, %max
+  %19 = or i1 %18, %12
+  %20 = or i1 %19, %17
+  %21 = xor i1 %20, true
+  br i1 %21, label %go, label %slow3, !prof !1
+
+slow3:                                            ; preds = %join
+  %22 = getelementptr i8, ptr %vm, i64 264
+  store i32 %1, ptr %22, align 4
+  %23 = call i1 @mist_rt_call_check(ptr %0)
+  br i1 %23, label %go, label %stop
+
+go:                                               ; preds = %slow3, %join
+  %24 = call fastcc { i1, i64 } @m0.fib.careful.2(ptr %0, i32 %8, i64 %7)
+  %ok4 = extractvalue { i1, i64 } %24, 0
   br i1 %ok4, label %ok5, label %fail6, !prof !1
 
 stop:                                             ; preds = %slow3
-  tail call void @mist_rt_fail(ptr nonnull %0, i32 26)
-  br label %common.ret
+  call void @mist_rt_fail(ptr %0, i32 26)
+  ret { i1, i64 } zeroinitializer
 
 ok5:                                              ; preds = %go
-  %20 = extractvalue { i1, i64 } %19, 1
-  %21 = add nsw i64 %2, -2
-  %22 = tail call fastcc { i1, i64 } @m0.fib.careful.2(ptr nonnull %0, i32 %6, i64 %21)
-  %ok19 = extractvalue { i1, i64 } %22, 0
-  br i1 %ok19, label %ok20, label %fail21, !prof !1
+  %25 = extractvalue { i1, i64 } %24, 1
+  %26 = call { i64, i1 } @llvm.ssub.with.overflow.i64(i64 %3, i64 2)
+  br label %fast7
 
 fail6:                                            ; preds = %go
-  tail call void @mist_rt_fail(ptr nonnull %0, i32 27)
-  br label %common.ret
+  call void @mist_rt_fail(ptr %0, i32 27)
+  ret { i1, i64 } zeroinitializer
 
-ok20:                                             ; preds = %ok5
-  %23 = extractvalue { i1, i64 } %22, 1
-  %24 = tail call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %20, i64 %23)
-  %25 = extractvalue { i64, i1 } %24, 1
-  br i1 %25, label %slow23, label %fast22, !prof !2
+fast7:                                            ; preds = %ok5
+  %27 = extractvalue { i64, i1 } %26, 0
+  br label %join18
 
-fail21:                                           ; preds = %ok5
-  tail call void @mist_rt_fail(ptr nonnull %0, i32 31)
-  br label %common.ret
+join18:                                           ; preds = %fast7
+  %28 = add i32 %1, 1
+  %29 = call fastcc { i1, i64 } @m0.fib.careful.2(ptr %0, i32 %28, i64 %27)
+  %ok19 = extractvalue { i1, i64 } %29, 0
+  br i1 %ok19, label %ok20, label %fail21, !prof !1
+
+ok20:                                             ; preds = %join18
+  %30 = extractvalue { i1, i64 } %29, 1
+  %31 = call { i64, i1 } @llvm.sadd.with.overflow.i64(i64 %25, i64 %30)
+  %32 = extractvalue { i64, i1 } %31, 1
+  %33 = xor i1 %32, true
+  br i1 %33, label %fast22, label %slow23, !prof !1
+
+fail21:                                           ; preds = %join18
+  call void @mist_rt_fail(ptr %0, i32 31)
+  ret { i1, i64 } zeroinitializer
 
 fast22:                                           ; preds = %ok20
-  %26 = extractvalue { i64, i1 } %24, 0
+  %34 = extractvalue { i64, i1 } %31, 0
   br label %join33
 
 slow23:                                           ; preds = %ok20
-  %vals25 = getelementptr inbounds i8, ptr %scratch34, i64 32
-  store i64 3, ptr %scratch34, align 16
-  %27 = getelementptr inbounds i8, ptr %scratch34, i64 8
-  store i64 %20, ptr %27, align 8
-  %28 = getelementptr inbounds i8, ptr %scratch34, i64 16
-  store i64 3, ptr %28, align 16
-  %29 = getelementptr inbounds i8, ptr %scratch34, i64 24
-  store i64 %23, ptr %29, align 8
-  %30 = getelementptr i8, ptr %vm, i64 264
-  store i32 %1, ptr %30, align 4
-  %31 = call i1 @mist_rt_prim(ptr nonnull %0, i32 0, i32 2, ptr nonnull %scratch34, ptr nonnull %vals25)
-  br i1 %31, label %ok26, label %fail27, !prof !1
+  %vals24 = getelementptr [2 x i64], ptr %scratch34, i64 0
+  %vals25 = getelementptr [2 x i64], ptr %scratch34, i64 2
+  %35 = getelementptr [2 x i64], ptr %vals24, i64 0
+  store i64 3, ptr %35, align 4
+  %36 = getelementptr i8, ptr %35, i64 8
+  store i64 %25, ptr %36, align 4
+  %37 = getelementptr [2 x i64], ptr %vals24, i64 1
+  store i64 3, ptr %37, align 4
+  %38 = getelementptr i8, ptr %37, i64 8
+  store i64 %30, ptr %38, align 4
+  %39 = getelementptr i8, ptr %vm, i64 264
+  store i32 %1, ptr %39, align 4
+  %40 = call i1 @mist_rt_prim(ptr %0, i32 0, i32 2, ptr %vals24, ptr %vals25)
+  br i1 %40, label %ok26, label %fail27, !prof !1
 
 ok26:                                             ; preds = %slow23
-  %tag28 = load i64, ptr %vals25, align 16
-  %32 = getelementptr inbounds i8, ptr %scratch34, i64 40
-  %pay29 = load i64, ptr %32, align 8
-  %33 = icmp eq i64 %tag28, 3
-  br i1 %33, label %join33, label %badtype31, !prof !1
+  %tag28 = load i64, ptr %vals25, align 4
+  %41 = getelementptr i8, ptr %vals25, i64 8
+  %pay29 = load i64, ptr %41, align 4
+  %42 = icmp eq i64 %tag28, 3
+  br i1 %42, label %typed30, label %badtype31, !prof !1
 
 fail27:                                           ; preds = %slow23
-  call void @mist_rt_fail(ptr nonnull %0, i32 32)
-  br label %common.ret
+  call void @mist_rt_fail(ptr %0, i32 32)
+  ret { i1, i64 } zeroinitializer
+
+typed30:                                          ; preds = %ok26
+  br label %join33
 
 badtype31:                                        ; preds = %ok26
-  %vals32 = getelementptr inbounds i8, ptr %scratch34, i64 48
-  store i64 %tag28, ptr %vals32, align 16
-  %34 = getelementptr inbounds i8, ptr %scratch34, i64 56
-  store i64 %pay29, ptr %34, align 8
-  %35 = call i1 @mist_rt_bad_value(ptr nonnull %0, ptr nonnull %vals32, i32 33)
-  call void @mist_rt_fail(ptr nonnull %0, i32 34)
-  br label %common.ret
+  %vals32 = getelementptr [2 x i64], ptr %scratch34, i64 3
+  store i64 %tag28, ptr %vals32, align 4
+  %43 = getelementptr i8, ptr %vals32, i64 8
+  store i64 %pay29, ptr %43, align 4
+  %44 = call i1 @mist_rt_bad_value(ptr %0, ptr %vals32, i32 33)
+  call void @mist_rt_fail(ptr %0, i32 34)
+  ret { i1, i64 } zeroinitializer
 
-join33:                                           ; preds = %ok26, %fast22
-  %36 = phi i64 [ %26, %fast22 ], [ %pay29, %ok26 ]
-  %37 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %36, 1
-  br label %common.ret
+join33:                                           ; preds = %typed30, %fast22
+  %45 = phi i64 [ %34, %fast22 ], [ %pay29, %typed30 ]
+  %46 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %45, 1
+  ret { i1, i64 } %46
 }
 
 define noundef i1 @m0.entry(ptr %0, ptr nocapture readonly %1, ptr nocapture readnone %2, ptr nocapture writeonly %3) local_unnamed_addr {
@@ -1629,14 +1658,15 @@ ok:                                               ; preds = %m0.fib.0.peek.exit
 }
 
 ; Function Attrs: nocallback nofree nosync nounwind willreturn memory(argmem: readwrite)
-declare void @llvm.lifetime.start.p0(i64 immarg, ptr nocapture) #2
+declare void @llvm.lifetime.start.p0(i64 immarg, ptr nocapture) #3
 
 ; Function Attrs: nocallback nofree nosync nounwind willreturn memory(argmem: readwrite)
-declare void @llvm.lifetime.end.p0(i64 immarg, ptr nocapture) #2
+declare void @llvm.lifetime.end.p0(i64 immarg, ptr nocapture) #3
 
-attributes #0 = { mustprogress nocallback nofree nosync nounwind willreturn }
-attributes #1 = { mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none) }
-attributes #2 = { nocallback nofree nosync nounwind willreturn memory(argmem: readwrite) }
+attributes #0 = { mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none) }
+attributes #1 = { mustprogress nocallback nofree nosync nounwind willreturn }
+attributes #2 = { noinline optnone }
+attributes #3 = { nocallback nofree nosync nounwind willreturn memory(argmem: readwrite) }
 
 !0 = !{}
 !1 = !{!"branch_weights", i32 2000, i32 1}
