@@ -2813,6 +2813,11 @@ static bool enter_chain(Em *e) {
   if (!c) return false;
   /* entry: ...; br start  becomes  entry: ...; br depth + chain < max, start, near */
   LLVMValueRef br = LLVMGetBasicBlockTerminator(e->entry);
+  if (!br || LLVMGetInstructionOpcode(br) != LLVMBr || LLVMIsConditional(br)) {
+    /* (its twins check no depth: without the check, no twins) */
+    nope(lw, f->g->ret, "a recursion whose entry is not where its depth can be checked");
+    return false;
+  }
   LLVMBasicBlockRef start = LLVMGetSuccessor(br, 0), near = new_block(e, "near_limit");
   LLVMPositionBuilderBefore(B, br);
   LLVMValueRef max = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, max_depth)), "max");
