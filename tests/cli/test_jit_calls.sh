@@ -8,6 +8,19 @@ set -u
 mist=$1
 . "$(dirname "$0")/lib.sh"
 
+# same_as_eager NAME SRC: graph mode prints what eager mode prints for
+# the program SRC, errors, tracebacks and exit status included
+same_as_eager() {
+  local eager graph
+  eager=$("$mist" -e "$2" 2>&1; echo "exit $?")
+  graph=$("$mist" --mode=graph -e "$2" 2>&1; echo "exit $?")
+  if [ "$eager" != "$graph" ]; then
+    echo "FAIL $1: graph mode differs from eager mode:"
+    diff <(echo "$eager") <(echo "$graph") | head -10
+    fails=$((fails + 1))
+  fi
+}
+
 # g(k) recurses k levels (h adds one): around mist's limit of 200000,
 # each depth, odd and even, gives eager mode's output, error, traceback
 # and exit status
@@ -18,13 +31,7 @@ def h(n):
     return 1 + g(n)
 print(g($k))
 print(h($k))"
-  eager=$("$mist" -e "$src" 2>&1; echo "exit $?")
-  graph=$("$mist" --mode=graph -e "$src" 2>&1; echo "exit $?")
-  if [ "$eager" != "$graph" ]; then
-    echo "FAIL depth-$k: graph mode differs from eager mode:"
-    diff <(echo "$eager") <(echo "$graph") | head -10
-    fails=$((fails + 1))
-  fi
+  same_as_eager "depth-$k" "$src"
 done
 # the same for recursions with two calls of themselves, whose frames
 # inline a chain of twins that do not check the depth (the frame checks
@@ -44,13 +51,7 @@ def t(n):
         return 0
     return $body
 print(t(0))"
-    eager=$("$mist" -e "$src" 2>&1; echo "exit $?")
-    graph=$("$mist" --mode=graph -e "$src" 2>&1; echo "exit $?")
-    if [ "$eager" != "$graph" ]; then
-      echo "FAIL tree-depth-$k ($body): graph mode differs from eager mode:"
-      diff <(echo "$eager") <(echo "$graph") | head -10
-      fails=$((fails + 1))
-    fi
+    same_as_eager "tree-depth-$k ($body)" "$src"
   done
 done
 # (the range covers both ends: all fine, then failures)
