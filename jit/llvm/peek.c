@@ -5,8 +5,8 @@
  * that do almost nothing: fib(1) compares its argument and returns it.
  * Half of fib's calls are such, and each costs a native call and
  * return.  So where a frame begins with a test whose one side returns
- * at once, computed from the parameters alone (no call, no memory, no
- * failure), its calls go through a small function, inlined at each
+ * at once, computed from the parameters alone (no call, no store, no
+ * failure on the way), its calls go through a small function, inlined at each
  * call, that makes that test and returns that value itself, and calls
  * the frame only otherwise.  Nothing the frame would have done is
  * skipped: the caller has already counted and checked the depth (the
@@ -22,9 +22,9 @@
 
 enum { MAXPATH = 48 };   /* instructions followed before giving up */
 
-/* The pure instructions the path may hold: no memory (an address is
- * computed, not read), no call but the
- * overflow intrinsics, nothing that can trap (no division). */
+/* The pure instructions the path may copy: no memory (an address is
+ * computed, not read), no call but the overflow intrinsics, nothing
+ * that can trap (no division). */
 static bool pure(LLVMValueRef i) {
   switch (LLVMGetInstructionOpcode(i)) {
   case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMAnd: case LLVMOr: case LLVMXor:
