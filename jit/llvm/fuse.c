@@ -929,6 +929,19 @@ LLVMValueRef jit_fuse_kernel(LLVMModuleRef M, const FuseGroup *fg, const char *n
                           LLVMCreateStringAttribute(k->C, "prefer-vector-width", 19, width, 3));
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(k->C, "min-legal-vector-width", 22, width, 3));
+  /* The vector registers do not survive the calls to the vector
+   * functions, so a vector live across one is spilled and reloaded in
+   * every turn of the loop.  The ABI aligns the stack to 16 bytes only:
+   * spilled there, a 64-byte vector straddles two cache lines unless
+   * the caller's stack happens to sit right, and a load cannot take a
+   * straddling store's bytes from the store buffer, so it waits for the
+   * store to reach the cache.  That made one of two threads run the
+   * loop 1.7x slower than the other, depending on its stack depth.  So
+   * the loop aligns its own frame to the vector's size. */
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(k->C, "stackrealign", 12, "", 0));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(k->C, LLVMGetEnumAttributeKindForName("alignstack", 10),
+                                                  (uint64_t)fg->bits / 8));
   LLVMBuilderRef B = k->B = LLVMCreateBuilderInContext(k->C);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(k->C, fn, "entry");
   LLVMPositionBuilderAtEnd(B, entry);
