@@ -1065,6 +1065,18 @@ BRULE(b_same_unary) {
   return &ir_t_any;
 }
 
+/* floor, ceil: a tensor keeps its type (ints and bools are whole
+ * already); a number gives an int, as Python's math.floor (a float's
+ * may fail: NaN, inf) */
+BRULE(b_round_unary) {
+  (void)kwn, (void)kwt;
+  if (n != 1 || nkw) return &ir_t_any;
+  if (is_tensor(a[0]) && a[0]->dtype >= 0) return cx->safe = true, a[0];
+  if (a[0]->kind == IT_INT || a[0]->kind == IT_BOOL) return cx->safe = true, &ir_t_int;
+  if (a[0]->kind == IT_FLOAT) return &ir_t_int;
+  return &ir_t_any;
+}
+
 /* maximum, minimum: elementwise with broadcasting */
 BRULE(b_extremum) {
   (void)kwn, (void)kwt;
