@@ -285,17 +285,6 @@ void *dev_buf_alloc(DevAllocator *a, size_t bytes) {
   return p;
 }
 
-bool dev_buf_cached(DevAllocator *a, size_t bytes) {
-  if (!a || bytes > (SIZE_MAX >> 2)) return false;
-  size_t size;
-  int c = size_class(bytes, &size);
-  pthread_mutex_lock(&a->m);
-  drain(a);
-  bool cached = a->lists[c] || a->fresh[c];
-  pthread_mutex_unlock(&a->m);
-  return cached;
-}
-
 void *dev_buf_calloc(DevAllocator *a, size_t bytes) {
   void *p = dev_buf_alloc(a, bytes);
   if (p) memset(p, 0, bytes);

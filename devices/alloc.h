@@ -6,7 +6,6 @@
 #ifndef MIST_DEVICES_ALLOC_H
 #define MIST_DEVICES_ALLOC_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,10 +19,6 @@ void dev_allocator_free(DevAllocator *a);
 /* A buffer of at least `bytes` bytes (0 allowed), 64-byte aligned, with
  * unspecified contents; NULL when out of memory.  Thread-safe. */
 void *dev_buf_alloc(DevAllocator *a, size_t bytes);
-/* Whether dev_buf_alloc(a, bytes) would hand out a cached buffer now
- * rather than map fresh memory (the caller may reclaim garbage first:
- * lang/tensor.c).  Thread-safe; another thread may take it meanwhile. */
-bool dev_buf_cached(DevAllocator *a, size_t bytes);
 /* Same, filled with zeros. */
 void *dev_buf_calloc(DevAllocator *a, size_t bytes);
 /* Give back a buffer from dev_buf_alloc with the same `bytes`; it goes

@@ -235,26 +235,6 @@ void lang_gc_external_alloc(size_t bytes) {
   }
 }
 
-/* A collection marks what is live in the heap; a buffer mapped fresh
- * costs a page fault and the zeroing of every page, which on these
- * machines (virtual ones, whose host backs guest memory lazily) costs
- * from 0.2 ms to 10 ms a megabyte, far more than marking a heap an
- * eighth of its size.  And garbage may well hold a buffer of the size:
- * a loop's `r = f(x)` drops the last r after the last collection has
- * seen it live.  So a big buffer that the allocator has none cached for
- * is worth a collection first.  (A program whose live tensors grow
- * collects once per big buffer then, each collection costing a small
- * part of what faulting the buffer in costs.) */
-bool lang_gc_external_reclaim(size_t bytes) {
-  if (bytes < LANG_GC_RECLAIM_MIN) return false;
-  if (GC_get_heap_size() - GC_get_free_bytes() > bytes / 8) return false;
-  if (atomic_flag_test_and_set(&collecting)) return false;
-  lang_gc_collect();
-  atomic_store(&external_mark, atomic_load(&external_live));
-  atomic_flag_clear(&collecting);
-  return true;
-}
-
 void lang_gc_external_free(size_t bytes) {
   size_t live = atomic_fetch_sub(&external_live, bytes) - bytes;
   /* keep the mark at or below what is live, so the next step is measured

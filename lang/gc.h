@@ -56,12 +56,6 @@ void lang_gc_collect(void);
 #define LANG_GC_EXTERNAL_MIN_STEP ((size_t)32 << 20)
 void lang_gc_external_alloc(size_t bytes);
 void lang_gc_external_free(size_t bytes);
-/* Called after lang_gc_external_alloc(bytes) when those bytes would
- * come fresh from the OS (no cached buffer fits): collects first when
- * that is likely to give a buffer back and costs less than faulting in
- * fresh pages (gc.c says when); returns whether it collected. */
-#define LANG_GC_RECLAIM_MIN ((size_t)2 << 20)
-bool lang_gc_external_reclaim(size_t bytes);
 size_t lang_gc_external_bytes(void);
 /* Make the calling thread known to the collector, if it is not yet
  * (a host thread calling the API); it is forgotten again when the

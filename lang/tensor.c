@@ -12,11 +12,7 @@
  * lang_gc_external_alloc, which collects when they have grown by 64 MiB
  * or when LANG_GC_MIN_STEP bytes of them have been allocated since the
  * last collection (lang/gc.h), so a loop making big temporaries stays
- * within a bounded footprint and reuses the allocator's buffers.  A
- * big buffer the allocator has none cached for is preceded by a
- * collection when the heap is small beside it (lang_gc_external_reclaim):
- * a loop's `r = f(x)` then gets the buffer of the r it dropped back,
- * where fresh pages cost a fault and their zeroing each.
+ * within a bounded footprint and reuses the allocator's buffers.
  * The allocator is shared by the VM and every live buffer through a
  * reference count, so a buffer that outlives its VM is still given back
  * to a live allocator.
@@ -138,9 +134,6 @@ static TensorStore *store_new(TensorHeap *h, size_t bytes, bool zero) {
     return s;
   }
   lang_gc_external_alloc(bytes);
-  /* a buffer the allocator has none cached for would come fresh from
-   * the OS: garbage may hold one (lang_gc_external_reclaim) */
-  if (!dev_buf_cached(h->alloc, bytes)) lang_gc_external_reclaim(bytes);
   void *data = zero ? dev_buf_calloc(h->alloc, bytes) : dev_buf_alloc(h->alloc, bytes);
   if (!data) {   /* garbage may be holding what we need */
     lang_gc_collect();

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/alloc.h"
 #include "ir/eval.h"
 #include "ir/ir.h"
 #include "lang/gc.h"
@@ -1265,25 +1264,6 @@ START_TEST(test_memory_bound_script)
 }
 END_TEST
 
-/* A loop making a big tensor in every turn and dropping the last one
- * gets the same few buffers back, where before the collector found the
- * dropped ones only after 64 MiB more: each buffer mapped afresh costs
- * a page fault and the zeroing of every page (lang_gc_external_reclaim). */
-START_TEST(test_big_buffers_reused)
-{
-  run("def step(x):\n  return x * 2.0 + 1.0\n"
-      "def loop(x, n):\n  r = None\n  for i in range(n):\n    r = None\n    r = step(x)\n  return r\n"
-      "x = ones(4194304)\n"
-      "y = loop(x, 40)\n"
-      "total = y[0].item()");
-  ck_assert(global("total").f == 3.0);
-  size_t held = lang_gc_external_bytes() + dev_allocator_cached_bytes(lang_tensor_allocator(vm));
-  /* x, y, and a buffer that conservative stack scanning may keep (80
-   * MiB before: the dropped ones waited for the collector) */
-  ck_assert_msg(held <= (size_t)4 * (16 << 20), "%zu bytes of tensor buffers held or cached", held);
-}
-END_TEST
-
 static Suite *tensor_suite(void) {
   Suite *s = suite_create("tensor");
   TCase *tc = tcase_create("values");
@@ -1320,7 +1300,6 @@ static Suite *tensor_suite(void) {
   tcase_add_test(tc, test_random_threads);
   tcase_add_test(tc, test_memory_bound);
   tcase_add_test(tc, test_memory_bound_script);
-  tcase_add_test(tc, test_big_buffers_reused);
   tcase_add_test(tc, test_reuse_temporaries);
   tcase_add_test(tc, test_scaled_sum);
   tcase_add_test(tc, test_prim_flags);
