@@ -1065,6 +1065,18 @@ BRULE(b_same_unary) {
   return &ir_t_any;
 }
 
+/* floor, ceil: a tensor keeps its type (ints and bools are whole
+ * already); a number gives an int, as Python's math.floor (a float's
+ * may fail: NaN, inf) */
+BRULE(b_round_unary) {
+  (void)kwn, (void)kwt;
+  if (n != 1 || nkw) return &ir_t_any;
+  if (is_tensor(a[0]) && a[0]->dtype >= 0) return cx->safe = true, a[0];
+  if (a[0]->kind == IT_INT || a[0]->kind == IT_BOOL) return cx->safe = true, &ir_t_int;
+  if (a[0]->kind == IT_FLOAT) return &ir_t_int;
+  return &ir_t_any;
+}
+
 /* maximum, minimum: elementwise with broadcasting */
 BRULE(b_extremum) {
   (void)kwn, (void)kwt;
@@ -1262,6 +1274,63 @@ BRULE(b_transpose) {
   int64_t d[LANG_TENSOR_MAX_DIMS];
   for (int i = 0; i < t->n; i++) d[i] = t->dims[t->n - 1 - i];
   return ir_type_tensor(t->dtype, t->n, d);
+}
+
+/* conv2d's stride= or padding= (an int or a pair of ints; absent: dflt)
+ * into v[2], -1 where the value is not known; false when it is no such
+ * argument (it fails when it runs). */
+static bool conv_pair(const IrType *t, int64_t dflt, int64_t v[2]) {
+  v[0] = v[1] = dflt;
+  if (!t) return true;
+  if (t->kind == IT_INT || t->kind == IT_BOOL) {
+    v[0] = v[1] = t->has_val ? t->ival : -1;
+    return true;
+  }
+  if ((t->kind != IT_TUPLE && t->kind != IT_LIST) || t->n != 2) return false;
+  for (int i = 0; i < 2; i++) {
+    if (t->items[i]->kind != IT_INT) return false;
+    v[i] = t->items[i]->has_val ? t->items[i]->ival : -1;
+  }
+  return true;
+}
+
+/* conv2d(x, w, bias=None, stride=1, padding=0) of float tensors x (N,
+ * Cin, H, W) or (Cin, H, W) and w (Cout, Cin, kh, kw): the dtype they
+ * (and bias) promote to, shape (N, Cout, Ho, Wo) or (Cout, Ho, Wo) with
+ * Ho = (H + 2 * padding - kh) // stride + 1 as stdlib/tensor_nn.c
+ * computes it; a dim not known where an input's is not.  What does not
+ * fit fails when it runs, with conv2d's error. */
+BRULE(b_conv2d) {
+  static const char *const names[] = {"x", "w", "bias", "stride", "padding"};
+  if (n > 5) return &ir_t_any;
+  for (int i = 0; i < nkw; i++) {
+    bool known = false;
+    for (int j = n; j < 5; j++) known |= strcmp(kwn[i]->data, names[j]) == 0;
+    if (!known) return &ir_t_any;
+  }
+  IrType *arg[5];
+  for (int i = 0; i < 5; i++) arg[i] = i < n ? a[i] : kwarg(nkw, kwn, kwt, names[i]);
+  IrType *x = arg[0], *w = arg[1], *b = arg[2] && arg[2]->kind != IT_NONE ? arg[2] : NULL;
+  if (!x || !w || !is_tensor(x) || !is_tensor(w) || x->or_none || w->or_none || (b && (!is_tensor(b) || b->or_none)))
+    return &ir_t_any;
+  if (!lang_dtype_is_float(x->dtype) || !lang_dtype_is_float(w->dtype) || (b && !lang_dtype_is_float(b->dtype)))
+    return &ir_t_any;
+  if ((x->n != 3 && x->n != 4) || w->n != 4 || (b && b->n != 1)) return &ir_t_any;
+  int64_t st[2], pd[2];
+  if (!conv_pair(arg[3], 1, st) || !conv_pair(arg[4], 0, pd)) return &ir_t_any;
+  int dt = (int)lang_dtype_promote((DType)x->dtype, (DType)w->dtype);
+  if (b) dt = (int)lang_dtype_promote((DType)dt, (DType)b->dtype);
+  int batched = x->n == 4;
+  int64_t out[4];
+  if (batched) out[0] = x->dims[0];
+  out[batched] = w->dims[0];
+  for (int d = 0; d < 2; d++) {
+    int64_t in = x->dims[batched + 1 + d], k = w->dims[2 + d];
+    int64_t o = -1;
+    if (in >= 0 && k >= 1 && st[d] >= 1 && pd[d] >= 0 && in + 2 * pd[d] >= k) o = (in + 2 * pd[d] - k) / st[d] + 1;
+    out[batched + 1 + d] = o;
+  }
+  return ir_type_tensor(dt, 3 + batched, out);
 }
 
 BRULE(b_matmul) {

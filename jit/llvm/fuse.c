@@ -3,7 +3,7 @@
  * loops").
  *
  * The plan: in a typed graph, an elementwise operation (+ - * / **,
- * unary -, exp log sin cos tanh sigmoid sqrt abs relu maximum minimum,
+ * unary -, exp log sin cos tanh sigmoid sqrt abs relu floor ceil maximum minimum,
  * the comparisons, where, clip, astype) whose result inference types a
  * tensor with every dim known, on tensors and Python numbers, is a
  * loop's root; an operand that is such an operation too, of the same
@@ -40,11 +40,11 @@
 
 typedef enum { FO_ADD, FO_SUB, FO_MUL, FO_DIV, FO_NEG, FO_MAX, FO_MIN, FO_SQRT, FO_ABS, FO_RELU,
                FO_EXP, FO_LOG, FO_SIN, FO_COS, FO_TANH, FO_SIGMOID, FO_POW, FO_EQ, FO_NE, FO_LT, FO_LE,
-               FO_GT, FO_GE, FO_WHERE, FO_ASTYPE, FO_CLIP, FO_NONE } FuseOp;
+               FO_GT, FO_GE, FO_WHERE, FO_ASTYPE, FO_CLIP, FO_FLOOR, FO_CEIL, FO_NONE } FuseOp;
 
 static const char *const op_names[] = {"add", "sub", "mul", "truediv", "neg", "maximum", "minimum", "sqrt",
                                        "abs", "relu", "exp", "log", "sin", "cos", "tanh", "sigmoid", "pow",
-                                       "eq", "ne", "lt", "le", "gt", "ge", "where", "astype", "clip"};
+                                       "eq", "ne", "lt", "le", "gt", "ge", "where", "astype", "clip", "floor", "ceil"};
 
 /* The transcendentals: a loop computes them with the vector functions
  * eager mode's kernels call (dev_vec_unary, dev_vec_binary), declared in
@@ -160,7 +160,7 @@ static int method_builtin(IrNode *n) {
   } methods[] = {{"exp", IR_B_EXP}, {"log", IR_B_LOG}, {"sin", IR_B_SIN}, {"cos", IR_B_COS},
                  {"tanh", IR_B_TANH}, {"sigmoid", IR_B_SIGMOID}, {"sqrt", IR_B_SQRT}, {"abs", IR_B_ABS},
                  {"relu", IR_B_RELU}, {"maximum", IR_B_MAXIMUM}, {"minimum", IR_B_MINIMUM},
-                 {"clip", IR_B_CLIP}, {"astype", IR_B_ASTYPE}};
+                 {"clip", IR_B_CLIP}, {"astype", IR_B_ASTYPE}, {"floor", IR_B_FLOOR}, {"ceil", IR_B_CEIL}};
   for (size_t i = 0; i < sizeof methods / sizeof *methods; i++)
     if (strcmp(AS_STR(name->value)->data, methods[i].name) == 0) return methods[i].op;
   return -1;
@@ -205,6 +205,8 @@ static FuseOp op_of(IrNode *n, int *arity) {
   case IR_B_SQRT: op = FO_SQRT; break;
   case IR_B_ABS: op = FO_ABS; break;
   case IR_B_RELU: op = FO_RELU; break;
+  case IR_B_FLOOR: op = FO_FLOOR; break;
+  case IR_B_CEIL: op = FO_CEIL; break;
   case IR_B_MAXIMUM: return nargs == 2 ? FO_MAX : FO_NONE;
   case IR_B_MINIMUM: return nargs == 2 ? FO_MIN : FO_NONE;
   case IR_B_WHERE: return nargs == 3 ? FO_WHERE : FO_NONE;
@@ -324,6 +326,10 @@ static bool op_dtypes(FuseOp op, const int *od, int *cdt, int *cdt2, int *rdt) {
   case FO_NEG: case FO_ABS: case FO_RELU:
     if (od[0] < 0) return false;
     c = od[0] == DT_BOOL ? DT_I64 : od[0];
+    break;
+  case FO_FLOOR: case FO_CEIL:   /* ints and bools are whole already: kept */
+    if (od[0] < 0) return false;
+    c = od[0];
     break;
   case FO_SQRT: case FO_EXP: case FO_LOG: case FO_SIN: case FO_COS: case FO_TANH: case FO_SIGMOID:
     if (od[0] < 0) return false;
@@ -857,6 +863,11 @@ static LLVMValueRef compute_op(K *k, IrNode *n, FuseOp op, const KV *a, int *rdt
   case FO_MIN: return extremum(k, x, y, c, false);
   case FO_EQ: case FO_NE: case FO_LT: case FO_LE: case FO_GT: case FO_GE: return compare(k, op, x, y, c);
   case FO_SQRT: return vec_apply(k, lang_str_fmt("llvm.sqrt.%s", mangle(k->w, c, false))->data, k->w, c, 1, &x);
+  case FO_FLOOR: case FO_CEIL:
+    /* exact, as floorf/ceilf (NaN and -0.0 kept) */
+    if (!fl) return x;
+    return vec_apply(k, lang_str_fmt("llvm.%s.%s", op == FO_FLOOR ? "floor" : "ceil", mangle(k->w, c, false))->data,
+                     k->w, c, 1, &x);
   case FO_ABS:
     if (fl) return vec_apply(k, lang_str_fmt("llvm.fabs.%s", mangle(k->w, c, false))->data, k->w, c, 1, &x);
     return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, zero, ""), LLVMBuildSub(B, zero, x, ""), x, "");
@@ -929,6 +940,19 @@ LLVMValueRef jit_fuse_kernel(LLVMModuleRef M, const FuseGroup *fg, const char *n
                           LLVMCreateStringAttribute(k->C, "prefer-vector-width", 19, width, 3));
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(k->C, "min-legal-vector-width", 22, width, 3));
+  /* The vector registers do not survive the calls to the vector
+   * functions, so a vector live across one is spilled and reloaded in
+   * every turn of the loop.  The ABI aligns the stack to 16 bytes only:
+   * spilled there, a 64-byte vector straddles two cache lines unless
+   * the caller's stack happens to sit right, and a load cannot take a
+   * straddling store's bytes from the store buffer, so it waits for the
+   * store to reach the cache.  That made one of two threads run the
+   * loop 1.7x slower than the other, depending on its stack depth.  So
+   * the loop aligns its own frame to the vector's size. */
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(k->C, "stackrealign", 12, "", 0));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(k->C, LLVMGetEnumAttributeKindForName("alignstack", 10),
+                                                  (uint64_t)fg->bits / 8));
   LLVMBuilderRef B = k->B = LLVMCreateBuilderInContext(k->C);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(k->C, fn, "entry");
   LLVMPositionBuilderAtEnd(B, entry);

@@ -135,12 +135,17 @@ done
 printf 'def sq(x):\n    return x * x\ndef words(n):\n    return [str(i) for i in range(n)]\n' > "$dir/e.ms"
 printf 'def scale(t):\n    return t @ t\n' >> "$dir/e.ms"
 printf 'def unbound(x):\n    return nothere(x)\n' >> "$dir/e.ms"
+printf 'def chain(x, y):\n    return x * y + 1.0\n' >> "$dir/e.ms"
 expect emit 0 'fmul double' "$mist" emit-llvm "$dir/e.ms" sq float
 expect emit-int 0 'llvm.smul.with.overflow.i64' "$mist" emit-llvm "$dir/e.ms" sq int
 expect emit-boxed 0 'mist_rt_call' "$mist" emit-llvm "$dir/e.ms" words int
 expect emit-tensor 0 'mist_rt_has_type' "$mist" emit-llvm "$dir/e.ms" scale 'i64[3,3]'
 expect emit-matmul 0 'mist_rt_matmul' "$mist" emit-llvm "$dir/e.ms" scale 'f32[3,3]'
 expect emit-not-native 1 "unbound is not compiled natively for these types: global 'nothere' is not bound when compiled at .*e.ms:8" "$mist" emit-llvm "$dir/e.ms" unbound int
+# a fused loop aligns its frame to its vectors (jit/llvm/fuse.c: the
+# vectors it spills around calls must not straddle cache lines)
+expect emit-fused-align 0 'alignstack=64 .*"stackrealign"' env MIST_JIT_CPU=x86-64-v4 "$mist" emit-llvm "$dir/e.ms" chain 'f32[1000]' 'f32[1000]'
+expect emit-fused-align-v3 0 'alignstack=32 .*"stackrealign"' env MIST_JIT_CPU=x86-64-v3 "$mist" emit-llvm "$dir/e.ms" chain 'f32[1000]' 'f32[1000]'
 expect emit-no-name 1 "no top-level function named 'nope'" "$mist" emit-llvm "$dir/e.ms" nope int
 expect emit-bad-type 2 "bad argument type 'f33'" "$mist" emit-llvm "$dir/e.ms" sq f33
 expect emit-usage 2 'emit-llvm: expected FILE.ms NAME' "$mist" emit-llvm "$dir/e.ms"
