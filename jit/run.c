@@ -253,25 +253,12 @@ static bool derived(IrGraph *g) {
   }
 }
 
-/* Whether g is part of a forward-mode transform (jvp): the graphs of
- * F(f) carry what their free variables stand for (forig). */
-static bool forward(IrGraph *g) {
-  for (; g; g = g->parent)
-    if (ir_graph_origin(g)->forig) return true;
-  return false;
-}
-
 /* Why a program autodiff made runs in the interpreter, or NULL: it
  * compiles.  MIST_JIT_DERIVED=0 keeps them all interpreted (to compare). */
 static const char *derived_refused(IrGraph *g) {
   if (!derived(g)) return NULL;
   const char *off = getenv("MIST_JIT_DERIVED");
   if (off && strcmp(off, "0") == 0) return "a derivative (a program autodiff made), with MIST_JIT_DERIVED=0";
-  /* F(f)'s calls of functions are calls of values whose type inference
-   * does not know, through the runtime: a tail call there is a C
-   * frame, where eager mode reuses its frame, so a recursion 100000
-   * calls deep would overflow the stack that eager mode runs it in */
-  if (forward(g)) return "a forward-mode derivative (jvp): its tail calls would grow the C stack";
   return NULL;
 }
 
