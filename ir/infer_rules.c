@@ -977,13 +977,16 @@ RULE(r_cons_sens) { UNUSED; return a[0]->kind == IT_NONE ? &ir_t_none : &ir_t_an
 
 /* The sensitivity of one argument of an operation: None for a zero
  * sensitivity or an argument that has none (an int, bool or str), else
- * shaped like the argument. */
+ * shaped like the argument (and of its dtype, where d's is the same or
+ * d is a number). */
 static IrType *sens_like_arg(const IrType *d, const IrType *x) {
   if (d->kind == IT_NONE) return &ir_t_none;
   if (x->kind == IT_INT || x->kind == IT_BOOL || x->kind == IT_STR || x->kind == IT_NONE) return &ir_t_none;
   if (d->kind == IT_ANY || x->kind == IT_ANY) return &ir_t_any;
   if (x->kind == IT_FLOAT) return &ir_t_float;
-  if (is_tensor(x) && x->dtype >= 0 && lang_dtype_is_float(x->dtype)) return (IrType *)x;
+  /* (a sensitivity of another dtype than x's computes in the wider) */
+  if (is_tensor(x) && x->dtype >= 0 && lang_dtype_is_float(x->dtype) && !(is_tensor(d) && d->dtype != x->dtype))
+    return (IrType *)x;
   return &ir_t_any;
 }
 

@@ -2395,6 +2395,18 @@ static JV *l_float_check(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
   return prim_boxed(e, p, nargs, a, res, n);
 }
 
+/* J(f), jmask(f, ...) and F(f) of a function that captured nothing,
+ * whose transform (a function that captures nothing either) inference
+ * made (autodiff makes it once per graph): no value at run time, so
+ * nothing to call; J and F of a number: the number.  Any other transform
+ * is made by the primitive. */
+static JV *l_transform(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  RepKind k = a[0]->rep->kind;
+  if (res->kind == R_CLOSURE && res->n == 0 && k == R_CLOSURE && a[0]->rep->n == 0) return jv_new(res);
+  if (p != IR_P_JMASK && (k == R_NONE || k == R_BOOL || k == R_INT || k == R_FLOAT)) return coerce(e, a[0], res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
 /* tan_item(t, i): the tangent of a jvp's parameter i (None past the
  * tangents given) */
 static JV *l_tan_item(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
