@@ -295,23 +295,26 @@ END_TEST
 
 /* ---- the tape of a loop's backward pass ----
  *
- * adgen's programs with long loops (60 to 139 turns for half of them):
- * grad, value_and_grad and a vjp pullback called twice, in both modes.
+ * adgen's programs with long loops (60 to 139 turns for half of them),
+ * some with an if/else or another loop in a loop's body: grad,
+ * value_and_grad and a vjp pullback called twice, in both modes.
  * Compiled derivatives keep a loop's turns on a tape (docs/jit.md),
  * whose buffer grows past its first 64 turns here; the log says where
  * one was made, and some must have been. */
-static const AdGenOpts LONG_PLAIN = {false, false, false, 0, false, true};
-static const AdGenOpts LONG_CONTAINERS = {true, false, false, 0, false, true};
+static const AdGenOpts LONG_PLAIN = {false, false, false, 0, false, true, true};
+static const AdGenOpts LONG_CONTAINERS = {true, false, false, 0, false, true, true};
 
 START_TEST(t_adgen_tape) {
   long total = env_long("MIST_JIT_PROGRAMS", 100) / 12;   /* (long loops compile slowly) */
   Pair pr = {.counted = "jit: grad(f)("};
   Buf prog = {0}, call = {0}, pt = {0};
-  int taped = 0;
+  int taped = 0, ifs = 0, nested = 0;
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(7300001L + p);
     int np = adgen_program(seed, p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
+    ifs += count_lines(prog.data, "# an if in a loop's body");
+    nested += count_lines(prog.data, "# a loop in a loop's body");
     buf_clear(&pt);
     adgen_point(seed, np, &pt);   /* "(x, y, )" */
     buf_clear(&call);
@@ -341,8 +344,9 @@ START_TEST(t_adgen_tape) {
   free(prog.data);
   free(call.data);
   free(pt.data);
-  printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs\n", pr.native_counted,
-         pr.all, taped, total);
+  printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs (%d loops with an if in "
+         "the body, %d in another loop's body)\n", pr.native_counted, pr.all, taped, total, ifs, nested);
+  ck_assert_msg(ifs > 0 && nested > 0, "no loop with an if (%d) or a loop (%d) in its body", ifs, nested);
   assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
   ck_assert_msg(taped * 4 >= total, "only %d tapes made in %ld programs", taped, total);
 }
