@@ -69,6 +69,15 @@ if [ -f "$stem.in" ]; then
   input="$stem.in"
 fi
 
+# A script that writes files (marked "# test: writes files") runs in a
+# private copy of its folder's scripts, so its eager and graph runs,
+# which ctest may start at the same time, never write the same file.
+if grep -q '^# test: writes files' "$script"; then
+  mkdir "$tmp/cwd"
+  cp "$dir"/*.ms "$tmp/cwd/"
+  dir="$tmp/cwd"
+fi
+
 (cd "$dir" && exec "$mist" "${flags[@]}" "$name" "${args[@]}") \
   < "$input" > "$tmp/stdout" 2> "$tmp/stderr"
 status=$?
