@@ -109,6 +109,13 @@ void ad_mark_nondiff(MistVM *vm);
  * with one positional argument (its op's reverse column in
  * ir/builtin_ops.def), -1 for none. */
 int ad_sens_prim(const ObjBuiltin *b);
+/* Whether unary sensitivity primitive p is given the result y in place
+ * of the argument x, as p(d, y, y): relu_sens, whose mask x > 0 is
+ * y > 0 for y = relu(x) (NaN and -0.0 included, and an integer or bool
+ * argument's result is an integer, no sensitivity either way), so that
+ * the backward pass holds the result only and the argument is dead
+ * after the forward pass (graph mode fuses x + b into relu's loop). */
+bool ad_sens_reads_result(int p);
 
 /* How a primitive is differentiated (the reverse and forward columns of
  * ir/ops.def): AD_SENS, by the sensitivity primitive ad_prim_sens(p)

@@ -697,8 +697,9 @@ static void backward(Fill *f, int last) {
       for (int j = 1; j < y->nin; j++) {
         IrNode *x = y->in[j];
         if (x->kind == IR_CONST || !in_transform(f, x)) continue;
+        IrNode *fy = ir_map_get(&ad->fwd, y);
         IrNode *s = !is_unary_sens(sp) ? prim_in(ad, b, sp, y->span, 4, d, bfwd(f, y->in[1]), bfwd(f, y->in[2]), kint(ad, j - 1))
-                                       : prim_in(ad, b, sp, y->span, 3, d, bfwd(f, x), ir_map_get(&ad->fwd, y));
+                                       : prim_in(ad, b, sp, y->span, 3, d, ad_sens_reads_result(sp) ? fy : bfwd(f, x), fy);
         contribute(f, x, s);
       }
       break;

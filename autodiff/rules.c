@@ -247,10 +247,13 @@ AdRuleKind ad_prim_reverse(int p) { return prim_rules[p].reverse.kind; }
 AdRuleKind ad_prim_forward(int p) { return prim_rules[p].forward.kind; }
 int ad_prim_sens(int p) { return prim_rules[p].reverse.sens; }
 
+bool ad_sens_reads_result(int p) { return p == IR_P_RELU_SENS; }
+
 /* The rule J_name of an op whose reverse column is SENS(P), made from P
  * (ad_rules.ms has none, so that the derivative is written once, in P):
  *
  *     J_name(x)    = (y, lambda d: (None, P(d, x, y)))                y = name(x)
+ *                    (P(d, y, y) where ad_sens_reads_result(P))
  *     J_name(a, b) = (y, lambda d: (None, P(d, a, b, 0), P(d, a, b, 1)))  y = name(a, b)
  *
  * It is what a call that is no plain call finds (x.exp(), grad(exp),
@@ -268,7 +271,7 @@ static Value sens_rule(MistVM *vm, ObjBuiltin *b, int p) {
   IrGraph *back = ir_graph_new(u, lang_str_fmt("J_%s_back", b->name)->data, g, IRG_FUNCTION, sp);
   IrNode *d = ir_param(u, back, lang_str("d"), sp);
   IrNode *items[3] = {ir_const(u, v_none(), sp)};
-  if (unary) items[1] = ir_prim_apply(u, back, p, sp, 3, d, x[0], y);
+  if (unary) items[1] = ir_prim_apply(u, back, p, sp, 3, d, ad_sens_reads_result(p) ? y : x[0], y);
   else
     for (int i = 0; i < 2; i++) items[1 + i] = ir_prim_apply(u, back, p, sp, 4, d, x[0], x[1], ir_const(u, v_int(i), sp));
   back->ret = ir_prim_applyv(u, back, IR_P_MAKE_TUPLE, sp, n + 1, items);

@@ -15,7 +15,9 @@
 # busy machine slows all alike.  Printed per batch: forward and step ms,
 # step / C step (target <= 1.05x), step / forward (target <= 2.3x), and
 # the checks (the step's loss plus the sum of the new parameters), which
-# must agree within 1e-6 relative.  Then the compilation of the step
+# must agree within 1e-6 relative; and the C twin's forward products and
+# step products alone (mlp.c's blas_*_ms), whose ratio is the floor
+# OpenBLAS sets under step / forward.  Then the compilation of the step
 # (`mlp.ms N B compile`: the step called once, nothing else compiled),
 # the sum of MIST_JIT_LOG's "compiled (X ms)" on a new, empty
 # MIST_CACHE_DIR (target < 300 ms) and again from that cache (target
@@ -64,6 +66,7 @@ for b in 64 512; do
   names=(mist C)
   [ $torch = 1 ] && names+=(torch torch+core)
   for n in "${names[@]}"; do f[$n]=1e9 s[$n]=1e9; done
+  bf=1e9 bs=1e9
   for _ in $(seq "$rounds"); do
     for n in "${names[@]}"; do
       case $n in
@@ -77,6 +80,10 @@ for b in 64 512; do
       f[$n]=$(min "${f[$n]}" "$(field forward_ms "$out")")
       s[$n]=$(min "${s[$n]}" "$(field step_ms "$out")")
       chk[$n]=$(field check "$out")
+      if [ "$n" = C ]; then
+        bf=$(min "$bf" "$(field blas_forward_ms "$out")")
+        bs=$(min "$bs" "$(field blas_step_ms "$out")")
+      fi
     done
   done
   echo
@@ -87,6 +94,8 @@ for b in 64 512; do
   done
   printf '  mist step / C step %sx (target 1.05x); mist step / mist forward %sx (target 2.3x)\n' \
     "$(ratio "${s[mist]}" "${s[C]}")" "$(ratio "${s[mist]}" "${f[mist]}")"
+  printf '  the products alone (C): forward %.4f, step %.4f, %sx (the floor BLAS sets under step / forward)\n' \
+    "$bf" "$bs" "$(ratio "$bs" "$bf")"
   for n in "${names[@]}"; do
     if ! awk -v a="${chk[$n]}" -v b="${chk[mist]}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-6 * (b < 0 ? -b : b)) }'; then
       echo "  warning: $n's check ${chk[$n]} differs from mist's ${chk[mist]} by more than 1e-6 relative"

@@ -20,8 +20,11 @@
  *   mlp N B [THREADS]   best of N calls of the forward pass and of the
  *                       step (after 0.3 s of warm-up); OpenBLAS on
  *                       THREADS threads (default 1)
- * Prints "batch B forward_ms F step_ms S check C", C the step's loss plus
- * the sum of every new parameter, in double, as mlp.ms prints it. */
+ * Prints "batch B forward_ms F step_ms S blas_forward_ms BF blas_step_ms BS
+ * check C": BF and BS the forward pass's three products and the step's
+ * eight alone (best of N each: the floor OpenBLAS sets under S / F), C
+ * the step's loss plus the sum of every new parameter, in double, as
+ * mlp.ms prints it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
@@ -179,6 +182,46 @@ static void step(Net *t) {
   }
 }
 
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The step's eight matrix products alone, the forward pass's three
+ * first, on the buffers the last step left (the same shapes, transposes
+ * and data): what OpenBLAS alone takes, the floor under the step's
+ * ratio to its forward pass that no fusion of the elementwise work can
+ * go below. */
+static void forward_products(Net *t) {
+  int b = t->b;
+  gemm(0, 0, b, NH, NI, t->x, t->w[0], t->z0);
+  gemm(0, 0, b, NH, NH, t->h0, t->w[1], t->z1);
+  gemm(0, 0, b, NO, NH, t->h1, t->w[2], t->lg);
+}
+
+static void step_products(Net *t) {
+  int b = t->b;
+  forward_products(t);
+  gemm(1, 0, NH, NO, b, t->h1, t->dz, t->gw[2]);
+  gemm(0, 1, b, NH, NO, t->dz, t->w[2], t->dh1);
+  gemm(1, 0, NH, NH, b, t->h0, t->dh1, t->gw[1]);
+  gemm(0, 1, b, NH, NH, t->dh1, t->w[1], t->dh0);
+  gemm(1, 0, NI, NH, b, t->x, t->dh0, t->gw[0]);
+}
+
+/* the best of reps calls of fn, in seconds */
+static double best_of(int reps, void (*fn)(Net *), Net *t) {
+  double best = 1e9;
+  for (int i = 0; i < reps; i++) {
+    double s = now();
+    fn(t);
+    s = now() - s;
+    if (s < best) best = s;
+  }
+  return best;
+}
+
 /* mlp2.ms's det(shape, n, phase, scale): sin((i % 97) * 0.37 + phase) * scale,
  * all in f32 as Mist computes it (an int tensor times a float is f32) */
 static float *det(int n, double phase, float scale) {
@@ -188,12 +231,6 @@ static float *det(int n, double phase, float scale) {
 }
 
 static float *buf(int n) { return calloc((size_t)n, sizeof(float)); }
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 100, b = argc > 2 ? atoi(argv[2]) : 64,
@@ -221,24 +258,15 @@ int main(int argc, char **argv) {
 
   double t0 = now();
   while (now() - t0 < 0.3) step(&t);
-  double best_f = 1e9, best_s = 1e9;
-  for (int i = 0; i < reps; i++) {
-    double s = now();
-    forward(&t);
-    s = now() - s;
-    if (s < best_f) best_f = s;
-  }
-  for (int i = 0; i < reps; i++) {
-    double s = now();
-    step(&t);
-    s = now() - s;
-    if (s < best_s) best_s = s;
-  }
+  double best_f = best_of(reps, forward, &t), best_s = best_of(reps, step, &t);
+  double blas_f = best_of(reps, forward_products, &t), blas_s = best_of(reps, step_products, &t);
+  step(&t);   /* the check's buffers as a step leaves them */
   double check = t.loss;
   for (int l = 0; l < 3; l++) {
     for (int i = 0; i < fan_in[l] * fan_out[l]; i++) check += t.nw[l][i];
     for (int i = 0; i < fan_out[l]; i++) check += t.nb[l][i];
   }
-  printf("batch %d forward_ms %.4f step_ms %.4f check %.9e\n", b, best_f * 1e3, best_s * 1e3, check);
+  printf("batch %d forward_ms %.4f step_ms %.4f blas_forward_ms %.4f blas_step_ms %.4f check %.9e\n", b,
+         best_f * 1e3, best_s * 1e3, blas_f * 1e3, blas_s * 1e3, check);
   return 0;
 }

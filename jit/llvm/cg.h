@@ -42,6 +42,11 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
  * and by the quick code generator. */
 int jit_mark_effort(LLVMModuleRef mod, int *nfns);
 
+/* Test the base cases of mod's optimised recursions before their
+ * native calls (peek.c); returns how many frames were peeked at.
+ * jit_mark_effort calls it once the marks are made. */
+int jit_peek_base_cases(LLVMModuleRef mod);
+
 /* The runtime functions compiled code calls (rt.c), by the names the
  * lowering declares them under. */
 typedef struct JitHelper {

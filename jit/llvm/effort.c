@@ -27,7 +27,10 @@
  * again until none is added (a frame that only calls such frames is
  * one too).  A module whose functions are all marked skips the passes
  * and is compiled by a code generator at -O0 (backend.c).  The marks
- * are part of the module, so of the compile cache's key.
+ * are part of the module, so of the compile cache's key.  A
+ * recursion's careful copy (lower.c), run only near the depth limit,
+ * comes marked from the lowering.  Once the marks are made, the base
+ * cases of the recursions optimised are peeked at (peek.c).
  */
 #include <string.h>
 
@@ -235,6 +238,12 @@ static void mark_quick(LLVMContextRef C, LLVMValueRef fn) {
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(C, noinline, 0));
 }
 
+/* Whether the lowering marked fn optnone itself (before any mark made
+ * here): a recursion's careful copy, run only near the depth limit. */
+static bool marked_by_lowering(LLVMValueRef fn) {
+  return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName("optnone", 7));
+}
+
 int jit_mark_effort(LLVMModuleRef mod, int *nfns) {
   LLVMContextRef C = LLVMGetModuleContext(mod);
   NodeMap quick = {0};
@@ -247,6 +256,12 @@ int jit_mark_effort(LLVMModuleRef mod, int *nfns) {
     more = false;
     for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
       if (LLVMIsDeclaration(fn) || ir_map_get(&quick, fn)) continue;
+      if (marked_by_lowering(fn)) {
+        ir_map_put(&quick, fn, fn);
+        nquick++;
+        more = true;
+        continue;
+      }
       /* the entry (the one function the module exports: it unboxes the
        * arguments, calls the root frame and boxes its result, once per
        * call from the interpreter) goes with the root frame, below */
@@ -270,7 +285,8 @@ int jit_mark_effort(LLVMModuleRef mod, int *nfns) {
    * follows addresses, and the module differ from run to run.) */
   bool *unmark = lang_alloc((quick.cap + 1) * sizeof *unmark);
   for (size_t i = 0; i < quick.cap; i++)
-    unmark[i] = quick.keys[i] && calls_optimised_recursion((LLVMValueRef)quick.keys[i], &quick);
+    unmark[i] = quick.keys[i] && !marked_by_lowering((LLVMValueRef)quick.keys[i]) &&
+                calls_optimised_recursion((LLVMValueRef)quick.keys[i], &quick);
   for (size_t i = 0; i < quick.cap; i++)
     if (unmark[i]) {
       quick.vals[i] = NULL;   /* (kept as a key, so the walk stays valid) */
@@ -282,5 +298,7 @@ int jit_mark_effort(LLVMModuleRef mod, int *nfns) {
   }
   for (size_t i = 0; i < quick.cap; i++)
     if (quick.keys[i] && quick.vals[i]) mark_quick(C, (LLVMValueRef)quick.keys[i]);
+  /* (after the marks: only what LLVM optimises is peeked at) */
+  jit_peek_base_cases(mod);
   return nquick;
 }

@@ -122,7 +122,11 @@ static JV *jv_new(Rep *r) {
 
 typedef struct Frame {
   IrGraph *g;          /* the graph it runs: a specialised copy */
-  int twin;            /* 0, or 1 for the copy its calls of itself call (below) */
+  int twin;            /* 0; i > 0 for the i-th copy in its recursion's chain of
+                          twins (below); CAREFUL for its copy near the depth limit */
+  struct Frame *root;  /* a twin's frame: the chain's first */
+  int selfcalls;       /* a frame's calls of itself (its twin's calls) */
+  int chain;           /* the frames in its chain, the frame first (once emitted) */
   int np, nfv;
   Rep **prep;          /* its parameters' */
   IrNode **fv;         /* its free variables (ir_free_vars), */
@@ -850,11 +854,18 @@ static JV *coerce(Em *e, JV *x, Rep *to, IrNode *at) {
 
 /* ---- frames ---- */
 
+enum { CAREFUL = -1 };
+
 /* The frame of graph g with free variables passed as fvrep.  A frame
- * that calls itself calls its twin instead, an identical function that
- * calls the frame back: LLVM inlines the twin into the frame, so a
- * recursion runs two levels per native call, as gcc -O2 unrolls one
- * (each level still counts and checks its depth). */
+ * that calls itself calls its twin instead, an identical function
+ * that calls the next twin, the last calling the frame back: LLVM
+ * inlines the chain of twins into the frame, so a recursion runs
+ * several levels per native call, as gcc -O2 unrolls one.  Each level
+ * still counts its depth; the frame, on entry, checks that the depth
+ * of the whole chain is below the limit, and else runs its CAREFUL
+ * copy (the same function without twins, which checks the depth at
+ * every call, as the interpreter): so the twins need not, and the
+ * limit is met with the interpreter's error at its depth. */
 static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
   ir_free_vars(g);
   for (Frame *f = lw->frames; f; f = f->next) {
@@ -899,12 +910,20 @@ static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
   for (int i = 0; i < g->nfv; i++) leaf_types(lw, f->fvrep[i], pt, &k);
   f->fnty = LLVMFunctionType(f->retty, pt, (unsigned)np, false);
   char name[256];
-  snprintf(name, sizeof name, "%s%s%s.%d", lw->prefix, g->name->data, twin ? ".twin" : "", lw->nfn++);
+  snprintf(name, sizeof name, "%s%s%s.%d", lw->prefix, g->name->data,
+           twin > 0 ? ".twin" : twin == CAREFUL ? ".careful" : "", lw->nfn++);
   f->fn = LLVMAddFunction(lw->M, name, f->fnty);
   LLVMSetLinkage(f->fn, LLVMInternalLinkage);
-  if (twin) {
+  if (twin > 0) {
     unsigned k = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
     LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lw->C, k, 0));
+  }
+  if (twin == CAREFUL) {
+    /* (it runs only within a chain's depth of the limit: not worth
+     * LLVM's time, effort.c) */
+    unsigned k = LLVMGetEnumAttributeKindForName("optnone", 7), l = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lw->C, k, 0));
+    LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lw->C, l, 0));
   }
   f->next = lw->frames;
   lw->frames = f;
@@ -918,12 +937,39 @@ static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
 }
 
 /* The frame a call of g (free variables fvrep) made in e's frame runs:
- * a call of e's own frame goes to its twin. */
+ * a call of e's own frame goes to the next twin of its chain (the
+ * frame itself after the last), a careful copy's to itself. */
 static Frame *callee_frame(Em *e, IrGraph *g, Rep **fvrep, IrNode *at) {
   Frame *f = e->f;
   bool self = f->g == g;
   for (int i = 0; i < f->nfv && self; i++) self = rep_eq(f->fvrep[i], fvrep[i]);
-  return get_frame(e->lw, g, fvrep, self ? 1 - f->twin : 0, at);
+  if (!self) return get_frame(e->lw, g, fvrep, 0, at);
+  if (f->twin == CAREFUL) return f;
+  /* (the frame is emitted before its twins, so its chain is known
+   * when they call) */
+  Frame *root = f->twin ? f->root : f;
+  if (!f->twin) f->selfcalls++;
+  Frame *t = get_frame(e->lw, g, fvrep, f->twin + 1 < (f->twin ? root->chain : 2) ? f->twin + 1 : 0, at);
+  if (t && t->twin) t->root = root;
+  return t;
+}
+
+/* How many frames the chain of a frame that calls itself selfcalls
+ * times holds, its function being of size instructions: as many as
+ * keep the copies LLVM inlines within a budget (fib's frame, about 150
+ * instructions and two calls of itself, has four: its fourteen
+ * copies run four levels of its recursion per native call). */
+static int chain_length(int selfcalls, int size) {
+  enum { MAXCHAIN = 4, BUDGET = 3000 };
+  int n = 2;
+  long copies = selfcalls, level = selfcalls;
+  while (n < MAXCHAIN) {
+    level *= selfcalls;
+    if ((copies + level) * size > BUDGET) break;
+    copies += level;
+    n++;
+  }
+  return n;
 }
 
 /* ---- values of nodes ---- */
@@ -1048,20 +1094,21 @@ static void unless_slow(Em *e, LLVMValueRef slow, LLVMValueRef depth, const char
  * stack_ok sees it: past the depth limit or below the C stack's, the
  * runtime raises the interpreter's error.  Ctrl-C and the time limit
  * are looked at here too, as the interpreter looks at them on every
- * call.  In a twin only the depth is compared: its frame alone calls
- * it, after a whole guard, and LLVM inlines it there, so its calls are
- * made from the same native frame (the same C stack) a few
- * instructions after the frame's look at Ctrl-C. */
+ * call.  In a twin nothing is: its frame alone calls it, after a whole
+ * guard, and LLVM inlines it there, so its calls are made from the
+ * same native frame (the same C stack) a few instructions after the
+ * frame's look at Ctrl-C, and the frame's entry checked the depths of
+ * its whole chain (get_frame). */
 static void guard_depth(Em *e, LLVMValueRef depth, IrNode *n) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   if (e->guarded == depth) return;
-  LLVMValueRef max = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, max_depth)), "max");
-  if (e->f->twin) {
-    unless_slow(e, LLVMBuildICmp(B, LLVMIntSGE, depth, max, ""), depth, "mist_rt_call_check", n);
+  if (e->f->twin > 0) {
+    /* (its frame's entry checked the chain's depths) */
     e->guarded = depth;
     return;
   }
+  LLVMValueRef max = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, max_depth)), "max");
   LLVMValueRef lim = LLVMBuildLoad2(B, lw->i64, vm_field(e, offsetof(MistVM, stack_limit)), "limit");
   LLVMTypeRef sst;
   LLVMValueRef ssf = helper(lw, "llvm.stacksave.p0", lw->ptr, 0, NULL, &sst);
@@ -2866,6 +2913,42 @@ static int emit_body(Em *e, IrGraph *g, bool ret, JV **value) {
   return finish_value(e, rn ? rn : last, v, ret, value);
 }
 
+/* The entry of a frame with twins (get_frame): where the depths its
+ * chain counts may reach the limit, its careful copy runs instead. */
+static bool enter_chain(Em *e) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  Frame *f = e->f;
+  int size = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) size++;
+  f->chain = chain_length(f->selfcalls, size);
+  Frame *c = get_frame(lw, f->g, f->fvrep, CAREFUL, NULL);
+  if (!c) return false;
+  /* entry: ...; br start  becomes  entry: ...; br depth + chain < max, start, near */
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(e->entry);
+  if (!br || LLVMGetInstructionOpcode(br) != LLVMBr || LLVMIsConditional(br)) {
+    /* (its twins check no depth: without the check, no twins) */
+    nope(lw, f->g->ret, "a recursion whose entry is not where its depth can be checked");
+    return false;
+  }
+  LLVMBasicBlockRef start = LLVMGetSuccessor(br, 0), near = new_block(e, "near_limit");
+  LLVMPositionBuilderBefore(B, br);
+  LLVMValueRef max = LLVMBuildLoad2(B, lw->i32, vm_field(e, offsetof(MistVM, max_depth)), "max");
+  LLVMValueRef deepest = LLVMBuildAdd(B, LLVMBuildSExt(B, e->depth, lw->i64, ""), ci64(lw, f->chain), "");
+  likely_br(lw, LLVMBuildICmp(B, LLVMIntSLT, deepest, LLVMBuildSExt(B, max, lw->i64, ""), ""), start, near);
+  /* (both sides compute the same: peek.c may look past it) */
+  LLVMSetMetadata(LLVMGetPreviousInstruction(br), LLVMGetMDKindIDInContext(lw->C, "mist.same", 9),
+                  LLVMMetadataAsValue(lw->C, LLVMMDNodeInContext2(lw->C, NULL, 0)));
+  LLVMInstructionEraseFromParent(br);
+  LLVMPositionBuilderAtEnd(B, near);
+  unsigned np = LLVMCountParams(f->fn);
+  LLVMValueRef *args = lang_alloc(np * sizeof *args);
+  for (unsigned i = 0; i < np; i++) args[i] = LLVMGetParam(f->fn, i);
+  LLVMBuildRet(B, LLVMBuildCall2(B, c->fnty, c->fn, args, np, ""));
+  return true;
+}
+
 static bool emit_frame(Lw *lw, Frame *f) {
   Em em = {0}, *e = &em;
   e->lw = lw;
@@ -2929,6 +3012,7 @@ static bool emit_frame(Lw *lw, Frame *f) {
   ir_map_put(&e->blocks, g, bk);
   bool ok = emit_body(e, g, true, NULL) >= 0;
   size_scratch(e);
+  if (ok && f->twin == 0 && f->selfcalls) ok = enter_chain(e);
   return ok;
 }
 

@@ -2,11 +2,24 @@
 # tests/cli/test_jit_calls.sh MIST: the call path of compiled code
 # (docs/jit.md, "How a function compiles"): a recursion that reaches the
 # depth limit fails exactly where eager mode fails, whichever of a
-# frame and its inlined twin (whose guard compares the depth alone) the
-# last level falls in; Ctrl-C stops a compiled recursion.
+# frame and its inlined twins (which do not check the depth) the last
+# level falls in; Ctrl-C stops a compiled recursion.
 set -u
 mist=$1
 . "$(dirname "$0")/lib.sh"
+
+# same_as_eager NAME SRC: graph mode prints what eager mode prints for
+# the program SRC, errors, tracebacks and exit status included
+same_as_eager() {
+  local eager graph
+  eager=$("$mist" -e "$2" 2>&1; echo "exit $?")
+  graph=$("$mist" --mode=graph -e "$2" 2>&1; echo "exit $?")
+  if [ "$eager" != "$graph" ]; then
+    echo "FAIL $1: graph mode differs from eager mode:"
+    diff <(echo "$eager") <(echo "$graph") | head -10
+    fails=$((fails + 1))
+  fi
+}
 
 # g(k) recurses k levels (h adds one): around mist's limit of 200000,
 # each depth, odd and even, gives eager mode's output, error, traceback
@@ -18,13 +31,28 @@ def h(n):
     return 1 + g(n)
 print(g($k))
 print(h($k))"
-  eager=$("$mist" -e "$src" 2>&1; echo "exit $?")
-  graph=$("$mist" --mode=graph -e "$src" 2>&1; echo "exit $?")
-  if [ "$eager" != "$graph" ]; then
-    echo "FAIL depth-$k: graph mode differs from eager mode:"
-    diff <(echo "$eager") <(echo "$graph") | head -10
-    fails=$((fails + 1))
-  fi
+  same_as_eager "depth-$k" "$src"
+done
+# the same for recursions with two calls of themselves, whose frames
+# inline a chain of twins that do not check the depth (the frame checks
+# the whole chain's on entry, and runs its careful copy near the limit)
+# and whose calls test the base case before calling (peek.c): the limit
+# met in the first call, in the second, or in a recursion called from
+# one (fib at every depth, whose frames are entered near the limit at
+# each place in their chain)
+for k in $(seq 199994 200001); do
+  for body in 't(n + 1) + t(-1)' 't(-1) + t(n + 1)' 'fib(6) + t(n + 1)'; do
+    src="def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+def t(n):
+    if n < 0 or n >= $k:
+        return 0
+    return $body
+print(t(0))"
+    same_as_eager "tree-depth-$k ($body)" "$src"
+  done
 done
 # (the range covers both ends: all fine, then failures)
 expect depth-fine 0 '^199994$' "$mist" --mode=graph -e 'def g(n):

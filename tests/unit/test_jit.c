@@ -427,12 +427,19 @@ static void expr(Rng *r, Buf *b, int depth, int nvars) {
   }
 }
 
-/* h(x, k): a recursive helper; f(v0, v1, v2): statements over int
- * variables v0..v4, then a tuple of them. */
+/* h(x, k): a recursive helper; g(v0, v1, k): one that calls itself
+ * twice, with a random base case (graph mode inlines chains of its
+ * copies and tests its base case before calling, docs/jit.md
+ * "Frames"); f(v0, v1, v2): statements over int variables v0..v4, a
+ * call of g, then a tuple of them.  (g's choices come from a generator
+ * of their own: f's programs are those made before g was.) */
 static void intgen(uint64_t seed, Buf *b) {
-  Rng r = {seed * 0x9e3779b97f4a7c15ull + 1};
+  Rng r = {seed * 0x9e3779b97f4a7c15ull + 1}, rg = {seed * 0x2545f4914f6cdd1dull + 3};
   buf_clear(b);
   say(b, "def h(x, k):\n    if k <= 0:\n        return x\n    return h(x * 3 - k, k - 1) // 2\n\n");
+  say(b, "def g(v0, v1, k):\n    if k <= %d:\n        return ", rnd(&rg, 2));
+  expr(&rg, b, 1, 2);
+  say(b, "\n    return g(v0 - 1, v1, k - 1) %s g(v1, v0 // 2, k - 2)\n\n", rnd(&rg, 2) ? "+" : "-");
   say(b, "def f(v0, v1, v2):\n");
   int nvars = 3;
   int nst = 3 + rnd(&r, 5);
@@ -461,6 +468,7 @@ static void intgen(uint64_t seed, Buf *b) {
       say(b, "\n");
     }
   }
+  say(b, "    v0 = v0 + g(v%d, v%d, %d)\n", rnd(&rg, nvars), rnd(&rg, nvars), 2 + rnd(&rg, 7));
   say(b, "    return (");
   for (int i = 0; i < nvars; i++) say(b, "v%d, ", i);
   say(b, ")\n");
