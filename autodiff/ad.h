@@ -179,6 +179,9 @@ Value ad_fast_F_rule(MistVM *vm, bool op, int id);
 bool ad_is_fast_F_rule(Value fn);
 Value ad_fast_F_rule_source(MistVM *vm, Value fn);
 Value ad_fast_F_rule_under(MistVM *vm, Value fn);
+/* Whether fn is a rule here at the first level (F_name's place), and
+ * the operation it is for: IrAdInterface.tangent_rule. */
+bool ad_tangent_rule(Value fn, bool *op, int *id);
 void ad_register_tangents(MistVM *vm);
 /* Graphs the derivative builtins make, once per key; an entry keeps the
  * objects named in its key (by address) alive.  A graph made of graph

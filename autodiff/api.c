@@ -571,7 +571,7 @@ static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw,
 }
 
 void ad_register(MistVM *vm) {
-  static const IrAdInterface interface = {p_J_hook, ad_J_masked, p_F_hook, ad_sens_hook, ad_rekey_env};
+  static const IrAdInterface interface = {p_J_hook, ad_J_masked, p_F_hook, ad_sens_hook, ad_rekey_env, ad_tangent_rule};
   vm->ad = &interface;
   AdState *st = ad_state(vm);
   st->transform = (AdTransforms){ad_J_value, ad_F_value, ad_reverse, ad_forward};

@@ -64,8 +64,25 @@ static const char *fname(IrGraph *h) {
   return sb.data;
 }
 
+/* Whether h is a block of the parser's without parameters (a branch of
+ * an if, a loop's header, body or exit), which is only ever called
+ * right where it is named or as a branch of a switch called right away:
+ * its transform takes no tangents, so that its calls keep that shape
+ * (the interpreter and graph mode run such a switch as blocks of the
+ * caller's frame, docs/jit.md) instead of making a closure per turn. */
+static bool bare(const IrGraph *h) {
+  return h && h->nparams == 0 && !(h->flags & IRG_FUNCTION) && (h->flags & (IRG_BRANCH | IRG_LOOP | IRG_JOIN | IRG_BODY));
+}
+
+/* Whether a call of x without arguments is a call of bare graphs: x one,
+ * or a switch between two */
+static bool bare_callee(IrNode *x) {
+  if (x->kind == IR_CONST) return bare(ir_node_graph(x));
+  return ir_node_prim(x) == IR_P_SWITCH && x->nin == 4 && bare(ir_node_graph(x->in[2])) && bare(ir_node_graph(x->in[3]));
+}
+
 /* The transform of h: params (tans, p1'..pn'); parameter tangents are
- * read from tans at the top of the body. */
+ * read from tans at the top of the body.  A bare graph's has none. */
 static IrGraph *fgraph(Fw *w, IrGraph *h) {
   IrGraph *f = ir_map_get(&w->fg, h);
   if (f) return f;
@@ -75,6 +92,10 @@ static IrGraph *fgraph(Fw *w, IrGraph *h) {
   f->module = h->module;
   f->jsource = h;
   ir_map_put(&w->fg, h, f);
+  if (bare(h)) {
+    queue(w, h);
+    return f;
+  }
   IrNode *tans = ir_param(w->u, f, lang_str("tans"), h->span);
   for (int i = 0; i < h->nparams; i++) {
     ir_map_put(&w->val, h->params[i], ir_param(w->u, f, h->params[i]->name, h->params[i]->span));
@@ -247,10 +268,14 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_SENS_LIKE, sp, 2, v, tangent(w, in[1])));
       return;
-    case IR_P_SWITCH:
+    case IR_P_SWITCH: {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
-      set(w, y, v, prim(w, g, IR_P_SWITCH, sp, 3, a[0], tangent(w, in[2]), tangent(w, in[3])));
+      /* (between graphs: no switch of their tangents, None) */
+      IrNode *ta = tangent(w, in[2]), *tb = tangent(w, in[3]);
+      bool none = ta->kind == IR_CONST && ta->value.tag == V_NONE && tb->kind == IR_CONST && tb->value.tag == V_NONE;
+      set(w, y, v, none ? knone(w) : prim(w, g, IR_P_SWITCH, sp, 3, a[0], ta, tb));
       return;
+    }
     case IR_P_GADD:
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       set(w, y, v, prim(w, g, IR_P_GADD, sp, 2, tangent(w, in[1]), tangent(w, in[2])));
@@ -438,11 +463,17 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
     }
     return;
   }
-  /* a graph or a function value */
+  /* a graph or a function value (a bare graph without tangents) */
   IrNode **ca = lang_alloc((nargs + 2) * sizeof *ca);
-  call_args(w, g, y, 1, ca + 1);
-  ca[0] = val(w, callee, g);
-  IrNode *t = ir_apply(w->u, g, nargs + 2, ca, sp);
+  IrNode *t;
+  if (nargs == 0 && bare_callee(callee)) {
+    ca[0] = val(w, callee, g);
+    t = ir_apply(w->u, g, 1, ca, sp);
+  } else {
+    call_args(w, g, y, 1, ca + 1);
+    ca[0] = val(w, callee, g);
+    t = ir_apply(w->u, g, nargs + 2, ca, sp);
+  }
   if (tail) {
     g->ret = t;
     ir_map_put(&w->val, y, t);

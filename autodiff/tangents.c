@@ -279,6 +279,14 @@ bool ad_is_fast_F_rule(Value fn) {
   return op_of(fn, &level) >= 0;
 }
 
+bool ad_tangent_rule(Value fn, bool *op, int *id) {
+  int level, t = op_of(fn, &level);
+  if (t < 0 || level != 1) return false;
+  *op = rule_of[t].op;
+  *id = rule_of[t].id;
+  return true;
+}
+
 /* The Mist rule F_name behind a rule here (at level 2, its forward
  * transform), or for a name given as a string; unbound after an error. */
 Value ad_fast_F_rule_source(MistVM *vm, Value fn) {

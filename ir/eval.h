@@ -22,6 +22,11 @@ typedef struct IrAdInterface {
   /* primitives jenv and jinv_env: an env of sensitivities re-keyed
    * between J(f)'s free variables and f's own (to_f: towards f's) */
   bool (*rekey_env)(MistVM *vm, Value f, Value e, bool to_f, Value *out);
+  /* whether fn is one of forward mode's tangent rules in C (_F_mul...,
+   * autodiff/tangents.c), and of which operation: a builtin op of
+   * builtin_ops.def (*op true) or a primitive of ops.def, as *id; type
+   * inference and the lowering do its float case themselves */
+  bool (*tangent_rule)(Value fn, bool *op, int *id);
 } IrAdInterface;
 
 /* What the interpreter needs of graph mode (jit/, which lies above

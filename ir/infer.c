@@ -92,8 +92,15 @@ static InferSide *side_of(IrGraph *g) {
  * the transforms autodiff made of values.  Emptied when ir_infer
  * returns (keeping them longer would keep every closure ever typed
  * alive). */
+typedef struct SigContext {
+  IrGraph *g;
+  IrType *type;         /* the closure type, its context's types those of g's free variables */
+  struct SigContext *next;
+} SigContext;
+
 typedef struct InferState {
   NodeMap closures;     /* a closure value -> the context of its captured values */
+  SigContext *sigs;     /* the closure types of signatures (kept) */
   struct Transform *transforms;   /* J, F and jmask of values, made once */
   int depth;            /* ir_infer calls running */
 } InferState;
@@ -131,6 +138,29 @@ static IrType *closure_value_type(void *ud, ObjFunc *f, int depth) {
       ir_map_put(&ctx->types, g->fv[i], ir_type_of_value_with(f->env[i], closure_value_type, vm, depth));
   }
   return ir_type_closure(f->graph, ctx);
+}
+
+IrType *ir_infer_closure_sig(MistVM *vm, IrGraph *g, IrType **fvtypes) {
+  InferState *st = state(vm);
+  if (!g->fv_done) ir_free_vars(g);
+  for (SigContext *c = st->sigs; c; c = c->next) {
+    if (c->g != g) continue;
+    int i = 0;
+    while (i < g->nfv && ir_type_eq(ir_map_get(&c->type->ctx->types, g->fv[i]), fvtypes[i])) i++;
+    if (i == g->nfv) return c->type;
+  }
+  /* a closure value's context (no graph), without the value */
+  InferSpec *ctx = lang_alloc(sizeof *ctx);
+  for (int i = 0; i < g->nfv; i++) ir_map_put(&ctx->types, g->fv[i], fvtypes[i]);
+  SigContext *c = lang_alloc(sizeof *c);
+  *c = (SigContext){g, ir_type_closure(g, ctx), st->sigs};
+  st->sigs = c;
+  return c->type;
+}
+
+IrType *ir_infer_closure_fv(const IrType *t, int i) {
+  if (t->kind != IT_CLOSURE || !t->ctx || t->ctx->g || t->ctx->value || i < 0 || i >= t->graph->nfv) return NULL;
+  return ir_map_get(&t->ctx->types, t->graph->fv[i]);
 }
 
 IrType *ir_infer_value_type(MistVM *vm, Value v) {
@@ -782,6 +812,17 @@ static void make_copy(Copier *c, InferSpec *S) {
 
 static void fill_copy(Copier *c, InferSpec *S) {
   IrGraph *g = S->g, *k = S->copy;
+  if (S->ctx && !S->ctx->g) {
+    /* a closure value's: its free variables (which the copy keeps) have
+     * the types of its captured values, for the lowering's calls of it
+     * (joined, where closures of g over other types are copied too) */
+    if (!g->fv_done) ir_free_vars(g);
+    for (int i = 0; i < g->nfv; i++) {
+      IrType *t = ir_map_get(&S->ctx->types, g->fv[i]), *old = ir_map_get(&c->r->types, g->fv[i]);
+      t = export_type(c, t ? t : &ir_t_any);
+      ir_map_put(&c->r->types, g->fv[i], old ? ir_type_join(old, t) : t);
+    }
+  }
   for (int i = 0; i < g->nparams; i++) {
     IrNode *p = ir_param(c->u, k, g->params[i]->name, g->params[i]->span);
     ir_map_put(&S->map, g->params[i], p);
@@ -820,6 +861,13 @@ static IrTyped *copy_all(InferSession *s, InferSpec *root) {
     if (s->specs[i]->reached) make_copy(&c, s->specs[i]);
   for (int i = 0; i < s->nspecs; i++)
     if (s->specs[i]->reached) fill_copy(&c, s->specs[i]);
+  /* the free variables of the graph asked for keep the types given
+   * (opts->fv), for the lowering's calls of them */
+  IrGraph *g = root->g;
+  for (int i = 0; s->fv.n && i < g->nfv; i++) {
+    IrType *t = ir_map_get(&s->fv, g->fv[i]);
+    if (t && !ir_map_get(&r->types, g->fv[i])) ir_map_put(&r->types, g->fv[i], export_type(&c, t));
+  }
   r->graph = root->copy;
   r->unit = c.u;
   r->ret = export_type(&c, root->ret);

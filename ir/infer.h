@@ -57,6 +57,16 @@ IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInfe
  * the same type until the next ir_infer returns. */
 IrType *ir_infer_value_type(MistVM *vm, Value v);
 
+/* The type of a closure of graph g over values of the types fvtypes
+ * (one per free variable of g, in g's order), as a signature types it
+ * (jit/run.c): the same type for the same graph and types, for as long
+ * as the VM lives (signatures compare with ir_type_eq), and one that
+ * names no closure object (so what inference makes of it holds for every
+ * closure of that type).  ir_infer_closure_fv gives free variable i's
+ * type of such a type, NULL for any other type. */
+IrType *ir_infer_closure_sig(MistVM *vm, IrGraph *g, IrType **fvtypes);
+IrType *ir_infer_closure_fv(const IrType *t, int i);
+
 /* The type of a node (parameter, application or constant use) of a
  * graph of result t; NULL for any other node. */
 IrType *ir_infer_type(const IrTyped *t, const IrNode *n);

@@ -977,13 +977,16 @@ RULE(r_cons_sens) { UNUSED; return a[0]->kind == IT_NONE ? &ir_t_none : &ir_t_an
 
 /* The sensitivity of one argument of an operation: None for a zero
  * sensitivity or an argument that has none (an int, bool or str), else
- * shaped like the argument. */
+ * shaped like the argument (and of its dtype, where d's is the same or
+ * d is a number). */
 static IrType *sens_like_arg(const IrType *d, const IrType *x) {
   if (d->kind == IT_NONE) return &ir_t_none;
   if (x->kind == IT_INT || x->kind == IT_BOOL || x->kind == IT_STR || x->kind == IT_NONE) return &ir_t_none;
   if (d->kind == IT_ANY || x->kind == IT_ANY) return &ir_t_any;
   if (x->kind == IT_FLOAT) return &ir_t_float;
-  if (is_tensor(x) && x->dtype >= 0 && lang_dtype_is_float(x->dtype)) return (IrType *)x;
+  /* (a sensitivity of another dtype than x's computes in the wider) */
+  if (is_tensor(x) && x->dtype >= 0 && lang_dtype_is_float(x->dtype) && !(is_tensor(d) && d->dtype != x->dtype))
+    return (IrType *)x;
   return &ir_t_any;
 }
 
@@ -1538,8 +1541,52 @@ static IrType *attr_type(InferCx *cx, IrType *x, ObjStr *name, bool *bound) {
   return &ir_t_any;
 }
 
+/* ---- forward mode's tangent rules ----
+ *
+ * A jvp calls _F_mul(x, tx, y, ty) and the like (autodiff/tangents.c),
+ * which return the pair (value, tangent).  Typed here where that C
+ * computes the pair itself: numbers without tangents (the operation
+ * alone, typed as the primitive), and floats (an int beside one, for
+ * + - * /) with float or None tangents, the tangent None where both are
+ * None.  Anything else runs the Mist rule F_name: `any`. */
+
+static bool plain(const IrType *t) { return !t->or_none && !t->or_unbound; }
+static bool plain_num(const IrType *t) { return plain(t) && (t->kind == IT_INT || t->kind == IT_FLOAT); }
+static bool float_tangent(const IrType *t) { return t->kind == IT_NONE || (t->kind == IT_FLOAT && !t->or_unbound); }
+
+static IrType *tangent_rule(InferCx *cx, bool op, int id, IrType **a, int n) {
+  bool binary = !op && id != IR_P_NEG;
+  if (n != (binary ? 4 : 2)) return &ir_t_any;
+  IrType *x = a[0], *tx = a[1], *y = binary ? a[2] : NULL, *ty = binary ? a[3] : &ir_t_none, *v, *t;
+  if (!op && tx->kind == IT_NONE && ty->kind == IT_NONE) {
+    /* no tangent: the primitive on the values */
+    if (!plain(x) || !is_num(x) || (binary && (!plain(y) || !is_num(y)))) return &ir_t_any;
+    IrType *xy[2] = {x, y};
+    v = ir_infer_prim_rules[id](cx, xy, binary ? 2 : 1);
+    if (v->kind == IT_NEVER) return &ir_t_any;   /* the rule raises it */
+  } else {
+    if (!float_tangent(tx) || !float_tangent(ty)) return &ir_t_any;
+    if (binary ? !plain_num(x) || !plain_num(y) || (x->kind != IT_FLOAT && y->kind != IT_FLOAT)
+               : !plain(x) || x->kind != IT_FLOAT)
+      return &ir_t_any;
+    v = &ir_t_float;
+    /* (a division by zero, exp's overflow and a domain error are raised
+     * by the Mist rule) */
+    cx->safe = !op ? id != IR_P_TRUEDIV : id == IR_B_TANH;
+  }
+  bool none = tx->kind == IT_NONE && ty->kind == IT_NONE;
+  bool sure = (tx->kind == IT_FLOAT && !tx->or_none) || (ty->kind == IT_FLOAT && !ty->or_none);
+  t = none ? &ir_t_none : sure ? &ir_t_float : ir_type_or_none(&ir_t_float);
+  IrType *items[2] = {v, t};
+  return ir_type_tuple(2, items);
+}
+
 IrType *ir_infer_builtin(InferCx *cx, ObjBuiltin *b, IrType **args, int n, int nkw,
                          ObjStr **kwnames, IrType **kwtypes) {
+  bool op;
+  int id;
+  if (b->op < 0 && !nkw && cx->vm->ad && cx->vm->ad->tangent_rule && cx->vm->ad->tangent_rule(v_obj(b), &op, &id))
+    return tangent_rule(cx, op, id, args, n);
   if (b->op < 0 || !builtin_rules[b->op]) return &ir_t_any;
   for (int i = 0; i < n; i++)
     if (args[i]->kind == IT_ANY) return &ir_t_any;

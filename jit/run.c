@@ -74,12 +74,30 @@ static JitState *state(MistVM *vm) { return vm->jit_state; }
  * (a list of more than MAX_SCAN items, or a dict of more, is `any`
  * inside, so that matching a call against a signature never walks a
  * big list), a closure that captured nothing typed by its graph, and
- * one that captured values `any`, so that a function called with a new
- * closure on every call (a backpropagator) is compiled once. */
+ * one that captured values by its graph and their types (the same type
+ * for every closure of that graph over values of those types, so that a
+ * function called with a new closure on every call, a backpropagator,
+ * is compiled once; ir_infer_closure_sig), so that the compiled code
+ * calls it natively (`grad(f)`, a closure over f, called in a loop).
+ * A closure is `any` where one of its captured values is, and where its
+ * graph is the compiled function's own or one inside it: inference
+ * would take its captured values for the compiled function's. */
 
 enum { MAX_SCAN = 16, MAX_NEST = 8 };
 
-static IrType *sig_type_at(Value v, int depth) {
+static IrType *sig_type_at(MistVM *vm, IrGraph *self, Value v, int depth);
+
+static IrType *closure_sig(MistVM *vm, IrGraph *self, ObjFunc *f, int depth) {
+  IrGraph *g = f->graph;
+  ir_free_vars(g);
+  if (g->nfv != f->nenv || (self && ir_is_ancestor(self, g))) return &ir_t_any;
+  IrType **fvtypes = lang_alloc((size_t)g->nfv * sizeof *fvtypes);
+  for (int i = 0; i < g->nfv; i++)
+    if ((fvtypes[i] = sig_type_at(vm, self, f->env[i], depth + 1))->kind == IT_ANY) return &ir_t_any;
+  return ir_infer_closure_sig(vm, g, fvtypes);
+}
+
+static IrType *sig_type_at(MistVM *vm, IrGraph *self, Value v, int depth) {
   if (depth > MAX_NEST) return &ir_t_any;
   switch (v.tag) {
   case V_NONE: return &ir_t_none;
@@ -92,23 +110,19 @@ static IrType *sig_type_at(Value v, int depth) {
   switch (v.o->kind) {
   case O_STR: return &ir_t_str;
   case O_SLICE: return &ir_t_slice;
-  case O_FUNC:
-    /* a closure that captured values is `any`: typed by its graph alone,
-     * inference would take its captured values for the compiled
-     * function's own when the two graphs are one */
-    return AS_FUNC(v)->nenv ? &ir_t_any : ir_type_closure(AS_FUNC(v)->graph, NULL);
+  case O_FUNC: return AS_FUNC(v)->nenv ? closure_sig(vm, self, AS_FUNC(v), depth) : ir_type_closure(AS_FUNC(v)->graph, NULL);
   case O_TUPLE: {
     ObjSeq *t = AS_SEQ(v);
     if (t->len > 64) return &ir_t_any;
     IrType *items[64];
-    for (size_t i = 0; i < t->len; i++) items[i] = sig_type_at(t->items[i], depth + 1);
+    for (size_t i = 0; i < t->len; i++) items[i] = sig_type_at(vm, self, t->items[i], depth + 1);
     return ir_type_tuple((int)t->len, items);
   }
   case O_LIST: {
     ObjSeq *l = AS_SEQ(v);
     IrType *item = l->len > MAX_SCAN ? &ir_t_any : &ir_t_never;
     for (size_t i = 0; i < l->len && item->kind != IT_ANY; i++)
-      item = ir_type_join(item, sig_type_at(l->items[i], depth + 1));
+      item = ir_type_join(item, sig_type_at(vm, self, l->items[i], depth + 1));
     return ir_type_list(-1, &item);
   }
   case O_DICT: {
@@ -118,7 +132,7 @@ static IrType *sig_type_at(Value v, int depth) {
     IrType *vals[MAX_SCAN];
     for (size_t i = 0; i < d->len; i++) {
       keys[i] = d->entries[i].key;
-      vals[i] = sig_type_at(d->entries[i].value, depth + 1);
+      vals[i] = sig_type_at(vm, self, d->entries[i].value, depth + 1);
     }
     return ir_type_dict((int)d->len, keys, vals);
   }
@@ -127,7 +141,8 @@ static IrType *sig_type_at(Value v, int depth) {
   }
 }
 
-static IrType *sig_type(Value v) { return sig_type_at(v, 0); }
+/* v's type in a signature of graph self (NULL: none compiled) */
+static IrType *sig_type(MistVM *vm, IrGraph *self, Value v) { return sig_type_at(vm, self, v, 0); }
 
 IrType *jit_widen(IrType *t) {
   IrType *r;
@@ -172,7 +187,15 @@ static bool sig_match(const IrType *t, Value v) {
   switch (v.o->kind) {
   case O_STR: return t->kind == IT_STR;
   case O_SLICE: return t->kind == IT_SLICE;
-  case O_FUNC: return t->kind == IT_CLOSURE && t->graph == AS_FUNC(v)->graph && !AS_FUNC(v)->nenv;
+  case O_FUNC: {
+    ObjFunc *f = AS_FUNC(v);
+    if (t->kind != IT_CLOSURE || t->graph != f->graph) return false;
+    for (int i = 0; i < f->nenv; i++) {
+      IrType *ft = ir_infer_closure_fv(t, i);
+      if (!ft || !sig_match(ft, f->env[i])) return false;
+    }
+    return true;
+  }
   case O_TUPLE: {
     ObjSeq *s = AS_SEQ(v);
     if (t->kind != IT_TUPLE || s->len != (size_t)t->n) return false;
@@ -253,25 +276,12 @@ static bool derived(IrGraph *g) {
   }
 }
 
-/* Whether g is part of a forward-mode transform (jvp): the graphs of
- * F(f) carry what their free variables stand for (forig). */
-static bool forward(IrGraph *g) {
-  for (; g; g = g->parent)
-    if (ir_graph_origin(g)->forig) return true;
-  return false;
-}
-
 /* Why a program autodiff made runs in the interpreter, or NULL: it
  * compiles.  MIST_JIT_DERIVED=0 keeps them all interpreted (to compare). */
 static const char *derived_refused(IrGraph *g) {
   if (!derived(g)) return NULL;
   const char *off = getenv("MIST_JIT_DERIVED");
   if (off && strcmp(off, "0") == 0) return "a derivative (a program autodiff made), with MIST_JIT_DERIVED=0";
-  /* F(f)'s calls of functions are calls of values whose type inference
-   * does not know, through the runtime: a tail call there is a C
-   * frame, where eager mode reuses its frame, so a recursion 100000
-   * calls deep would overflow the stack that eager mode runs it in */
-  if (forward(g)) return "a forward-mode derivative (jvp): its tail calls would grow the C stack";
   return NULL;
 }
 
@@ -326,8 +336,8 @@ static JitEntry *add_entry(MistVM *vm, JitFn *fn, ObjFunc *f, const Value *param
   int n = g->nparams + f->nenv;
   JitEntry *e = lang_alloc(sizeof *e);
   e->sig = lang_alloc((size_t)(n ? n : 1) * sizeof *e->sig);
-  for (int i = 0; i < g->nparams; i++) e->sig[i] = sig_type(params[i]);
-  for (int i = 0; i < f->nenv; i++) e->sig[g->nparams + i] = sig_type(f->env[i]);
+  for (int i = 0; i < g->nparams; i++) e->sig[i] = sig_type(vm, g, params[i]);
+  for (int i = 0; i < f->nenv; i++) e->sig[g->nparams + i] = sig_type(vm, g, f->env[i]);
   double t0 = now_ms(), opened = state(vm)->open_ms;
   IrType *ret = NULL;
   e->why = compile(vm, f, e->sig, &ret, &e->code);
@@ -488,7 +498,7 @@ static IrType *static_fv_type(MistVM *vm, IrNode *x) {
     ir_free_vars(h);
     return h->nfv ? &ir_t_any : ir_type_closure(h, NULL);
   }
-  if (x->kind == IR_CONST) return sig_type(x->value);
+  if (x->kind == IR_CONST) return sig_type(vm, NULL, x->value);
   return &ir_t_any;
 }
 
@@ -497,7 +507,7 @@ bool jit_emit_llvm(MistVM *vm, IrGraph *g, const Value *env, int nargs, IrType *
   ir_free_vars(g);
   IrType **sig = lang_alloc((size_t)(nargs + g->nfv + 1) * sizeof *sig);
   for (int i = 0; i < nargs; i++) sig[i] = args[i];
-  for (int i = 0; i < g->nfv; i++) sig[nargs + i] = env ? sig_type(env[i]) : static_fv_type(vm, g->fv[i]);
+  for (int i = 0; i < g->nfv; i++) sig[nargs + i] = env ? sig_type(vm, g, env[i]) : static_fv_type(vm, g->fv[i]);
   IrInferOpts opts = {module_code, g->nfv ? sig + nargs : NULL};
   IrTyped *t = ir_infer(vm, g, nargs, sig, &opts);
   if (!t) return false;

@@ -42,6 +42,7 @@
 #include "ir/map.h"
 #include "jit/llvm/cg.h"
 #include "jit/llvm/fuse.h"
+#include "jit/llvm/fwd.h"
 #include "jit/llvm/matmul.h"
 #include "jit/llvm/tape.h"
 #include "lang/gc.h"
@@ -1882,10 +1883,16 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
 }
 
 /* The result of calling a value of Rep f->rep at node n. */
+static JV *call_tangent_rule(Em *e, IrNode *n, JV *f, int nargs, JV **args, Rep *res);
+
 static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) {
   Lw *lw = e->lw;
   Rep *res = rep_of(lw, type_of(lw, n), n);
   if (!res) return NULL;
+  if (f->rep->kind == R_BUILTIN) {
+    JV *r = call_tangent_rule(e, n, f, nargs, args, res);
+    if (r || lw->why) return r;
+  }
   if (f->rep->kind == R_TAPE) return call_tape(e, n, f, nargs, args, tail, res);
   if (f->rep->kind == R_CLOSURE) {
     IrGraph *g = f->rep->graph;
@@ -2435,6 +2442,34 @@ static JV *l_float_check(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
   return prim_boxed(e, p, nargs, a, res, n);
 }
 
+/* J(f), jmask(f, ...) and F(f) of a function that captured nothing,
+ * whose transform (a function that captures nothing either) inference
+ * made (autodiff makes it once per graph): no value at run time, so
+ * nothing to call; J and F of a number: the number.  Any other transform
+ * is made by the primitive. */
+static JV *l_transform(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  RepKind k = a[0]->rep->kind;
+  if (res->kind == R_CLOSURE && res->n == 0 && k == R_CLOSURE && a[0]->rep->n == 0) return jv_new(res);
+  if (p != IR_P_JMASK && (k == R_NONE || k == R_BOOL || k == R_INT || k == R_FLOAT)) return coerce(e, a[0], res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+/* tan_item(t, i): the tangent of a jvp's parameter i (None past the
+ * tangents given) */
+static JV *l_tan_item(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  int64_t i;
+  if (a[0]->rep->kind == R_NONE) return none_as(e, res, n);
+  if (nargs == 2 && a[0]->rep->kind == R_TUPLE && known_int(e, n->in[2], &i))
+    return coerce(e, i >= 0 && i < a[0]->rep->n ? item_of(a[0], (int)i) : jv_new(&r_none), res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
+/* tan_tuple(t): a list made a tuple; a tuple or None as it is */
+static JV *l_tan_tuple(Em *e, IrNode *n, int p, JV **a, int nargs, Rep *res) {
+  if (a[0]->rep->kind == R_NONE || a[0]->rep->kind == R_TUPLE) return coerce(e, a[0], res, n);
+  return prim_boxed(e, p, nargs, a, res, n);
+}
+
 #define NOLOWER NULL
 #define LOWER(f) f
 static const LowerFn prim_lowering[IR_NPRIMS] = {
@@ -2442,6 +2477,85 @@ static const LowerFn prim_lowering[IR_NPRIMS] = {
 #include "ir/ops.def"
 #undef PRIM
 };
+
+/* ---- forward mode: the tangent rules of floats ----
+ *
+ * A jvp's _F_mul(x, tx, y, ty) (autodiff/tangents.c) on floats (an int
+ * beside one) and float or None tangents: the pair in registers (fwd.c),
+ * and without tangents the operation alone (ints with their overflow
+ * check); where tangents.c would not compute it itself (a division by
+ * zero, an int past 2**53, exp's overflow...), the builtin is called as
+ * the interpreter calls it, and raises its error.  NULL (and no reason)
+ * for any other call. */
+
+/* The pair (v, t) as res: its tangent a float where inference says so
+ * (one of the two was), None where it says None */
+static JV *tangent_pair(Em *e, IrNode *n, JV *v, JitTangent t, Rep *res) {
+  Rep *tr = res->items[1];
+  JV *pair[2] = {coerce(e, v, res->items[0], n),
+                 tr->kind == R_NONE ? jv_new(&r_none) : tr->kind == R_FLOAT ? scalar(&r_float, t.v)
+                                                     : float_or_none(e, t.present, t.v, tr, n)};
+  return pair[0] && pair[1] ? l_make_tuple(e, n, IR_P_MAKE_TUPLE, pair, 2, res) : NULL;
+}
+
+static JV *call_tangent_rule(Em *e, IrNode *n, JV *f, int nargs, JV **args, Rep *res) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  const IrAdInterface *ad = lw->vm->ad;
+  bool op;
+  int id;
+  if (!ad || !ad->tangent_rule || !ad->tangent_rule(v_obj(f->rep->builtin), &op, &id)) return NULL;
+  bool binary = !op && id != IR_P_NEG;
+  if (nargs != (binary ? 4 : 2) || res->kind != R_TUPLE || res->n != 2) return NULL;
+  JV *x = args[0], *y = binary ? args[2] : NULL, *ty0 = binary ? args[3] : jv_new(&r_none);
+  JitTangent tx, ty;
+  if (!maybe_float(e, args[1], &tx.present, &tx.v) || !maybe_float(e, ty0, &ty.present, &ty.v)) return NULL;
+  if (!is_num(x->rep) || (binary && !is_num(y->rep)) || x->rep->kind == R_BOOL || (binary && y->rep->kind == R_BOOL))
+    return NULL;
+  bool ints = x->rep->kind == R_INT && (!binary || y->rep->kind == R_INT);
+  LLVMValueRef ok, value;
+  JitTangent t;
+  Rep *vrep = &r_float;
+  if (ints) {
+    /* no tangent (else the type is not a pair): + - * and - of ints */
+    if (op || args[1]->rep->kind != R_NONE || ty0->rep->kind != R_NONE || id == IR_P_TRUEDIV) return NULL;
+    vrep = &r_int;
+    if (id == IR_P_NEG) {
+      ok = LLVMBuildICmp(B, LLVMIntNE, x->v[0], ci64(lw, INT64_MIN), "");
+      value = LLVMBuildNeg(B, x->v[0], "");
+    } else {
+      const char *ovf = id == IR_P_ADD ? "llvm.sadd.with.overflow.i64"
+                      : id == IR_P_SUB ? "llvm.ssub.with.overflow.i64" : "llvm.smul.with.overflow.i64";
+      LLVMTypeRef st = LLVMStructTypeInContext(lw->C, (LLVMTypeRef[]){lw->i64, lw->i1}, 2, false);
+      LLVMValueRef r = call(lw, ovf, st, 2, (LLVMTypeRef[]){lw->i64, lw->i64}, (LLVMValueRef[]){x->v[0], y->v[0]});
+      ok = LLVMBuildNot(B, LLVMBuildExtractValue(B, r, 1, ""), "");
+      value = LLVMBuildExtractValue(B, r, 0, "");
+    }
+    t = (JitTangent){ci1(lw, false), LLVMGetUndef(lw->f64)};
+  } else {
+    if (!binary && x->rep->kind != R_FLOAT) return NULL;
+    /* an int is a float only below 2**53 in size (else the rule runs) */
+    LLVMValueRef lim = ci64(lw, (int64_t)1 << 53), in = ci1(lw, true);
+    JV *xy[2] = {x, y};
+    for (int i = 0; i < (binary ? 2 : 1); i++)
+      if (xy[i]->rep->kind == R_INT)
+        in = LLVMBuildAnd(B, in, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGT, xy[i]->v[0], LLVMBuildNeg(B, lim, ""), ""),
+                                              LLVMBuildICmp(B, LLVMIntSLT, xy[i]->v[0], lim, ""), ""), "");
+    ok = jit_fwd_rule(lw->M, B, op, id, as_float(e, x), tx, binary ? as_float(e, y) : NULL, ty, &value, &t);
+    if (!ok) return NULL;
+    ok = LLVMBuildAnd(B, ok, in, "");
+  }
+  if (LLVMIsConstant(ok) && LLVMConstIntGetZExtValue(ok)) return tangent_pair(e, n, scalar(vrep, value), t, res);
+  LLVMBasicBlockRef fb = new_block(e, "tanfast"), sb = new_block(e, "tanrule");
+  likely_br(lw, ok, fb, sb);
+  LLVMPositionBuilderAtEnd(B, sb);
+  JV *slow = call_boxed(e, f, nargs, args, res, n);
+  if (!slow) return NULL;
+  LLVMBasicBlockRef se = LLVMGetInsertBlock(B);
+  LLVMPositionBuilderAtEnd(B, fb);
+  JV *fast = tangent_pair(e, n, scalar(vrep, value), t, res);
+  return fast ? join2(e, fast, LLVMGetInsertBlock(B), slow, se) : NULL;
+}
 
 /* ---- the body of a frame ---- */
 

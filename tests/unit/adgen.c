@@ -708,8 +708,36 @@ static void statement(Gen *g, int depth) {
       g->indent--;
     }
     char e[4096];
-    snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
-    squash_into(g, v, e);
+    int body = g->o->loop_bodies ? rnd(r, 3) : 0;
+    if (body == 1) {
+      /* the turn's value through an if/else */
+      line(g, "# an if in a loop's body");
+      if_line(g, "<");
+      g->indent++;
+      snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
+      squash_into(g, v, e);
+      g->indent--;
+      line(g, "else:");
+      g->indent++;
+      snprintf(e, sizeof e, "%s * 0.25 - %s", v, ex(g, 2));
+      squash_into(g, v, e);
+      g->indent--;
+    } else if (body == 2) {
+      /* a loop in the turn of another */
+      char i2[NAME];
+      snprintf(i2, sizeof i2, "%s", fresh_name(g, "i"));
+      line(g, "# a loop in a loop's body");
+      line(g, "for %s in range(%d):", i2, 1 + rnd(r, 4));
+      g->indent++;
+      g->loopvar = i2;
+      snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
+      squash_into(g, v, e);
+      g->loopvar = i;
+      g->indent--;
+    } else {
+      snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
+      squash_into(g, v, e);
+    }
     g->loopvar = saved;
     g->indent--;
     break;

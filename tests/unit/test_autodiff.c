@@ -112,7 +112,7 @@ static long env_long(const char *name, long dflt) {
 
 enum { BATCHES = 8 };
 
-static const AdGenOpts FIRST_ORDER = {.containers = true, .modules = true, .methods = true};
+static const AdGenOpts FIRST_ORDER = {.containers = true, .modules = true, .methods = true, .loop_bodies = true};
 
 /* One batch of programs in one interpreter: every program must print
  * "ok" or "skip", and skips stay under a tenth. */

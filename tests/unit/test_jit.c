@@ -107,6 +107,8 @@ typedef struct Pair {
   const char *counted;
   int native, all;
   int native_counted;   /* of the lines with `counted` */
+  const char *counted2; /* another function counted apart, or NULL */
+  int native2, all2;
 } Pair;
 
 /* Lines of the log that start with prefix and say the code is native. */
@@ -128,6 +130,10 @@ static void pair_tally(Pair *p) {
   p->native += count_lines(p->graph.log.data, ": compiled (");
   p->native_counted += count_native(p->graph.log.data, p->counted);
   p->all += count_lines(p->graph.log.data, p->counted);
+  if (p->counted2) {
+    p->native2 += count_native(p->graph.log.data, p->counted2);
+    p->all2 += count_lines(p->graph.log.data, p->counted2);
+  }
   mode_free(&p->eager);
   mode_free(&p->graph);
 }
@@ -183,7 +189,8 @@ END_TEST
 /* ---- derivatives of adgen's programs ----
  *
  * grad, value_and_grad (of every argument), grad of jit(f) and jvp of
- * each program's f, in both modes: graph mode compiles the programs
+ * each program's f (and of jit(f), and jit of a function that calls
+ * jvp), in both modes: graph mode compiles the programs
  * autodiff makes (docs/jit.md, "Derivatives"), and they must give
  * eager mode's bits.  Eager mode's derivatives are checked against
  * central differences by test_autodiff; here graph mode's grad is also
@@ -203,6 +210,8 @@ static void grad_call(Buf *call, uint64_t seed, int np) {
   adgen_printf(call, "print(value_and_grad(f, argnums=tuple(range(%d)))%s)\n", np, args);
   adgen_printf(call, "print(grad(jit(f))%s)\n", args);
   adgen_printf(call, "print(jvp(f, %s, (1.0,) * %d))\n", args, np);
+  adgen_printf(call, "print(jvp(jit(f), %s, (0.5,) + (None,) * %d))\n", args, np - 1);
+  adgen_printf(call, "print(jit(lambda t: jvp(f, %s, t))((-1.0,) * %d))\n", args, np);
   /* central differences of the first argument, beside grad's */
   adgen_printf(call,
                "_d = (f%s - f%s) / 2e-6\n"
@@ -214,7 +223,8 @@ static void grad_call(Buf *call, uint64_t seed, int np) {
 
 START_TEST(t_adgen_grad) {
   long total = env_long("MIST_JIT_PROGRAMS", 100) / 2;
-  Pair pr = {.counted = "jit: grad(f)("};
+  /* (F(f) takes its tangents first: "f((float, ...), float...)") */
+  Pair pr = {.counted = "jit: grad(f)(", .counted2 = "jit: f(("};
   Buf prog = {0}, call = {0};
   int agree = 0, compared = 0;
   for (long p = 0; p < total; p++) {
@@ -242,34 +252,72 @@ START_TEST(t_adgen_grad) {
   pair_tally(&pr);
   free(prog.data);
   free(call.data);
-  printf("adgen grad: %d of %d compilations of grad(f) native; central differences agree on %d of %d\n",
-         pr.native_counted, pr.all, agree, compared);
+  printf("adgen grad: %d of %d compilations of grad(f) native, %d of %d of jvp's F(f); central differences agree "
+         "on %d of %d\n", pr.native_counted, pr.all, pr.native2, pr.all2, agree, compared);
   assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
+  assert_mostly_native(pr.native2, pr.all2, "jvp's F(f)");
   ck_assert_msg(compared > 0 && agree * 100 >= 80 * compared, "central differences agree on only %d of %d", agree,
                 compared);
 }
 END_TEST
 
+/* ---- forward mode's rare cases ----
+ *
+ * Compiled jvp programs do the tangent rules of floats inline and call
+ * the rule where its C would not compute the pair itself (autodiff/
+ * tangents.c): each such case, in a loop, gives eager mode's result or
+ * error, message and traceback included, and the jvp programs compile
+ * natively. */
+START_TEST(t_jvp_rare) {
+  static const char *const cases[] = {
+    "x / (3.0 - i)",            /* division by zero on the 4th turn */
+    "exp(x * (200.0 * i))",     /* overflow */
+    "log(x - i)",               /* a domain error */
+    "sqrt(x - 0.5 * i)",
+    "sin(x / (i - 2.0 + 1e-300 * 0.0)) * 0.0 + cos(x * i)",   /* sin of inf */
+    "x * 9007199254740993 + (i - 9007199254740993) / x",     /* ints past 2**53 */
+    "x * i - i * 3 + -x + tanh(x) * (i // 2)",
+    "(x if i % 2 else -x) / 4 - 1 / (x + i)",
+  };
+  Pair pr = {.counted = "jit: f(("};
+  pair_turn(&pr, 0);
+  Buf prog = {0};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    buf_clear(&prog);
+    adgen_printf(&prog, "def f(x):\n    s = 0.0\n    for i in range(6):\n        s = s + %s\n    return s\n", cases[c]);
+    char what[64];
+    snprintf(what, sizeof what, "jvp case %zu", c);
+    same_in_both(&pr.eager, &pr.graph, prog.data, "print(jvp(f, (2.5,), (1.0,)), jvp(f, (0.75,), (None,)))\n", what);
+  }
+  pair_tally(&pr);
+  free(prog.data);
+  ck_assert_msg(pr.native_counted == pr.all && pr.all >= 8, "%d of %d jvp programs native", pr.native_counted, pr.all);
+}
+END_TEST
+
 /* ---- the tape of a loop's backward pass ----
  *
- * adgen's programs with long loops (60 to 139 turns for half of them):
- * grad, value_and_grad and a vjp pullback called twice, in both modes.
+ * adgen's programs with long loops (60 to 139 turns for half of them),
+ * some with an if/else or another loop in a loop's body: grad,
+ * value_and_grad and a vjp pullback called twice, in both modes.
  * Compiled derivatives keep a loop's turns on a tape (docs/jit.md),
  * whose buffer grows past its first 64 turns here; the log says where
  * one was made, and some must have been. */
-static const AdGenOpts LONG_PLAIN = {false, false, false, 0, false, true};
-static const AdGenOpts LONG_CONTAINERS = {true, false, false, 0, false, true};
+static const AdGenOpts LONG_PLAIN = {false, false, false, 0, false, true, true};
+static const AdGenOpts LONG_CONTAINERS = {true, false, false, 0, false, true, true};
 
 START_TEST(t_adgen_tape) {
   long total = env_long("MIST_JIT_PROGRAMS", 100) / 12;   /* (long loops compile slowly) */
   if (total < 1) total = 1;   /* (pair_tally needs the pair that a first program makes) */
   Pair pr = {.counted = "jit: grad(f)("};
   Buf prog = {0}, call = {0}, pt = {0};
-  int taped = 0;
+  int taped = 0, ifs = 0, nested = 0;
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(7300001L + p);
     int np = adgen_program(seed, p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
+    ifs += count_lines(prog.data, "# an if in a loop's body");
+    nested += count_lines(prog.data, "# a loop in a loop's body");
     buf_clear(&pt);
     adgen_point(seed, np, &pt);   /* "(x, y, )" */
     buf_clear(&call);
@@ -299,8 +347,9 @@ START_TEST(t_adgen_tape) {
   free(prog.data);
   free(call.data);
   free(pt.data);
-  printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs\n", pr.native_counted,
-         pr.all, taped, total);
+  printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs (%d loops with an if in "
+         "the body, %d in another loop's body)\n", pr.native_counted, pr.all, taped, total, ifs, nested);
+  ck_assert_msg(ifs > 0 && nested > 0, "no loop with an if (%d) or a loop (%d) in its body", ifs, nested);
   assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
   ck_assert_msg(taped * 4 >= total, "only %d tapes made in %ld programs", taped, total);
 }
@@ -430,16 +479,19 @@ static void intgen(uint64_t seed, Buf *b) {
 
 START_TEST(t_intgen) {
   long total = env_long("MIST_JIT_PROGRAMS", 100);
-  Pair pr = {.counted = "jit: f("};
+  Pair pr = {.counted = "jit: f(", .counted2 = "jit: f(("};
   Buf prog = {0}, call = {0};
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(100 + p);
     intgen(seed, &prog);
     static const char *const args[] = {"(3, -7, 11)", "(-2, 5, 0)", "(100, 3, -1)", "(1099511627776, 7, 3)"};
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < 6; a++) {
+      /* and jvp of f without tangents (forward mode's rules on ints,
+       * their overflow and division by zero), and with a float one */
       buf_clear(&call);
-      say(&call, "print(f%s)\n", args[a]);
+      if (a < 4) say(&call, "print(f%s)\n", args[a]);
+      else say(&call, "print(jvp(f, %s, %s))\n", args[a == 4 ? 2 : 3], a == 4 ? "(None, None, None)" : "(1.0, None, None)");
       char what[64];
       snprintf(what, sizeof what, "intgen seed %" PRIu64, seed);
       same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
@@ -448,8 +500,10 @@ START_TEST(t_intgen) {
   pair_tally(&pr);
   free(prog.data);
   free(call.data);
-  printf("intgen: %d of %d compilations of f native\n", pr.native, pr.all);
-  assert_mostly_native(pr.native, pr.all, "f");
+  printf("intgen: %d of %d compilations of f native (of them jvp's F(f): %d of %d)\n", pr.native_counted, pr.all,
+         pr.native2, pr.all2);
+  assert_mostly_native(pr.native_counted, pr.all, "f");
+  assert_mostly_native(pr.native2, pr.all2, "jvp's F(f)");
 }
 END_TEST
 
@@ -904,6 +958,7 @@ static Suite *suite(void) {
   tcase_add_test(t, t_adgen_plain);
   tcase_add_test(t, t_adgen_containers);
   tcase_add_test(t, t_adgen_grad);
+  tcase_add_test(t, t_jvp_rare);
   tcase_add_test(t, t_adgen_tape);
   tcase_add_test(t, t_intgen);
   tcase_add_test(t, t_intgen_fails_sometimes);
