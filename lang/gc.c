@@ -168,14 +168,50 @@ size_t lang_gc_live_bytes(void) {
  * address space; pages are touched only as the stack grows), registered
  * with the collector so its stack is scanned.  Waits for it.  False if
  * no such thread could be made (the caller then runs fn itself). */
+typedef struct StackJob {
+  void *(*fn)(void *);
+  void *arg;
+  pthread_mutex_t lock;
+  pthread_cond_t finished;
+  bool done;
+} StackJob;
+
+static void *run_stack_job(void *p) {
+  StackJob *job = p;
+  job->fn(job->arg);
+  pthread_mutex_lock(&job->lock);
+  job->done = true;
+  pthread_cond_signal(&job->finished);
+  pthread_mutex_unlock(&job->lock);
+  return NULL;
+}
+
+/* The caller waits outside the collector's view (GC_do_blocking): a
+ * registered thread that merely waits would otherwise be stopped and
+ * restarted by signals at every collection, which cost about as much as
+ * marking a small heap.  Its stack is still scanned up to this call. */
+static void *wait_stack_job(void *p) {
+  StackJob *job = p;
+  pthread_mutex_lock(&job->lock);
+  while (!job->done) pthread_cond_wait(&job->finished, &job->lock);
+  pthread_mutex_unlock(&job->lock);
+  return NULL;
+}
+
 bool lang_run_on_stack(size_t stack_size, void *(*fn)(void *), void *arg) {
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return false;
+  StackJob job = {fn, arg, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
   pthread_t t;
   bool ok = pthread_attr_setstacksize(&attr, stack_size) == 0 &&
-            GC_pthread_create(&t, &attr, fn, arg) == 0;
+            GC_pthread_create(&t, &attr, run_stack_job, &job) == 0;
   pthread_attr_destroy(&attr);
-  if (ok) GC_pthread_join(t, NULL);
+  if (ok) {
+    GC_do_blocking(wait_stack_job, &job);
+    GC_pthread_join(t, NULL);
+  }
+  pthread_mutex_destroy(&job.lock);
+  pthread_cond_destroy(&job.finished);
   return ok;
 }
 
