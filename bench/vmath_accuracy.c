@@ -31,28 +31,7 @@
 
 #include "devices/cpu/vmath.h"
 
-#define T512 __attribute__((target("avx512f")))
-T512 __m512 _ZGVeN16v_expf(__m512);
-T512 __m512 _ZGVeN16v_logf(__m512);
-T512 __m512 _ZGVeN16v_tanhf(__m512);
-T512 __m512 _ZGVeN16v_sinf(__m512);
-T512 __m512 _ZGVeN16v_cosf(__m512);
-
-typedef __m512 (*VecFn)(__m512);
-
-T512 static __m512 mvec_sigmoid(__m512 v) {
-  __m512 one = _mm512_set1_ps(1.0f);
-  return _mm512_div_ps(one, _mm512_add_ps(one, _ZGVeN16v_expf(_mm512_sub_ps(_mm512_setzero_ps(), v))));
-}
-T512 static __m512 sleef_exp(__m512 v) { return Sleef_expf16_u10avx512f(v); }
-T512 static __m512 sleef_log(__m512 v) { return Sleef_logf16_u10avx512f(v); }
-T512 static __m512 sleef_tanh(__m512 v) { return Sleef_tanhf16_u10avx512f(v); }
-T512 static __m512 sleef_sin(__m512 v) { return Sleef_sinf16_u10avx512f(v); }
-T512 static __m512 sleef_cos(__m512 v) { return Sleef_cosf16_u10avx512f(v); }
-T512 static __m512 sleef_sigmoid(__m512 v) {
-  __m512 one = _mm512_set1_ps(1.0f);
-  return _mm512_div_ps(one, _mm512_add_ps(one, Sleef_expf16_u10avx512f(_mm512_sub_ps(_mm512_setzero_ps(), v))));
-}
+#include "vec_libs.h"
 
 static double sigmoid(double x) { return 1 / (1 + exp(-x)); }
 

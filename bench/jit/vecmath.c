@@ -28,29 +28,12 @@
 #include <string.h>
 #include <time.h>
 
-#define T512 __attribute__((target("avx512f")))
+#include "../vec_libs.h"
+
 T512 __m512 dev_vec_expf16(__m512);
 T512 __m512 dev_vec_tanhf16(__m512);
-T512 __m512 _ZGVeN16v_expf(__m512);
-T512 __m512 _ZGVeN16v_tanhf(__m512);
 T512 __m512 dev_vec_logf16(__m512);
 T512 __m512 dev_vec_sigmoidf16(__m512);
-T512 __m512 _ZGVeN16v_logf(__m512);
-T512 static __m512 sleef_exp(__m512 v) { return Sleef_expf16_u10avx512f(v); }
-T512 static __m512 sleef_tanh(__m512 v) { return Sleef_tanhf16_u10avx512f(v); }
-T512 static __m512 sleef_log(__m512 v) { return Sleef_logf16_u10avx512f(v); }
-/* sigmoid as 1 / (1 + exp(-x)) over the library's exp (not within 1 ulp:
- * exp(-x) overflows from x = -88.7 on, where sigmoid is still normal) */
-T512 static __m512 mvec_sigmoid(__m512 v) {
-  __m512 one = _mm512_set1_ps(1.0f);
-  return _mm512_div_ps(one, _mm512_add_ps(one, _ZGVeN16v_expf(_mm512_sub_ps(_mm512_setzero_ps(), v))));
-}
-T512 static __m512 sleef_sigmoid(__m512 v) {
-  __m512 one = _mm512_set1_ps(1.0f);
-  return _mm512_div_ps(one, _mm512_add_ps(one, sleef_exp(_mm512_sub_ps(_mm512_setzero_ps(), v))));
-}
-
-typedef __m512 (*VecFn)(__m512);
 
 static double now(void) {
   struct timespec t;
