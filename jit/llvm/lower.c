@@ -1160,6 +1160,15 @@ static JV *call_frame(Em *e, Frame *fr, JV **args, JV **fvs, IrNode *n, int how)
   return out;
 }
 
+/* g called in a frame of its own, its result in the caller's
+ * representation res */
+static JV *call_graph(Em *e, IrGraph *g, Rep **fvrep, JV **args, JV **fvs, IrNode *n, int how,
+                      Rep *res) {
+  Frame *fm = callee_frame(e, g, fvrep, n);
+  JV *r = fm ? call_frame(e, fm, args, fvs, n, how) : NULL;
+  return r ? coerce(e, r, res, n) : NULL;
+}
+
 static bool has_tensor(const IrType *t) {
   if (t->kind == IT_TENSOR) return true;
   if (t->kind != IT_TUPLE && t->kind != IT_LIST) return false;
@@ -1461,10 +1470,8 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
       LLVMPositionBuilderAtEnd(B, no);
       continue;
     }
-    Frame *fm = callee_frame(e, k, tg[t].fvrep, n);
-    if (!fm) return NULL;
-    JV *r = call_frame(e, fm, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN);
-    if (!r || !(r = coerce(e, r, res, n))) return NULL;
+    JV *r = call_graph(e, k, tg[t].fvrep, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN, res);
+    if (!r) return NULL;
     vals[nv] = r;
     ends[nv++] = LLVMGetInsertBlock(B);
     LLVMPositionBuilderAtEnd(B, no);
@@ -1859,10 +1866,8 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
   if (tail && self_frame(e, g, fr)) {
     if (!jump_to_start(e, args, fvs, n)) return NULL;
   } else {
-    Frame *fm = callee_frame(e, g, fr, n);
-    if (!fm) return NULL;
-    JV *r = call_frame(e, fm, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN);
-    if (!r || !(r = coerce(e, r, res, n))) return NULL;
+    JV *r = call_graph(e, g, fr, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN, res);
+    if (!r) return NULL;
     vals[nv] = r;
     ends[nv++] = LLVMGetInsertBlock(B);
     LLVMBuildBr(B, join);
@@ -1925,10 +1930,7 @@ static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) 
       /* a closure that holds a tape (a backward pass's continuation):
        * run in the caller's frame, as call_captured calls one */
       ir_free_vars(g);
-      Frame *fm = callee_frame(e, g, f->rep->items, n);
-      if (!fm) return NULL;
-      JV *r = call_frame(e, fm, args, fvs, n, CALL_SAME);
-      return r ? coerce(e, r, res, n) : NULL;
+      return call_graph(e, g, f->rep->items, args, fvs, n, CALL_SAME, res);
     }
     if (tail && !user) {
       nope(lw, n, "a tail call of a graph that is not a function, through a value");
@@ -1937,10 +1939,7 @@ static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) 
     ir_free_vars(g);
     Rep **fr = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fr);
     for (int i = 0; i < g->nfv; i++) fr[i] = fvs[i]->rep;
-    Frame *fm = callee_frame(e, g, fr, n);
-    if (!fm) return NULL;
-    JV *r = call_frame(e, fm, args, fvs, n, tail ? CALL_TAIL : CALL_PLAIN);
-    return r ? coerce(e, r, res, n) : NULL;
+    return call_graph(e, g, fr, args, fvs, n, tail ? CALL_TAIL : CALL_PLAIN, res);
   }
   if (f->rep->kind == R_VALUE) {
     JV *r = call_captured(e, n, f, nargs, args, tail, res);
@@ -2865,10 +2864,8 @@ static int emit_node_slots(Em *e, IrNode *n, bool tail, JV **value) {
       fr[i] = fvs[i]->rep;
     }
     Rep *res = rep_of(lw, type_of(lw, n), n);
-    Frame *fm = res ? callee_frame(e, h, fr, n) : NULL;
-    if (!fm) return -1;
-    r = call_frame(e, fm, args, fvs, n, CALL_PLAIN);
-    if (r) r = coerce(e, r, res, n);
+    if (!res) return -1;
+    r = call_graph(e, h, fr, args, fvs, n, CALL_PLAIN, res);
   } else {
     JV *fv = val(e, f, n);
     if (!fv) return -1;
