@@ -72,15 +72,25 @@ fi
 # A script that writes files (marked "# test: writes files") runs in a
 # private copy of its folder's scripts, so its eager and graph runs,
 # which ctest may start at the same time, never write the same file.
+# Any other script must leave its folder as it found it.
+private=false
 if grep -q '^# test: writes files' "$script"; then
   mkdir "$tmp/cwd"
   cp "$dir"/*.ms "$tmp/cwd/"
   dir="$tmp/cwd"
+  private=true
 fi
+ls -A "$dir" > "$tmp/files.before"
 
 (cd "$dir" && exec "$mist" "${flags[@]}" "$name" "${args[@]}") \
   < "$input" > "$tmp/stdout" 2> "$tmp/stderr"
 status=$?
+
+if ! $private && ! ls -A "$dir" | cmp -s - "$tmp/files.before"; then
+  echo "FAIL: $script made or removed files in its folder; mark it '# test: writes files':" >&2
+  ls -A "$dir" | diff "$tmp/files.before" - >&2
+  exit 1
+fi
 
 show_stderr() {
   echo "--- stderr ---"
