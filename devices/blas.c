@@ -139,6 +139,15 @@ void dev_blas_single_thread(void) {
 /* Products below this many multiply-adds run on one thread. */
 #define PAR_MNK ((int64_t)1 << 18)
 
+/* A product with a side this short (a minibatch's rows, or K = the
+ * batch in a weight gradient) runs as slabs over the pool in either
+ * mode: OpenBLAS's own threads scale poorly there (opening comment). */
+#define THIN_SIDE 128
+
+static bool thin(int64_t m, int64_t n, int64_t k) {
+  return m <= THIN_SIDE || n <= THIN_SIDE || k <= THIN_SIDE;
+}
+
 /* ---- gemm, written once for both types ------------------------------- */
 
 typedef struct {
@@ -214,14 +223,15 @@ typedef struct {
     if (m <= 0 || n <= 0) return;                                                          \
     int threads = dev_pool_size(p);                                                        \
     bool big = threads > 1 && m * n * (k > 0 ? k : 1) >= PAR_MNK;                          \
-    if (dev_pool_in_task() || threads < 2 || (!big && !use_own_threads())) {               \
+    bool own = use_own_threads() && !thin(m, n, k);                                        \
+    if (dev_pool_in_task() || threads < 2 || (!big && !own)) {                             \
       /* Inside a pool task the region's owner made OpenBLAS single-threaded; a            \
        * pool of one thread (MIST_NUM_THREADS=1) wants one BLAS thread too. */             \
       if (!dev_pool_in_task()) dev_blas_single_thread();                                   \
       call_##SUF(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                    \
       return;                                                                              \
     }                                                                                      \
-    if (use_own_threads()) {                                                               \
+    if (own) {                                                                             \
       /* a small product keeps the count: OpenBLAS runs those on one thread anyway */     \
       int locked = dev_pool_lock(p);                                                       \
       if (big && get_num_threads() != threads) set_num_threads(threads);                  \

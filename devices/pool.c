@@ -29,8 +29,11 @@
 #define cpu_relax() ((void)0)
 #endif
 
-/* How long an idle worker spins before it sleeps. */
-#define SPIN_NS 50000
+/* How long an idle worker spins before it sleeps: longer than the gaps
+ * between the parallel kernels of an eager training step (the backward
+ * pass's rules between two products take 60-80 us in bench/grad/mlp2),
+ * since a worker woken from its sleep starts its chunk ~20 us late. */
+#define SPIN_NS 200000
 
 struct DevPool {
   int nthreads;
@@ -186,6 +189,9 @@ void dev_parallel_for(DevPool *p, int64_t n, int64_t grain,
    * something else; every chunk holds at least `grain` items. */
   int64_t nchunks = n / grain;
   if (nchunks > 4 * (int64_t)p->nthreads) nchunks = 4 * (int64_t)p->nthreads;
+  /* fewer chunks than that: as many for every thread (3 chunks on 2
+   * threads would take two chunks' time) */
+  if (nchunks > p->nthreads) nchunks -= nchunks % p->nthreads;
   if (nchunks < 2) {
     fn(ctx, 0, n);
     return;
