@@ -9,8 +9,9 @@
  * claim chunks with a compare-and-swap on the ticket, so a worker that
  * wakes late can never claim a chunk of a job it did not read.  The
  * caller returns when every chunk is counted done.  Idle workers spin
- * for a few tens of microseconds (a burst of small kernels then costs no
- * wake-ups) and then sleep on a condition variable.  A thread-local flag
+ * for 200 microseconds (a burst of kernels, or a training step's
+ * backward pass with its interpreted rules between the products, then
+ * costs no wake-ups) and then sleep on a condition variable.  A thread-local flag
  * marks pool tasks, so a nested dev_parallel_for runs inline. */
 #define _GNU_SOURCE
 #include "devices/pool.h"
