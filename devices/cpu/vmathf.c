@@ -39,6 +39,8 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include "devices/cpu/vmathf_coefs.h"
+
 #define TGT __attribute__((target("avx512f")))
 typedef __m512 V;
 typedef __m512i VI;
@@ -73,6 +75,9 @@ TGT static inline VI isrl(VI a, unsigned n) { return _mm512_srli_epi32(a, n); }
 /* vpermt2ps: the index's low 5 bits pick from the table's two halves */
 TGT static inline V lookup32(const float *t, VI idx) {
   return _mm512_permutex2var_ps(_mm512_load_ps(t), idx, _mm512_load_ps(t + 16));
+}
+TGT static inline void tanh_coefs(VI idx, V k[7]) {
+  for (int j = 0; j < 7; j++) k[j] = lookup32(tanh_tab[j], idx);
 }
 TGT static inline V mant_exp(V x, V *e) {
   V m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan);
