@@ -25,8 +25,9 @@
  * wraps and converts as eager mode's kernel for it does, with no
  * contraction into FMAs, and the transcendentals call the very vector
  * functions eager mode's kernels call (devices/cpu/vmath.h,
- * dev_vec_unary and friends), lane for lane, so a fused loop's results
- * are eager mode's to the bit.  rt.c's mist_rt_fused makes the output
+ * dev_vec_unary and friends), lane for lane, or ones that give their
+ * bits (a 256-bit loop on an AVX-512 CPU: Mist's 8-lane f32 exp, log,
+ * tanh, sigmoid), so a fused loop's results are eager mode's to the bit.  rt.c's mist_rt_fused makes the output
  * and runs the loop, split over the thread pool when it is big.
  */
 #include <stdlib.h>
@@ -68,7 +69,8 @@ static const char *vec_name(FuseOp op, bool f64, int bits) {
 }
 
 /* The vector function eager mode calls for op on vectors of `bits`
- * bits (the host's kernels: AVX-512 or AVX2), or NULL. */
+ * bits (the host's kernels: AVX-512 or AVX2), or one with its bits (see
+ * dev_vec_unary), or NULL. */
 static DevVecFn vec_fn(FuseOp op, bool f64, int bits) {
   if (op == FO_POW) return dev_vec_binary(VM_POW, f64, bits);
   int vm = vm_op(op);
