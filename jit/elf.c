@@ -410,11 +410,18 @@ JitElf *jit_elf_load(const void *obj, size_t size, JitElfResolve resolve, void *
                      char why[JIT_ELF_WHY]) {
   Obj o = {.data = obj, .size = size, .why = why};
   why[0] = '\0';
-  if ((uintptr_t)obj % 8) {
-    refuse(&o, "an object not aligned to 8 bytes");
+  void *copy = NULL;
+  if ((uintptr_t)obj % 8) {   /* its tables are read in place */
+    if (!(copy = malloc(size ? size : 1))) {
+      refuse(&o, "out of memory");
+      return NULL;
+    }
+    o.data = memcpy(copy, obj, size);
+  }
+  if (!read_headers(&o)) {
+    free(copy);
     return NULL;
   }
-  if (!read_headers(&o)) return NULL;
   size_t ns = (size_t)o.nsh, nk = (size_t)o.nsym;
   o.part = malloc(ns);
   o.addr = calloc(ns, sizeof *o.addr);
@@ -436,6 +443,7 @@ JitElf *jit_elf_load(const void *obj, size_t size, JitElfResolve resolve, void *
   free(o.stub);
   free(o.value);
   free(o.resolved);
+  free(copy);
   return e;
 }
 
