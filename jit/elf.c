@@ -17,12 +17,14 @@
  *
  * .eh_frame is not loaded, nor registered with __register_frame.
  * Nothing unwinds through compiled frames: Mist is C, compiled code
- * returns its errors (JitCode.entry's bool) and the interpreter's
- * longjmp lives in the parser, which compiled code never calls; there
- * are no C++ exceptions or thread cancellation in the process.  What
- * walks stacks for people (gdb, perf) does not read tables registered
- * that way either: perf reads the map file this writes
- * (MIST_JIT_PERFMAP=1).  Debug sections are not loaded either.
+ * returns its errors (JitCode.entry's bool), the one longjmp (the
+ * parser's) needs no tables and never crosses a compiled frame, and
+ * there are no C++ exceptions or thread cancellation in the process.
+ * What walks stacks for people does not read tables registered that
+ * way either (gdb; perf, which reads the map file this writes with
+ * MIST_JIT_PERFMAP=1); only a sanitizer's report printed from inside a
+ * runtime function called by compiled code stops its backtrace at the
+ * compiled frame.  Debug sections are not loaded either.
  */
 #include "jit/elf.h"
 
