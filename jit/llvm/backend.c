@@ -1,20 +1,21 @@
 /* backend.c: libmist_jit.so's one export, mist_jit_backend (jit/backend.h):
- * LLVM's ORC LLJIT set up for the host CPU, and a typed graph turned into
- * native code (docs/jit.md, "How a function compiles").
+ * LLVM's code generator set up for the host CPU, and a typed graph turned
+ * into native code (docs/jit.md, "How a function compiles").
  *
- * One code generator per VM: an LLJIT whose main JITDylib holds the
- * runtime functions compiled code calls (rt.c) as absolute symbols, a
- * thread-safe context its modules share, and a target machine for the
- * host's CPU and features that the new pass manager (LLVMRunPasses,
+ * One code generator per VM: a context its modules share, and a target
+ * machine for the host's CPU and features that the new pass manager
+ * (LLVMRunPasses,
  * default<O2>) optimises for and the code generator compiles for.  Each
  * compilation lowers the specialisation into a module of its own; the
  * module (its bitcode) and the machine are the key of the compile cache
  * (cache.c).  On a miss the module is verified, optimised, compiled to
  * an object file and stored; on a hit the stored object is used and
  * LLVM's verifier, passes and code generator do not run.  Either way the object
- * goes to the JIT, which links it, and its entry, named by the key, is
- * looked up.  Every LLVMErrorRef is checked and consumed; the messages
- * become the reason the function runs in the interpreter instead.
+ * is linked by the runtime's loader (jit/elf.c; not ORC, so that linking
+ * needs no LLVM), its calls bound to the runtime's functions by name
+ * (jit_rt_symbol), and its entry, named by the key, is looked up.  Every
+ * LLVMErrorRef is checked and consumed; the messages become the reason
+ * the function runs in the interpreter instead.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -25,18 +26,17 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Error.h>
-#include <llvm-c/LLJIT.h>
-#include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "jit/elf.h"
 #include "jit/llvm/cg.h"
+#include "jit/rt.h"
 #include "lang/gc.h"
 
 typedef struct Cg {
   MistVM *vm;
-  LLVMOrcLLJITRef jit;
-  LLVMOrcThreadSafeContextRef tsc;
+  LLVMContextRef ctx;
   LLVMTargetMachineRef tm;      /* for the passes: the host's CPU and features */
   LLVMTargetMachineRef quick;   /* the same, generating code without optimising it */
   char *triple;
@@ -44,11 +44,12 @@ typedef struct Cg {
   char *cpu, *features;         /* the host's (or MIST_JIT_CPU's), for the key */
   JitCache cache;               /* opened on the first compilation */
   bool cache_opened;
-  /* the objects this JIT holds, by key: a key seen again (the same code
+  /* the objects loaded, by key: a key seen again (the same code
    * compiled again after a guard failed) reuses its code */
   struct Loaded {
     uint8_t key[32];
-    LLVMOrcExecutorAddress addr;
+    JitElf *obj;
+    void *addr;
   } *loaded;
   int nloaded;
 } Cg;
@@ -83,11 +84,11 @@ static LLVMTargetMachineRef host_machine(Cg *cg, LLVMCodeGenOptLevel level, cons
     LLVMDisposeMessage(err);
     return NULL;
   }
-  /* the small code model and position-independent code, as ORC's
-   * JITLink links them: a call of a function of the module is a direct
-   * call, not an indirect one through a 64-bit address (the large
-   * model, LLVM's default for JITs); JITLink makes the stubs for calls
-   * of the runtime's functions that are out of reach */
+  /* the small code model and position-independent code, as jit/elf.c
+   * links them: a call of a function of the module is a direct call,
+   * not an indirect one through a 64-bit address (the large model,
+   * LLVM's default for JITs); the loader makes the stubs for calls of
+   * the runtime's functions that are out of reach */
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, cg->triple, cg->cpu, cg->features,
                                                     level, CODEGEN_RELOC, CODEGEN_MODEL);
   if (!tm) *why = "LLVM cannot make a target machine for this CPU";
@@ -97,11 +98,8 @@ static LLVMTargetMachineRef host_machine(Cg *cg, LLVMCodeGenOptLevel level, cons
 static void cg_close(void *p) {
   Cg *cg = p;
   if (!cg) return;
-  if (cg->jit) {
-    LLVMErrorRef e = LLVMOrcDisposeLLJIT(cg->jit);
-    if (e) LLVMConsumeError(e);
-  }
-  if (cg->tsc) LLVMOrcDisposeThreadSafeContext(cg->tsc);
+  for (int i = 0; i < cg->nloaded; i++) jit_elf_free(cg->loaded[i].obj);
+  if (cg->ctx) LLVMContextDispose(cg->ctx);
   if (cg->layout) LLVMDisposeTargetData(cg->layout);
   if (cg->tm) LLVMDisposeTargetMachine(cg->tm);
   if (cg->quick) LLVMDisposeTargetMachine(cg->quick);
@@ -139,47 +137,13 @@ static void *cg_open(MistVM *vm, const char **why) {
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
   }
-  LLVMTargetMachineRef jtm = NULL;
   if (!(cg->tm = host_machine(cg, LLVMCodeGenLevelAggressive, why)) ||
-      !(cg->quick = host_machine(cg, LLVMCodeGenLevelNone, why)) ||
-      !(jtm = host_machine(cg, LLVMCodeGenLevelAggressive, why))) {
+      !(cg->quick = host_machine(cg, LLVMCodeGenLevelNone, why))) {
     cg_close(cg);
     return NULL;
   }
   cg->layout = LLVMCreateTargetDataLayout(cg->tm);
-  /* the JIT compiles for the same machine the passes optimise for
-   * (takes ownership of jtm) */
-  LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
-  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(b, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jtm));
-  LLVMErrorRef err = LLVMOrcCreateLLJIT(&cg->jit, b);   /* takes ownership of b */
-  if (err) {
-    *why = error_text(err);
-    cg->jit = NULL;
-    cg_close(cg);
-    return NULL;
-  }
-  cg->tsc = LLVMOrcCreateNewThreadSafeContext();
-  /* the runtime functions, at their addresses in this process */
-  int nvec;
-  const JitHelper *vec = jit_vec_helpers(&nvec);
-  int nsyms = jit_nhelpers + nvec;
-  LLVMOrcCSymbolMapPairs syms = calloc((size_t)nsyms, sizeof *syms);
-  for (int i = 0; i < nsyms; i++) {
-    const JitHelper *h = i < jit_nhelpers ? &jit_helpers[i] : &vec[i - jit_nhelpers];
-    syms[i].Name = LLVMOrcLLJITMangleAndIntern(cg->jit, h->name);
-    syms[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)h->addr;
-    syms[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
-    syms[i].Sym.Flags.TargetFlags = 0;
-  }
-  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, (size_t)nsyms);
-  free(syms);
-  err = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(cg->jit), mu);
-  if (err) {
-    LLVMOrcDisposeMaterializationUnit(mu);
-    *why = error_text(err);
-    cg_close(cg);
-    return NULL;
-  }
+  cg->ctx = LLVMContextCreate();
   return cg;
 }
 
@@ -300,6 +264,31 @@ static LLVMMemoryBufferRef compile_object(Cg *cg, Lowered *lo, bool quick, doubl
   return buf;
 }
 
+/* Link the object obj (size bytes, not kept) into this process with the
+ * runtime's loader and remember it under key; its entry's address, or
+ * NULL with *why.  label names its functions in the perf map. */
+static void *link_object(Cg *cg, const uint8_t key[32], const void *obj, size_t size, const char *entry,
+                         const char *label, const char **why) {
+  char reason[JIT_ELF_WHY];
+  JitElf *e = jit_elf_load(obj, size, jit_rt_symbol, NULL, label, reason);
+  if (!e) {
+    *why = lang_str_fmt("the object cannot be linked: %s", reason)->data;
+    return NULL;
+  }
+  void *addr = jit_elf_symbol(e, entry);
+  struct Loaded *more = addr ? realloc(cg->loaded, (size_t)(cg->nloaded + 1) * sizeof *more) : NULL;
+  if (!more) {
+    *why = addr ? "out of memory" : lang_str_fmt("the object has no %s", entry)->data;
+    jit_elf_free(e);
+    return NULL;
+  }
+  cg->loaded = more;
+  memcpy(cg->loaded[cg->nloaded].key, key, 32);
+  cg->loaded[cg->nloaded].obj = e;
+  cg->loaded[cg->nloaded++].addr = addr;
+  return addr;
+}
+
 static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, const char **why) {
   Cg *cg = p;
   if (!cg->cache_opened) {
@@ -308,7 +297,7 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
   }
   double t0 = now_ms();
   Lowered lo;
-  LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
+  LLVMContextRef ctx = cg->ctx;
   int effort[2];
   if (!lower(cg, ctx, g, t, sig, &lo, effort, why)) return NULL;
   uint8_t key[32];
@@ -318,7 +307,7 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
   jit_hex(key, 16, entry + 5);
   double t1 = now_ms();
   const char *note = NULL, *unsaved = NULL;
-  LLVMOrcExecutorAddress addr = 0;
+  void *addr = NULL;
   for (int i = 0; i < cg->nloaded && !addr; i++)
     if (memcmp(cg->loaded[i].key, key, 32) == 0) addr = cg->loaded[i].addr;
   if (addr) {
@@ -327,11 +316,9 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
   } else {
     size_t size = 0;
     void *obj = keep ? jit_cache_get(&cg->cache, key, &size) : NULL;
-    LLVMMemoryBufferRef buf;
+    LLVMMemoryBufferRef buf = NULL;
     if (obj) {
       LLVMDisposeModule(lo.mod);
-      buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, size, entry);
-      free(obj);
       note = lang_str_fmt("cached: lowered %.2f ms, read %.2f ms", t1 - t0, now_ms() - t1)->data;
     } else {
       if (!verified(&lo, why)) return NULL;
@@ -344,21 +331,17 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
       else if (!cg->cache.dir) unsaved = cg->cache.off[0] ? cg->cache.off : NULL;
       else jit_cache_put(&cg->cache, key, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), &unsaved);
     }
-    /* the JIT takes ownership of the buffer */
     double t2 = now_ms();
-    LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(cg->jit, LLVMOrcLLJITGetMainJITDylib(cg->jit), buf);
-    if (!err) err = LLVMOrcLLJITLookup(cg->jit, &addr, entry);
-    if (err) {
-      *why = error_text(err);
-      return NULL;
+    const char *label = g->display ? g->display->data : g->name->data;
+    if (buf) {
+      addr = link_object(cg, key, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), entry, label, why);
+      LLVMDisposeMemoryBuffer(buf);
+    } else {
+      addr = link_object(cg, key, obj, size, entry, label, why);
+      free(obj);
     }
+    if (!addr) return NULL;
     note = lang_str_fmt("%s, linked %.2f ms%s%s", note, now_ms() - t2, unsaved ? "; " : "", unsaved ? unsaved : "")->data;
-    struct Loaded *more = realloc(cg->loaded, (size_t)(cg->nloaded + 1) * sizeof *more);
-    if (more) {
-      cg->loaded = more;
-      memcpy(cg->loaded[cg->nloaded].key, key, 32);
-      cg->loaded[cg->nloaded++].addr = addr;
-    }
   }
   JitCode *code = lang_alloc(sizeof *code);
   code->entry = (bool (*)(const JitCx *, const Value *, const Value *, Value *))(uintptr_t)addr;

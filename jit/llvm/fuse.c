@@ -49,8 +49,9 @@ static const char *const op_names[] = {"add", "sub", "mul", "truediv", "neg", "m
 
 /* The transcendentals: a loop computes them with the vector functions
  * eager mode's kernels call (dev_vec_unary, dev_vec_binary), declared in
- * its module as mist_vec_NAME_f32 / _f64 and given their addresses by
- * jit_vec_helpers. */
+ * its module as mist_vec_NAME_f32 / _f64 and given their addresses, when
+ * the object is linked, by the runtime's jit_rt_symbol (jit/rt.c), which
+ * must choose as vec_fn does. */
 static const struct {
   FuseOp op;
   VmUnary vm;
@@ -76,23 +77,6 @@ static DevVecFn vec_fn(FuseOp op, bool f64, int bits) {
   int vm = vm_op(op);
   if (vm < 0) return NULL;
   return dev_vec_unary((VmUnary)vm, f64, bits);
-}
-
-const JitHelper *jit_vec_helpers(int *n) {
-  static const FuseOp ops[] = {FO_EXP, FO_LOG, FO_SIN, FO_COS, FO_TANH, FO_SIGMOID, FO_POW};
-  enum { NOPS = sizeof ops / sizeof *ops };
-  static JitHelper h[2 * 2 * NOPS];
-  int k = 0;
-  for (int bits = 256; bits <= 512; bits *= 2)
-    for (int f64 = 0; f64 < 2; f64++)
-      for (int i = 0; i < NOPS; i++) {
-        DevVecFn fn = vec_fn(ops[i], f64, bits);
-        if (!fn) continue;
-        h[k].name = vec_name(ops[i], f64, bits);
-        h[k++].addr = (void *)(uintptr_t)fn;
-      }
-  *n = k;
-  return h;
 }
 
 /* Whether a comma-separated LLVM feature list has +name. */

@@ -537,7 +537,7 @@ END_TEST
  * temporaries graph mode, as eager mode, may overwrite), x - s * y (one
  * pass) and relu, and the gradient of such an expression with respect
  * to every matrix (matmul_sens): graph mode's direct products
- * (jit/llvm/matmul.c) must give eager mode's bits, printed exactly (as
+ * (jit/matmul.c) must give eager mode's bits, printed exactly (as
  * f64 lists).  A program now and then multiplies matrices that do not
  * align: the error must be eager mode's. */
 
