@@ -108,6 +108,12 @@ struct MistVM {
   /* `import name` from module `from`: set by the API, which owns the
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
+  /* the statement of a lazily loaded module that binds name, and those it
+   * reads, loaded (ObjModule.lazy): set by the API too */
+  bool (*load_lazy)(MistVM *vm, ObjModule *m, ObjStr *name);
+  /* statement stmt of such a module lowered now (not yet run), for the
+   * lowering of a later statement that reads the name it binds */
+  bool (*lower_lazy)(MistVM *vm, ObjModule *m, int stmt);
   void *eval;             /* the interpreter's private state */
   /* graph mode (jit/, docs/jit.md): the path a call of a function takes
    * when it is compiled (IrJitInterface, ir/eval.h), installed by
@@ -205,6 +211,13 @@ const char *lang_file_line(MistVM *vm, int file, int line, size_t *len);
  * of an installation (bin/mist); else the source tree it was built
  * from.  Found once per process. */
 const char *lang_stdlib_dir(void);
+
+/* Before reading name in m's names: the definition of name loaded when
+ * m loads its definitions lazily (ObjModule.lazy) and has one not loaded
+ * yet.  False with the error raised when loading it failed. */
+static inline bool lang_module_load(MistVM *vm, ObjModule *m, ObjStr *name) {
+  return !m->lazy || vm->load_lazy(vm, m, name);
+}
 
 void lang_write(MistVM *vm, const char *text, size_t len);
 /* Diagnostics (progress bars) through vm->write_err, else to stderr
