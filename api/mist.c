@@ -593,7 +593,7 @@ static bool load_lazy(MistVM *vm, ObjModule *m, ObjStr *name) {
 static bool start_lazily(MistVM *vm, ObjModule *m, int file) {
   SourceFile *f = &vm->files[file];
   ModuleLazy *z = lang_alloc(sizeof *z);
-  z->n = parse_top_statements(f->text->data, f->text->len, &z->stmts);
+  z->n = parse_top_statements(vm, f->text->data, f->text->len, &z->stmts);
   size_t n = z->n ? (size_t)z->n : 1;
   z->state = lang_alloc_atomic(n);
   memset(z->state, LAZY_NOT_LOADED, n);

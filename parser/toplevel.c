@@ -31,22 +31,22 @@ static const char *skip_blanks(const char *p, const char *e) {
 }
 
 /* The name at p (advanced past it), or NULL. */
-static ObjStr *name_at(const char **p, const char *e) {
+static ObjStr *name_at(MistVM *vm, const char **p, const char *e) {
   const char *s = *p;
   if (s >= e || !is_name_start(*s)) return NULL;
   while (*p < e && is_name_char(**p)) (*p)++;
-  return lang_str_new(s, (size_t)(*p - s));
+  return lang_intern(vm, s, (size_t)(*p - s));
 }
 
 /* What `import NAME` or `import NAME as ALIAS` binds (p after `import`),
  * when it is the whole line; else NULL. */
-static ObjStr *imported_name(const char *p, const char *e) {
+static ObjStr *imported_name(MistVM *vm, const char *p, const char *e) {
   p = skip_blanks(p, e);
-  ObjStr *name = name_at(&p, e);
+  ObjStr *name = name_at(vm, &p, e);
   p = skip_blanks(p, e);
   if (name && starts_with_word(p, e, "as")) {
     p = skip_blanks(p + 2, e);
-    name = name_at(&p, e);
+    name = name_at(vm, &p, e);
     p = skip_blanks(p, e);
   }
   return p == e || *p == '\n' || *p == '\r' || *p == '#' ? name : NULL;
@@ -54,9 +54,9 @@ static ObjStr *imported_name(const char *p, const char *e) {
 
 /* The name a statement starting at s binds (`def NAME(`, `NAME =` but
  * not `==`, `import NAME`), or NULL. */
-static ObjStr *bound_name(const char *s, const char *e) {
+static ObjStr *bound_name(MistVM *vm, const char *s, const char *e) {
   const char *p = s;
-  if (starts_with_word(p, e, "import")) return imported_name(p + 6, e);
+  if (starts_with_word(p, e, "import")) return imported_name(vm, p + 6, e);
   if (starts_with_word(p, e, "def")) {
     p += 3;
     while (p < e && (*p == ' ' || *p == '\t')) p++;
@@ -65,13 +65,13 @@ static ObjStr *bound_name(const char *s, const char *e) {
   if (p >= e || !is_name_start(*p)) return NULL;
   while (p < e && is_name_char(*p)) p++;
   size_t n = (size_t)(p - name);
-  if (name != s) return *p == '(' ? lang_str_new(name, n) : NULL;
+  if (name != s) return *p == '(' ? lang_intern(vm, name, n) : NULL;
   while (p < e && (*p == ' ' || *p == '\t')) p++;
-  if (p + 1 < e && p[0] == '=' && p[1] != '=') return lang_str_new(name, n);
+  if (p + 1 < e && p[0] == '=' && p[1] != '=') return lang_intern(vm, name, n);
   return NULL;
 }
 
-int parse_top_statements(const char *src, size_t len, TopStmt **out) {
+int parse_top_statements(MistVM *vm, const char *src, size_t len, TopStmt **out) {
   int n = 0, cap = 0;
   TopStmt *items = NULL;
   int depth = 0, line = 1;
@@ -90,9 +90,9 @@ int parse_top_statements(const char *src, size_t len, TopStmt **out) {
           items = lang_realloc(items, (size_t)cap * sizeof *items);
         }
         if (n > 0) items[n - 1].end = i;
-        items[n++] = (TopStmt){i, len, line, bound_name(src + i, e)};
+        items[n++] = (TopStmt){i, len, line, bound_name(vm, src + i, e)};
       } else if (after_decorator && c != '@') {
-        items[n - 1].name = bound_name(src + i, e);
+        items[n - 1].name = bound_name(vm, src + i, e);
       }
       after_decorator = c == '@';
     }

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "lang/value.h"
+#include "lang/vm.h"
 
 typedef struct TopStmt {
   size_t start, end;   /* byte offsets: start is at the start of a line */
@@ -14,7 +14,7 @@ typedef struct TopStmt {
 } TopStmt;
 
 /* The top-level statements of src in order, into *out (GC memory);
- * their number. */
-int parse_top_statements(const char *src, size_t len, TopStmt **out);
+ * their number.  The names are interned, as the lexer's. */
+int parse_top_statements(MistVM *vm, const char *src, size_t len, TopStmt **out);
 
 #endif
