@@ -284,13 +284,21 @@ static Value sens_rule(MistVM *vm, ObjBuiltin *b, int p) {
   return v_obj(ev_closure(vm, g, NULL));
 }
 
+/* Whether module m binds name, loaded or not (ObjModule.lazy): a rule
+ * asked about is not loaded */
+static bool module_defines(ObjModule *m, ObjStr *name) {
+  Value v;
+  if (m->lazy && lang_dict_get(m->lazy->index, name, &v)) return true;
+  return m->names && lang_dict_get(m->names, name, &v) && m->slots[v.i].tag != V_UNBOUND;
+}
+
 /* ad_rules' J_name for each SENS op it does not define itself (sum's
  * J_sum covers its axis and start arguments too) */
 static void install_sens_rules(MistVM *vm, ObjModule *rules) {
   for (int op = 0; op < IR_NBUILTIN_OPS; op++) {
     const char *name = ir_builtin_ops[op].name;
     Value b;
-    if (op_reverse[op].sens < 0 || ad_module_global(vm, rules, "J_", name).tag != V_UNBOUND) continue;
+    if (op_reverse[op].sens < 0 || module_defines(rules, lang_str_fmt("J_%s", name))) continue;
     if (!lang_dict_get(vm->builtins, lang_str(name), &b) || !v_is_obj(b, O_BUILTIN)) continue;
     Value rule = sens_rule(vm, AS_BUILTIN(b), op_reverse[op].sens);
     if (rule.tag != V_UNBOUND) ev_set_global(rules, lang_str_fmt("J_%s", name), rule);

@@ -30,10 +30,18 @@
 #include "parser/toplevel.h"
 
 static MistVM *vm;
+static StrBuf output;
+
+static void capture(void *user, const char *text, size_t len) {
+  (void)user;
+  sb_add(&output, text, len);
+}
 
 static void setup(void) {
   vm = mist_new(0, NULL);
   ck_assert_ptr_nonnull(vm);
+  sb_init(&output);
+  mist_set_write(vm, capture, NULL);
 }
 
 static void teardown(void) {
@@ -173,6 +181,7 @@ END_TEST
 
 START_TEST(t_seen_from_outside) {
   ck_assert_int_eq(mist_eval(vm, "<t>", "import ad_rules\nprint(ad_rules.J_mod(7.0, 4.0)[0])\n", false), MIST_OK);
+  ck_assert_str_eq(output.data, "3.0\n");
   char **words = mist_complete(vm, "ad_rules.J_soft");
   ck_assert_ptr_nonnull(words);
   ck_assert_ptr_nonnull(words[0]);
