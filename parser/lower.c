@@ -233,10 +233,14 @@ static void collect_assigned(Ast **stmts, int n, Names *out) {
       collect_assigned(s->if_.body, s->if_.nbody, out);
       collect_assigned(s->if_.orelse, s->if_.norelse, out);
       break;
-    case AST_WHILE: collect_assigned(s->while_.body, s->while_.nbody, out); break;
+    case AST_WHILE:
+      collect_assigned(s->while_.body, s->while_.nbody, out);
+      collect_assigned(s->while_.orelse, s->while_.norelse, out);
+      break;
     case AST_FOR:
       collect_target(s->for_.target, out);
       collect_assigned(s->for_.body, s->for_.nbody, out);
+      collect_assigned(s->for_.orelse, s->for_.norelse, out);
       break;
     case AST_DEF: names_add(out, s->def.name); break;
     case AST_IMPORT: names_add(out, s->import.alias ? s->import.alias : s->import.module); break;
@@ -1020,6 +1024,8 @@ static bool lower_loop(Lower *L, Ast *s, Ast **rest, int nrest, Cont *k) {
   bool is_for = s->kind == AST_FOR;
   Ast **body = is_for ? s->for_.body : s->while_.body;
   int nbody = is_for ? s->for_.nbody : s->while_.nbody;
+  Ast **orelse = is_for ? s->for_.orelse : s->while_.orelse;
+  int norelse = is_for ? s->for_.norelse : s->while_.norelse;
   Loop lp = {0};
   lp.outer = L->loop;
   lp.fn = L->fn;
@@ -1028,6 +1034,8 @@ static bool lower_loop(Lower *L, Ast *s, Ast **rest, int nrest, Cont *k) {
   Names assigned = {0};
   if (is_for) collect_target(s->for_.target, &assigned);
   collect_assigned(body, nbody, &assigned);
+  /* (what the else block assigns reaches after through the exit) */
+  collect_assigned(orelse, norelse, &assigned);
   for (int i = 0; i < assigned.n; i++)
     if (names_has(&L->fn->locals, assigned.items[i]) || L->fn->is_module)
       names_add(&lp.vars, assigned.items[i]);
@@ -1116,12 +1124,24 @@ static bool lower_loop(Lower *L, Ast *s, Ast **rest, int nrest, Cont *k) {
   }
   IrGraph *bg = new_graph(L, "body", IRG_BRANCH | IRG_BODY, s->span);
   IrGraph *eg = new_graph(L, "exit", IRG_BRANCH, s->span);
-  {
+  if (norelse == 0) {
     /* exit: call after with the header's values */
     IrGraph *sc = L->cur;
     L->cur = eg;
     tail_call(L, aft, NULL, &lp.vars, s->span);
     L->cur = sc;
+  } else {
+    /* exit: the else block, then after; a break skips it.  The block is
+     * lexically outside the loop: its break and continue are an
+     * enclosing loop's. */
+    Loop *saved_loop = L->loop;
+    L->loop = lp.outer;
+    Cont to_after = {K_JOIN};
+    to_after.join = aft;
+    to_after.vars = lp.vars;
+    bool ok = lower_into(L, eg, env_copy(&hdr_env), orelse, norelse, &to_after);
+    L->loop = saved_loop;
+    if (!ok) return false;
   }
   {
     IrGraph *sc = L->cur;

@@ -1142,8 +1142,13 @@ static Ast *if_stmt(Parser *P) {
   return chain[0];
 }
 
-static void no_loop_else(Parser *P, const char *loop) {
-  if (at(P, TK_ELSE)) error_at(P, P->tok.span, "'else' after '%s' is not supported in Mist", loop);
+/* a loop's `else:` block, which runs when the loop ends without a break */
+static void loop_else(Parser *P, Ast *a, Ast ***orelse, int *norelse) {
+  if (!at(P, TK_ELSE)) return;
+  int eline = P->tok.span.line;
+  advance(P);
+  expect(P, TK_COLON);
+  block(P, a, "'else' statement", eline, orelse, norelse);
 }
 
 /* while_stmt -> 'while' expr ':' block */
@@ -1157,7 +1162,7 @@ static Ast *while_stmt(Parser *P) {
   P->in_loop++;
   block(P, a, "'while' statement", line, &a->while_.body, &a->while_.nbody);
   P->in_loop--;
-  no_loop_else(P, "while");
+  loop_else(P, a, &a->while_.orelse, &a->while_.norelse);
   return a;
 }
 
@@ -1177,7 +1182,7 @@ static Ast *for_stmt(Parser *P) {
   P->in_loop++;
   block(P, a, "'for' statement", line, &a->for_.body, &a->for_.nbody);
   P->in_loop--;
-  no_loop_else(P, "for");
+  loop_else(P, a, &a->for_.orelse, &a->for_.norelse);
   return a;
 }
 

@@ -311,13 +311,14 @@ START_TEST(t_adgen_tape) {
   if (total < 1) total = 1;   /* (pair_tally needs the pair that a first program makes) */
   Pair pr = {.counted = "jit: grad(f)("};
   Buf prog = {0}, call = {0}, pt = {0};
-  int taped = 0, ifs = 0, nested = 0;
+  int taped = 0, ifs = 0, nested = 0, elses = 0;
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(7300001L + p);
     int np = adgen_program(seed, p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
     ifs += count_lines(prog.data, "# an if in a loop's body");
     nested += count_lines(prog.data, "# a loop in a loop's body");
+    elses += count_lines(prog.data, "# a loop's else block");
     buf_clear(&pt);
     adgen_point(seed, np, &pt);   /* "(x, y, )" */
     buf_clear(&call);
@@ -348,7 +349,8 @@ START_TEST(t_adgen_tape) {
   free(call.data);
   free(pt.data);
   printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs (%d loops with an if in "
-         "the body, %d in another loop's body)\n", pr.native_counted, pr.all, taped, total, ifs, nested);
+         "the body, %d in another loop's body, %d with an else block)\n", pr.native_counted, pr.all, taped, total,
+         ifs, nested, elses);
   ck_assert_msg(ifs > 0 && nested > 0, "no loop with an if (%d) or a loop (%d) in its body", ifs, nested);
   assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
   ck_assert_msg(taped * 4 >= total, "only %d tapes made in %ld programs", taped, total);
@@ -756,9 +758,20 @@ START_TEST(t_tensorgen) {
     say(&call,
         "_x = concat([randn((%d,), seed=%d) * 3.0, tensor([0.0, -0.0, float('nan'), float('inf'), -float('inf'), 1e-30, 88.0])])\n"
         "_a = _x[:%d].reshape((%d, %d))\n"
-        "print(f(_a, randn((%d,), seed=%d), astype(_a * 7.0, \"i64\"), astype(randn((%d, 1), seed=%d) * 4.0, \"i32\"), "
-        "astype(_a, \"f64\") * 1.5).tolist())\n",
+        "_b, _c, _d, _e = randn((%d,), seed=%d), astype(_a * 7.0, \"i64\"), astype(randn((%d, 1), seed=%d) * 4.0, \"i32\"), "
+        "astype(_a, \"f64\") * 1.5\n"
+        "print(f(_a, _b, _c, _d, _e).tolist())\n",
         sh[0] * sh[1], (int)p, sh[0] * sh[1], sh[0], sh[1], sh[1], (int)p + 1, sh[0], (int)p + 2);
+    /* every other program: its pullback in the float arguments, with a
+     * cotangent of the result's dtype or of another float dtype (where
+     * inference once typed a sensitivity wrongly: sens_like_arg) */
+    if (p % 2 == 0) {
+      static const char *const cts[] = {"_y.dtype", "\"f32\"", "\"f64\""};
+      say(&call,
+          "_y, _pb = vjp(lambda a, e: f(a, _b, _c, _d, e), _a, _e)\n"
+          "print([t.tolist() for t in _pb(astype(ones(_y.shape) * 0.5, %s))])\n",
+          cts[(p / 2) % 3]);
+    }
     char what[64];
     snprintf(what, sizeof what, "tensorgen seed %" PRIu64, seed);
     same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
