@@ -108,12 +108,6 @@ struct MistVM {
   /* `import name` from module `from`: set by the API, which owns the
    * pipeline (parse, lower, run) that loading a module needs */
   bool (*import)(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
-  /* the statement of a lazily loaded module that binds name, and those it
-   * reads, loaded (ObjModule.lazy): set by the API too */
-  bool (*load_lazy)(MistVM *vm, ObjModule *m, ObjStr *name);
-  /* statement stmt of such a module lowered now (not yet run), for the
-   * lowering of a later statement that reads the name it binds */
-  bool (*lower_lazy)(MistVM *vm, ObjModule *m, int stmt);
   void *eval;             /* the interpreter's private state */
   /* graph mode (jit/, docs/jit.md): the path a call of a function takes
    * when it is compiled (IrJitInterface, ir/eval.h), installed by
@@ -160,6 +154,13 @@ struct MistVM {
    * nothing reads afterwards, whose tensor buffer may then take the
    * result; the primitive reads it first thing and clears it */
   bool over_d;
+  /* the statement of a lazily loaded module (ObjModule.lazy) that binds
+   * name, and those it reads, loaded; and statement stmt of such a
+   * module lowered now (not yet run), for the lowering of a later
+   * statement that reads the name it binds: set by the API with import
+   * (last here: compiled code reads fields above by offset) */
+  bool (*load_lazy)(MistVM *vm, ObjModule *m, ObjStr *name);
+  bool (*lower_lazy)(MistVM *vm, ObjModule *m, int stmt);
 };
 
 /* May xs[i] = v (and d[k] = v, xs + [v], t[i] = v) write into storage
