@@ -30,6 +30,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "jit/key.h"
 #include "jit/llvm/cg.h"
 #include "lang/gc.h"
 
@@ -44,10 +45,17 @@ typedef struct Cg {
   char *cpu, *features;         /* the host's (or MIST_JIT_CPU's), for the key */
   JitCache cache;               /* opened on the first compilation */
   bool cache_opened;
+  /* the version of the code that lowers graphs and of the program
+   * whose graphs they are (their build-ids), for keys made from the
+   * graphs; NULL when either has none: keys are then made from the
+   * lowered module */
+  char *version;
+  bool check;                   /* MIST_JIT_CACHE_CHECK=1: a hit is lowered too, and checked */
   /* the objects this JIT holds, by key: a key seen again (the same code
    * compiled again after a guard failed) reuses its code */
   struct Loaded {
     uint8_t key[32];
+    uint8_t module[32];         /* the key of its module (module_key) */
     LLVMOrcExecutorAddress addr;
   } *loaded;
   int nloaded;
@@ -108,6 +116,7 @@ static void cg_close(void *p) {
   if (cg->triple) LLVMDisposeMessage(cg->triple);
   free(cg->cpu);
   free(cg->features);
+  free(cg->version);
   free(cg->loaded);
   jit_cache_close(&cg->cache);
   free(cg);
@@ -139,6 +148,13 @@ static void *cg_open(MistVM *vm, const char **why) {
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
   }
+  StrBuf ids;
+  sb_init(&ids);
+  bool ids_known = jit_build_id((const void *)(uintptr_t)cg_open, &ids);
+  sb_addc(&ids, ' ');
+  if (ids_known && jit_build_id((const void *)(uintptr_t)jit_build_id, &ids)) cg->version = strdup(ids.data);
+  const char *check = getenv("MIST_JIT_CACHE_CHECK");
+  cg->check = check && *check && strcmp(check, "0") != 0;
   LLVMTargetMachineRef jtm = NULL;
   if (!(cg->tm = host_machine(cg, LLVMCodeGenLevelAggressive, why)) ||
       !(cg->quick = host_machine(cg, LLVMCodeGenLevelNone, why)) ||
@@ -231,23 +247,66 @@ static bool optimise(Cg *cg, Lowered *lo, const char **why) {
   return true;
 }
 
-/* The compile cache's key of mod: its bitcode (a complete description
- * of the module, and far quicker to make than its text) and everything
- * else that decides the machine code made from it. */
-static void module_key(Cg *cg, LLVMModuleRef mod, uint8_t key[32]) {
+/* What decides the machine code beside what is compiled: the target,
+ * the CPU and its features, LLVM's version, the pipeline and the code
+ * generator's settings, and the runtime helpers' ABI. */
+static void machine_key(Cg *cg, JitSha *s, const char *what) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
   char head[512];
-  int n = snprintf(head, sizeof head, "mist jit object, abi %d\nLLVM %u.%u.%u\n%s\n%s\n%s %s\n", JIT_ABI, major,
-                   minor, patch, PIPELINE, CODEGEN, cg->triple, cg->cpu);
+  int n = snprintf(head, sizeof head, "mist jit object, abi %d, %s\nLLVM %u.%u.%u\n%s\n%s\n%s %s\n", JIT_ABI, what,
+                   major, minor, patch, PIPELINE, CODEGEN, cg->triple, cg->cpu);
+  jit_sha_add(s, head, (size_t)(n < (int)sizeof head ? n : (int)sizeof head - 1));
+  jit_sha_add(s, cg->features, strlen(cg->features) + 1);
+}
+
+/* The key of mod: its bitcode (a complete description of the module,
+ * and far quicker to make than its text) and the machine.  The key of
+ * an entry whose graphs cannot be described (graph_key), and what a
+ * check of a hit compares. */
+static void module_key(Cg *cg, LLVMModuleRef mod, uint8_t key[32]) {
   JitSha s;
   jit_sha_init(&s);
-  jit_sha_add(&s, head, (size_t)(n < (int)sizeof head ? n : (int)sizeof head - 1));
-  jit_sha_add(&s, cg->features, strlen(cg->features) + 1);
+  machine_key(cg, &s, "from its module");
   LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
   jit_sha_add(&s, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc));
   LLVMDisposeMemoryBuffer(bc);
   jit_sha_end(&s, key);
+}
+
+/* The key of the specialisation t of g, made before it is lowered:
+ * the typed graphs the lowering reads (jit/key.c), the version of the
+ * code that lowers them and of the program (their build-ids) and the
+ * machine.  False when the graphs cannot be described, or no version
+ * is known: the key is then the module's. */
+static bool graph_key(Cg *cg, MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, uint8_t key[32], const char **why) {
+  if (!cg->version) {
+    *why = "no build-id";
+    return false;
+  }
+  StrBuf d;
+  sb_init(&d);
+  if (!jit_key_describe(vm, g, t, sig, &d, why)) return false;
+  JitSha s;
+  jit_sha_init(&s);
+  machine_key(cg, &s, "from its graphs");
+  jit_sha_add(&s, cg->version, strlen(cg->version) + 1);
+  jit_sha_add(&s, d.data, d.len);
+  jit_sha_end(&s, key);
+  return true;
+}
+
+/* A hit whose module is not the one its entry was made from: the key
+ * missed something the lowering reads, and the code would be stale.
+ * Loud, for it is found only where MIST_JIT_CACHE_CHECK is set (every
+ * test): a process that ran on would run wrong code silently. */
+static void stale_hit(MistVM *vm, IrGraph *g) {
+  const char *file = g->span.file >= 0 && g->span.file < vm->nfiles ? vm->files[g->span.file].path->data : "?";
+  fprintf(stderr,
+          "mist: internal error: the compile cache's key of %s (%s:%d) missed something the lowering reads: "
+          "the entry it found was made from another module (MIST_JIT_CACHE_CHECK)\n",
+          g->display ? g->display->data : g->name->data, file, g->span.line);
+  abort();
 }
 
 /* Whether the constant c is or holds an address made from an integer. */
@@ -307,56 +366,84 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
     cg->cache_opened = true;
   }
   double t0 = now_ms();
+  uint8_t key[32], module[32], stored[32];
+  const char *no_key = NULL;
+  bool by_graphs = graph_key(cg, vm, g, t, sig, key, &no_key);
+  double t1 = now_ms();
   Lowered lo;
   LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
   int effort[2];
   if (!lower(cg, ctx, g, t, sig, &lo, effort, why)) return NULL;
-  uint8_t key[32];
-  module_key(cg, lo.mod, key);
-  bool keep = storable(lo.mod);
+  /* the module's key: the entry's key where the graphs could not be
+   * described; else made on a miss (stored with the object) and where
+   * a hit is checked */
+  bool have_module = !by_graphs;
+  if (!by_graphs) {
+    module_key(cg, lo.mod, key);
+    memcpy(module, key, 32);
+  }
   char entry[64] = "mist.";
   jit_hex(key, 16, entry + 5);
-  double t1 = now_ms();
+  double t2 = now_ms();
   const char *note = NULL, *unsaved = NULL;
+  const char *keyed = by_graphs ? lang_str_fmt(" (keyed %.2f ms)", t1 - t0)->data
+                                 : lang_str_fmt(" (keyed by its module: %s)", no_key)->data;
   LLVMOrcExecutorAddress addr = 0;
   for (int i = 0; i < cg->nloaded && !addr; i++)
-    if (memcmp(cg->loaded[i].key, key, 32) == 0) addr = cg->loaded[i].addr;
+    if (memcmp(cg->loaded[i].key, key, 32) == 0) {
+      addr = cg->loaded[i].addr;
+      memcpy(stored, cg->loaded[i].module, 32);
+    }
+  /* a module that holds an address of this process is not stored: by
+   * its graphs, a key whose entry was stored holds none (whether it
+   * does is looked at on a miss) */
+  int keep = by_graphs ? -1 : storable(lo.mod);
+  size_t size = 0;
+  void *obj = NULL;
+  if (!addr && keep) obj = jit_cache_get(&cg->cache, key, &size, stored);
+  if ((addr || obj) && cg->check && by_graphs) {
+    module_key(cg, lo.mod, module);
+    have_module = true;
+    if (memcmp(module, stored, 32) != 0) stale_hit(vm, t->graph);
+  }
   if (addr) {
     LLVMDisposeModule(lo.mod);
-    note = lang_str_fmt("lowered %.2f ms, the same code as before", t1 - t0)->data;
+    note = lang_str_fmt("lowered %.2f ms, the same code as before%s", t2 - t1, keyed)->data;
   } else {
-    size_t size = 0;
-    void *obj = keep ? jit_cache_get(&cg->cache, key, &size) : NULL;
     LLVMMemoryBufferRef buf;
     if (obj) {
       LLVMDisposeModule(lo.mod);
       buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, size, entry);
       free(obj);
-      note = lang_str_fmt("cached: lowered %.2f ms, read %.2f ms", t1 - t0, now_ms() - t1)->data;
+      memcpy(module, stored, 32);
+      note = lang_str_fmt("cached: lowered %.2f ms, read %.2f ms%s", t2 - t1, now_ms() - t2, keyed)->data;
     } else {
+      if (keep < 0) keep = storable(lo.mod);
+      if (!have_module) module_key(cg, lo.mod, module);
       if (!verified(&lo, why)) return NULL;
       LLVMSetValueName2(LLVMGetNamedFunction(lo.mod, lo.entry), entry, strlen(entry));
       double ms[2];
       if (!(buf = compile_object(cg, &lo, effort[0] == effort[1], ms, why))) return NULL;
-      note = lang_str_fmt("lowered %.2f ms, optimised %.2f ms (%d of %d functions), code %.2f ms", t1 - t0, ms[0],
-                          effort[1] - effort[0], effort[1], ms[1])->data;
+      note = lang_str_fmt("lowered %.2f ms, optimised %.2f ms (%d of %d functions), code %.2f ms%s", t2 - t1, ms[0],
+                          effort[1] - effort[0], effort[1], ms[1], keyed)->data;
       if (!keep) unsaved = "not cached: the module holds an address of this process";
       else if (!cg->cache.dir) unsaved = cg->cache.off[0] ? cg->cache.off : NULL;
-      else jit_cache_put(&cg->cache, key, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), &unsaved);
+      else jit_cache_put(&cg->cache, key, module, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), &unsaved);
     }
     /* the JIT takes ownership of the buffer */
-    double t2 = now_ms();
+    double t3 = now_ms();
     LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(cg->jit, LLVMOrcLLJITGetMainJITDylib(cg->jit), buf);
     if (!err) err = LLVMOrcLLJITLookup(cg->jit, &addr, entry);
     if (err) {
       *why = error_text(err);
       return NULL;
     }
-    note = lang_str_fmt("%s, linked %.2f ms%s%s", note, now_ms() - t2, unsaved ? "; " : "", unsaved ? unsaved : "")->data;
+    note = lang_str_fmt("%s, linked %.2f ms%s%s", note, now_ms() - t3, unsaved ? "; " : "", unsaved ? unsaved : "")->data;
     struct Loaded *more = realloc(cg->loaded, (size_t)(cg->nloaded + 1) * sizeof *more);
     if (more) {
       cg->loaded = more;
       memcpy(cg->loaded[cg->nloaded].key, key, 32);
+      memcpy(cg->loaded[cg->nloaded].module, module, 32);
       cg->loaded[cg->nloaded++].addr = addr;
     }
   }

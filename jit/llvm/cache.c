@@ -4,16 +4,18 @@
  * same module loads the object instead of running LLVM's passes and
  * code generator.
  *
- * backend.c makes the key: a SHA-256 of the unoptimised module's text
- * and of everything else that decides the machine code (the CPU and its
+ * backend.c makes the key: a SHA-256 of the typed graphs the module is
+ * lowered from (jit/key.c) or of the unoptimised module's bitcode, and
+ * of everything else that decides the machine code (the CPU and its
  * features, LLVM's version, the pipeline, this file's format).  The
  * module embeds no address of this process (lower.c reaches every
  * object through cx, by index, and the runtime by symbol name), so an
  * object made by one process is valid in another.
  *
  * An entry is one file, DIR/jit/HEX.o (HEX: the key), holding a header
- * (a magic word, the format, the key again, the object's length and its
- * SHA-256) and the object.  It is written to a temporary file in the
+ * (a magic word, the format, the key again, the key of the module the
+ * object was made from, the object's length and its SHA-256) and the
+ * object.  It is written to a temporary file in the
  * same folder and renamed into place, so a reader sees a whole entry or
  * none, whatever other processes do at the same time.  A file that is
  * not a whole, valid entry for its key (truncated, corrupt, another
@@ -116,12 +118,14 @@ void jit_hex(const uint8_t *bytes, int n, char *out) {
 
 /* An entry's header, then the object. */
 #define MAGIC "MISTJITO"
-#define FORMAT 1
+#define FORMAT 2
 typedef struct Header {
   char magic[8];
   uint32_t format;
   uint32_t reserved;
   uint8_t key[32];
+  uint8_t module[32];     /* the key of the module the object was made from
+                             (backend.c's module_key): what a check compares */
   uint64_t size;          /* the object's */
   uint8_t sum[32];        /* the object's SHA-256 */
 } Header;
@@ -212,7 +216,7 @@ static bool write_all(int fd, const void *buf, size_t n) {
   return true;
 }
 
-void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size) {
+void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size, uint8_t module[32]) {
   if (!c->dir) return NULL;
   char *path = entry_path(c, key);
   int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
@@ -225,6 +229,7 @@ void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size) {
     uint8_t sum[32];
     if (read_all(fd, obj, h.size) && (sha256(obj, h.size, sum), memcmp(sum, h.sum, 32) == 0)) {
       *size = h.size;
+      memcpy(module, h.module, 32);
       /* used now: the last to be pruned */
       futimens(fd, NULL);
     } else {
@@ -288,11 +293,13 @@ static void prune(JitCache *c) {
   closedir(d);
 }
 
-bool jit_cache_put(JitCache *c, const uint8_t key[32], const void *obj, size_t size, const char **why) {
+bool jit_cache_put(JitCache *c, const uint8_t key[32], const uint8_t module[32], const void *obj, size_t size,
+                   const char **why) {
   if (!c->dir) return false;
   Header h = {.format = FORMAT, .size = size};
   memcpy(h.magic, MAGIC, 8);
   memcpy(h.key, key, 32);
+  memcpy(h.module, module, 32);
   sha256(obj, size, h.sum);
   char tmpname[64];
   static unsigned seq;   /* (VMs on other threads write too) */
