@@ -33,10 +33,21 @@
 #include "jit/key.h"
 #include "lang/gc.h"
 
+typedef struct TypeContent {
+  const char *text;
+  size_t len;
+  uint64_t hash;
+  int num;
+} TypeContent;
+
 typedef struct Kw {
   MistVM *vm;
   const IrTyped *t;
-  StrBuf *out;
+  StrBuf *out;         /* where what is written goes: main, or a type's content */
+  StrBuf *main;        /* the description */
+  NodeMap tnum;        /* type -> 1 + the number of its content */
+  TypeContent *contents;   /* the contents met: an open-addressed table */
+  int ncontents, capcontents;
   NodeMap gnum;        /* graph -> 1 + its number */
   NodeMap nnum;        /* parameter or application -> its place in its graph */
   NodeMap typed;       /* the graphs of t's unit -> 1 */
@@ -113,14 +124,11 @@ static bool put_builtin(Kw *k, const ObjBuiltin *b) {
 }
 
 static bool put_value(Kw *k, Value v, int depth);
+static bool put_type(Kw *k, const IrType *t, int depth);
 
-static bool put_type(Kw *k, const IrType *t, int depth) {
-  if (!t) {
-    put_tag(k, 'n');
-    return true;
-  }
+/* A type's content, its parts by their numbers (put_type). */
+static bool write_type(Kw *k, const IrType *t, int depth) {
   if (depth > 64) return no(k, "a type too deep to describe");
-  put_tag(k, 'T');
   put_i64(k, t->kind);
   put_i64(k, (int64_t)t->or_none | (int64_t)t->or_unbound << 1 | (int64_t)t->has_val << 2);
   put_i64(k, t->n);
@@ -166,6 +174,58 @@ static bool put_type(Kw *k, const IrType *t, int depth) {
   return true;
 }
 
+static uint64_t fnv(const char *p, size_t n) {
+  uint64_t h = 1469598103934665603u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 1099511628211u;
+  return h;
+}
+
+/* The number of a type's content, written once to the description
+ * when first met (its parts first); the same content has the same
+ * number wherever it is and however types are shared, so the
+ * description is the same in every process (and small: the graphs of
+ * a program repeat a few types many times). */
+static bool put_type(Kw *k, const IrType *t, int depth) {
+  int num = t ? ir_map_int(&k->tnum, t, -1) : -1;
+  if (!t || num >= 0) {
+    put_i64(k, num);
+    return true;
+  }
+  StrBuf *at = k->out, content;
+  sb_init(&content);
+  k->out = &content;
+  bool ok = write_type(k, t, depth);
+  k->out = at;
+  if (!ok) return false;
+  uint64_t h = fnv(content.data, content.len);
+  if (2 * (k->ncontents + 1) > k->capcontents) {
+    int cap = k->capcontents ? 2 * k->capcontents : 256;
+    TypeContent *old = k->contents, *tab = lang_alloc((size_t)cap * sizeof *tab);
+    for (int i = 0; i < k->capcontents; i++)
+      if (old[i].text) {
+        int j = (int)(old[i].hash & (uint64_t)(cap - 1));
+        while (tab[j].text) j = (j + 1) & (cap - 1);
+        tab[j] = old[i];
+      }
+    k->contents = tab;
+    k->capcontents = cap;
+  }
+  int j = (int)(h & (uint64_t)(k->capcontents - 1));
+  while (k->contents[j].text && !(k->contents[j].hash == h && k->contents[j].len == content.len &&
+                                  memcmp(k->contents[j].text, content.data, content.len) == 0))
+    j = (j + 1) & (k->capcontents - 1);
+  if (!k->contents[j].text) {
+    k->contents[j] = (TypeContent){content.data, content.len, h, k->ncontents++};
+    sb_addc(k->main, 'T');
+    sb_add(k->main, (const char *)&content.len, sizeof content.len);
+    sb_add(k->main, content.data, content.len);
+  }
+  num = k->contents[j].num;
+  ir_map_set_int(&k->tnum, t, num);
+  put_i64(k, num);
+  return true;
+}
+
 static bool put_value(Kw *k, Value v, int depth) {
   if (depth > 64) return no(k, "a constant too deep to describe");
   put_i64(k, v.tag);
@@ -193,12 +253,14 @@ static bool put_value(Kw *k, Value v, int depth) {
     return put_value(k, s->start, depth + 1) && put_value(k, s->stop, depth + 1) && put_value(k, s->step, depth + 1);
   }
   case O_ELLIPSIS: return true;
-  case O_FUNC:
-    if (AS_FUNC(v)->nenv == 0) {
-      put_graph(k, AS_FUNC(v)->graph);
-      return true;
-    }
-    return no(k, "a constant closure that captured values");
+  case O_FUNC: {
+    ObjFunc *f = AS_FUNC(v);
+    put_graph(k, f->graph);
+    put_i64(k, f->nenv);
+    for (int i = 0; i < f->nenv; i++)
+      if (!put_value(k, f->env[i], depth + 1)) return false;
+    return true;
+  }
   default: return no(k, lang_str_fmt("a constant %s", lang_type_name(v))->data);
   }
 }
@@ -302,7 +364,7 @@ static bool put_graph_body(Kw *k, IrGraph *g) {
 }
 
 bool jit_key_describe(MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, StrBuf *out, const char **why) {
-  Kw kw = {.vm = vm, .t = t, .out = out}, *k = &kw;
+  Kw kw = {.vm = vm, .t = t, .out = out, .main = out}, *k = &kw;
   for (int i = 0; i < t->unit->ngraphs; i++) ir_map_set_int(&k->typed, t->unit->graphs[i], 1);
   ir_free_vars(g);
   put_graph(k, t->graph);
