@@ -26,10 +26,12 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <link.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "ir/map.h"
+#include "ir/eval.h"
 #include "jit/key.h"
 #include "lang/gc.h"
 
@@ -40,7 +42,7 @@ typedef struct TypeContent {
   int num;
 } TypeContent;
 
-typedef struct Kw {
+struct JitKey {
   MistVM *vm;
   const IrTyped *t;
   StrBuf *out;         /* where what is written goes: main, or a type's content */
@@ -48,6 +50,13 @@ typedef struct Kw {
   NodeMap tnum;        /* type -> 1 + the number of its content */
   TypeContent *contents;   /* the contents met: an open-addressed table */
   int ncontents, capcontents;
+  const IrType **types;    /* content number -> the first type met with it */
+  ObjBuiltin **builtins;   /* the builtins met, in order (their tables' names) */
+  int nbuiltins;
+  NodeMap bnum;            /* builtin -> 1 + its place there */
+  Value *values;           /* the objects met as constants or globals, in order */
+  int nvalues;
+  NodeMap vnum;            /* such an object -> 1 + its place there */
   NodeMap gnum;        /* graph -> 1 + its number */
   NodeMap nnum;        /* parameter or application -> its place in its graph */
   NodeMap typed;       /* the graphs of t's unit -> 1 */
@@ -57,7 +66,8 @@ typedef struct Kw {
   IrGraph **bodies;    /* and those whose body is written, in the order they were found to be */
   int nbodies, capbodies;
   const char *why;
-} Kw;
+};
+typedef struct JitKey Kw;
 
 static void put(Kw *k, const void *p, size_t n) { sb_add(k->out, p, n); }
 static void put_tag(Kw *k, char c) { sb_addc(k->out, c); }
@@ -114,7 +124,12 @@ static void put_graph_as(Kw *k, IrGraph *g, bool deep) {
 static void put_graph(Kw *k, IrGraph *g) { put_graph_as(k, g, true); }
 static void put_place(Kw *k, IrGraph *g) { put_graph_as(k, g, false); }
 
-static bool put_builtin(Kw *k, const ObjBuiltin *b) {
+static bool put_builtin(Kw *k, ObjBuiltin *b) {
+  if (ir_map_int(&k->bnum, b, -1) < 0) {
+    ir_map_set_int(&k->bnum, b, k->nbuiltins);
+    k->builtins = lang_realloc(k->builtins, (size_t)(k->nbuiltins + 1) * sizeof *k->builtins);
+    k->builtins[k->nbuiltins++] = b;
+  }
   put_text(k, b->name, strlen(b->name));
   put_i64(k, b->prim);
   put_i64(k, b->op);
@@ -125,6 +140,16 @@ static bool put_builtin(Kw *k, const ObjBuiltin *b) {
 
 static bool put_value(Kw *k, Value v, int depth);
 static bool put_type(Kw *k, const IrType *t, int depth);
+
+/* An object met as a constant or a global's value, which a table may
+ * name by its place (the same object in the process that reads the
+ * tables: its description is the same). */
+static void note_value(Kw *k, Value v) {
+  if (v.tag != V_OBJ || ir_map_int(&k->vnum, v.o, -1) >= 0) return;
+  ir_map_set_int(&k->vnum, v.o, k->nvalues);
+  k->values = lang_realloc(k->values, (size_t)(k->nvalues + 1) * sizeof *k->values);
+  k->values[k->nvalues++] = v;
+}
 
 /* A type's content, its parts by their numbers (put_type). */
 static bool write_type(Kw *k, const IrType *t, int depth) {
@@ -161,8 +186,8 @@ static bool write_type(Kw *k, const IrType *t, int depth) {
     put_graph(k, t->graph);
     put_tag(k, t->ctx ? 'c' : '-');
     /* a signature's closure type: the types of what it captured */
-    if (t->graph->fv_done)
-      for (int i = 0; i < t->graph->nfv; i++)
+    ir_free_vars(t->graph);
+    for (int i = 0; i < t->graph->nfv; i++)
         if (!put_type(k, ir_infer_closure_fv(t, i), depth + 1)) return false;
     return true;
   default:
@@ -215,6 +240,8 @@ static bool put_type(Kw *k, const IrType *t, int depth) {
                                   memcmp(k->contents[j].text, content.data, content.len) == 0))
     j = (j + 1) & (k->capcontents - 1);
   if (!k->contents[j].text) {
+    k->types = lang_realloc(k->types, (size_t)(k->ncontents + 1) * sizeof *k->types);
+    k->types[k->ncontents] = t;
     k->contents[j] = (TypeContent){content.data, content.len, h, k->ncontents++};
     sb_addc(k->main, 'T');
     sb_add(k->main, (const char *)&content.len, sizeof content.len);
@@ -274,6 +301,7 @@ static bool put_node(Kw *k, IrNode *n) {
   }
   if (n->kind == IR_CONST) {
     put_tag(k, 'c');
+    note_value(k, n->value);
     return put_value(k, n->value, 0) && put_type(k, ir_infer_type(k->t, n), 0);
   }
   if (!n->graph) return no(k, "a node of no graph");
@@ -298,6 +326,7 @@ static bool put_global(Kw *k, IrNode *n, bool typed) {
   put_tag(k, 'G');
   put_i64(k, v.tag);
   if (v.tag != V_OBJ) return true;
+  note_value(k, v);
   put_i64(k, v.o->kind);
   if (v_is_obj(v, O_BUILTIN)) return put_builtin(k, AS_BUILTIN(v));
   if (v_is_obj(v, O_FUNC)) {
@@ -312,27 +341,25 @@ static bool put_global(Kw *k, IrNode *n, bool typed) {
 }
 
 static bool put_graph_head(Kw *k, IrGraph *g) {
-  bool typed = ir_map_get(&k->typed, g) != NULL;
   put_tag(k, 'h');
   put_str(k, g->name);
   put_str(k, g->display);
   put_i64(k, g->flags);
   put_str(k, g->module ? g->module->name : NULL);
   put_i64(k, (int64_t)g->nparams << 32 | (uint32_t)g->nnodes);
-  /* the lowering asks for the free variables of what it lowers: as
-   * they are made from the graphs, an unmade list is made the same */
-  if (typed) ir_free_vars(g);
-  put_i64(k, g->fv_done ? g->nfv : -1);
+  /* the free variables, made now if they were not: whether they were
+   * depends on what the process did before (the lowering makes them) */
+  ir_free_vars(g);
+  put_i64(k, g->nfv);
   bool ok = true;
-  if (g->fv_done)
-    for (int i = 0; i < g->nfv && ok; i++) ok = put_node(k, g->fv[i]);
+  for (int i = 0; i < g->nfv && ok; i++) ok = put_node(k, g->fv[i]);
   put_i64(k, g->ndefaults);
   for (int i = 0; i < g->ndefaults && ok; i++) ok = put_node(k, g->defaults[i]);
   put_place(k, g->copy_of);
   put_place(k, g->jsource);
-  if (g->fv_done && g->jorig)
+  if (g->jorig)
     for (int i = 0; i < g->nfv && ok; i++) ok = put_node(k, g->jorig[i]);
-  if (g->fv_done && g->forig)
+  if (g->forig)
     for (int i = 0; i < g->nfv && ok; i++) {
       ok = put_node(k, g->forig[i]);
       put_i64(k, g->ftan ? g->ftan[i] : -1);
@@ -363,8 +390,9 @@ static bool put_graph_body(Kw *k, IrGraph *g) {
   return ok && put_node(k, g->ret);
 }
 
-bool jit_key_describe(MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, StrBuf *out, const char **why) {
-  Kw kw = {.vm = vm, .t = t, .out = out, .main = out}, *k = &kw;
+JitKey *jit_key_describe(MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, StrBuf *out, const char **why) {
+  Kw *k = lang_alloc(sizeof *k);
+  *k = (Kw){.vm = vm, .t = t, .out = out, .main = out};
   for (int i = 0; i < t->unit->ngraphs; i++) ir_map_set_int(&k->typed, t->unit->graphs[i], 1);
   ir_free_vars(g);
   put_graph(k, t->graph);
@@ -378,7 +406,248 @@ bool jit_key_describe(MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, StrBuf *
     else ok = put_graph_body(k, k->bodies[b++]);
   }
   if (!ok) *why = k->why ? k->why : "the graphs cannot be described";
+  return ok ? k : NULL;
+}
+
+/* ---- the tables, stored with the object ---- */
+
+/* The tables a lowering built (the sites, constants and guards its code
+ * reads, jit/backend.h) are stored with the object, in the terms of the
+ * description, so that a hit rebuilds them without lowering: a graph
+ * by its number, a node by its graph and place, a type by its content's
+ * number, a builtin by its place among those met, a str by its text, a
+ * closure or graph constant by its graph, a guard by the module of a
+ * graph and a name (what it assumed is what the global holds now, which
+ * the description has written).  Anything else, or anything not in the
+ * description (a node or type of a specialisation the lowering made
+ * itself), and the tables are not stored: a hit then lowers. */
+
+typedef struct Rd {
+  const char *p, *end;
+  bool ok;
+} Rd;
+
+static int64_t get_i64(Rd *r) {
+  int64_t v = 0;
+  if (r->end - r->p < (ptrdiff_t)sizeof v) {
+    r->ok = false;
+    return -1;
+  }
+  memcpy(&v, r->p, sizeof v);
+  r->p += sizeof v;
+  return v;
+}
+
+static const char *get_text(Rd *r, size_t *n) {
+  int64_t len = get_i64(r);
+  if (!r->ok || len < 0 || r->end - r->p < len) {
+    r->ok = false;
+    return NULL;
+  }
+  const char *s = r->p;
+  r->p += len;
+  *n = (size_t)len;
+  return s;
+}
+
+static int graph_num(const Kw *k, IrGraph *g) { return g ? ir_map_int(&k->gnum, g, -1) : -1; }
+
+static IrGraph *graph_at(const Kw *k, Rd *r) {
+  int64_t i = get_i64(r);
+  if (i < 0 || i >= k->nqueue) r->ok = false;
+  return r->ok ? k->queue[i] : NULL;
+}
+
+static bool save_site(Kw *k, const JitSite *s) {
+  IrNode *n = s->node;
+  if (!n) put_tag(k, 'n');
+  else if (n->kind == IR_CONST && v_is_obj(n->value, O_GRAPH) && graph_num(k, AS_GRAPH(n->value)->graph) >= 0) {
+    /* a graph constant the lowering made, to make closures of it: its
+     * span is where errors and tracebacks point */
+    put_tag(k, 'k');
+    put_i64(k, graph_num(k, AS_GRAPH(n->value)->graph));
+    Span sp = n->span;
+    if (sp.file >= 0 && sp.file < k->vm->nfiles) put_str(k, k->vm->files[sp.file].path);
+    else put_i64(k, -1);
+    put_i64(k, (int64_t)sp.line << 32 | (uint32_t)sp.col);
+    put_i64(k, sp.len);
+  } else {
+    int g = graph_num(k, n->graph), at = ir_map_int(&k->nnum, n, -1);
+    if (g < 0 || at < 0) return false;
+    put_tag(k, 'r');
+    put_i64(k, g);
+    put_i64(k, at);
+  }
+  int frame = graph_num(k, s->frame), type = s->type ? ir_map_int(&k->tnum, s->type, -1) : -1;
+  if ((s->frame && frame < 0) || (s->type && type < 0)) return false;
+  put_i64(k, frame);
+  put_i64(k, type);
+  return true;
+}
+
+static bool load_site(Kw *k, Rd *r, JitSite *s) {
+  char tag = r->p < r->end ? *r->p++ : (r->ok = false, 0);
+  s->node = NULL;
+  if (tag == 'k') {
+    IrGraph *g = graph_at(k, r);
+    const char *path = NULL;
+    int64_t len = get_i64(r);
+    if (len >= 0 && r->end - r->p >= len) {
+      path = r->p;
+      r->p += len;
+    } else if (len >= 0) {
+      r->ok = false;
+    }
+    int64_t lc = get_i64(r), sl = get_i64(r);
+    Span sp = {-1, (int32_t)(lc >> 32), (int32_t)(uint32_t)lc, (int32_t)sl};
+    if (path) {
+      for (int i = 0; i < k->vm->nfiles && sp.file < 0; i++)
+        if ((int64_t)k->vm->files[i].path->len == len && memcmp(k->vm->files[i].path->data, path, len) == 0) sp.file = i;
+      if (sp.file < 0) r->ok = false;   /* (a file this process has not read) */
+    }
+    if (!r->ok) return false;
+    ObjGraph *o = lang_alloc(sizeof *o);
+    o->obj.kind = O_GRAPH;
+    o->graph = g;
+    /* made by hand, not by ir_const: it takes no serial (those the
+     * lowering would have taken are skipped as one count) */
+    IrNode *n = lang_alloc(sizeof *n);
+    n->kind = IR_CONST;
+    n->value = v_obj(o);
+    n->span = sp;
+    s->node = n;
+  } else if (tag == 'r') {
+    IrGraph *g = graph_at(k, r);
+    int64_t at = get_i64(r);
+    if (!r->ok || at < 0 || at >= g->nparams + g->nnodes) return r->ok = false;
+    s->node = at < g->nparams ? g->params[at] : g->nodes[at - g->nparams];
+  } else if (tag != 'n') {
+    return r->ok = false;
+  }
+  int64_t frame = get_i64(r), type = get_i64(r);
+  if (!r->ok || frame >= k->nqueue || type >= k->ncontents) return r->ok = false;
+  s->frame = frame < 0 ? NULL : k->queue[frame];
+  s->type = type < 0 ? NULL : (IrType *)k->types[type];
+  return true;
+}
+
+static bool save_const(Kw *k, Value v) {
+  if (v_is_obj(v, O_BUILTIN)) {
+    int b = ir_map_int(&k->bnum, AS_BUILTIN(v), -1);
+    if (b < 0) return false;
+    put_tag(k, 'b');
+    put_i64(k, b);
+  } else if (v_is_obj(v, O_FUNC) && AS_FUNC(v)->nenv == 0 && graph_num(k, AS_FUNC(v)->graph) >= 0) {
+    put_tag(k, 'c');
+    put_i64(k, graph_num(k, AS_FUNC(v)->graph));
+  } else if (v_is_obj(v, O_GRAPH) && graph_num(k, AS_GRAPH(v)->graph) >= 0) {
+    put_tag(k, 'o');
+    put_i64(k, graph_num(k, AS_GRAPH(v)->graph));
+  } else if (v.tag == V_OBJ && ir_map_int(&k->vnum, v.o, -1) >= 0) {
+    put_tag(k, 'v');
+    put_i64(k, ir_map_int(&k->vnum, v.o, -1));
+  } else if (v_is_obj(v, O_STR)) {
+    put_tag(k, 's');
+    put_str(k, AS_STR(v));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+static bool load_const(Kw *k, Rd *r, Value *v) {
+  char tag = r->p < r->end ? *r->p++ : (r->ok = false, 0);
+  if (tag == 's') {
+    size_t n = 0;
+    const char *text = get_text(r, &n);
+    if (r->ok) *v = v_obj(lang_str_new(text, n));
+  } else if (tag == 'v') {
+    int64_t i = get_i64(r);
+    if (i < 0 || i >= k->nvalues) r->ok = false;
+    if (r->ok) *v = k->values[i];
+  } else if (tag == 'b') {
+    int64_t b = get_i64(r);
+    if (b < 0 || b >= k->nbuiltins) r->ok = false;
+    if (r->ok) *v = v_obj(k->builtins[b]);
+  } else if (tag == 'c' || tag == 'o') {
+    IrGraph *g = graph_at(k, r);
+    if (r->ok && tag == 'c') *v = v_obj(ev_closure(k->vm, g, NULL));
+    if (r->ok && tag == 'o') {
+      ObjGraph *o = lang_alloc(sizeof *o);
+      o->obj.kind = O_GRAPH;
+      o->graph = g;
+      *v = v_obj(o);
+    }
+  } else {
+    r->ok = false;
+  }
+  return r->ok;
+}
+
+/* A guard: the global's module as that of the first graph of the
+ * description that reads its globals, and its name. */
+static bool save_guard(Kw *k, const JitGuard *gd) {
+  int g = -1;
+  for (int i = 0; i < k->nqueue && g < 0; i++)
+    if (k->queue[i]->module == gd->module) g = i;
+  if (gd->module && g < 0) return false;
+  put_i64(k, g);
+  put_str(k, gd->name);
+  return true;
+}
+
+static bool load_guard(Kw *k, Rd *r, JitGuard *gd) {
+  int64_t g = get_i64(r);
+  size_t n = 0;
+  const char *name = get_text(r, &n);
+  if (!r->ok || g >= k->nqueue) return r->ok = false;
+  gd->module = g < 0 ? NULL : k->queue[g]->module;
+  gd->name = lang_str_new(name, n);
+  Value v = v_unbound(), slot;
+  if (gd->module && gd->module->names && lang_dict_get(gd->module->names, gd->name, &slot)) v = gd->module->slots[slot.i];
+  if (v.tag == V_UNBOUND && k->vm->builtins) lang_dict_get(k->vm->builtins, gd->name, &v);
+  /* a def of a module not run yet (emit-llvm's case): lowered */
+  if (v.tag == V_UNBOUND) return r->ok = false;
+  gd->expect = v;
+  return true;
+}
+
+bool jit_key_save_tables(JitKey *k, const JitSite *sites, int nsites, const Value *consts, int nconsts,
+                         const JitGuard *guards, int nguards, uint64_t serials, StrBuf *out) {
+  StrBuf *was = k->out;
+  k->out = out;
+  bool ok = true;
+  put_i64(k, (int64_t)serials);
+  put_i64(k, nsites);
+  for (int i = 0; i < nsites && ok; i++) ok = save_site(k, &sites[i]);
+  put_i64(k, nconsts);
+  for (int i = 0; i < nconsts && ok; i++) ok = save_const(k, consts[i]);
+  put_i64(k, nguards);
+  for (int i = 0; i < nguards && ok; i++) ok = save_guard(k, &guards[i]);
+  k->out = was;
   return ok;
+}
+
+bool jit_key_load_tables(JitKey *k, const void *data, size_t size, JitSite **sites, int *nsites, Value **consts,
+                         int *nconsts, JitGuard **guards, int *nguards, uint64_t *serials) {
+  Rd r = {data, (const char *)data + size, true};
+  *serials = (uint64_t)get_i64(&r);
+  int64_t n = get_i64(&r);
+  if (!r.ok || n < 0 || n > (int64_t)size) return false;
+  *nsites = (int)n;
+  *sites = lang_alloc((size_t)(n ? n : 1) * sizeof **sites);
+  for (int i = 0; i < n && r.ok; i++) load_site(k, &r, &(*sites)[i]);
+  n = get_i64(&r);
+  if (!r.ok || n < 0 || n > (int64_t)size) return false;
+  *nconsts = (int)n;
+  *consts = lang_alloc((size_t)(n ? n : 1) * sizeof **consts);
+  for (int i = 0; i < n && r.ok; i++) load_const(k, &r, &(*consts)[i]);
+  n = get_i64(&r);
+  if (!r.ok || n < 0 || n > (int64_t)size) return false;
+  *nguards = (int)n;
+  *guards = lang_alloc((size_t)(n ? n : 1) * sizeof **guards);
+  for (int i = 0; i < n && r.ok; i++) load_guard(k, &r, &(*guards)[i]);
+  return r.ok && r.p == r.end;
 }
 
 /* ---- build-ids ---- */

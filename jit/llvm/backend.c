@@ -57,6 +57,8 @@ typedef struct Cg {
     uint8_t key[32];
     uint8_t module[32];         /* the key of its module (module_key) */
     LLVMOrcExecutorAddress addr;
+    void *tables;               /* its tables as stored (jit/key.c), or NULL */
+    size_t ntables;
   } *loaded;
   int nloaded;
 } Cg;
@@ -117,6 +119,7 @@ static void cg_close(void *p) {
   free(cg->cpu);
   free(cg->features);
   free(cg->version);
+  for (int i = 0; i < cg->nloaded; i++) free(cg->loaded[i].tables);
   free(cg->loaded);
   jit_cache_close(&cg->cache);
   free(cg);
@@ -279,33 +282,35 @@ static void module_key(Cg *cg, LLVMModuleRef mod, uint8_t key[32]) {
  * code that lowers them and of the program (their build-ids) and the
  * machine.  False when the graphs cannot be described, or no version
  * is known: the key is then the module's. */
-static bool graph_key(Cg *cg, MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, uint8_t key[32], const char **why) {
+static JitKey *graph_key(Cg *cg, MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, uint8_t key[32],
+                         const char **why) {
   if (!cg->version) {
     *why = "no build-id";
-    return false;
+    return NULL;
   }
   StrBuf d;
   sb_init(&d);
-  if (!jit_key_describe(vm, g, t, sig, &d, why)) return false;
+  JitKey *k = jit_key_describe(vm, g, t, sig, &d, why);
+  if (!k) return NULL;
   JitSha s;
   jit_sha_init(&s);
   machine_key(cg, &s, "from its graphs");
   jit_sha_add(&s, cg->version, strlen(cg->version) + 1);
   jit_sha_add(&s, d.data, d.len);
   jit_sha_end(&s, key);
-  return true;
+  return k;
 }
 
 /* A hit whose module is not the one its entry was made from: the key
  * missed something the lowering reads, and the code would be stale.
  * Loud, for it is found only where MIST_JIT_CACHE_CHECK is set (every
  * test): a process that ran on would run wrong code silently. */
-static void stale_hit(MistVM *vm, IrGraph *g) {
+static void stale_hit(MistVM *vm, IrGraph *g, const char *what) {
   const char *file = g->span.file >= 0 && g->span.file < vm->nfiles ? vm->files[g->span.file].path->data : "?";
   fprintf(stderr,
           "mist: internal error: the compile cache's key of %s (%s:%d) missed something the lowering reads: "
-          "the entry it found was made from another module (MIST_JIT_CACHE_CHECK)\n",
-          g->display ? g->display->data : g->name->data, file, g->span.line);
+          "the entry it found was made from another %s (MIST_JIT_CACHE_CHECK)\n",
+          g->display ? g->display->data : g->name->data, file, g->span.line, what);
   abort();
 }
 
@@ -359,6 +364,15 @@ static LLVMMemoryBufferRef compile_object(Cg *cg, Lowered *lo, bool quick, doubl
   return buf;
 }
 
+/* Whether the tables a check lowered are the ones stored. */
+static bool same_tables(JitKey *k, const Lowered *lo, uint64_t serials, const void *stored, size_t n) {
+  StrBuf b;
+  sb_init(&b);
+  return jit_key_save_tables(k, lo->sites, lo->nsites, lo->consts, lo->nconsts, lo->guards, lo->nguards, serials,
+                             &b) &&
+         b.len == n && memcmp(b.data, stored, n) == 0;
+}
+
 static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, const char **why) {
   Cg *cg = p;
   if (!cg->cache_opened) {
@@ -368,67 +382,127 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
   double t0 = now_ms();
   uint8_t key[32], module[32], stored[32];
   const char *no_key = NULL;
-  bool by_graphs = graph_key(cg, vm, g, t, sig, key, &no_key);
+  JitKey *jk = graph_key(cg, vm, g, t, sig, key, &no_key);
   double t1 = now_ms();
-  Lowered lo;
-  LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
-  int effort[2];
-  if (!lower(cg, ctx, g, t, sig, &lo, effort, why)) return NULL;
-  /* the module's key: the entry's key where the graphs could not be
-   * described; else made on a miss (stored with the object) and where
-   * a hit is checked */
-  bool have_module = !by_graphs;
-  if (!by_graphs) {
-    module_key(cg, lo.mod, key);
-    memcpy(module, key, 32);
+  const char *keyed = jk ? lang_str_fmt(" (keyed %.2f ms)", t1 - t0)->data
+                         : lang_str_fmt(" (keyed by its module: %s)", no_key)->data;
+  /* what the code is: where it came from (in this JIT already, the
+   * cache, or LLVM) and its tables (stored with it, or lowered) */
+  LLVMOrcExecutorAddress addr = 0;
+  void *obj = NULL, *tables = NULL;
+  size_t size = 0, ntables = 0;
+  JitCode *code = lang_alloc(sizeof *code);
+  code->cx.vm = vm;
+  Lowered lo = {0};
+  bool lowered = false, have_module = false;
+  int effort[2] = {0, 0};
+  double tl = 0, tr = 0;
+  uint64_t serials = 0, stored_serials = 0;   /* the IrNode serials the lowering took (ir_serials_skip) */
+  for (int pass = 0; pass < 2; pass++) {
+    if (!jk || pass == 1) {
+      /* lower: where the key is the module's, to have it; else for the
+       * tables of a hit that has none, or for a miss */
+      double tl0 = now_ms();
+      LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
+      uint64_t s0 = ir_serials_made();
+      if (!lower(cg, ctx, g, t, sig, &lo, effort, why)) {
+        free(obj);
+        return NULL;
+      }
+      serials = ir_serials_made() - s0;
+      lowered = true;
+      tl = now_ms() - tl0;
+      if (!jk) {
+        module_key(cg, lo.mod, key);
+        memcpy(module, key, 32);
+        have_module = true;
+      }
+    }
+    if (pass == 1) break;   /* (looked up on the first) */
+    for (int i = 0; i < cg->nloaded && !addr; i++)
+      if (memcmp(cg->loaded[i].key, key, 32) == 0) {
+        addr = cg->loaded[i].addr;
+        memcpy(stored, cg->loaded[i].module, 32);
+        tables = cg->loaded[i].tables;
+        ntables = cg->loaded[i].ntables;
+      }
+    if (!addr && (jk || storable(lo.mod))) {
+      double tr0 = now_ms();
+      obj = jit_cache_get(&cg->cache, key, &size, stored, &ntables);
+      tr = now_ms() - tr0;
+      tables = obj && ntables ? (char *)obj + size : NULL;
+    }
+    if (!addr && !obj) {
+      if (jk) continue;   /* a miss: lowered on the next pass */
+      break;
+    }
+    /* a hit: its tables rebuilt, without lowering, where they were stored */
+    if (jk && tables &&
+        jit_key_load_tables(jk, tables, ntables, (JitSite **)&code->cx.sites, &(int){0}, (Value **)&code->cx.consts,
+                            &(int){0}, &code->guards, &code->nguards, &stored_serials))
+      break;
+    tables = NULL;
+    if (lowered) break;
+  }
+  /* a hit is checked where MIST_JIT_CACHE_CHECK is set: lowered (if it
+   * was not), its module and tables compared with those stored */
+  if ((addr || obj) && cg->check && jk) {
+    Lowered chk = lo;
+    uint64_t took = serials;
+    if (!lowered) {
+      LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
+      int eff[2];
+      uint64_t s0 = ir_serials_made();
+      if (!lower(cg, ctx, g, t, sig, &chk, eff, why)) stale_hit(vm, t->graph, "program (it does not lower)");
+      took = ir_serials_made() - s0;
+    }
+    module_key(cg, chk.mod, module);
+    if (memcmp(module, stored, 32) != 0) stale_hit(vm, t->graph, "module");
+    if (tables && !same_tables(jk, &chk, took, tables, ntables)) stale_hit(vm, t->graph, "set of tables");
+    if (!lowered) LLVMDisposeModule(chk.mod);
+  } else if (!lowered) {
+    /* the serials the lowering would have taken (the check's took them) */
+    ir_serials_skip(stored_serials);
   }
   char entry[64] = "mist.";
   jit_hex(key, 16, entry + 5);
-  double t2 = now_ms();
-  const char *note = NULL, *unsaved = NULL;
-  const char *keyed = by_graphs ? lang_str_fmt(" (keyed %.2f ms)", t1 - t0)->data
-                                 : lang_str_fmt(" (keyed by its module: %s)", no_key)->data;
-  LLVMOrcExecutorAddress addr = 0;
-  for (int i = 0; i < cg->nloaded && !addr; i++)
-    if (memcmp(cg->loaded[i].key, key, 32) == 0) {
-      addr = cg->loaded[i].addr;
-      memcpy(stored, cg->loaded[i].module, 32);
-    }
-  /* a module that holds an address of this process is not stored: by
-   * its graphs, a key whose entry was stored holds none (whether it
-   * does is looked at on a miss) */
-  int keep = by_graphs ? -1 : storable(lo.mod);
-  size_t size = 0;
-  void *obj = NULL;
-  if (!addr && keep) obj = jit_cache_get(&cg->cache, key, &size, stored);
-  if ((addr || obj) && cg->check && by_graphs) {
-    module_key(cg, lo.mod, module);
-    have_module = true;
-    if (memcmp(module, stored, 32) != 0) stale_hit(vm, t->graph);
-  }
+  const char *note, *unsaved = NULL;
+  const char *how = lowered ? lang_str_fmt("lowered %.2f ms", tl)->data : "tables read";
   if (addr) {
-    LLVMDisposeModule(lo.mod);
-    note = lang_str_fmt("lowered %.2f ms, the same code as before%s", t2 - t1, keyed)->data;
+    if (lowered) LLVMDisposeModule(lo.mod);
+    note = lang_str_fmt("%s, the same code as before%s", how, keyed)->data;
   } else {
     LLVMMemoryBufferRef buf;
+    StrBuf tb;
+    sb_init(&tb);
+    bool with_tables = false;
     if (obj) {
-      LLVMDisposeModule(lo.mod);
+      if (lowered) LLVMDisposeModule(lo.mod);
       buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, size, entry);
-      free(obj);
       memcpy(module, stored, 32);
-      note = lang_str_fmt("cached: lowered %.2f ms, read %.2f ms%s", t2 - t1, now_ms() - t2, keyed)->data;
+      if (tables) {
+        sb_add(&tb, tables, ntables);
+        with_tables = true;
+      }
+      free(obj);
+      note = lang_str_fmt("cached: %s, read %.2f ms%s", how, tr, keyed)->data;
     } else {
-      if (keep < 0) keep = storable(lo.mod);
+      bool keep = storable(lo.mod);
       if (!have_module) module_key(cg, lo.mod, module);
+      with_tables = jk && jit_key_save_tables(jk, lo.sites, lo.nsites, lo.consts, lo.nconsts, lo.guards,
+                                              lo.nguards, serials, &tb);
       if (!verified(&lo, why)) return NULL;
       LLVMSetValueName2(LLVMGetNamedFunction(lo.mod, lo.entry), entry, strlen(entry));
       double ms[2];
       if (!(buf = compile_object(cg, &lo, effort[0] == effort[1], ms, why))) return NULL;
-      note = lang_str_fmt("lowered %.2f ms, optimised %.2f ms (%d of %d functions), code %.2f ms%s", t2 - t1, ms[0],
-                          effort[1] - effort[0], effort[1], ms[1], keyed)->data;
+      note = lang_str_fmt("%s, optimised %.2f ms (%d of %d functions), code %.2f ms%s%s", how, ms[0],
+                          effort[1] - effort[0], effort[1], ms[1], keyed,
+                          jk && !with_tables ? " (its tables not stored)" : "")->data;
       if (!keep) unsaved = "not cached: the module holds an address of this process";
       else if (!cg->cache.dir) unsaved = cg->cache.off[0] ? cg->cache.off : NULL;
-      else jit_cache_put(&cg->cache, key, module, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), &unsaved);
+      else
+        jit_cache_put(&cg->cache, key, module, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), tb.data,
+                      with_tables ? tb.len : 0, &unsaved);
     }
     /* the JIT takes ownership of the buffer */
     double t3 = now_ms();
@@ -442,16 +516,21 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
     struct Loaded *more = realloc(cg->loaded, (size_t)(cg->nloaded + 1) * sizeof *more);
     if (more) {
       cg->loaded = more;
-      memcpy(cg->loaded[cg->nloaded].key, key, 32);
-      memcpy(cg->loaded[cg->nloaded].module, module, 32);
-      cg->loaded[cg->nloaded++].addr = addr;
+      struct Loaded *l = &cg->loaded[cg->nloaded++];
+      memcpy(l->key, key, 32);
+      memcpy(l->module, module, 32);
+      l->addr = addr;
+      l->tables = with_tables ? malloc(tb.len) : NULL;
+      l->ntables = l->tables ? tb.len : 0;
+      if (l->tables) memcpy(l->tables, tb.data, tb.len);
     }
   }
-  JitCode *code = lang_alloc(sizeof *code);
   code->entry = (bool (*)(const JitCx *, const Value *, const Value *, Value *))(uintptr_t)addr;
-  code->cx = (JitCx){vm, lo.sites, lo.consts};
-  code->nguards = lo.nguards;
-  code->guards = lo.guards;
+  if (lowered) {
+    code->cx = (JitCx){vm, lo.sites, lo.consts};
+    code->nguards = lo.nguards;
+    code->guards = lo.guards;
+  }
   code->note = note;
   return code;
 }
