@@ -301,15 +301,17 @@ static JitKey *graph_key(Cg *cg, MistVM *vm, IrGraph *g, IrTyped *t, IrType **si
   return k;
 }
 
-/* A hit whose module is not the one its entry was made from: the key
- * missed something the lowering reads, and the code would be stale.
- * Loud, for it is found only where MIST_JIT_CACHE_CHECK is set (every
- * test): a process that ran on would run wrong code silently. */
+/* A hit that is not what lowering its function makes now (its module,
+ * or the tables read back): the key missed something the lowering
+ * reads, or the tables were stored or read back wrong, and the code
+ * would be stale.  Loud, for it is found only where MIST_JIT_CACHE_CHECK
+ * is set (every test): a process that ran on would run wrong code
+ * silently. */
 static void stale_hit(MistVM *vm, IrGraph *g, const char *what) {
   const char *file = g->span.file >= 0 && g->span.file < vm->nfiles ? vm->files[g->span.file].path->data : "?";
   fprintf(stderr,
-          "mist: internal error: the compile cache's key of %s (%s:%d) missed something the lowering reads: "
-          "the entry it found was made from another %s (MIST_JIT_CACHE_CHECK)\n",
+          "mist: internal error: the compile cache's entry for %s (%s:%d) is not what lowering it makes now: "
+          "its %s differs (MIST_JIT_CACHE_CHECK)\n",
           g->display ? g->display->data : g->name->data, file, g->span.line, what);
   abort();
 }
@@ -364,13 +366,43 @@ static LLVMMemoryBufferRef compile_object(Cg *cg, Lowered *lo, bool quick, doubl
   return buf;
 }
 
-/* Whether the tables a check lowered are the ones stored. */
-static bool same_tables(JitKey *k, const Lowered *lo, uint64_t serials, const void *stored, size_t n) {
-  StrBuf b;
-  sb_init(&b);
-  return jit_key_save_tables(k, lo->sites, lo->nsites, lo->consts, lo->nconsts, lo->guards, lo->nguards, serials,
-                             &b) &&
-         b.len == n && memcmp(b.data, stored, n) == 0;
+/* Whether two constants are the same as compiled code sees them: the
+ * same object, or a closure that captured nothing, a graph constant or
+ * a str made again (what a lowering makes anew each time). */
+static bool same_const(Value a, Value b) {
+  if (a.tag != b.tag) return false;
+  if (a.tag != V_OBJ || a.o == b.o) return a.i == b.i;
+  if (a.o->kind != b.o->kind) return false;
+  switch (a.o->kind) {
+  case O_FUNC: return AS_FUNC(a)->nenv == 0 && AS_FUNC(b)->nenv == 0 && AS_FUNC(a)->graph == AS_FUNC(b)->graph;
+  case O_GRAPH: return AS_GRAPH(a)->graph == AS_GRAPH(b)->graph;
+  case O_STR: return lang_str_eq(AS_STR(a), AS_STR(b));
+  default: return false;
+  }
+}
+
+/* Whether the tables a hit read (code) are those a check's lowering
+ * built (lo): the same nodes (or a graph constant of the same graph
+ * and place), frames, types, constants and guards. */
+static bool same_tables(const JitCode *code, int nsites, int nconsts, const Lowered *lo) {
+  if (nsites != lo->nsites || nconsts != lo->nconsts || code->nguards != lo->nguards) return false;
+  for (int i = 0; i < nsites; i++) {
+    const JitSite *a = &code->cx.sites[i], *b = &lo->sites[i];
+    bool node = a->node == b->node ||
+                (a->node && b->node && a->node->kind == IR_CONST && b->node->kind == IR_CONST &&
+                 same_const(a->node->value, b->node->value) && a->node->span.file == b->node->span.file &&
+                 a->node->span.line == b->node->span.line && a->node->span.col == b->node->span.col &&
+                 a->node->span.len == b->node->span.len);
+    bool type = a->type == b->type || (a->type && b->type && ir_type_eq(a->type, b->type));
+    if (!node || a->frame != b->frame || !type) return false;
+  }
+  for (int i = 0; i < nconsts; i++)
+    if (!same_const(code->cx.consts[i], lo->consts[i])) return false;
+  for (int i = 0; i < lo->nguards; i++) {
+    const JitGuard *a = &code->guards[i], *b = &lo->guards[i];
+    if (a->module != b->module || !lang_str_eq(a->name, b->name) || !same_const(a->expect, b->expect)) return false;
+  }
+  return true;
 }
 
 static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, const char **why) {
@@ -397,7 +429,8 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
   bool lowered = false, have_module = false;
   int effort[2] = {0, 0};
   double tl = 0, tr = 0;
-  uint64_t serials = 0, stored_serials = 0;   /* the IrNode serials the lowering took (ir_serials_skip) */
+  uint64_t serials = 0, stored_serials = 0;
+  int nsites = 0, nconsts = 0;   /* the IrNode serials the lowering took (ir_serials_skip) */
   for (int pass = 0; pass < 2; pass++) {
     if (!jk || pass == 1) {
       /* lower: where the key is the module's, to have it; else for the
@@ -438,8 +471,8 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
     }
     /* a hit: its tables rebuilt, without lowering, where they were stored */
     if (jk && tables &&
-        jit_key_load_tables(jk, tables, ntables, (JitSite **)&code->cx.sites, &(int){0}, (Value **)&code->cx.consts,
-                            &(int){0}, &code->guards, &code->nguards, &stored_serials))
+        jit_key_load_tables(jk, tables, ntables, (JitSite **)&code->cx.sites, &nsites, (Value **)&code->cx.consts,
+                            &nconsts, &code->guards, &code->nguards, &stored_serials))
       break;
     tables = NULL;
     if (lowered) break;
@@ -453,12 +486,13 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
       LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
       int eff[2];
       uint64_t s0 = ir_serials_made();
-      if (!lower(cg, ctx, g, t, sig, &chk, eff, why)) stale_hit(vm, t->graph, "program (it does not lower)");
+      if (!lower(cg, ctx, g, t, sig, &chk, eff, why)) stale_hit(vm, t->graph, "program (it does not lower now)");
       took = ir_serials_made() - s0;
     }
     module_key(cg, chk.mod, module);
     if (memcmp(module, stored, 32) != 0) stale_hit(vm, t->graph, "module");
-    if (tables && !same_tables(jk, &chk, took, tables, ntables)) stale_hit(vm, t->graph, "set of tables");
+    if (tables && (!same_tables(code, nsites, nconsts, &chk) || took != stored_serials))
+      stale_hit(vm, t->graph, "tables");
     if (!lowered) LLVMDisposeModule(chk.mod);
   } else if (!lowered) {
     /* the serials the lowering would have taken (the check's took them) */
