@@ -6,14 +6,17 @@
  * runtime functions compiled code calls (rt.c) as absolute symbols, a
  * thread-safe context its modules share, and a target machine for the
  * host's CPU and features that the new pass manager (LLVMRunPasses,
- * default<O2>) optimises for and the code generator compiles for.  Each
- * compilation lowers the specialisation into a module of its own; the
- * module (its bitcode) and the machine are the key of the compile cache
- * (cache.c).  On a miss the module is verified, optimised, compiled to
- * an object file and stored; on a hit the stored object is used and
- * LLVM's verifier, passes and code generator do not run.  Either way the object
- * goes to the JIT, which links it, and its entry, named by the key, is
- * looked up.  Every LLVMErrorRef is checked and consumed; the messages
+ * default<O2>) optimises for and the code generator compiles for.  The
+ * key of the compile cache (cache.c) is made first, from the typed
+ * graphs (jit/key.c) and the machine, or, where the graphs cannot be
+ * described, from the lowered module's bitcode.  On a miss the
+ * specialisation is lowered into a module of its own, verified,
+ * optimised, compiled to an object file and stored with the tables its
+ * code reads; on a hit the stored object is used, its tables are read
+ * back (or, where they could not be stored, made by lowering), and
+ * LLVM's verifier, passes and code generator do not run.  Either way
+ * the object goes to the JIT, which links it, and its entry, named by
+ * the key, is looked up.  Every LLVMErrorRef is checked and consumed; the messages
  * become the reason the function runs in the interpreter instead.
  */
 #include <pthread.h>

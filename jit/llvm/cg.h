@@ -32,7 +32,7 @@ typedef struct Lowered {
  * something in it cannot be compiled; the module is then disposed of.
  * The module holds no address of this process (objects by index
  * through cx, the runtime by name): the compile cache (cache.c) links
- * its object into other processes, keyed by its text.  The module is
+ * its object into other processes.  The module is
  * not verified: what compiles it verifies it first (backend.c), so that
  * a hit of the compile cache does not pay for LLVM's verifier. */
 bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, const char *prefix,
