@@ -13,7 +13,9 @@
 # its own process (best of N calls after 0.3 s of warm-up); the programs
 # run alternately ROUNDS times and the best of each is kept, so that a
 # busy machine slows all alike.  Printed per batch: forward and step ms,
-# step / C step (target <= 1.05x), step / forward (target <= 2.3x), and
+# step / C step (target <= 1.05x), step / forward and the gradient alone
+# (value_and_grad: the step without its update) / forward (target
+# <= 2.3x: "the same step, gradient"), and
 # the checks (the step's loss plus the sum of the new parameters), which
 # must agree within 1e-6 relative; and the C twin's forward products and
 # step products alone (mlp.c's blas_*_ms), whose ratio is the floor
@@ -62,10 +64,10 @@ fi
 echo "best of $repeat calls a process, best of $rounds processes, wall clock, ms"
 status=0
 for b in 64 512; do
-  declare -A f=() s=() chk=()
+  declare -A f=() s=() g=() chk=()
   names=(mist C)
   [ $torch = 1 ] && names+=(torch torch+core)
-  for n in "${names[@]}"; do f[$n]=1e9 s[$n]=1e9; done
+  for n in "${names[@]}"; do f[$n]=1e9 s[$n]=1e9 g[$n]=1e9; done
   bf=1e9 bs=1e9
   for _ in $(seq "$rounds"); do
     for n in "${names[@]}"; do
@@ -79,6 +81,7 @@ for b in 64 512; do
       esac
       f[$n]=$(min "${f[$n]}" "$(field forward_ms "$out")")
       s[$n]=$(min "${s[$n]}" "$(field step_ms "$out")")
+      g[$n]=$(min "${g[$n]}" "$(field grad_ms "$out")")
       chk[$n]=$(field check "$out")
       if [ "$n" = C ]; then
         bf=$(min "$bf" "$(field blas_forward_ms "$out")")
@@ -88,12 +91,13 @@ for b in 64 512; do
   done
   echo
   echo "batch $b"
-  printf '  %-11s %11s %11s %10s %14s\n' "" forward step step/fwd check
+  printf '  %-11s %11s %11s %10s %11s %10s %14s\n' "" forward step step/fwd gradient grad/fwd check
   for n in "${names[@]}"; do
-    printf '  %-11s %11.4f %11.4f %9sx %14s\n' "$n" "${f[$n]}" "${s[$n]}" "$(ratio "${s[$n]}" "${f[$n]}")" "${chk[$n]}"
+    printf '  %-11s %11.4f %11.4f %9sx %11.4f %9sx %14s\n' "$n" "${f[$n]}" "${s[$n]}" \
+      "$(ratio "${s[$n]}" "${f[$n]}")" "${g[$n]}" "$(ratio "${g[$n]}" "${f[$n]}")" "${chk[$n]}"
   done
-  printf '  mist step / C step %sx (target 1.05x); mist step / mist forward %sx (target 2.3x)\n' \
-    "$(ratio "${s[mist]}" "${s[C]}")" "$(ratio "${s[mist]}" "${f[mist]}")"
+  printf '  mist step / C step %sx (target 1.05x); mist step / mist forward %sx, its gradient / forward %sx (target 2.3x)\n' \
+    "$(ratio "${s[mist]}" "${s[C]}")" "$(ratio "${s[mist]}" "${f[mist]}")" "$(ratio "${g[mist]}" "${f[mist]}")"
   printf '  the products alone (C): forward %.4f, step %.4f, %sx (the floor BLAS sets under step / forward)\n' \
     "$bf" "$bs" "$(ratio "$bs" "$bf")"
   for n in "${names[@]}"; do
@@ -102,7 +106,7 @@ for b in 64 512; do
       status=1
     fi
   done
-  unset f s chk
+  unset f s g chk
 done
 
 # the step's compilation: "SUM LOAD COUNT" from one run's log

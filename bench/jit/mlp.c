@@ -20,8 +20,9 @@
  *   mlp N B [THREADS]   best of N calls of the forward pass and of the
  *                       step (after 0.3 s of warm-up); OpenBLAS on
  *                       THREADS threads (default 1)
- * Prints "batch B forward_ms F step_ms S blas_forward_ms BF blas_step_ms BS
- * check C": BF and BS the forward pass's three products and the step's
+ * Prints "batch B forward_ms F step_ms S grad_ms G blas_forward_ms BF
+ * blas_step_ms BS check C": G the step without its update (the forward
+ * and backward passes: the gradient's cost), BF and BS the forward pass's three products and the step's
  * eight alone (best of N each: the floor OpenBLAS sets under S / F), C
  * the step's loss plus the sum of every new parameter, in double, as
  * mlp.ms prints it. */
@@ -149,7 +150,8 @@ static void relu_mask(int b, float *d, const float *z, const float *bias) {
     for (int j = 0; j < NH; j++) d[i * NH + j] = z[i * NH + j] + bias[j] > 0.0f ? d[i * NH + j] : 0.0f;
 }
 
-static void step(Net *t) {
+/* the gradient: the forward pass and the backward pass, no update */
+static void gradient(Net *t) {
   int b = t->b;
   forward(t);
   /* mean, then sum over axis 1, then the product with y: d = y * (-1 / b);
@@ -174,6 +176,10 @@ static void step(Net *t) {
   relu_mask(b, t->dh0, t->z0, t->bias[0]);
   sum_rows(b, NH, t->dh0, t->gb[0]);
   gemm(1, 0, NI, NH, b, t->x, t->dh0, t->gw[0]);
+}
+
+static void step(Net *t) {
+  gradient(t);
   /* the update, p - 0.01 * g in f32 */
   for (int l = 0; l < 3; l++) {
     int nw = fan_in[l] * fan_out[l], nb = fan_out[l];
@@ -259,6 +265,7 @@ int main(int argc, char **argv) {
   double t0 = now();
   while (now() - t0 < 0.3) step(&t);
   double best_f = best_of(reps, forward, &t), best_s = best_of(reps, step, &t);
+  double best_g = best_of(reps, gradient, &t);
   double blas_f = best_of(reps, forward_products, &t), blas_s = best_of(reps, step_products, &t);
   step(&t);   /* the check's buffers as a step leaves them */
   double check = t.loss;
@@ -266,7 +273,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < fan_in[l] * fan_out[l]; i++) check += t.nw[l][i];
     for (int i = 0; i < fan_out[l]; i++) check += t.nb[l][i];
   }
-  printf("batch %d forward_ms %.4f step_ms %.4f blas_forward_ms %.4f blas_step_ms %.4f check %.9e\n", b,
-         best_f * 1e3, best_s * 1e3, blas_f * 1e3, blas_s * 1e3, check);
+  printf("batch %d forward_ms %.4f step_ms %.4f grad_ms %.4f blas_forward_ms %.4f blas_step_ms %.4f check %.9e\n",
+         b, best_f * 1e3, best_s * 1e3, best_g * 1e3, blas_f * 1e3, blas_s * 1e3, check);
   return 0;
 }

@@ -74,6 +74,12 @@ def step():
     return l.detach(), new
 
 
+def gradient():
+    leaves = {k: params[k].clone().requires_grad_(True) for k in names}
+    l = loss(leaves, x, y)
+    return l.detach(), torch.autograd.grad(l, [leaves[k] for k in names])
+
+
 def best_ms(run):
     best = 1e9
     for _ in range(N):
@@ -91,6 +97,7 @@ while time.perf_counter() - t0 < 0.3:
     step()
 f_ms = best_ms(forward)
 s_ms = best_ms(step)
+g_ms = best_ms(gradient)
 l, p = step()
 check = l.double().item() + sum(v.double().sum().item() for v in p.values())
-print(f"batch {B} forward_ms {f_ms:.4f} step_ms {s_ms:.4f} check {check:.9e}")
+print(f"batch {B} forward_ms {f_ms:.4f} step_ms {s_ms:.4f} grad_ms {g_ms:.4f} check {check:.9e}")

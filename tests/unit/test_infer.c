@@ -663,6 +663,30 @@ static Value random_tensor(TRng *r) {
   return v;
 }
 
+/* The pullback of f at args, given cotangents of each result's dtype or
+ * of another float dtype, with args cast to f32 or f64 (chosen by r):
+ * inference of its specialised copy is sound too, node by node
+ * (check_value).  Backpropagators are where a sensitivity meets values
+ * of another dtype; an f64 cotangent of an f32 value was once given the
+ * value's dtype (sens_like_arg). */
+static const char PULLBACK_PROBE[] =
+    "def _pullback_probe(f, a, b, adt, cdt):\n"
+    "    y, pb = vjp(f, astype(a, adt), astype(b, adt))\n"
+    "    return pb, tuple([astype(ones(t.shape) * 0.5, t.dtype if cdt == \"same\" else cdt) for t in y])\n";
+
+static bool check_pullback(TRng *r, ObjFunc *f, const Value *args, const char *prog, Tally *tally) {
+  static const char *adts[] = {"f32", "f64"}, *cdts[] = {"same", "f32", "f64"};
+  Value probe = v_obj(global_fn("_pullback_probe"));
+  Value in[5] = {v_obj(f), args[0], args[1], v_obj(lang_str(adts[trnd(r, 2)])), v_obj(lang_str(cdts[trnd(r, 3)]))};
+  Value pair;
+  bool ok;
+  pair = call_fn(probe, 5, in, &ok);
+  if (!ok) return false;   /* a result that is not a float tensor, say */
+  Value pb = AS_SEQ(pair)->items[0], ct = AS_SEQ(pair)->items[1];
+  check_value(pb, 1, &ct, "the pullback", prog, tally);
+  return true;
+}
+
 /* On random tensor programs: a value the interpreter computes is of the
  * inferred type; an error inference proves is the interpreter's, at the
  * same place; where the interpreter fails, inference may not know. */
@@ -670,7 +694,10 @@ START_TEST(t_random_tensor_programs) {
   const char *env = getenv("MIST_INFER_PROGRAMS");
   int nprog = env ? atoi(env) : 300;
   TRng r = {7};
-  int ran = 0, proven = 0, precise = 0, agreed_errors = 0;
+  int ran = 0, proven = 0, precise = 0, agreed_errors = 0, pullbacks = 0;
+  Tally tally = {0};
+  buf_clear(&out);
+  ck_assert_msg(mist_eval(vm, "<probe>", PULLBACK_PROBE, false) == MIST_OK, "%s", mist_error(vm));
   for (int p = 0; p < nprog; p++) {
     StrBuf prog;
     sb_init(&prog);
@@ -713,12 +740,16 @@ START_TEST(t_random_tensor_programs) {
       all_shapes &= it->kind == IT_TENSOR && it->n >= 0;
     }
     precise += all_shapes;
+    pullbacks += check_pullback(&r, f, args, prog.data, &tally);
   }
   (void)agreed_errors;
   fprintf(stderr, "test_infer: %d tensor programs, %d ran (%d with every shape inferred exactly), "
-                  "%d errors proven before running, as the interpreter reports them\n",
-          nprog, ran, precise, proven);
+                  "%d errors proven before running, as the interpreter reports them; %d pullbacks "
+                  "checked (%d of %d probed nodes ran)\n",
+          nprog, ran, precise, proven, pullbacks, tally.checked_nodes, tally.nodes);
   ck_assert_int_gt(ran, nprog / 4);
+  ck_assert_int_gt(pullbacks, ran / 2);
+  ck_assert_int_gt(tally.checked_nodes, pullbacks);
   ck_assert_int_gt(proven, nprog / 20);
   ck_assert_int_gt(precise, ran / 3);
 }

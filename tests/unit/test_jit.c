@@ -756,9 +756,20 @@ START_TEST(t_tensorgen) {
     say(&call,
         "_x = concat([randn((%d,), seed=%d) * 3.0, tensor([0.0, -0.0, float('nan'), float('inf'), -float('inf'), 1e-30, 88.0])])\n"
         "_a = _x[:%d].reshape((%d, %d))\n"
-        "print(f(_a, randn((%d,), seed=%d), astype(_a * 7.0, \"i64\"), astype(randn((%d, 1), seed=%d) * 4.0, \"i32\"), "
-        "astype(_a, \"f64\") * 1.5).tolist())\n",
+        "_b, _c, _d, _e = randn((%d,), seed=%d), astype(_a * 7.0, \"i64\"), astype(randn((%d, 1), seed=%d) * 4.0, \"i32\"), "
+        "astype(_a, \"f64\") * 1.5\n"
+        "print(f(_a, _b, _c, _d, _e).tolist())\n",
         sh[0] * sh[1], (int)p, sh[0] * sh[1], sh[0], sh[1], sh[1], (int)p + 1, sh[0], (int)p + 2);
+    /* every other program: its pullback in the float arguments, with a
+     * cotangent of the result's dtype or of another float dtype (where
+     * inference once typed a sensitivity wrongly: sens_like_arg) */
+    if (p % 2 == 0) {
+      static const char *const cts[] = {"_y.dtype", "\"f32\"", "\"f64\""};
+      say(&call,
+          "_y, _pb = vjp(lambda a, e: f(a, _b, _c, _d, e), _a, _e)\n"
+          "print([t.tolist() for t in _pb(astype(ones(_y.shape) * 0.5, %s))])\n",
+          cts[(p / 2) % 3]);
+    }
     char what[64];
     snprintf(what, sizeof what, "tensorgen seed %" PRIu64, seed);
     same_in_both(&pr.eager, &pr.graph, prog.data, call.data, what);
