@@ -466,9 +466,14 @@ static bool save_site(Kw *k, const JitSite *s) {
      * span is where errors and tracebacks point */
     put_tag(k, 'k');
     put_i64(k, graph_num(k, AS_GRAPH(n->value)->graph));
+    /* its file as that of a graph of the description (a path may name
+     * several files: strings run as "<string>") */
     Span sp = n->span;
-    if (sp.file >= 0 && sp.file < k->vm->nfiles) put_str(k, k->vm->files[sp.file].path);
-    else put_i64(k, -1);
+    int file = -1;
+    for (int i = 0; i < k->nqueue && file < 0 && sp.file >= 0; i++)
+      if (k->queue[i]->span.file == sp.file) file = i;
+    if (sp.file >= 0 && file < 0) return false;
+    put_i64(k, file);
     put_i64(k, (int64_t)sp.line << 32 | (uint32_t)sp.col);
     put_i64(k, sp.len);
   } else {
@@ -490,21 +495,10 @@ static bool load_site(Kw *k, Rd *r, JitSite *s) {
   s->node = NULL;
   if (tag == 'k') {
     IrGraph *g = graph_at(k, r);
-    const char *path = NULL;
-    int64_t len = get_i64(r);
-    if (len >= 0 && r->end - r->p >= len) {
-      path = r->p;
-      r->p += len;
-    } else if (len >= 0) {
-      r->ok = false;
-    }
-    int64_t lc = get_i64(r), sl = get_i64(r);
-    Span sp = {-1, (int32_t)(lc >> 32), (int32_t)(uint32_t)lc, (int32_t)sl};
-    if (path) {
-      for (int i = 0; i < k->vm->nfiles && sp.file < 0; i++)
-        if ((int64_t)k->vm->files[i].path->len == len && memcmp(k->vm->files[i].path->data, path, len) == 0) sp.file = i;
-      if (sp.file < 0) r->ok = false;   /* (a file this process has not read) */
-    }
+    int64_t file = get_i64(r), lc = get_i64(r), sl = get_i64(r);
+    if (file >= k->nqueue) r->ok = false;
+    Span sp = {r->ok && file >= 0 ? k->queue[file]->span.file : -1, (int32_t)(lc >> 32), (int32_t)(uint32_t)lc,
+               (int32_t)sl};
     if (!r->ok) return false;
     ObjGraph *o = lang_alloc(sizeof *o);
     o->obj.kind = O_GRAPH;

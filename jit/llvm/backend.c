@@ -280,6 +280,19 @@ static void module_key(Cg *cg, LLVMModuleRef mod, uint8_t key[32]) {
   jit_sha_end(&s, key);
 }
 
+/* What a check of a hit compares (MIST_JIT_CACHE_CHECK): a SHA-256 of
+ * mod's text.  Not its bitcode: that holds things of the LLVM context
+ * the module was made in (the names of metadata kinds it has met), so
+ * the same module made later in a process can be other bitcode. */
+static void module_sum(LLVMModuleRef mod, uint8_t sum[32]) {
+  char *text = LLVMPrintModuleToString(mod);
+  JitSha s;
+  jit_sha_init(&s);
+  jit_sha_add(&s, text, strlen(text));
+  jit_sha_end(&s, sum);
+  LLVMDisposeMessage(text);
+}
+
 /* The key of the specialisation t of g, made before it is lowered:
  * the typed graphs the lowering reads (jit/key.c), the version of the
  * code that lowers them and of the program (their build-ids) and the
@@ -314,7 +327,7 @@ static void stale_hit(MistVM *vm, IrGraph *g, const char *what) {
   const char *file = g->span.file >= 0 && g->span.file < vm->nfiles ? vm->files[g->span.file].path->data : "?";
   fprintf(stderr,
           "mist: internal error: the compile cache's entry for %s (%s:%d) is not what lowering it makes now: "
-          "its %s differs (MIST_JIT_CACHE_CHECK)\n",
+          "%s (MIST_JIT_CACHE_CHECK)\n",
           g->display ? g->display->data : g->name->data, file, g->span.line, what);
   abort();
 }
@@ -432,8 +445,8 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
   bool lowered = false, have_module = false;
   int effort[2] = {0, 0};
   double tl = 0, tr = 0;
-  uint64_t serials = 0, stored_serials = 0;
-  int nsites = 0, nconsts = 0;   /* the IrNode serials the lowering took (ir_serials_skip) */
+  uint64_t serials = 0, stored_serials = 0;   /* the IrNode serials the lowering took (ir_serials_skip) */
+  int nsites = 0, nconsts = 0;
   for (int pass = 0; pass < 2; pass++) {
     if (!jk || pass == 1) {
       /* lower: where the key is the module's, to have it; else for the
@@ -489,13 +502,14 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
       LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
       int eff[2];
       uint64_t s0 = ir_serials_made();
-      if (!lower(cg, ctx, g, t, sig, &chk, eff, why)) stale_hit(vm, t->graph, "program (it does not lower now)");
+      if (!lower(cg, ctx, g, t, sig, &chk, eff, why)) stale_hit(vm, t->graph, "it does not lower now");
       took = ir_serials_made() - s0;
     }
-    module_key(cg, chk.mod, module);
-    if (memcmp(module, stored, 32) != 0) stale_hit(vm, t->graph, "module");
+    module_sum(chk.mod, module);
+    if (memcmp(module, stored, 32) != 0) stale_hit(vm, t->graph, "its module differs");
+    if (getenv("KDBG") && tables) fprintf(stderr, "KDBG same %d took %lu stored %lu\n", same_tables(code, nsites, nconsts, &chk), (unsigned long)took, (unsigned long)stored_serials);
     if (tables && (!same_tables(code, nsites, nconsts, &chk) || took != stored_serials))
-      stale_hit(vm, t->graph, "tables");
+      stale_hit(vm, t->graph, "its tables differ");
     if (!lowered) LLVMDisposeModule(chk.mod);
   } else if (!lowered) {
     /* the serials the lowering would have taken (the check's took them) */
@@ -525,7 +539,7 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
       note = lang_str_fmt("cached: %s, read %.2f ms%s", how, tr, keyed)->data;
     } else {
       bool keep = storable(lo.mod);
-      if (!have_module) module_key(cg, lo.mod, module);
+      if (!have_module) module_sum(lo.mod, module);
       with_tables = jk && jit_key_save_tables(jk, lo.sites, lo.nsites, lo.consts, lo.nconsts, lo.guards,
                                               lo.nguards, serials, &tb);
       if (!verified(&lo, why)) return NULL;

@@ -13,7 +13,7 @@
  * object made by one process is valid in another.
  *
  * An entry is one file, DIR/jit/HEX.o (HEX: the key), holding a header
- * (a magic word, the format, the key again, the key of the module the
+ * (a magic word, the format, the key again, the hash of the module the
  * object was made from, the lengths of the object and of its tables,
  * their SHA-256), the object and the tables its code reads (jit/key.c;
  * none where they could not be stored).  It is written to a temporary file in the
@@ -125,8 +125,9 @@ typedef struct Header {
   uint32_t format;
   uint32_t reserved;
   uint8_t key[32];
-  uint8_t module[32];     /* the key of the module the object was made from
-                             (backend.c's module_key): what a check compares */
+  uint8_t module[32];     /* the SHA-256 of the module the object was made
+                             from (backend.c's module_sum): what a check
+                             compares */
   uint64_t size;          /* the object's */
   uint64_t tables;        /* the size of its tables (jit/key.c), after it; 0: none */
   uint8_t sum[32];        /* the SHA-256 of the object and its tables */

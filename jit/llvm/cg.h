@@ -86,12 +86,12 @@ typedef struct JitCache {
 void jit_cache_open(JitCache *c);
 void jit_cache_close(JitCache *c);
 /* The object stored for key (malloc'd, its size in *size, followed by
- * its tables, *tables bytes, none when 0; the key of the module it was
+ * its tables, *tables bytes, none when 0; the hash of the module it was
  * made from in module), or NULL when there is none or the entry is not
  * whole and valid. */
 void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size, uint8_t module[32], size_t *tables);
 /* Store an object and its tables for key, made from the module whose
- * key is module; false with *why (c->off) when it cannot be written. */
+ * hash is module; false with *why (c->off) when it cannot be written. */
 bool jit_cache_put(JitCache *c, const uint8_t key[32], const uint8_t module[32], const void *obj, size_t size,
                    const void *tables, size_t ntables, const char **why);
 
