@@ -133,7 +133,8 @@ static bool put_builtin(Kw *k, ObjBuiltin *b) {
   put_text(k, b->name, strlen(b->name));
   put_i64(k, b->prim);
   put_i64(k, b->op);
-  put_i64(k, (int64_t)b->min_args << 32 | (uint32_t)b->max_args);
+  put_i64(k, b->min_args);
+  put_i64(k, b->max_args);
   put_i64(k, (int64_t)b->self_kinds << 1 | b->nondiff);
   return true;
 }
@@ -346,7 +347,8 @@ static bool put_graph_head(Kw *k, IrGraph *g) {
   put_str(k, g->display);
   put_i64(k, g->flags);
   put_str(k, g->module ? g->module->name : NULL);
-  put_i64(k, (int64_t)g->nparams << 32 | (uint32_t)g->nnodes);
+  put_i64(k, g->nparams);
+  put_i64(k, g->nnodes);
   /* the free variables, made now if they were not: whether they were
    * depends on what the process did before (the lowering makes them) */
   ir_free_vars(g);
@@ -380,7 +382,8 @@ static bool put_graph_body(Kw *k, IrGraph *g) {
   for (int i = 0; i < g->nnodes && ok; i++) {
     IrNode *n = g->nodes[i];
     put_tag(k, 'a');
-    put_i64(k, (int64_t)n->kind << 32 | (uint32_t)n->nin);
+    put_i64(k, n->kind);
+    put_i64(k, n->nin);
     put_str(k, n->name);
     for (int j = 0; j < n->nin && ok; j++) ok = put_node(k, n->in[j]);
     ok = ok && put_type(k, ir_infer_type(t, n), 0) && put_node(k, ir_map_get(&t->origin, n));
@@ -466,16 +469,17 @@ static bool save_site(Kw *k, const JitSite *s) {
      * span is where errors and tracebacks point */
     put_tag(k, 'k');
     put_i64(k, graph_num(k, AS_GRAPH(n->value)->graph));
-    /* its file as that of a graph of the description (a path may name
-     * several files: strings run as "<string>") */
-    Span sp = n->span;
-    int file = -1;
-    for (int i = 0; i < k->nqueue && file < 0 && sp.file >= 0; i++)
-      if (k->queue[i]->span.file == sp.file) file = i;
-    if (sp.file >= 0 && file < 0) return false;
-    put_i64(k, file);
-    put_i64(k, (int64_t)sp.line << 32 | (uint32_t)sp.col);
-    put_i64(k, sp.len);
+    /* its span as that of a node of its frame (the node it was made
+     * for): the description has no spans, so two functions alike but
+     * for where they are share an entry */
+    int at = -1;
+    IrGraph *f = s->frame;
+    for (int i = 0; f && at < 0 && i < f->nparams + f->nnodes; i++) {
+      Span o = (i < f->nparams ? f->params[i] : f->nodes[i - f->nparams])->span;
+      if (o.file == n->span.file && o.line == n->span.line && o.col == n->span.col && o.len == n->span.len) at = i;
+    }
+    if (at < 0) return false;
+    put_i64(k, at);
   } else {
     int g = graph_num(k, n->graph), at = ir_map_int(&k->nnum, n, -1);
     if (g < 0 || at < 0) return false;
@@ -495,11 +499,12 @@ static bool load_site(Kw *k, Rd *r, JitSite *s) {
   s->node = NULL;
   if (tag == 'k') {
     IrGraph *g = graph_at(k, r);
-    int64_t file = get_i64(r), lc = get_i64(r), sl = get_i64(r);
-    if (file >= k->nqueue) r->ok = false;
-    Span sp = {r->ok && file >= 0 ? k->queue[file]->span.file : -1, (int32_t)(lc >> 32), (int32_t)(uint32_t)lc,
-               (int32_t)sl};
-    if (!r->ok) return false;
+    int64_t at = get_i64(r);
+    int64_t frame = -1;   /* its frame's number, which follows (read below) */
+    if (r->end - r->p >= (ptrdiff_t)sizeof frame) memcpy(&frame, r->p, sizeof frame);
+    IrGraph *f = r->ok && frame >= 0 && frame < k->nqueue ? k->queue[frame] : NULL;
+    if (!f || at < 0 || at >= f->nparams + f->nnodes) return r->ok = false;
+    Span sp = (at < f->nparams ? f->params[at] : f->nodes[at - f->nparams])->span;
     ObjGraph *o = lang_alloc(sizeof *o);
     o->obj.kind = O_GRAPH;
     o->graph = g;
