@@ -19,7 +19,7 @@ DEPS := build-essential cmake pkg-config libgc-dev check libreadline-dev \
         libjansson-dev librsvg2-bin dataset-fashion-mnist llvm-19-dev libsleef-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 
-.PHONY: all build run test test-asan bench bench-update bench-grad bench-jit bench-fashion-mnist fuzz fuzz-readers deps fuzz-deps clean
+.PHONY: all build run test test-asan bench bench-update bench-grad bench-jit bench-fashion-mnist fuzz fuzz-readers fuzz-elf deps fuzz-deps clean
 
 all: build
 
@@ -122,6 +122,17 @@ fuzz-readers: deps fuzz-deps
 	  -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
 	  -artifact_prefix=build-fuzz/artifacts/ \
 	  build-fuzz/readers_corpus tests/fuzz/readers_corpus
+
+# libFuzzer over the loader of compiled objects (jit/elf.c), which reads
+# the compile cache, seeded from tests/fuzz/elf_corpus.
+fuzz-elf: deps fuzz-deps
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIST_FUZZ=ON
+	cmake --build build-fuzz -j$(JOBS) --target fuzz_elf
+	mkdir -p build-fuzz/elf_corpus build-fuzz/artifacts
+	$(SAN_ENV) ./build-fuzz/tests/fuzz/fuzz_elf -max_total_time=$(FUZZ_SECONDS) \
+	  -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
+	  -artifact_prefix=build-fuzz/artifacts/ \
+	  build-fuzz/elf_corpus tests/fuzz/elf_corpus
 
 clean:
 	rm -rf build build-asan build-fuzz bench/.bin

@@ -33,6 +33,7 @@
 #include "mist.h"
 #include "parser/lower.h"
 #include "parser/parse.h"
+#include "parser/toplevel.h"
 #include "stdlib/builtins.h"
 
 #define MAX_DEPTH 200000
@@ -51,6 +52,8 @@ static ObjModule *module_new(MistVM *vm, const char *name, const char *path) {
 }
 
 static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out);
+static bool load_lazy(MistVM *vm, ObjModule *m, ObjStr *name);
+static bool lower_lazy(MistVM *vm, ObjModule *m, int stmt);
 
 MistVM *mist_new(int argc, const char *const *argv) {
   lang_gc_init();
@@ -67,6 +70,8 @@ MistVM *mist_new(int argc, const char *const *argv) {
   vm->argv = args;
   vm->main = module_new(vm, "__main__", "<main>");
   vm->import = import_module;
+  vm->load_lazy = load_lazy;
+  vm->lower_lazy = lower_lazy;
   ev_init(vm);
   std_register_builtins(vm);
   ad_register(vm);
@@ -470,6 +475,148 @@ static bool file_exists(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* ---- modules loaded a definition at a time ----
+ *
+ * Autodiff's modules of rules (stdlib/ad_rules.ms: some 200 functions)
+ * are loaded when the first derivative is met, and a program uses a few
+ * of their functions: parsing, lowering and running the whole file cost
+ * 40 M instructions (docs/jit.md, "Speed").  So those modules are cut
+ * into their top-level statements (parser/toplevel.c) and a statement
+ * that binds a name is loaded (parsed, lowered, run) only when the name
+ * is first asked for (lang_module_load: a rule looked up, an attribute
+ * of the module read), together with the statements binding the names
+ * its code reads, so that no code of the module ever reads a global of
+ * it not loaded.  Statements that bind no name are loaded with the
+ * module.  Each statement is lowered as the whole file would lower it
+ * (lower_statement: a def calls an earlier def's graph directly, and
+ * reads a later one as a global), and the spans are the file's, so that
+ * the code, its errors and their tracebacks are those of the whole
+ * file; only each statement's module-level code is a graph of its own. */
+
+/* (not ad_sens.ms: its functions capture values its module-level code
+ * reads from ad_rules, so that a def's graph is not one a later
+ * statement can call directly; it is loaded only where a derivative is
+ * differentiated again, and is small) */
+static const char *const lazy_modules[] = {"ad_rules", "ad"};
+
+/* Whether path, the file of module name, is one of lazy_modules in the
+ * standard library. */
+static bool loads_lazily(const char *name, const char *path) {
+  bool listed = false;
+  for (size_t i = 0; i < sizeof lazy_modules / sizeof *lazy_modules; i++) listed |= strcmp(name, lazy_modules[i]) == 0;
+  if (!listed) return false;
+  char *dir = realpath(lang_stdlib_dir(), NULL), *file = realpath(path, NULL);
+  size_t n = dir ? strlen(dir) : 0;
+  bool in_stdlib = dir && file && strncmp(file, dir, n) == 0 && file[n] == '/' && !strchr(file + n + 1, '/');
+  free(dir);
+  free(file);
+  return in_stdlib;
+}
+
+/* The statements a load lowers, run together once all are lowered. */
+typedef struct Batch {
+  int n, cap;
+  int *stmt;
+  LowerResult *lowered;
+} Batch;
+
+/* vm->lower_lazy: statement i of m (being loaded) lowered into the load's
+ * batch, and the later statements binding the globals its code reads;
+ * false with the error raised. */
+static bool lower_lazy(MistVM *vm, ObjModule *m, int i) {
+  ModuleLazy *z = m->lazy;
+  Batch *b = z->batch;
+  if (!b || z->state[i] != LAZY_NOT_LOADED) return true;
+  z->state[i] = LAZY_LOADING;
+  TopStmt *s = &z->stmts[i];
+  LowerResult lr;
+  IrNode *bound;
+  Ast *ast = parse_module_part(vm, m->file_id, vm->files[m->file_id].text->data, s->start, s->end, s->line);
+  if (!ast || !lower_statement(vm, ast, m, i, s->name, &lr, &bound) || !verify(vm, lr.unit)) return false;
+  z->bound[i] = bound;
+  z->bound_known[i] = true;
+  if (b->n == b->cap) {
+    b->cap = b->cap ? 2 * b->cap : 8;
+    b->stmt = lang_realloc(b->stmt, (size_t)b->cap * sizeof *b->stmt);
+    b->lowered = lang_realloc(b->lowered, (size_t)b->cap * sizeof *b->lowered);
+  }
+  b->stmt[b->n] = i;
+  b->lowered[b->n++] = lr;
+  for (int j = 0; j < lr.nglobals; j++) {
+    Value k;
+    if (lang_dict_get(z->index, lr.globals[j], &k) && !lower_lazy(vm, m, (int)k.i)) return false;
+  }
+  return true;
+}
+
+/* Statement `first` of lazily loaded module m loaded, with those that
+ * its code needs: all are lowered, then run in the file's order. */
+static bool load_statements(MistVM *vm, ObjModule *m, int first) {
+  ModuleLazy *z = m->lazy;
+  Batch b = {0};
+  void *outer = z->batch;
+  z->batch = &b;
+  bool ok = lower_lazy(vm, m, first);
+  z->batch = outer;
+  if (!ok) {
+    for (int i = 0; i < z->n; i++)
+      if (z->state[i] == LAZY_LOADING) z->state[i] = LAZY_NOT_LOADED, z->bound_known[i] = false;
+    return false;
+  }
+  for (int k = 1; k < b.n; k++)   /* into the file's order (insertion: a batch is small) */
+    for (int j = k; j > 0 && b.stmt[j - 1] > b.stmt[j]; j--) {
+      int t = b.stmt[j];
+      b.stmt[j] = b.stmt[j - 1];
+      b.stmt[j - 1] = t;
+      LowerResult u = b.lowered[j];
+      b.lowered[j] = b.lowered[j - 1];
+      b.lowered[j - 1] = u;
+    }
+  for (int k = 0; k < b.n; k++) z->state[b.stmt[k]] = LAZY_LOADED;
+  for (int k = 0; k < b.n; k++) {
+    Value r;
+    if (!ev_run_main(vm, b.lowered[k].main, &r)) return false;
+  }
+  return true;
+}
+
+/* vm->load_lazy */
+static bool load_lazy(MistVM *vm, ObjModule *m, ObjStr *name) {
+  Value i;
+  if (!lang_dict_get(m->lazy->index, name, &i) || m->lazy->state[i.i] != LAZY_NOT_LOADED) return true;
+  return load_statements(vm, m, (int)i.i);
+}
+
+/* Module m, read from file, set up to load its definitions as they are
+ * asked for, and its statements that bind no name loaded; run whole
+ * instead when a name is bound by two statements. */
+static bool start_lazily(MistVM *vm, ObjModule *m, int file) {
+  SourceFile *f = &vm->files[file];
+  ModuleLazy *z = lang_alloc(sizeof *z);
+  z->n = parse_top_statements(vm, f->text->data, f->text->len, &z->stmts);
+  size_t n = z->n ? (size_t)z->n : 1;
+  z->state = lang_alloc_atomic(n);
+  memset(z->state, LAZY_NOT_LOADED, n);
+  z->bound = lang_alloc(n * sizeof *z->bound);
+  z->bound_known = lang_alloc_atomic(n * sizeof *z->bound_known);
+  memset(z->bound_known, 0, n * sizeof *z->bound_known);
+  z->index = lang_dict_new();
+  for (int i = 0; i < z->n; i++) {
+    Value seen;
+    ObjStr *name = z->stmts[i].name;
+    if (!name) continue;
+    if (lang_dict_get(z->index, name, &seen)) {
+      Value r;
+      return run_source(vm, m, file, false, &r);
+    }
+    lang_dict_put(z->index, name, v_int(i));
+  }
+  m->lazy = z;
+  for (int i = 0; i < z->n; i++)
+    if (!z->stmts[i].name && z->state[i] == LAZY_NOT_LOADED && !load_statements(vm, m, i)) return false;
+  return true;
+}
+
 /* `import name`: name.ms next to the importing file, then in the
  * standard library; each file is loaded once per VM. */
 static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out) {
@@ -502,6 +649,7 @@ static bool import_module(MistVM *vm, ObjStr *name, ObjModule *from, Value *out)
   Value r;
   /* errors inside the module keep their own spans; the import line is
    * added to the traceback by the caller's frame */
+  if (loads_lazily(name->data, path.data)) return start_lazily(vm, m, file);
   return run_source(vm, m, file, false, &r);
 }
 

@@ -94,7 +94,7 @@ bool ad_map_functions(MistVM *vm, Value v, bool (*fn)(MistVM *, Value, Value *),
  * error raised), and its global prefix+name (Unbound if absent): the
  * derivative rules live in "ad_rules" as J_name and F_name. */
 ObjModule *ad_stdlib_module(MistVM *vm, const char *name);
-Value ad_module_global(ObjModule *m, const char *prefix, const char *name);
+Value ad_module_global(MistVM *vm, ObjModule *m, const char *prefix, const char *name);
 
 /* The Mist definition (stdlib/ad_sens.ms) of a sensitivity primitive of
  * ops.def (add_sens, sin_sens...), cached in AdState; Unbound with an

@@ -532,7 +532,7 @@ static bool call_ad_module(MistVM *vm, const char *name, int argc, const Value *
                            Value *out) {
   ObjModule *mod = ad_stdlib_module(vm, "ad");
   if (!mod) return false;
-  Value f = ad_module_global(mod, "", name);
+  Value f = ad_module_global(vm, mod, "", name);
   if (f.tag == V_UNBOUND) return lang_raise(vm, "NameError", "%s is missing from the standard library", name);
   return vm->call(vm, f, argc, argv, kw, out);
 }

@@ -89,7 +89,7 @@ static Value signature_of(MistVM *vm, ObjBuiltin *b) {
       lang_error_clear(vm);
       return v_unbound();
     }
-    return ad_module_global(m, "", twin);
+    return ad_module_global(vm, m, "", twin);
   }
   if (ad_is_packed(vm, v_obj(b))) return v_unbound();   /* vjp(f, *xs): by call shape */
   return ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);

@@ -112,7 +112,7 @@ static IrGraph *fgraph(Fw *w, IrGraph *h) {
   return f;
 }
 
-static Value rule_for(Fw *w, const char *name) { return ad_module_global(w->rules, "F_", name); }
+static Value rule_for(Fw *w, const char *name) { return ad_module_global(w->vm, w->rules, "F_", name); }
 
 /* The rule a call is made with: F_name, or its float fast path in C
  * (tangents.c) for the hottest */
@@ -361,7 +361,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
          * rule (ad_sens.ms), or a call of its Mist definition,
          * transformed */
         ObjModule *sm = ad_stdlib_module(w->vm, "ad_sens");
-        Value srule = sm ? ad_module_global(sm, "F_", ir_prims[p].name) : v_unbound();
+        Value srule = sm ? ad_module_global(w->vm, sm, "F_", ir_prims[p].name) : v_unbound();
         if (srule.tag != V_UNBOUND) {
           call_rule(w, g, y, srule, a);
           return;
@@ -394,7 +394,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
   if (twin) {
     /* jvp, jacobian, hessian: their Mist definitions, transformed */
     ObjModule *m = ad_stdlib_module(w->vm, "ad");
-    Value def = m ? ad_module_global(m, "", twin) : v_unbound(), fdef;
+    Value def = m ? ad_module_global(w->vm, m, "", twin) : v_unbound(), fdef;
     if (def.tag == V_UNBOUND || !ad_F_value(w->vm, def, &fdef)) {
       if (def.tag == V_UNBOUND && m) lang_raise(w->vm, "NameError", "%s is missing from stdlib/ad.ms", twin);
       w->failed = true;

@@ -186,7 +186,7 @@ static IrNode *fwd(Fill *f, IrNode *x, IrGraph *jg) {
   return y;
 }
 
-static Value rule_for(Ad *ad, const char *name) { return ad_module_global(ad->rules, "J_", name); }
+static Value rule_for(Ad *ad, const char *name) { return ad_module_global(ad->vm, ad->rules, "J_", name); }
 
 /* ---- the fast rules: sensitivity primitives ---- */
 
@@ -400,7 +400,7 @@ static void forward(Fill *f, int i) {
          * or a call of its Mist definition, whose transform gives the
          * higher derivative */
         ObjModule *sm = ad_stdlib_module(ad->vm, "ad_sens");
-        Value srule = sm ? ad_module_global(sm, "J_", ir_prims[p].name) : v_unbound();
+        Value srule = sm ? ad_module_global(f->ad->vm, sm, "J_", ir_prims[p].name) : v_unbound();
         if (srule.tag != V_UNBOUND) {
           mapped_args(f, y, 1, args);
           v = forward_pair(f, y, kconst(ad, srule), nargs, args, i);
@@ -443,7 +443,7 @@ static void forward(Fill *f, int i) {
       /* jvp, jacobian, hessian: their Mist definitions (stdlib/ad.ms),
        * transformed like any function */
       ObjModule *m = ad_stdlib_module(ad->vm, "ad");
-      Value def = m ? ad_module_global(m, "", twin) : v_unbound(), jdef;
+      Value def = m ? ad_module_global(f->ad->vm, m, "", twin) : v_unbound(), jdef;
       if (def.tag == V_UNBOUND || !ad_J_value(ad->vm, def, &jdef)) {
         if (def.tag == V_UNBOUND && m) lang_raise(ad->vm, "NameError", "%s is missing from stdlib/ad.ms", twin);
         ad->failed = true;

@@ -107,10 +107,12 @@ ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
 }
 
 
-/* The global prefix+name of module m (a rule such as J_add), or Unbound. */
-Value ad_module_global(ObjModule *m, const char *prefix, const char *name) {
+/* The global prefix+name of module m (a rule such as J_add), or Unbound
+ * (with an error raised only if the rules' file could not be loaded). */
+Value ad_module_global(MistVM *vm, ObjModule *m, const char *prefix, const char *name) {
   Value slot;
-  if (m && m->names && lang_dict_get(m->names, lang_str_fmt("%s%s", prefix, name), &slot))
+  ObjStr *key = lang_str_fmt("%s%s", prefix, name);
+  if (m && lang_module_load(vm, m, key) && m->names && lang_dict_get(m->names, key, &slot))
     return m->slots[slot.i];
   return v_unbound();
 }
@@ -120,7 +122,7 @@ Value ad_module_global(ObjModule *m, const char *prefix, const char *name) {
 Value ad_builtin_rule(MistVM *vm, const char *name) {
   ObjModule *m = ad_stdlib_module(vm, "ad_rules");
   if (!m) lang_error_clear(vm);
-  return ad_module_global(m, "J_", name);
+  return ad_module_global(vm, m, "J_", name);
 }
 
 
@@ -282,13 +284,21 @@ static Value sens_rule(MistVM *vm, ObjBuiltin *b, int p) {
   return v_obj(ev_closure(vm, g, NULL));
 }
 
+/* Whether module m binds name, loaded or not (ObjModule.lazy): a rule
+ * asked about is not loaded */
+static bool module_defines(ObjModule *m, ObjStr *name) {
+  Value v;
+  if (m->lazy && lang_dict_get(m->lazy->index, name, &v)) return true;
+  return m->names && lang_dict_get(m->names, name, &v) && m->slots[v.i].tag != V_UNBOUND;
+}
+
 /* ad_rules' J_name for each SENS op it does not define itself (sum's
  * J_sum covers its axis and start arguments too) */
 static void install_sens_rules(MistVM *vm, ObjModule *rules) {
   for (int op = 0; op < IR_NBUILTIN_OPS; op++) {
     const char *name = ir_builtin_ops[op].name;
     Value b;
-    if (op_reverse[op].sens < 0 || ad_module_global(rules, "J_", name).tag != V_UNBOUND) continue;
+    if (op_reverse[op].sens < 0 || module_defines(rules, lang_str_fmt("J_%s", name))) continue;
     if (!lang_dict_get(vm->builtins, lang_str(name), &b) || !v_is_obj(b, O_BUILTIN)) continue;
     Value rule = sens_rule(vm, AS_BUILTIN(b), op_reverse[op].sens);
     if (rule.tag != V_UNBOUND) ev_set_global(rules, lang_str_fmt("J_%s", name), rule);
@@ -308,7 +318,7 @@ Value ad_sens_definition(MistVM *vm, int p) {
   if (st->sens_fns[p].tag != V_UNBOUND) return st->sens_fns[p];
   ObjModule *m = ad_stdlib_module(vm, "ad_sens");
   if (!m) return v_unbound();
-  Value fn = ad_module_global(m, "", ir_prims[p].name);
+  Value fn = ad_module_global(vm, m, "", ir_prims[p].name);
   if (fn.tag == V_UNBOUND) {
     lang_raise(vm, "NameError", "%s is missing from stdlib/ad_sens.ms", ir_prims[p].name);
     return fn;

@@ -294,7 +294,7 @@ Value ad_fast_F_rule_source(MistVM *vm, Value fn) {
   const char *name = op >= 0 ? rule_name(op) : AS_STR(fn)->data;
   ObjModule *m = ad_stdlib_module(vm, "ad_rules");
   if (!m) return v_unbound();
-  Value rule = ad_module_global(m, "F_", name);
+  Value rule = ad_module_global(vm, m, "F_", name);
   if (rule.tag == V_UNBOUND) lang_raise(vm, "NameError", "F_%s is missing from stdlib/ad_rules.ms", name);
   if (level == 2 && rule.tag != V_UNBOUND && !ad_state(vm)->transform.F_value(vm, rule, &rule)) return v_unbound();
   return rule;

@@ -15,7 +15,14 @@
 # the same chain and their accuracy, and the speed of each of exp, tanh,
 # log and sigmoid alone, on a CPU with AVX-512F.
 #
-#   bench/jit_tensor_run.sh            MIST=path/to/mist REPEAT=10 ROUNDS=3
+# AVX2=1: the comparison an AVX2 machine without AVX-512 would make, on
+# any CPU with AVX-512F: Mist's loops compiled for x86-64-v3
+# (MIST_JIT_CPU: 256-bit vectors, Mist's 8-lane kernels) against C
+# built with -march=haswell (libmvec's 8-lane _ZGVdN8v_expf and
+# _ZGVdN8v_tanhf).  CHRT=1: each run under `chrt -f 1` (root), without
+# which two threads on a busy shared machine read anything.
+#
+#   bench/jit_tensor_run.sh            MIST=path/to/mist REPEAT=10 ROUNDS=3 AVX2=0 CHRT=0
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mist=${MIST:-$here/../build/mist}
@@ -24,9 +31,16 @@ repeat=${REPEAT:-10}
 rounds=${ROUNDS:-3}
 bin=$here/.bin
 mkdir -p "$bin"
-echo "mist: $mist, graph mode; C: $("$cc" --version | head -1), -O3 -march=native -ffast-math -fopenmp (libmvec)"
+march=native
+if [ "${AVX2:-0}" = 1 ]; then
+  export MIST_JIT_CPU=x86-64-v3
+  march=haswell
+fi
+run=()
+[ "${CHRT:-0}" = 1 ] && run=(chrt -f 1)
+echo "mist: $mist, graph mode${MIST_JIT_CPU:+, MIST_JIT_CPU=$MIST_JIT_CPU}; C: $("$cc" --version | head -1), -O3 -march=$march -ffast-math -fopenmp (libmvec)${run:+; each run under ${run[*]}}"
 status=0
-"$cc" -O3 -march=native -ffast-math -fopenmp -o "$bin/jit_elementwise" "$here/jit/elementwise.c" -lm
+"$cc" -O3 -march=$march -ffast-math -fopenmp -o "$bin/jit_elementwise_$march" "$here/jit/elementwise.c" -lm
 # each benchmark: NAME (bench/jit/NAME.ms; elementwise.c's loop NAME) and what it computes
 for bench in "elementwise:exp(x) * y + tanh(x)" "select:where(x > 0, x, 0.1 * x) + clip(y, -0.5, 0.5)"; do
   name=${bench%%:*}
@@ -35,11 +49,11 @@ for bench in "elementwise:exp(x) * y + tanh(x)" "select:where(x > 0, x, 0.1 * x)
   for t in 1 2; do
     bm=1e9 bc=1e9
     for _ in $(seq "$rounds"); do
-      out=$(cd "$here/jit" && MIST_NUM_THREADS=$t "$mist" --mode=graph "$name.ms" "$repeat") || {
+      out=$(cd "$here/jit" && MIST_NUM_THREADS=$t ${run[@]+"${run[@]}"} "$mist" --mode=graph "$name.ms" "$repeat") || {
         echo "bench: mist failed on jit/$name.ms" >&2
         exit 1
       }
-      cout=$(OMP_NUM_THREADS=$t "$bin/jit_elementwise" "$repeat" "$name")
+      cout=$(OMP_NUM_THREADS=$t ${run[@]+"${run[@]}"} "$bin/jit_elementwise_$march" "$repeat" "$name")
       bm=$(awk -v a="$bm" -v b="$(sed -n 's/.*best ms: //p' <<<"$out")" 'BEGIN { print (b < a ? b : a) }')
       bc=$(awk -v a="$bc" -v b="$(sed -n 's/.*best ms: //p' <<<"$cout")" 'BEGIN { print (b < a ? b : a) }')
     done
@@ -52,7 +66,8 @@ sleef=/usr/include/$(gcc -print-multiarch 2>/dev/null)/sleef.h
 devlib=$(dirname "$mist")/devices/libmist_devices.a
 if grep -qw avx512f /proc/cpuinfo && [ -f "$sleef" ] && [ -f "$devlib" ]; then
   echo
-  echo "f32 exp and tanh, 16 lanes (bench/jit/vecmath.c): the chain on one thread, and accuracy; each function alone"
+  echo "f32 exp and tanh, 16 lanes (bench/jit/vecmath.c): the chain on one thread, and accuracy; each function alone;"
+  echo "then the same on 8 lanes (AVX2)"
   "$cc" -O2 -mavx512f -o "$bin/jit_vecmath" "$here/jit/vecmath.c" -I"$(dirname "$sleef")" "$devlib" \
     -lsleef -lmvec -lm -lpthread
   "$bin/jit_vecmath"

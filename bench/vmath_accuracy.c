@@ -18,6 +18,11 @@
  *   VMATH_STEP=k  every k-th bit pattern only (a quick look; default 1)
  *   VMATH_MIST_ONLY=1  Mist's functions only (a third of the time)
  *
+ * "mist8" is Mist's 8-lane AVX2 version of a function where it has one
+ * (dev_vec_unary(op, false, 256): exp log tanh sigmoid), whose results
+ * must be the 16-lane version's bit for bit: its line says how many
+ * arguments give other bits (NaNs' payloads included).
+ *
  * Split over OMP_NUM_THREADS threads.  Built (by the script) with gcc -O2 -mavx512f
  * -fopenmp against libmist_devices.a, -lsleef -lmvec -lm; needs a CPU
  * with AVX-512F. */
@@ -67,31 +72,42 @@ static double ulp_error(float y, double t) {
 typedef struct {
   double max;
   uint32_t worst;
-  uint64_t not_cr;
+  uint64_t not_cr, differ;
 } Score;
+
+/* Mist's 8-lane function of the function being measured, on each half */
+typedef __m256 (*VecFn8)(__m256);
+static VecFn8 mist8_fn;
+T512 static __m512 mist8(__m512 v) {
+  __m256 lo = mist8_fn(_mm512_castps512_ps256(v));
+  __m256 hi = mist8_fn(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
+}
 
 int main(int argc, char **argv) {
   int64_t step = getenv("VMATH_STEP") ? atoll(getenv("VMATH_STEP")) : 1;
   if (step < 1) step = 1;
-  int nlibs = getenv("VMATH_MIST_ONLY") && atoi(getenv("VMATH_MIST_ONLY")) ? 1 : 3;
+  bool mist_only = getenv("VMATH_MIST_ONLY") && atoi(getenv("VMATH_MIST_ONLY"));
   printf("%-8s %-8s %10s %16s %14s\n", "function", "library", "max ulp", "at x", "not c.r.");
   for (size_t f = 0; f < sizeof funcs / sizeof *funcs; f++) {
     const Func *fn = &funcs[f];
     bool wanted = argc < 2;
     for (int a = 1; a < argc; a++) wanted |= strcmp(argv[a], fn->name) == 0;
     if (!wanted) continue;
-    VecFn libs[3] = {(VecFn)dev_vec_unary(fn->op, false, 512), fn->mvec, fn->sleef};
-    const char *names[3] = {"mist", "libmvec", "sleef"};
+    mist8_fn = (VecFn8)dev_vec_unary(fn->op, false, 256);
+    VecFn libs[4] = {(VecFn)dev_vec_unary(fn->op, false, 512), mist8, fn->mvec, fn->sleef};
+    const char *names[4] = {"mist", "mist8", "libmvec", "sleef"};
     if (!libs[0]) {
       fprintf(stderr, "vmath_accuracy: no vector %s (needs AVX-512F and libmvec)\n", fn->name);
       return 1;
     }
-    Score total[3] = {{0}};
+    int nlibs = mist_only ? 2 : 4; /* mist8 is skipped where there is none */
+    Score total[4] = {{0}};
     int64_t chunks = 1 << 16, per = ((int64_t)1 << 32) / chunks;
     uint64_t counted = 0;
 #pragma omp parallel
     {
-      Score s[3] = {{0}};
+      Score s[4] = {{0}};
       uint64_t seen = 0;
 #pragma omp for schedule(dynamic, 16)
       for (int64_t c = 0; c < chunks; c++) {
@@ -105,30 +121,38 @@ int main(int argc, char **argv) {
             t[i] = fn->truth((double)x[i]);
           }
           seen += 16;
+          float y16[16];
           for (int l = 0; l < nlibs; l++) {
+            if (l == 1 && !mist8_fn) continue;
             _mm512_storeu_ps(y, libs[l](_mm512_loadu_ps(x)));
             for (int i = 0; i < 16; i++) {
               double e = ulp_error(y[i], t[i]);
               if (e > s[l].max) s[l].max = e, s[l].worst = bits[i];
               s[l].not_cr += y[i] != (float)t[i] && !(isnan(y[i]) && isnan(t[i]));
+              s[l].differ += l == 1 && memcmp(&y[i], &y16[i], 4) != 0;
             }
+            if (l == 0) memcpy(y16, y, sizeof y16);
           }
         }
       }
 #pragma omp critical
       {
         counted += seen;
-        for (int l = 0; l < 3; l++) {
+        for (int l = 0; l < 4; l++) {
           if (s[l].max > total[l].max) total[l].max = s[l].max, total[l].worst = s[l].worst;
           total[l].not_cr += s[l].not_cr;
+          total[l].differ += s[l].differ;
         }
       }
     }
     for (int l = 0; l < nlibs; l++) {
+      if (l == 1 && !mist8_fn) continue;
       float wx;
       memcpy(&wx, &total[l].worst, 4);
-      printf("%-8s %-8s %10.4f %16.9g %13.5f%%\n", fn->name, names[l], total[l].max, (double)wx,
+      printf("%-8s %-8s %10.4f %16.9g %13.5f%%", fn->name, names[l], total[l].max, (double)wx,
              100.0 * (double)total[l].not_cr / (double)counted);
+      if (l == 1) printf("   %llu with other bits than mist's", (unsigned long long)total[l].differ);
+      printf("\n");
     }
     fflush(stdout);
   }

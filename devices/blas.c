@@ -2,18 +2,44 @@
  * file in Mist that includes <cblas.h>.
  *
  * Threads: Mist has one thread pool, and BLAS must never run its own
- * threads while pool tasks run.  The default ("openblas" mode) takes the
- * pool's lock for the call, so no pool task runs, and lets OpenBLAS use
- * one thread per pool worker: the pool is idle, the cores are BLAS's.
- * Code that calls BLAS inside pool tasks (conv, batched gemm) first
- * makes OpenBLAS single-threaded (dev_blas_single_thread); the next big
- * product outside the pool sets the count back.  The other mode ("pool",
- * MIST_BLAS_THREADS=pool) keeps OpenBLAS single-threaded and cuts C into
- * one slab per pool worker.  Measured (bench/matmul.c, Xeon, AVX-512):
- * on 1 core both match OpenBLAS; on 2 threads the slabs lose half the
- * speed at 256 f32, and on 16 threads 30-60% everywhere (each slab packs
- * all of B, and OpenBLAS's threads share packed panels), while OpenBLAS's
- * own threads reach 0.93-1.06 of OpenBLAS called directly.
+ * threads while pool tasks run.  Two ways to use several cores:
+ * OpenBLAS's own threads, one per pool worker, while the call holds the
+ * pool's lock (no pool task runs: the cores are BLAS's), or slabs: C cut
+ * into one slab of rows or columns per pool worker, each a call of a
+ * single-threaded OpenBLAS.  Code that calls BLAS inside pool tasks
+ * (conv, batched gemm) first makes OpenBLAS single-threaded
+ * (dev_blas_single_thread); the next product on its own threads sets
+ * the count back.  Which way a product goes:
+ *   - thin products, a side of at most THIN_SIDE (128): slabs.  That is
+ *     a minibatch's products (m = the batch, or k = the batch in a
+ *     weight gradient x.T @ d).  OpenBLAS's threads scale poorly there:
+ *     measured on 2 cores (AMD EPYC, SkylakeX kernels, f32, the
+ *     products of bench/grad/mlp2 at batch 64, warm pool, us):
+ *     784x256 @ k=64 (x.T @ d) 1 thread 262, OpenBLAS's 2 threads 326,
+ *     slabs 146; 256x256 @ k=64 86 / 113 / 58; 64x256 @ k=784 267 /
+ *     203 / 159; 64x256 @ k=256 87 / 75 / 64.  Each slab packs the whole
+ *     operand it does not cut, which costs little when that operand is
+ *     thin.  Neither way keeps the one-thread bits everywhere (OpenBLAS's
+ *     kernels treat a tile at an edge differently), but slabs mostly do
+ *     (K is never split): of 2172 thin shapes (sides from 16 to 784,
+ *     four transpositions), on 2 threads slabs changed the last bits of
+ *     85 f32 and 253 f64 products, OpenBLAS's threads 418 and 1050;
+ *     mlp2's products at batch 64 keep them.  mlp2's eager training step
+ *     on 2 threads went 0.90 -> 0.66 ms with it (0.62 with pool.c's
+ *     longer spin; its forward 0.285 -> 0.235 ms).
+ *   - other products: OpenBLAS's threads (the default), or slabs too
+ *     when MIST_BLAS_THREADS=pool.  Measured (bench/matmul.c, Xeon,
+ *     AVX-512): on 1 core both match OpenBLAS; on 2 threads the slabs
+ *     lose half the speed at 256 f32, and on 16 threads 30-60%
+ *     everywhere (each slab packs all of B, and OpenBLAS's threads share
+ *     packed panels), while OpenBLAS's own threads reach 0.93-1.06 of
+ *     OpenBLAS called directly.  (On the 2-core EPYC, at load 9, slabs
+ *     against OpenBLAS's threads: f32 256 0.77x, 1024 1.13x; f64 256
+ *     1.51x, 1024 1.08x: mixed, and only 2 threads, so the default
+ *     stays until a quiet many-core machine decides it.)
+ * Slabs wait for the pool's workers: a worker asleep when a product
+ * starts joins ~20 us late (pool.c spins long enough that a training
+ * step's workers stay awake).
  *
  * Loading: OpenBLAS is opened with dlopen on the first product, not
  * linked: its thousands of symbols cost a few milliseconds of relocation
@@ -139,6 +165,15 @@ void dev_blas_single_thread(void) {
 /* Products below this many multiply-adds run on one thread. */
 #define PAR_MNK ((int64_t)1 << 18)
 
+/* A product with a side this short (a minibatch's rows, or K = the
+ * batch in a weight gradient) runs as slabs over the pool in either
+ * mode: OpenBLAS's own threads scale poorly there (opening comment). */
+#define THIN_SIDE 128
+
+static bool thin(int64_t m, int64_t n, int64_t k) {
+  return m <= THIN_SIDE || n <= THIN_SIDE || k <= THIN_SIDE;
+}
+
 /* ---- gemm, written once for both types ------------------------------- */
 
 typedef struct {
@@ -214,14 +249,15 @@ typedef struct {
     if (m <= 0 || n <= 0) return;                                                          \
     int threads = dev_pool_size(p);                                                        \
     bool big = threads > 1 && m * n * (k > 0 ? k : 1) >= PAR_MNK;                          \
-    if (dev_pool_in_task() || threads < 2 || (!big && !use_own_threads())) {               \
+    bool own = use_own_threads() && !thin(m, n, k);                                        \
+    if (dev_pool_in_task() || threads < 2 || (!big && !own)) {                             \
       /* Inside a pool task the region's owner made OpenBLAS single-threaded; a            \
        * pool of one thread (MIST_NUM_THREADS=1) wants one BLAS thread too. */             \
       if (!dev_pool_in_task()) dev_blas_single_thread();                                   \
       call_##SUF(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                    \
       return;                                                                              \
     }                                                                                      \
-    if (use_own_threads()) {                                                               \
+    if (own) {                                                                             \
       /* a small product keeps the count: OpenBLAS runs those on one thread anyway */     \
       int locked = dev_pool_lock(p);                                                       \
       if (big && get_num_threads() != threads) set_num_threads(threads);                  \

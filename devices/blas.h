@@ -36,11 +36,13 @@ void dev_gemm_batched_f64(DevPool *p, bool ta, bool tb, int64_t batch,
  * DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64") and core name. */
 const char *dev_blas_info(void);
 
-/* Threading mode, for the whole process.  true (the default): OpenBLAS
- * runs its own threads, one per pool worker, while the call holds the
- * pool's lock.  false (MIST_BLAS_THREADS=pool): OpenBLAS stays
- * single-threaded and a big product is cut into slabs over the pool
- * (slower: see blas.c). */
+/* Threading mode of products that are not thin (every side above 128;
+ * thin ones always run as slabs, see blas.c), for the whole process.
+ * true (the default): OpenBLAS runs its own threads, one per pool
+ * worker, while the call holds the pool's lock.  false
+ * (MIST_BLAS_THREADS=pool): OpenBLAS stays single-threaded and a big
+ * product is cut into slabs over the pool (slower on many cores: see
+ * blas.c). */
 void dev_blas_set_own_threads(bool own);
 /* Make OpenBLAS single-threaded; code that calls BLAS inside pool tasks
  * calls this before dev_parallel_for. */

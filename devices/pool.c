@@ -9,8 +9,9 @@
  * claim chunks with a compare-and-swap on the ticket, so a worker that
  * wakes late can never claim a chunk of a job it did not read.  The
  * caller returns when every chunk is counted done.  Idle workers spin
- * for a few tens of microseconds (a burst of small kernels then costs no
- * wake-ups) and then sleep on a condition variable.  A thread-local flag
+ * for 200 microseconds (a burst of kernels, or a training step's
+ * backward pass with its interpreted rules between the products, then
+ * costs no wake-ups) and then sleep on a condition variable.  A thread-local flag
  * marks pool tasks, so a nested dev_parallel_for runs inline. */
 #define _GNU_SOURCE
 #include "devices/pool.h"
@@ -29,8 +30,11 @@
 #define cpu_relax() ((void)0)
 #endif
 
-/* How long an idle worker spins before it sleeps. */
-#define SPIN_NS 50000
+/* How long an idle worker spins before it sleeps: longer than the gaps
+ * between the parallel kernels of an eager training step (the backward
+ * pass's rules between two products take 60-80 us in bench/grad/mlp2),
+ * since a worker woken from its sleep starts its chunk ~20 us late. */
+#define SPIN_NS 200000
 
 struct DevPool {
   int nthreads;
@@ -186,6 +190,9 @@ void dev_parallel_for(DevPool *p, int64_t n, int64_t grain,
    * something else; every chunk holds at least `grain` items. */
   int64_t nchunks = n / grain;
   if (nchunks > 4 * (int64_t)p->nthreads) nchunks = 4 * (int64_t)p->nthreads;
+  /* fewer chunks than that: as many for every thread (3 chunks on 2
+   * threads would take two chunks' time) */
+  if (nchunks > p->nthreads) nchunks -= nchunks % p->nthreads;
   if (nchunks < 2) {
     fn(ctx, 0, n);
     return;

@@ -262,6 +262,7 @@ bool ev_lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound) 
   if (v_is_obj(x, O_MODULE)) {
     ObjModule *m = AS_MODULE(x);
     Value slot;
+    if (!lang_module_load(vm, m, name)) return false;
     if (m->names && lang_dict_get(m->names, name, &slot) && m->slots[slot.i].tag != V_UNBOUND) {
       *out = m->slots[slot.i];
       return true;

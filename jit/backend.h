@@ -16,7 +16,7 @@
 #include "ir/infer.h"
 
 /* Bumped whenever these structs or the runtime helpers compiled code
- * calls (jit/llvm/rt.c) change, so that a stale shared object is
+ * calls (jit/rt.c) change, so that a stale shared object is
  * refused rather than misread, and a cached object made for other
  * helpers is never linked (it is part of the compile cache's key). */
 #define JIT_ABI 4

@@ -302,6 +302,7 @@ bool lang_arith(MistVM *vm, ArithOp op, Value a, Value b, Value *out) {
     if (op == OP_MATMUL) return unsupported(vm, op, a, b);
     return float_arith(vm, op, as_float(a), as_float(b), out);
   }
+  if (op == OP_MOD && v_is_obj(a, O_STR)) return lang_percent_format(vm, AS_STR(a), b, out);
   if (v_is_tensor(a) || v_is_tensor(b)) return lang_tensor_arith(vm, op, a, b, out);
   if (op == OP_ADD && a.tag == V_OBJ &&
       (a.o->kind == O_STR || a.o->kind == O_TUPLE || a.o->kind == O_LIST)) {

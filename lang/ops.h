@@ -82,6 +82,8 @@ void lang_quote(StrBuf *out, const char *s, size_t len, char quote, unsigned fla
 /* format(v, spec): the mini-language for d, f, e, g, s, %, with fill,
  * align, sign, width, grouping (, and _) and precision. */
 bool lang_format(MistVM *vm, Value v, const char *spec, size_t speclen, StrBuf *out);
+/* fmt % args, printf-style, as Python's str % (PyUnicode_Format). */
+bool lang_percent_format(MistVM *vm, const ObjStr *fmt, Value args, Value *out);
 
 /* int(x), float(x), str parsing included; errors as Python's. */
 bool lang_to_int(MistVM *vm, Value v, Value *out);

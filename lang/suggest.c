@@ -98,12 +98,21 @@ void lang_suggest_dict(LangSuggest *s, const ObjDict *d) {
     if (d->entries[i].key) lang_suggest_offer(s, d->entries[i].key->data);
 }
 
+/* The key of a name of lazily loaded module m not loaded yet, else NULL. */
+static ObjStr *unloaded_name(const ObjModule *m, const DictEntry *e) {
+  return e->key && e->value.tag == V_INT && m->lazy->state[e->value.i] != LAZY_LOADED ? e->key : NULL;
+}
+
 void lang_suggest_module(LangSuggest *s, const ObjModule *m) {
-  if (!m || !m->names) return;
-  for (size_t i = 0; i < m->names->len; i++) {
+  if (!m) return;
+  for (size_t i = 0; m->names && i < m->names->len; i++) {
     DictEntry *e = &m->names->entries[i];
     if (e->key && e->value.tag == V_INT && m->slots[e->value.i].tag != V_UNBOUND)
       lang_suggest_offer(s, e->key->data);
+  }
+  for (size_t i = 0; m->lazy && i < m->lazy->index->len; i++) {
+    ObjStr *name = unloaded_name(m, &m->lazy->index->entries[i]);
+    if (name) lang_suggest_offer(s, name->data);
   }
 }
 
@@ -168,6 +177,10 @@ ObjSeq *lang_attr_names(MistVM *vm, Value x) {
     for (size_t i = 0; m->names && i < m->names->len; i++) {
       DictEntry *e = &m->names->entries[i];
       if (e->key && e->value.tag == V_INT && m->slots[e->value.i].tag != V_UNBOUND) add_name(&ns, e->key);
+    }
+    for (size_t i = 0; m->lazy && i < m->lazy->index->len; i++) {
+      ObjStr *name = unloaded_name(m, &m->lazy->index->entries[i]);
+      if (name) add_name(&ns, name);
     }
   } else {
     unsigned kind = lang_self_kind(x);

@@ -308,7 +308,7 @@ bool lang_tensor_matmul(MistVM *vm, ObjTensor *a, ObjTensor *b, ObjTensor **out)
  * elements) are sr and sc, in place: stored transposed or not, and the
  * row stride; false when it cannot (the matrix must be copied first).
  * lang_tensor_matmul's own rule, which graph mode's direct products
- * follow (jit/llvm/matmul.c). */
+ * follow (jit/matmul.c). */
 bool lang_mat_layout(int64_t r, int64_t c, int64_t sr, int64_t sc, bool *trans, int64_t *ld);
 
 /* The operators of lang/ops.c when an operand is a tensor. */

@@ -241,7 +241,25 @@ typedef struct ObjModule {
   Value *slots;
   size_t nslots, capslots;
   int file_id;              /* in the VM's table of source files */
+  struct ModuleLazy *lazy;  /* its definitions not all loaded yet, or NULL */
 } ObjModule;
+
+/* A module whose top-level statements are loaded when one of the names
+ * they bind is first asked for (lang_module_load; api/mist.c loads
+ * them): autodiff's rules, of which a program uses a few. */
+typedef struct ModuleLazy {
+  ObjDict *index;           /* name -> int: the statement that binds it */
+  int n;
+  struct TopStmt *stmts;    /* parser/toplevel.h */
+  unsigned char *state;     /* per statement: LAZY_NOT_LOADED... */
+  /* per statement, once lowered: what the module's environment binds
+   * its name to after it (an IrNode, NULL if nothing) */
+  struct IrNode **bound;
+  bool *bound_known;
+  void *batch;              /* the statements being loaded (api/mist.c) */
+} ModuleLazy;
+
+enum { LAZY_NOT_LOADED, LAZY_LOADING, LAZY_LOADED };
 
 /* An env maps keys (free-variable nodes, as ints) to sensitivities; a
  * small immutable association list, sorted by key. */

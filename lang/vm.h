@@ -154,6 +154,13 @@ struct MistVM {
    * nothing reads afterwards, whose tensor buffer may then take the
    * result; the primitive reads it first thing and clears it */
   bool over_d;
+  /* the statement of a lazily loaded module (ObjModule.lazy) that binds
+   * name, and those it reads, loaded; and statement stmt of such a
+   * module lowered now (not yet run), for the lowering of a later
+   * statement that reads the name it binds: set by the API with import
+   * (last here: compiled code reads fields above by offset) */
+  bool (*load_lazy)(MistVM *vm, ObjModule *m, ObjStr *name);
+  bool (*lower_lazy)(MistVM *vm, ObjModule *m, int stmt);
 };
 
 /* May xs[i] = v (and d[k] = v, xs + [v], t[i] = v) write into storage
@@ -205,6 +212,13 @@ const char *lang_file_line(MistVM *vm, int file, int line, size_t *len);
  * of an installation (bin/mist); else the source tree it was built
  * from.  Found once per process. */
 const char *lang_stdlib_dir(void);
+
+/* Before reading name in m's names: the definition of name loaded when
+ * m loads its definitions lazily (ObjModule.lazy) and has one not loaded
+ * yet.  False with the error raised when loading it failed. */
+static inline bool lang_module_load(MistVM *vm, ObjModule *m, ObjStr *name) {
+  return !m->lazy || vm->load_lazy(vm, m, name);
+}
 
 void lang_write(MistVM *vm, const char *text, size_t len);
 /* Diagnostics (progress bars) through vm->write_err, else to stderr

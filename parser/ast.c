@@ -273,6 +273,7 @@ static void dump(const Ast *a, bool spans, StrBuf *out) {
     sb_addc(out, ' ');
     dump(a->while_.cond, spans, out);
     dump_block("do", a->while_.body, a->while_.nbody, spans, out);
+    if (a->while_.norelse) dump_block("else", a->while_.orelse, a->while_.norelse, spans, out);
     break;
   case AST_FOR:
     sb_addc(out, ' ');
@@ -280,6 +281,7 @@ static void dump(const Ast *a, bool spans, StrBuf *out) {
     sb_addc(out, ' ');
     dump(a->for_.iter, spans, out);
     dump_block("do", a->for_.body, a->for_.nbody, spans, out);
+    if (a->for_.norelse) dump_block("else", a->for_.orelse, a->for_.norelse, spans, out);
     break;
   case AST_RETURN:
     if (a->return_.value) {

@@ -129,9 +129,10 @@ struct Ast {
     /* IF: `elif` becomes a nested IF as the only statement of orelse
      * (whose span is the 'elif' keyword). */
     struct { Ast *cond; Ast **body; int nbody; Ast **orelse; int norelse; } if_;
-    struct { Ast *cond; Ast **body; int nbody; } while_;   /* WHILE (no else clause) */
+    /* WHILE and FOR: orelse runs when the loop ends without a break */
+    struct { Ast *cond; Ast **body; int nbody; Ast **orelse; int norelse; } while_;
     /* FOR: target is a target as in ASSIGN (a NAME or nested TUPLE/LIST of them, usually) */
-    struct { Ast *target, *iter; Ast **body; int nbody; } for_;
+    struct { Ast *target, *iter; Ast **body; int nbody; Ast **orelse; int norelse; } for_;
     /* RETURN: value or NULL.  The parser has checked that return is inside
      * a def, and break/continue inside a loop of the same def. */
     struct { Ast *value; } return_;

@@ -97,6 +97,8 @@ typedef struct Lower {
   IrGraph *stmt_graph; /* the graph of the statement being lowered: where next(it) may rebind it */
   Loop *loop;
   Names module_names; /* names assigned at top level */
+  Names globals_read; /* names read as globals (LowerResult.globals) */
+  int statement;      /* lowering statement `statement` of a lazily loaded module, else -1 */
   ObjDict *graph_names; /* the names of the unit's first `named` graphs */
   int named;
   bool echo;
@@ -231,10 +233,14 @@ static void collect_assigned(Ast **stmts, int n, Names *out) {
       collect_assigned(s->if_.body, s->if_.nbody, out);
       collect_assigned(s->if_.orelse, s->if_.norelse, out);
       break;
-    case AST_WHILE: collect_assigned(s->while_.body, s->while_.nbody, out); break;
+    case AST_WHILE:
+      collect_assigned(s->while_.body, s->while_.nbody, out);
+      collect_assigned(s->while_.orelse, s->while_.norelse, out);
+      break;
     case AST_FOR:
       collect_target(s->for_.target, out);
       collect_assigned(s->for_.body, s->for_.nbody, out);
+      collect_assigned(s->for_.orelse, s->for_.norelse, out);
       break;
     case AST_DEF: names_add(out, s->def.name); break;
     case AST_IMPORT: names_add(out, s->import.alias ? s->import.alias : s->import.module); break;
@@ -313,6 +319,41 @@ static IrNode *read_binding(Lower *L, Binding *b, ObjStr *name, Span sp) {
   return prim(L, IR_P_CHECK_BOUND, sp, 2, b->node, kstr(L, name, sp));
 }
 
+/* Whether name is a global of the module: assigned at its top level,
+ * here or by code lowered before, or a definition of its own not loaded
+ * yet (ObjModule.lazy) */
+static bool is_module_name(Lower *L, ObjStr *name) {
+  Value dummy;
+  return names_has(&L->module_names, name) || (L->module->names && lang_dict_get(L->module->names, name, &dummy)) ||
+         (L->module->lazy && lang_dict_get(L->module->lazy->index, name, &dummy));
+}
+
+/* Name, bound by statement `stmt` of a lazily loaded module, read in a
+ * later statement: what reading it would give had the module been
+ * lowered whole, where the earlier statement's binding is in the module's
+ * environment.  A def or a constant is that constant (a def's graph is
+ * called directly); anything else, and a def that captures values of
+ * its own statement's code (whose graph cannot be used outside it), is
+ * read from the global once, at the module level, so that functions
+ * capture it.  (The earlier statement is
+ * loaded with this one: vm->lower_lazy adds it to the batch.) */
+static IrNode *earlier_binding(Lower *L, FnScope *module, ObjStr *name, int stmt, Span sp) {
+  ModuleLazy *z = L->module->lazy;
+  if (!z->bound_known[stmt] && !L->vm->lower_lazy(L->vm, L->module, stmt)) return NULL;
+  IrNode *v = z->bound[stmt];
+  IrGraph *g = v ? ir_node_graph(v) : NULL;
+  if (g) ir_free_vars(g);
+  if (v && v->kind == IR_CONST && !(g && g->nfv))
+    return g ? ir_const_graph(L->u, g, sp) : konst(L, v->value, sp);
+  if (!v) return prim(L, IR_P_GLOBAL, sp, 1, kstr(L, name, sp));   /* not bound on every path */
+  IrGraph *cur = L->cur;
+  L->cur = module->root;
+  IrNode *r = prim(L, IR_P_GLOBAL, sp, 1, kstr(L, name, sp));
+  L->cur = cur;
+  env_set(&module->env, name, r, false);
+  return r;
+}
+
 static IrNode *lookup(Lower *L, ObjStr *name, Span sp) {
   FnScope *f = L->fn;
   for (; !f->is_module; f = f->parent) {
@@ -330,11 +371,13 @@ static IrNode *lookup(Lower *L, ObjStr *name, Span sp) {
   Binding *b = env_find(&f->env, name);
   if (b && b->comp) return read_binding(L, b, name, sp);
   if (b && !b->maybe_unbound) return b->node;
+  Value stmt;
+  if (!b && L->statement >= 0 && lang_dict_get(L->module->lazy->index, name, &stmt) && stmt.i < L->statement)
+    return earlier_binding(L, f, name, (int)stmt.i, sp);
   Value dummy;
-  bool is_global = names_has(&L->module_names, name) ||
-                   (L->module->names && lang_dict_get(L->module->names, name, &dummy));
-  if (!is_global && L->vm->builtins && lang_dict_get(L->vm->builtins, name, &dummy))
+  if (!is_module_name(L, name) && L->vm->builtins && lang_dict_get(L->vm->builtins, name, &dummy))
     return konst(L, dummy, sp);
+  if (L->module->lazy) names_add(&L->globals_read, name);
   return prim(L, IR_P_GLOBAL, sp, 1, kstr(L, name, sp));
 }
 
@@ -346,8 +389,7 @@ static bool is_builtin_name(Lower *L, ObjStr *name) {
     if (f->is_module) break;
   }
   Value dummy;
-  if (names_has(&L->module_names, name) || (L->module->names && lang_dict_get(L->module->names, name, &dummy)))
-    return false;
+  if (is_module_name(L, name)) return false;
   return L->vm->builtins && lang_dict_get(L->vm->builtins, name, &dummy);
 }
 
@@ -982,6 +1024,8 @@ static bool lower_loop(Lower *L, Ast *s, Ast **rest, int nrest, Cont *k) {
   bool is_for = s->kind == AST_FOR;
   Ast **body = is_for ? s->for_.body : s->while_.body;
   int nbody = is_for ? s->for_.nbody : s->while_.nbody;
+  Ast **orelse = is_for ? s->for_.orelse : s->while_.orelse;
+  int norelse = is_for ? s->for_.norelse : s->while_.norelse;
   Loop lp = {0};
   lp.outer = L->loop;
   lp.fn = L->fn;
@@ -990,6 +1034,8 @@ static bool lower_loop(Lower *L, Ast *s, Ast **rest, int nrest, Cont *k) {
   Names assigned = {0};
   if (is_for) collect_target(s->for_.target, &assigned);
   collect_assigned(body, nbody, &assigned);
+  /* (what the else block assigns reaches after through the exit) */
+  collect_assigned(orelse, norelse, &assigned);
   for (int i = 0; i < assigned.n; i++)
     if (names_has(&L->fn->locals, assigned.items[i]) || L->fn->is_module)
       names_add(&lp.vars, assigned.items[i]);
@@ -1078,12 +1124,24 @@ static bool lower_loop(Lower *L, Ast *s, Ast **rest, int nrest, Cont *k) {
   }
   IrGraph *bg = new_graph(L, "body", IRG_BRANCH | IRG_BODY, s->span);
   IrGraph *eg = new_graph(L, "exit", IRG_BRANCH, s->span);
-  {
+  if (norelse == 0) {
     /* exit: call after with the header's values */
     IrGraph *sc = L->cur;
     L->cur = eg;
     tail_call(L, aft, NULL, &lp.vars, s->span);
     L->cur = sc;
+  } else {
+    /* exit: the else block, then after; a break skips it.  The block is
+     * lexically outside the loop: its break and continue are an
+     * enclosing loop's. */
+    Loop *saved_loop = L->loop;
+    L->loop = lp.outer;
+    Cont to_after = {K_JOIN};
+    to_after.join = aft;
+    to_after.vars = lp.vars;
+    bool ok = lower_into(L, eg, env_copy(&hdr_env), orelse, norelse, &to_after);
+    L->loop = saved_loop;
+    if (!ok) return false;
   }
   {
     IrGraph *sc = L->cur;
@@ -1217,12 +1275,14 @@ static bool lower_block(Lower *L, Ast **stmts, int n, Cont *k) {
   return true;
 }
 
-bool lower_module(MistVM *vm, Ast *mod, ObjModule *module, bool echo, LowerResult *out) {
+static bool lower_top(MistVM *vm, Ast *mod, ObjModule *module, bool echo, int statement, LowerResult *out,
+                      ObjStr *name, IrNode **bound) {
   Lower L = {0};
   L.vm = vm;
   L.u = ir_unit_new();
   L.module = module;
   L.echo = echo;
+  L.statement = statement;
   collect_assigned(mod->module.body, mod->module.nbody, &L.module_names);
   /* module names get their global slots now, so functions lowered later
    * (and the REPL's later entries) see them as globals */
@@ -1241,5 +1301,20 @@ bool lower_module(MistVM *vm, Ast *mod, ObjModule *module, bool echo, LowerResul
   if (!lower_block(&L, mod->module.body, mod->module.nbody, &k)) return false;
   out->unit = L.u;
   out->main = main;
+  out->globals = L.globals_read.items;
+  out->nglobals = L.globals_read.n;
+  if (bound) {
+    Binding *b = name ? env_find(&fs.env, name) : NULL;
+    *bound = b && !b->maybe_unbound ? b->node : NULL;
+  }
   return true;
+}
+
+bool lower_module(MistVM *vm, Ast *mod, ObjModule *module, bool echo, LowerResult *out) {
+  return lower_top(vm, mod, module, echo, -1, out, NULL, NULL);
+}
+
+bool lower_statement(MistVM *vm, Ast *mod, ObjModule *module, int statement, ObjStr *name, LowerResult *out,
+                     IrNode **bound) {
+  return lower_top(vm, mod, module, false, statement, out, name, bound);
 }

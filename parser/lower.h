@@ -8,6 +8,8 @@
 typedef struct LowerResult {
   IrUnit *unit;
   IrGraph *main;     /* the module's top-level code: a graph with no parameters */
+  ObjStr **globals;  /* for a module loaded lazily: the names its code reads as globals */
+  int nglobals;
 } LowerResult;
 
 /* Lower a module (AST_MODULE) into a new unit whose graphs read and
@@ -17,5 +19,13 @@ typedef struct LowerResult {
  * error raised for the few errors found before running (assignment to
  * an attribute, return outside a function...). */
 bool lower_module(MistVM *vm, Ast *mod, ObjModule *module, bool echo, LowerResult *out);
+
+/* The same for statement `statement` of a module loaded lazily
+ * (ObjModule.lazy, api/mist.c): a name bound by an earlier statement
+ * reads as it would in the whole module (the earlier statement is
+ * lowered first through vm->lower_lazy when it is not yet).  *bound: the
+ * node the module's environment binds name to after it, or NULL. */
+bool lower_statement(MistVM *vm, Ast *mod, ObjModule *module, int statement, ObjStr *name, LowerResult *out,
+                     IrNode **bound);
 
 #endif

@@ -1142,8 +1142,13 @@ static Ast *if_stmt(Parser *P) {
   return chain[0];
 }
 
-static void no_loop_else(Parser *P, const char *loop) {
-  if (at(P, TK_ELSE)) error_at(P, P->tok.span, "'else' after '%s' is not supported in Mist", loop);
+/* a loop's `else:` block, which runs when the loop ends without a break */
+static void loop_else(Parser *P, Ast *a, Ast ***orelse, int *norelse) {
+  if (!at(P, TK_ELSE)) return;
+  int eline = P->tok.span.line;
+  advance(P);
+  expect(P, TK_COLON);
+  block(P, a, "'else' statement", eline, orelse, norelse);
 }
 
 /* while_stmt -> 'while' expr ':' block */
@@ -1157,7 +1162,7 @@ static Ast *while_stmt(Parser *P) {
   P->in_loop++;
   block(P, a, "'while' statement", line, &a->while_.body, &a->while_.nbody);
   P->in_loop--;
-  no_loop_else(P, "while");
+  loop_else(P, a, &a->while_.orelse, &a->while_.norelse);
   return a;
 }
 
@@ -1177,7 +1182,7 @@ static Ast *for_stmt(Parser *P) {
   P->in_loop++;
   block(P, a, "'for' statement", line, &a->for_.body, &a->for_.nbody);
   P->in_loop--;
-  no_loop_else(P, "for");
+  loop_else(P, a, &a->for_.orelse, &a->for_.norelse);
   return a;
 }
 
@@ -1355,9 +1360,9 @@ static void stmt(Parser *P, Body *b) {
 
 /* Is the text valid UTF-8 without NUL bytes?  If not, raise at the first
  * bad byte. */
-static bool check_text(MistVM *vm, int file, const char *src, size_t len) {
-  int line = 1, col = 1;
-  size_t i = 0;
+static bool check_text(MistVM *vm, int file, const char *src, size_t start, size_t len, int line) {
+  int col = 1;
+  size_t i = start;
   while (i < len) {
     unsigned char c = (unsigned char)src[i];
     size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
@@ -1392,11 +1397,18 @@ static void parser_init(Parser *P, Lexer *L, MistVM *vm, int file, const char *s
 
 /* file -> { stmt } EOF */
 Ast *parse_module(MistVM *vm, int file_id, const char *src, size_t len) {
-  if (!check_text(vm, file_id, src, len)) return NULL;
+  return parse_module_part(vm, file_id, src, 0, len, 1);
+}
+
+Ast *parse_module_part(MistVM *vm, int file_id, const char *src, size_t start, size_t end, int line) {
+  if (!check_text(vm, file_id, src, start, end, line)) return NULL;
   Parser *P = lang_alloc(sizeof *P);   /* GC memory: scanned, and big jmp_buf stays off the stack */
   Lexer *L = lang_alloc(sizeof *L);
-  parser_init(P, L, vm, file_id, src, len);
-  Span top = {file_id, 1, 1, 1};
+  parser_init(P, L, vm, file_id, src, end);
+  L->p.pos = start;
+  L->p.line = line;
+  P->prev_end.line = line;
+  Span top = {file_id, line, 1, 1};
   Ast *m = ast_new(AST_MODULE, top);
   m->height = 1;
   if (setjmp(P->fail)) return NULL;
@@ -1411,7 +1423,7 @@ Ast *parse_module(MistVM *vm, int file_id, const char *src, size_t len) {
 
 /* expression_input -> exprlist NEWLINE* EOF */
 Ast *parse_expression(MistVM *vm, int file_id, const char *src, size_t len) {
-  if (!check_text(vm, file_id, src, len)) return NULL;
+  if (!check_text(vm, file_id, src, 0, len, 1)) return NULL;
   Parser *P = lang_alloc(sizeof *P);
   Lexer *L = lang_alloc(sizeof *L);
   parser_init(P, L, vm, file_id, src, len);

@@ -23,6 +23,10 @@
 /* A MODULE node holding the file's statements, or NULL after raising. */
 Ast *parse_module(MistVM *vm, int file_id, const char *src, size_t len);
 
+/* The same for the statements of src[start, end), which starts a line
+ * (numbered `line`) of the file: their spans are the file's. */
+Ast *parse_module_part(MistVM *vm, int file_id, const char *src, size_t start, size_t end, int line);
+
 /* One expression (a tuple display allowed, as after `return`), the whole
  * text; for `mist -e`-style evaluation and tests.  NULL after raising. */
 Ast *parse_expression(MistVM *vm, int file_id, const char *src, size_t len);

@@ -391,6 +391,27 @@ static bool bi_repr(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   return true;
 }
 
+/* format(value, format_spec='', /): the mini-language, as f-strings
+ * use it (lang_format) */
+static bool bi_format(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_no_kw(vm, "format", kw))
+    return false;
+  if (argc < 1)
+    return lang_raise(vm, "TypeError", "format expected at least 1 argument, got %d", argc);
+  if (argc > 2)
+    return lang_raise(vm, "TypeError", "format expected at most 2 arguments, got %d", argc);
+  if (argc == 2 && !v_is_obj(argv[1], O_STR))
+    return lang_raise(vm, "TypeError", "format() argument 2 must be str, not %s", lang_type_name(argv[1]));
+  StrBuf sb;
+  sb_init(&sb);
+  const ObjStr *spec = argc == 2 ? AS_STR(argv[1]) : NULL;
+  if (!lang_format(vm, argv[0], spec ? spec->data : "", spec ? spec->len : 0, &sb))
+    return false;
+  *out = v_obj(sb_to_str(&sb));
+  return true;
+}
+
 bool std_is_space(uint32_t c)
 {
   return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
@@ -1610,6 +1631,7 @@ void std_register_builtins(MistVM *vm)
     unsigned self_kinds;   /* M: a method of tensors too, t.name(...) */
   } table[] = {
     {"print", bi_print, 0},         {"str", bi_str, 0},             {"repr", bi_repr, 0},
+    {"format", bi_format, 0},
     {"list", bi_list, 0},           {"tuple", bi_tuple, 0},
     {"dict", bi_dict, 0},           {"round", bi_round, M},         {"map", bi_map, 0},
     {"zip", bi_zip, 0},             {"enumerate", bi_enumerate, 0}, {"sorted", bi_sorted, 0},

@@ -28,6 +28,7 @@ static const BuiltinDoc docs[] = {
   {"print", "print(*values, sep=' ', end='\\n')", "Write the values, as str() shows them, separated by sep and followed by end."},
   {"str", "str(object='')", "The text of object: str() of a str is itself; other values as print shows them."},
   {"repr", "repr(object)", "The text of object as Python's repr: strings quoted, floats shortest."},
+  {"format", "format(value, format_spec='', /)", "The text of value laid out by format_spec, the mini-language of f-strings: format(x, '.3f') is f'{x:.3f}'."},
   {"int", "int(x=0, base=10)", "An int from a number (truncated toward zero) or from text in the given base."},
   {"float", "float(x=0.0)", "A float from a number or from text such as '1.5', 'inf', 'nan'."},
   {"bool", "bool(x=False)", "The truth of x: False for 0, 0.0, '', empty containers and None."},

@@ -863,6 +863,129 @@ METHOD(zfill)
   return true;
 }
 
+/* partition/rpartition(sep): (head, sep, tail) at the first (last)
+ * match, or (s, '', '') / ('', '', s) without one */
+static bool partition(MistVM *vm, const char *name, BuiltinFn self_fn, bool right, int argc,
+                      const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, name, self_fn, argc, argv, kw, out);
+  char qual[32];
+  snprintf(qual, sizeof qual, "str.%s", name);
+  if (!std_one_arg(vm, qual, argc - 1, kw))
+    return false;
+  if (!v_is_obj(argv[1], O_STR))
+    return lang_raise(vm, "TypeError", "must be str, not %s", lang_type_name(argv[1]));
+  ObjStr *s = AS_STR(argv[0]), *sep = AS_STR(argv[1]);
+  if (sep->len == 0)
+    return lang_raise(vm, "ValueError", "empty separator");
+  const char *hit = right ? memrmem(s->data, s->len, sep->data, sep->len)
+                          : memmem(s->data, s->len, sep->data, sep->len);
+  ObjSeq *t = lang_tuple_new(3);
+  Value empty = str_val("", 0);
+  if (!hit) {
+    t->items[0] = right ? empty : argv[0];
+    t->items[1] = empty;
+    t->items[2] = right ? argv[0] : empty;
+  } else {
+    size_t at = (size_t)(hit - s->data);
+    t->items[0] = str_val(s->data, at);
+    t->items[1] = argv[1];
+    t->items[2] = str_val(hit + sep->len, s->len - at - sep->len);
+  }
+  *out = v_obj(t);
+  return true;
+}
+
+METHOD(partition) { return partition(vm, "partition", m_partition, false, argc, argv, kw, out); }
+METHOD(rpartition) { return partition(vm, "rpartition", m_rpartition, true, argc, argv, kw, out); }
+
+/* The length of the line break at s[i] (Python's: \n, \r, \r\n, \v, \f,
+ * \x1c-\x1e, \x85, U+2028, U+2029), or 0. */
+static size_t line_break_at(const char *s, size_t len, size_t i)
+{
+  unsigned char c = (unsigned char)s[i];
+  if (c == '\r') return i + 1 < len && s[i + 1] == '\n' ? 2 : 1;
+  if (c == '\n' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1e)) return 1;
+  if (c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] == 0x85) return 2;
+  if (c == 0xe2 && i + 2 < len && (unsigned char)s[i + 1] == 0x80 &&
+      ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9))
+    return 3;
+  return 0;
+}
+
+/* splitlines(keepends=False) */
+METHOD(splitlines)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "splitlines", m_splitlines, argc, argv, kw, out);
+  static const char *const names[] = {"keepends"};
+  Value a[1];
+  if (!std_parse_args(vm, "splitlines", ARGS_CLINIC, argc - 1, argv + 1, kw, names, 1, 1, 0, true, a))
+    return false;
+  bool keep = false;
+  if (a[0].tag != V_UNBOUND && !lang_truthy(vm, a[0], &keep))
+    return false;
+  ObjStr *s = AS_STR(argv[0]);
+  Vec v = {0};
+  size_t start = 0;
+  for (size_t i = 0; i < s->len;) {
+    size_t n = line_break_at(s->data, s->len, i);
+    if (!n) {
+      i++;
+      continue;
+    }
+    vec_push(&v, str_val(s->data + start, i - start + (keep ? n : 0)));
+    i += n;
+    start = i;
+  }
+  if (start < s->len)
+    vec_push(&v, str_val(s->data + start, s->len - start));
+  *out = vec_list(&v, false);
+  return true;
+}
+
+/* expandtabs(tabsize=8): each tab to spaces up to the next column that
+ * is a multiple of tabsize, columns counted in characters and restarted
+ * by \n and \r */
+METHOD(expandtabs)
+{
+  if (!SELF_IS(O_STR))
+    return not_mine(vm, "expandtabs", m_expandtabs, argc, argv, kw, out);
+  static const char *const names[] = {"tabsize"};
+  Value a[1];
+  if (!std_parse_args(vm, "expandtabs", ARGS_CLINIC, argc - 1, argv + 1, kw, names, 1, 1, 0, true, a))
+    return false;
+  int64_t tab = 8;
+  if (a[0].tag != V_UNBOUND && !std_as_index(vm, a[0], &tab))
+    return false;
+  ObjStr *s = AS_STR(argv[0]);
+  StrBuf sb;
+  sb_init(&sb);
+  uint64_t col = 0;
+  for (size_t i = 0; i < s->len; i++) {
+    char c = s->data[i];
+    if (c == '\t') {
+      if (tab > 0) {
+        uint64_t n = (uint64_t)tab - col % (uint64_t)tab;
+        if (sb.len + n > STR_MAX)
+          return too_long(vm);
+        for (uint64_t k = 0; k < n; k++)
+          sb_addc(&sb, ' ');
+        col += n;
+      }
+      continue;
+    }
+    sb_addc(&sb, c);
+    if (c == '\n' || c == '\r')
+      col = 0;
+    else if (((unsigned char)c & 0xc0) != 0x80)
+      col++;
+  }
+  *out = v_obj(sb_to_str(&sb));
+  return true;
+}
+
 /* ---- str.format ---- */
 
 /* The state of one s.format(...) call: its arguments and how fields are
@@ -1249,6 +1372,8 @@ void std_register_methods(MistVM *vm)
     {"startswith", m_startswith, S}, {"endswith", m_endswith, S},
     {"ljust", m_ljust, S},     {"rjust", m_rjust, S},       {"center", m_center, S},
     {"zfill", m_zfill, S},     {"format", m_format, S},
+    {"partition", m_partition, S}, {"rpartition", m_rpartition, S},
+    {"splitlines", m_splitlines, S}, {"expandtabs", m_expandtabs, S},
     {"keys", m_keys, D},       {"values", m_values, D},     {"items", m_items, D},
     {"get", m_get, D},         {"copy", m_copy, L | D},
     {"append", m_append, L},   {"extend", m_extend, L},     {"insert", m_insert, L},

@@ -70,13 +70,14 @@ if [ -f "$stem.in" ]; then
 fi
 
 # A script that writes files (marked "# test: writes files") runs in a
-# private copy of its folder's scripts, so its eager and graph runs,
-# which ctest may start at the same time, never write the same file.
-# Any other script must leave its folder as it found it.
+# private copy of its folder (scripts and the files they read), so its
+# eager and graph runs, which ctest may start at the same time, never
+# write the same file.  Any other script must leave its folder as it
+# found it.
 private=false
 if grep -q '^# test: writes files' "$script"; then
   mkdir "$tmp/cwd"
-  cp "$dir"/*.ms "$tmp/cwd/"
+  cp -R "$dir"/. "$tmp/cwd/"
   dir="$tmp/cwd"
   private=true
 fi

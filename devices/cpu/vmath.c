@@ -5,17 +5,19 @@
  * plain C loop that GCC vectorises; target_clones builds it for AVX-512,
  * AVX2 and baseline x86-64 and picks one at load time, so the library
  * needs no -march.  Transcendentals are vector functions chosen once
- * from the CPU's features, with no -ffast-math.  Under AVX-512, f32
- * exp, log, tanh and sigmoid are Mist's own (vmathf.c: computed in f32,
- * within 1 ulp of the exact value for every argument, as fast as
- * libmvec's), because glibc's libmvec, within 4 ulp by contract, is
- * measured 2.6 ulp off for f32 exp, 3.9 for log and 1.4 for tanh
- * (bench/vmath_accuracy_run.sh, over all 2^32 arguments).  Everything
- * else calls libmvec directly (_ZGVeN16v_sinf and friends): its f64
- * functions and f32 sin, cos and pow are within 2 ulp of libm.  Under
- * AVX2 every f32 function goes through libmvec's f64 version.  The tail of an array goes
- * through the same vector function (masked, or through a padded
- * buffer), so an element's result never depends on its position.
+ * from the CPU's features, with no -ffast-math.  f32 exp, log, tanh and
+ * sigmoid are Mist's own (vmathf.c: computed in f32, within 1 ulp of the
+ * exact value for every argument, as fast as libmvec's; 16 lanes under
+ * AVX-512, 8 under AVX2 and FMA, with the same bits), because glibc's
+ * libmvec, within 4 ulp by contract, is measured 2.6 ulp off for f32
+ * exp, 3.9 for log and 1.4 for tanh (bench/vmath_accuracy_run.sh, over
+ * all 2^32 arguments).  Everything else calls libmvec directly
+ * (_ZGVeN16v_sinf and friends): its f64 functions and f32 sin, cos and
+ * pow are within 2 ulp of libm, except that under AVX2 f32 sin and cos
+ * go through libmvec's f64 functions (its 8-lane f32 ones are up to 4
+ * ulp off).  The tail of an array goes through the same vector function
+ * (masked, or through a padded buffer), so an element's result never
+ * depends on its position.
  * Without libmvec (or AVX2) each element calls libm.
  *
  * Arrays of DEV_PAR_GRAIN elements or more are cut into chunks of whole
@@ -164,8 +166,8 @@ T256 static __m256d sigmoid4d(__m256d x) {
       for (int64_t j = i; j < n; j++) out[j] = bx[j - i];                             \
     }                                                                                 \
   }
-/* f32 under AVX2: libmvec's f32 functions are up to 4 ulp off, so each
- * 8 floats go through the f64 ones, 4 at a time. */
+/* f32 sin and cos under AVX2: libmvec's f32 functions are up to 4 ulp
+ * off, so each 8 floats go through the f64 ones, 4 at a time. */
 #define VIA_F64(NAME, FD)                                                             \
   T256 static __m256 NAME(__m256 v) {                                                      \
     __m256d lo = FD(_mm256_cvtps_pd(_mm256_castps256_ps128(v)));                      \
@@ -173,18 +175,10 @@ T256 static __m256d sigmoid4d(__m256d x) {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)),          \
                                 _mm256_cvtpd_ps(hi), 1);                              \
   }
-VIA_F64(exp8, _ZGVdN4v_exp)
-VIA_F64(log8, _ZGVdN4v_log)
 VIA_F64(sin8, _ZGVdN4v_sin)
 VIA_F64(cos8, _ZGVdN4v_cos)
-VIA_F64(tanh8, _ZGVdN4v_tanh)
-VIA_F64(sigmoid8, sigmoid4d)
-MVEC256_UN(exp256_f32, float, 8, _mm256_loadu_ps, _mm256_storeu_ps, exp8)
-MVEC256_UN(log256_f32, float, 8, _mm256_loadu_ps, _mm256_storeu_ps, log8)
 MVEC256_UN(sin256_f32, float, 8, _mm256_loadu_ps, _mm256_storeu_ps, sin8)
 MVEC256_UN(cos256_f32, float, 8, _mm256_loadu_ps, _mm256_storeu_ps, cos8)
-MVEC256_UN(tanh256_f32, float, 8, _mm256_loadu_ps, _mm256_storeu_ps, tanh8)
-MVEC256_UN(sigmoid256_f32, float, 8, _mm256_loadu_ps, _mm256_storeu_ps, sigmoid8)
 MVEC256_UN(exp256_f64, double, 4, _mm256_loadu_pd, _mm256_storeu_pd, _ZGVdN4v_exp)
 MVEC256_UN(log256_f64, double, 4, _mm256_loadu_pd, _mm256_storeu_pd, _ZGVdN4v_log)
 MVEC256_UN(sin256_f64, double, 4, _mm256_loadu_pd, _mm256_storeu_pd, _ZGVdN4v_sin)
@@ -204,9 +198,9 @@ static UnFn32 mvec_un_f32(VmUnary op) {
                                 [VM_SIN] = sin512_f32, [VM_COS] = cos512_f32,
                                 [VM_TANH] = dev_vtanhf_avx512,
                                 [VM_SIGMOID] = dev_vsigmoidf_avx512};
-  static const UnFn32 k256[] = {[VM_EXP] = exp256_f32, [VM_LOG] = log256_f32,
+  static const UnFn32 k256[] = {[VM_EXP] = dev_vexpf_avx2, [VM_LOG] = dev_vlogf_avx2,
                                 [VM_SIN] = sin256_f32, [VM_COS] = cos256_f32,
-                                [VM_TANH] = tanh256_f32, [VM_SIGMOID] = sigmoid256_f32};
+                                [VM_TANH] = dev_vtanhf_avx2, [VM_SIGMOID] = dev_vsigmoidf_avx2};
   if ((unsigned)op >= sizeof k512 / sizeof *k512) return NULL;
   return l == 2 ? k512[op] : l == 1 ? k256[op] : NULL;
 }
@@ -228,8 +222,9 @@ DevVecFn dev_vec_unary(VmUnary op, bool f64, int bits) {
   /* [wide][f64]: wide, the AVX-512 kernels' (level 2); else the AVX2
    * kernels' functions of one __m256 or __m256d (level 1) */
   static const DevVecFn fns[2][2][VM_RELU + 1] = {
-      {{[VM_EXP] = (DevVecFn)exp8, [VM_LOG] = (DevVecFn)log8, [VM_SIN] = (DevVecFn)sin8,
-        [VM_COS] = (DevVecFn)cos8, [VM_TANH] = (DevVecFn)tanh8, [VM_SIGMOID] = (DevVecFn)sigmoid8},
+      {{[VM_EXP] = (DevVecFn)dev_vec_expf8, [VM_LOG] = (DevVecFn)dev_vec_logf8, [VM_SIN] = (DevVecFn)sin8,
+        [VM_COS] = (DevVecFn)cos8, [VM_TANH] = (DevVecFn)dev_vec_tanhf8,
+        [VM_SIGMOID] = (DevVecFn)dev_vec_sigmoidf8},
        {[VM_EXP] = (DevVecFn)_ZGVdN4v_exp, [VM_LOG] = (DevVecFn)_ZGVdN4v_log,
         [VM_SIN] = (DevVecFn)_ZGVdN4v_sin, [VM_COS] = (DevVecFn)_ZGVdN4v_cos,
         [VM_TANH] = (DevVecFn)_ZGVdN4v_tanh, [VM_SIGMOID] = (DevVecFn)sigmoid4d}},
@@ -240,7 +235,13 @@ DevVecFn dev_vec_unary(VmUnary op, bool f64, int bits) {
         [VM_SIN] = (DevVecFn)_ZGVeN8v_sin, [VM_COS] = (DevVecFn)_ZGVeN8v_cos,
         [VM_TANH] = (DevVecFn)_ZGVeN8v_tanh, [VM_SIGMOID] = (DevVecFn)sigmoid8d}}};
   bool wide = bits == 512;
-  if ((unsigned)op > VM_RELU || (bits != 512 && bits != 256) || level() != (wide ? 2 : 1)) return NULL;
+  if ((unsigned)op > VM_RELU || (bits != 512 && bits != 256) || level() < (wide ? 2 : 1)) return NULL;
+  /* Mist's own f32 functions give the same bits at 8 lanes as at 16,
+   * so a 256-bit loop may call them on an AVX-512 CPU too (where eager
+   * mode calls the 16-lane ones); every other function only at the
+   * width eager mode uses */
+  bool own = !f64 && (op == VM_EXP || op == VM_LOG || op == VM_TANH || op == VM_SIGMOID);
+  if (level() != (wide ? 2 : 1) && !own) return NULL;
   return fns[wide][f64][op];
 #else
   (void)op;

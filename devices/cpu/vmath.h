@@ -52,7 +52,10 @@ void dev_binary_scaled_f64(DevPool *p, VmBinary op, double *out, const double *x
  * to the bit.  For VM_EXP, VM_LOG, VM_SIN, VM_COS, VM_TANH and
  * VM_SIGMOID; NULL for the others, and for all where eager mode does
  * not call that width's kernels (512: the CPU has AVX-512F; 256: AVX2
- * and FMA without AVX-512F) or Mist was built without libmvec. */
+ * and FMA without AVX-512F) or Mist was built without libmvec; except
+ * that f32 exp, log, tanh and sigmoid of 256 bits are given on any CPU
+ * with AVX2 and FMA (Mist's own, vmathf.c: 8 lanes give the bits of
+ * the 16 that AVX-512 CPUs use). */
 typedef void (*DevVecFn)(void);
 DevVecFn dev_vec_unary(VmUnary op, bool f64, int bits);
 /* The same for a binary op: VM_POW's (two vectors), else NULL. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """devices/cpu/vmathf_remez.py: computes the polynomial coefficients in
 vmathf.c (python3-mpmath): minimax fits by the Remez exchange algorithm,
-rounded to float, and prints them as the C that vmathf.c holds.
+rounded to float, and prints them as the C that vmathf_coefs.h holds.
 
   exp:  P(r) with e^r ~ 1 + r + r^2 P(r) on |r| <= 1.002 ln2/2, degree 5,
         weighted by max(|r|, 0.02): its error times |r| is what tanh and
@@ -126,9 +126,14 @@ def tanh_table(degree=5):
               file=sys.stderr)
     print('/* tanh on the quarter binades of [2^-4, 16): H, L, P1..P%d, each for the 32 intervals;'
           ' relative error at most 2^%.1f */' % (degree, worst))
-    print('static const float tanh_tab[%d][32] __attribute__((aligned(64))) = {' % (degree + 2))
+    print('static const float tanh_tab[%d][32] __attribute__((aligned(64), unused)) = {' % (degree + 2))
     for col in cols:
         print('    {' + ', '.join(cfloat(v) for v in col) + '},')
+    print('};')
+    print('/* the same, one interval a row (H, L, P1..P5, 0), for loads of a row per lane */')
+    print('static const float tanh_rows[32][8] __attribute__((aligned(32), unused)) = {')
+    for i in range(32):
+        print('    {' + ', '.join([cfloat(col[i]) for col in cols] + ['0.0f'] * (8 - len(cols))) + '},')
     print('};')
 
 

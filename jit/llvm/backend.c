@@ -1,23 +1,23 @@
 /* backend.c: libmist_jit.so's one export, mist_jit_backend (jit/backend.h):
- * LLVM's ORC LLJIT set up for the host CPU, and a typed graph turned into
- * native code (docs/jit.md, "How a function compiles").
+ * LLVM's code generator set up for the host CPU, and a typed graph turned
+ * into native code (docs/jit.md, "How a function compiles").
  *
- * One code generator per VM: an LLJIT whose main JITDylib holds the
- * runtime functions compiled code calls (rt.c) as absolute symbols, a
- * thread-safe context its modules share, and a target machine for the
- * host's CPU and features that the new pass manager (LLVMRunPasses,
- * default<O2>) optimises for and the code generator compiles for.  The
- * key of the compile cache (cache.c) is made first, from the typed
- * graphs (jit/key.c) and the machine, or, where the graphs cannot be
- * described, from the lowered module's bitcode.  On a miss the
- * specialisation is lowered into a module of its own, verified,
- * optimised, compiled to an object file and stored with the tables its
- * code reads; on a hit the stored object is used, its tables are read
- * back (or, where they could not be stored, made by lowering), and
- * LLVM's verifier, passes and code generator do not run.  Either way
- * the object goes to the JIT, which links it, and its entry, named by
- * the key, is looked up.  Every LLVMErrorRef is checked and consumed; the messages
- * become the reason the function runs in the interpreter instead.
+ * One code generator per VM: a context its modules share, and a target
+ * machine for the host's CPU and features that the new pass manager
+ * (LLVMRunPasses, default<O2>) optimises for and the code generator
+ * compiles for.  The key of the compile cache (cache.c) is made first,
+ * from the typed graphs (jit/key.c) and the machine, or, where the
+ * graphs cannot be described, from the lowered module's bitcode.  On a
+ * miss the specialisation is lowered into a module of its own,
+ * verified, optimised, compiled to an object file and stored with the
+ * tables its code reads; on a hit the stored object is used, its tables
+ * are read back (or, where they could not be stored, made by lowering),
+ * and LLVM's verifier, passes and code generator do not run.  Either
+ * way the object is linked by the runtime's loader (jit/elf.c; not ORC, so that linking
+ * needs no LLVM), its calls bound to the runtime's functions by name
+ * (jit_rt_symbol), and its entry, named by the key, is looked up.  Every
+ * LLVMErrorRef is checked and consumed; the messages become the reason
+ * the function runs in the interpreter instead.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -28,19 +28,18 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Error.h>
-#include <llvm-c/LLJIT.h>
-#include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "jit/elf.h"
 #include "jit/key.h"
 #include "jit/llvm/cg.h"
+#include "jit/rt.h"
 #include "lang/gc.h"
 
 typedef struct Cg {
   MistVM *vm;
-  LLVMOrcLLJITRef jit;
-  LLVMOrcThreadSafeContextRef tsc;
+  LLVMContextRef ctx;
   LLVMTargetMachineRef tm;      /* for the passes: the host's CPU and features */
   LLVMTargetMachineRef quick;   /* the same, generating code without optimising it */
   char *triple;
@@ -54,12 +53,13 @@ typedef struct Cg {
    * lowered module */
   char *version;
   bool check;                   /* MIST_JIT_CACHE_CHECK=1: a hit is lowered too, and checked */
-  /* the objects this JIT holds, by key: a key seen again (the same code
+  /* the objects loaded, by key: a key seen again (the same code
    * compiled again after a guard failed) reuses its code */
   struct Loaded {
     uint8_t key[32];
-    uint8_t module[32];         /* the key of its module (module_key) */
-    LLVMOrcExecutorAddress addr;
+    JitElf *obj;
+    void *addr;
+    uint8_t module[32];         /* the hash of its module (module_sum) */
     void *tables;               /* its tables as stored (jit/key.c), or NULL */
     size_t ntables;
   } *loaded;
@@ -96,11 +96,11 @@ static LLVMTargetMachineRef host_machine(Cg *cg, LLVMCodeGenOptLevel level, cons
     LLVMDisposeMessage(err);
     return NULL;
   }
-  /* the small code model and position-independent code, as ORC's
-   * JITLink links them: a call of a function of the module is a direct
-   * call, not an indirect one through a 64-bit address (the large
-   * model, LLVM's default for JITs); JITLink makes the stubs for calls
-   * of the runtime's functions that are out of reach */
+  /* the small code model and position-independent code, as jit/elf.c
+   * links them: a call of a function of the module is a direct call,
+   * not an indirect one through a 64-bit address (the large model,
+   * LLVM's default for JITs); the loader makes the stubs for calls of
+   * the runtime's functions that are out of reach */
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, cg->triple, cg->cpu, cg->features,
                                                     level, CODEGEN_RELOC, CODEGEN_MODEL);
   if (!tm) *why = "LLVM cannot make a target machine for this CPU";
@@ -110,11 +110,11 @@ static LLVMTargetMachineRef host_machine(Cg *cg, LLVMCodeGenOptLevel level, cons
 static void cg_close(void *p) {
   Cg *cg = p;
   if (!cg) return;
-  if (cg->jit) {
-    LLVMErrorRef e = LLVMOrcDisposeLLJIT(cg->jit);
-    if (e) LLVMConsumeError(e);
+  for (int i = 0; i < cg->nloaded; i++) {
+    jit_elf_free(cg->loaded[i].obj);
+    free(cg->loaded[i].tables);
   }
-  if (cg->tsc) LLVMOrcDisposeThreadSafeContext(cg->tsc);
+  if (cg->ctx) LLVMContextDispose(cg->ctx);
   if (cg->layout) LLVMDisposeTargetData(cg->layout);
   if (cg->tm) LLVMDisposeTargetMachine(cg->tm);
   if (cg->quick) LLVMDisposeTargetMachine(cg->quick);
@@ -122,7 +122,6 @@ static void cg_close(void *p) {
   free(cg->cpu);
   free(cg->features);
   free(cg->version);
-  for (int i = 0; i < cg->nloaded; i++) free(cg->loaded[i].tables);
   free(cg->loaded);
   jit_cache_close(&cg->cache);
   free(cg);
@@ -161,47 +160,13 @@ static void *cg_open(MistVM *vm, const char **why) {
   if (ids_known && jit_build_id((const void *)(uintptr_t)jit_build_id, &ids)) cg->version = strdup(ids.data);
   const char *check = getenv("MIST_JIT_CACHE_CHECK");
   cg->check = check && *check && strcmp(check, "0") != 0;
-  LLVMTargetMachineRef jtm = NULL;
   if (!(cg->tm = host_machine(cg, LLVMCodeGenLevelAggressive, why)) ||
-      !(cg->quick = host_machine(cg, LLVMCodeGenLevelNone, why)) ||
-      !(jtm = host_machine(cg, LLVMCodeGenLevelAggressive, why))) {
+      !(cg->quick = host_machine(cg, LLVMCodeGenLevelNone, why))) {
     cg_close(cg);
     return NULL;
   }
   cg->layout = LLVMCreateTargetDataLayout(cg->tm);
-  /* the JIT compiles for the same machine the passes optimise for
-   * (takes ownership of jtm) */
-  LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
-  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(b, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jtm));
-  LLVMErrorRef err = LLVMOrcCreateLLJIT(&cg->jit, b);   /* takes ownership of b */
-  if (err) {
-    *why = error_text(err);
-    cg->jit = NULL;
-    cg_close(cg);
-    return NULL;
-  }
-  cg->tsc = LLVMOrcCreateNewThreadSafeContext();
-  /* the runtime functions, at their addresses in this process */
-  int nvec;
-  const JitHelper *vec = jit_vec_helpers(&nvec);
-  int nsyms = jit_nhelpers + nvec;
-  LLVMOrcCSymbolMapPairs syms = calloc((size_t)nsyms, sizeof *syms);
-  for (int i = 0; i < nsyms; i++) {
-    const JitHelper *h = i < jit_nhelpers ? &jit_helpers[i] : &vec[i - jit_nhelpers];
-    syms[i].Name = LLVMOrcLLJITMangleAndIntern(cg->jit, h->name);
-    syms[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)h->addr;
-    syms[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
-    syms[i].Sym.Flags.TargetFlags = 0;
-  }
-  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, (size_t)nsyms);
-  free(syms);
-  err = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(cg->jit), mu);
-  if (err) {
-    LLVMOrcDisposeMaterializationUnit(mu);
-    *why = error_text(err);
-    cg_close(cg);
-    return NULL;
-  }
+  cg->ctx = LLVMContextCreate();
   return cg;
 }
 
@@ -382,6 +347,31 @@ static LLVMMemoryBufferRef compile_object(Cg *cg, Lowered *lo, bool quick, doubl
   return buf;
 }
 
+/* Link the object obj (size bytes, not kept) into this process with the
+ * runtime's loader and remember it under key; its entry's address, or
+ * NULL with *why.  label names its functions in the perf map. */
+static void *link_object(Cg *cg, const uint8_t key[32], const void *obj, size_t size, const char *entry,
+                         const char *label, const char **why) {
+  char reason[JIT_ELF_WHY];
+  JitElf *e = jit_elf_load(obj, size, jit_rt_symbol, NULL, label, reason);
+  if (!e) {
+    *why = lang_str_fmt("the object cannot be linked: %s", reason)->data;
+    return NULL;
+  }
+  void *addr = jit_elf_symbol(e, entry);
+  struct Loaded *more = addr ? realloc(cg->loaded, (size_t)(cg->nloaded + 1) * sizeof *more) : NULL;
+  if (!more) {
+    *why = addr ? "out of memory" : lang_str_fmt("the object has no %s", entry)->data;
+    jit_elf_free(e);
+    return NULL;
+  }
+  cg->loaded = more;
+  memcpy(cg->loaded[cg->nloaded].key, key, 32);
+  cg->loaded[cg->nloaded].obj = e;
+  cg->loaded[cg->nloaded++].addr = addr;
+  return addr;
+}
+
 /* Whether two constants are the same as compiled code sees them: the
  * same object, or a closure that captured nothing, a graph constant or
  * a str made again (what a lowering makes anew each time). */
@@ -436,7 +426,7 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
                          : lang_str_fmt(" (keyed by its module: %s)", no_key)->data;
   /* what the code is: where it came from (in this JIT already, the
    * cache, or LLVM) and its tables (stored with it, or lowered) */
-  LLVMOrcExecutorAddress addr = 0;
+  void *addr = NULL;
   void *obj = NULL, *tables = NULL;
   size_t size = 0, ntables = 0;
   JitCode *code = lang_alloc(sizeof *code);
@@ -452,7 +442,7 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
       /* lower: where the key is the module's, to have it; else for the
        * tables of a hit that has none, or for a miss */
       double tl0 = now_ms();
-      LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
+      LLVMContextRef ctx = cg->ctx;
       uint64_t s0 = ir_serials_made();
       if (!lower(cg, ctx, g, t, sig, &lo, effort, why)) {
         free(obj);
@@ -499,7 +489,7 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
     Lowered chk = lo;
     uint64_t took = serials;
     if (!lowered) {
-      LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(cg->tsc);
+      LLVMContextRef ctx = cg->ctx;
       int eff[2];
       uint64_t s0 = ir_serials_made();
       if (!lower(cg, ctx, g, t, sig, &chk, eff, why)) stale_hit(vm, t->graph, "it does not lower now");
@@ -523,19 +513,17 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
     if (lowered) LLVMDisposeModule(lo.mod);
     note = lang_str_fmt("%s, the same code as before%s", how, keyed)->data;
   } else {
-    LLVMMemoryBufferRef buf;
+    LLVMMemoryBufferRef buf = NULL;
     StrBuf tb;
     sb_init(&tb);
     bool with_tables = false;
     if (obj) {
       if (lowered) LLVMDisposeModule(lo.mod);
-      buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, size, entry);
       memcpy(module, stored, 32);
       if (tables) {
         sb_add(&tb, tables, ntables);
         with_tables = true;
       }
-      free(obj);
       note = lang_str_fmt("cached: %s, read %.2f ms%s", how, tr, keyed)->data;
     } else {
       bool keep = storable(lo.mod);
@@ -555,26 +543,23 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
         jit_cache_put(&cg->cache, key, module, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), tb.data,
                       with_tables ? tb.len : 0, &unsaved);
     }
-    /* the JIT takes ownership of the buffer */
     double t3 = now_ms();
-    LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(cg->jit, LLVMOrcLLJITGetMainJITDylib(cg->jit), buf);
-    if (!err) err = LLVMOrcLLJITLookup(cg->jit, &addr, entry);
-    if (err) {
-      *why = error_text(err);
-      return NULL;
+    const char *label = g->display ? g->display->data : g->name->data;
+    if (buf) {
+      addr = link_object(cg, key, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), entry, label, why);
+      LLVMDisposeMemoryBuffer(buf);
+    } else {
+      addr = link_object(cg, key, obj, size, entry, label, why);
+      free(obj);
     }
+    if (!addr) return NULL;
     note = lang_str_fmt("%s, linked %.2f ms%s%s", note, now_ms() - t3, unsaved ? "; " : "", unsaved ? unsaved : "")->data;
-    struct Loaded *more = realloc(cg->loaded, (size_t)(cg->nloaded + 1) * sizeof *more);
-    if (more) {
-      cg->loaded = more;
-      struct Loaded *l = &cg->loaded[cg->nloaded++];
-      memcpy(l->key, key, 32);
-      memcpy(l->module, module, 32);
-      l->addr = addr;
-      l->tables = with_tables ? malloc(tb.len) : NULL;
-      l->ntables = l->tables ? tb.len : 0;
-      if (l->tables) memcpy(l->tables, tb.data, tb.len);
-    }
+    /* (link_object remembered it last) */
+    struct Loaded *l = &cg->loaded[cg->nloaded - 1];
+    memcpy(l->module, module, 32);
+    l->tables = with_tables ? malloc(tb.len) : NULL;
+    l->ntables = l->tables ? tb.len : 0;
+    if (l->tables) memcpy(l->tables, tb.data, tb.len);
   }
   code->entry = (bool (*)(const JitCx *, const Value *, const Value *, Value *))(uintptr_t)addr;
   if (lowered) {

@@ -1,7 +1,7 @@
 /* cg.h: what the files of libmist_jit.so share (docs/jit.md, "How a
  * function compiles"): the code generator of a VM (backend.c), the
- * lowering of typed graphs to an LLVM module (lower.c) and the runtime
- * functions compiled code calls (rt.c).
+ * lowering of typed graphs to an LLVM module (lower.c); the runtime
+ * functions compiled code calls are the runtime's (jit/rt.h).
  */
 #ifndef MIST_JIT_LLVM_CG_H
 #define MIST_JIT_LLVM_CG_H
@@ -48,18 +48,6 @@ int jit_mark_effort(LLVMModuleRef mod, int *nfns);
  * native calls (peek.c); returns how many frames were peeked at.
  * jit_mark_effort calls it once the marks are made. */
 int jit_peek_base_cases(LLVMModuleRef mod);
-
-/* The runtime functions compiled code calls (rt.c), by the names the
- * lowering declares them under. */
-typedef struct JitHelper {
-  const char *name;
-  void *addr;
-} JitHelper;
-extern const JitHelper jit_helpers[];
-extern const int jit_nhelpers;
-/* The vector math functions of the host that fused loops call
- * (fuse.c), *n of them. */
-const JitHelper *jit_vec_helpers(int *n);
 
 /* SHA-256, for the compile cache's keys (cache.c). */
 typedef struct JitSha {

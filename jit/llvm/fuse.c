@@ -25,8 +25,9 @@
  * wraps and converts as eager mode's kernel for it does, with no
  * contraction into FMAs, and the transcendentals call the very vector
  * functions eager mode's kernels call (devices/cpu/vmath.h,
- * dev_vec_unary and friends), lane for lane, so a fused loop's results
- * are eager mode's to the bit.  rt.c's mist_rt_fused makes the output
+ * dev_vec_unary and friends), lane for lane, or ones that give their
+ * bits (a 256-bit loop on an AVX-512 CPU: Mist's 8-lane f32 exp, log,
+ * tanh, sigmoid), so a fused loop's results are eager mode's to the bit.  rt.c's mist_rt_fused makes the output
  * and runs the loop, split over the thread pool when it is big.
  */
 #include <stdlib.h>
@@ -48,8 +49,9 @@ static const char *const op_names[] = {"add", "sub", "mul", "truediv", "neg", "m
 
 /* The transcendentals: a loop computes them with the vector functions
  * eager mode's kernels call (dev_vec_unary, dev_vec_binary), declared in
- * its module as mist_vec_NAME_f32 / _f64 and given their addresses by
- * jit_vec_helpers. */
+ * its module as mist_vec_NAME_f32 / _f64 and given their addresses, when
+ * the object is linked, by the runtime's jit_rt_symbol (jit/rt.c), which
+ * must choose as vec_fn does. */
 static const struct {
   FuseOp op;
   VmUnary vm;
@@ -68,29 +70,13 @@ static const char *vec_name(FuseOp op, bool f64, int bits) {
 }
 
 /* The vector function eager mode calls for op on vectors of `bits`
- * bits (the host's kernels: AVX-512 or AVX2), or NULL. */
+ * bits (the host's kernels: AVX-512 or AVX2), or one with its bits (see
+ * dev_vec_unary), or NULL. */
 static DevVecFn vec_fn(FuseOp op, bool f64, int bits) {
   if (op == FO_POW) return dev_vec_binary(VM_POW, f64, bits);
   int vm = vm_op(op);
   if (vm < 0) return NULL;
   return dev_vec_unary((VmUnary)vm, f64, bits);
-}
-
-const JitHelper *jit_vec_helpers(int *n) {
-  static const FuseOp ops[] = {FO_EXP, FO_LOG, FO_SIN, FO_COS, FO_TANH, FO_SIGMOID, FO_POW};
-  enum { NOPS = sizeof ops / sizeof *ops };
-  static JitHelper h[2 * 2 * NOPS];
-  int k = 0;
-  for (int bits = 256; bits <= 512; bits *= 2)
-    for (int f64 = 0; f64 < 2; f64++)
-      for (int i = 0; i < NOPS; i++) {
-        DevVecFn fn = vec_fn(ops[i], f64, bits);
-        if (!fn) continue;
-        h[k].name = vec_name(ops[i], f64, bits);
-        h[k++].addr = (void *)(uintptr_t)fn;
-      }
-  *n = k;
-  return h;
 }
 
 /* Whether a comma-separated LLVM feature list has +name. */

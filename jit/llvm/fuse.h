@@ -1,5 +1,5 @@
 /* fuse.h: fused elementwise loops over tensors (fuse.c), for the
- * lowering (lower.c) and the runtime (rt.c) of libmist_jit.so
+ * lowering (lower.c); the runtime that runs them is jit/rt.c
  * (docs/jit.md, "Fused elementwise loops").
  */
 #ifndef MIST_JIT_LLVM_FUSE_H
@@ -9,10 +9,8 @@
 
 #include "ir/infer.h"
 #include "ir/map.h"
+#include "jit/rt.h"
 
-/* The most inputs and operations one loop takes. */
-#define FUSE_MAX_INPUTS 32
-#define FUSE_MAX_NODES 64
 
 /* How an input of a loop is read at element (row r, column c) of the
  * output, whose shape is cut into rows x cols (cols: the product of its
@@ -33,12 +31,6 @@ typedef struct FuseIn {
   int slot;              /* its index among the tensors, or among the numbers */
   int dtype;             /* a tensor's DType; a number's FUSE_FLOAT, FUSE_INT... */
 } FuseIn;
-
-/* A reduction a loop's output feeds, summed as it is computed: of the
- * whole output, over its first axis (sum(x, axis=0): the column sums of
- * rows x cols, cols the product of the other dims), or over its last
- * (rows x cols, cols the last dim). */
-typedef enum { FR_NONE, FR_SUM, FR_MEAN, FR_SUM_FIRST, FR_MEAN_FIRST, FR_SUM_LAST, FR_MEAN_LAST } FuseReduce;
 
 /* One loop: the nodes it computes (in their graph's order, the last
  * the loop's output) and its inputs; the root is the node whose value

@@ -43,8 +43,8 @@
 #include "jit/llvm/cg.h"
 #include "jit/llvm/fuse.h"
 #include "jit/llvm/fwd.h"
-#include "jit/llvm/matmul.h"
-#include "jit/llvm/tape.h"
+#include "jit/matmul.h"
+#include "jit/tape.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/test_jit.sh MIST: graph mode from the command line
 # (docs/jit.md): --mode, MIST_JIT_LOG's line per compilation (once per
-# function and signature: a seen signature never compiles again).
+# function and signature: a seen signature never compiles again),
+# MIST_JIT_PERFMAP's map file.
 set -u
 mist=$1
 dir=$(mktemp -d)
@@ -150,6 +151,24 @@ expect emit-no-name 1 "no top-level function named 'nope'" "$mist" emit-llvm "$d
 expect emit-bad-type 2 "bad argument type 'f33'" "$mist" emit-llvm "$dir/e.ms" sq f33
 expect emit-usage 2 'emit-llvm: expected FILE.ms NAME' "$mist" emit-llvm "$dir/e.ms"
 expect emit-arity 1 'takes 1 argument but the signature gives 2' "$mist" emit-llvm "$dir/e.ms" sq int int
+
+# MIST_JIT_PERFMAP=1: /tmp/perf-PID.map names the compiled functions
+# (START SIZE NAME, as perf reads it); nothing written without it
+MIST_JIT_PERFMAP=1 "$mist" --mode=graph "$dir/fib.ms" >/dev/null 2>&1 &
+pid=$!
+wait $pid
+if ! grep -Eq '^[0-9a-f]+ [0-9a-f]+ mist:fib:m0\.fib\.' "/tmp/perf-$pid.map" 2>/dev/null; then
+  echo "FAIL perfmap: /tmp/perf-$pid.map does not name fib"
+  fails=$((fails + 1))
+fi
+rm -f "/tmp/perf-$pid.map"
+"$mist" --mode=graph "$dir/fib.ms" >/dev/null 2>&1 &
+pid=$!
+wait $pid
+if [ -e "/tmp/perf-$pid.map" ]; then
+  echo "FAIL perfmap-off: /tmp/perf-$pid.map written without MIST_JIT_PERFMAP"
+  fails=$((fails + 1))
+fi
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"

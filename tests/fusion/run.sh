@@ -7,9 +7,10 @@
 # with neither AVX-512F nor AVX2 and FMA, where nothing is fused.
 #
 # With MIST_JIT_CPU=x86-64-v3 (AVX2, 256-bit loops) on a CPU with
-# AVX-512F, whose eager kernels are AVX-512's, the transcendentals are
-# left to eager mode and the rest fuses: NAME.v3.fused holds those lines
-# where they differ from NAME.fused.  Another MIST_JIT_CPU, or v3 on a
+# AVX-512F, whose eager kernels are AVX-512's, the transcendentals other
+# than f32 exp, log, tanh and sigmoid (whose 8-lane kernels give the
+# 16-lane ones' bits) are left to eager mode and the rest fuses:
+# NAME.v3.fused holds those lines where they differ from NAME.fused.  Another MIST_JIT_CPU, or v3 on a
 # CPU without AVX-512F: skipped.
 set -uo pipefail
 mist=$1

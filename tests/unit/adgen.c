@@ -740,6 +740,15 @@ static void statement(Gen *g, int depth) {
     }
     g->loopvar = saved;
     g->indent--;
+    if (g->o->loop_bodies && rnd(r, 3) == 0) {
+      /* an else block: it runs when no break left the loop */
+      line(g, "else:");
+      g->indent++;
+      line(g, "# a loop's else block");
+      snprintf(e, sizeof e, "%s * 0.75 - %s", v, ex(g, 2));
+      squash_into(g, v, e);
+      g->indent--;
+    }
     break;
   }
   case 8: {
@@ -765,6 +774,14 @@ static void statement(Gen *g, int depth) {
     line(g, "%s += 1", j);
     g->loopvar = saved;
     g->indent--;
+    if (g->o->loop_bodies && rnd(r, 3) == 0) {
+      line(g, "else:");
+      g->indent++;
+      line(g, "# a loop's else block");
+      snprintf(e, sizeof e, "%s * 0.75 + %s", v, ex(g, 2));
+      squash_into(g, v, e);
+      g->indent--;
+    }
     break;
   }
   case 9: case 12: {

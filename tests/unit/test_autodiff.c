@@ -165,7 +165,7 @@ START_TEST(t_generator_covers) {
                                "def c", "tp", "rec(", "def h", " / (1.0 + ", "(-", " if ", "ap(c",
                                "GF[", "fs", "](", "% 3]", "[-", "] = ", "sum([", " for q", ".values()",
                                "L.sq", "L.mix(", "ap(L.", "k=", ".sum().item()", ".get(\"", "half(", ", s=", "erf(",
-                               "sqrt(1.0 + ("};
+                               "sqrt(1.0 + (", "# a loop's else block"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(strstr(all.data, want[i]), "no generated program contains \"%s\"", want[i]);
   Buf again = {0};

@@ -546,8 +546,8 @@ static double ulp_error_f32(float y, double t) {
   return fabs((double)y - t) / ldexp(1.0, e - 1 - 23);
 }
 
-/* Where the CPU runs Mist's own f32 kernels (AVX-512: devices/cpu/
- * vmathf.c), exp, log, tanh and sigmoid are within 1 ulp of the exact
+/* Where the CPU runs Mist's own f32 kernels (AVX-512 or AVX2: devices/
+ * cpu/vmathf.c), exp, log, tanh and sigmoid are within 1 ulp of the exact
  * value (libm's double function) for every argument: checked here on
  * every 4099th bit pattern of the 2^32 (about a million arguments, all
  * signs and binades, subnormals, infinities and NaNs among them), in
@@ -559,7 +559,7 @@ START_TEST(test_vmath_f32_ulp) {
   float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N);
   for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
     VmUnary op = ops[o];
-    if (!dev_vec_unary(op, false, 512)) continue;
+    if (!dev_vec_unary(op, false, 512) && !dev_vec_unary(op, false, 256)) continue;
     uint64_t bits = 0;
     double worst = 0;
     float worst_x = 0;
@@ -581,6 +581,52 @@ START_TEST(test_vmath_f32_ulp) {
   free(x), free(y);
 }
 END_TEST
+
+#if defined(__x86_64__)
+/* Mist's 8-lane f32 kernels (vmathf256.c, AVX2) give the 16-lane ones'
+ * bits (vmathf.c, AVX-512) for every argument, NaN payloads included:
+ * checked on a CPU with AVX-512F on every 4099th bit pattern of the
+ * 2^32 (bench/vmath_accuracy.c checks all). */
+typedef __attribute__((vector_size(64))) float F16;
+typedef __attribute__((vector_size(32))) float F8;
+__attribute__((target("avx512f"))) static void call16(DevVecFn fn, float *y, const float *x) {
+  F16 v;
+  memcpy(&v, x, sizeof v);
+  v = ((F16(*)(F16))fn)(v);
+  memcpy(y, &v, sizeof v);
+}
+__attribute__((target("avx2,fma"))) static void call8(DevVecFn fn, float *y, const float *x) {
+  F8 v;
+  memcpy(&v, x, sizeof v);
+  v = ((F8(*)(F8))fn)(v);
+  memcpy(y, &v, sizeof v);
+}
+
+START_TEST(test_vmath_f32_lanes) {
+  static const VmUnary ops[] = {VM_EXP, VM_LOG, VM_TANH, VM_SIGMOID};
+  enum { STRIDE = 4099 };
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+    DevVecFn f16 = dev_vec_unary(ops[o], false, 512), f8 = dev_vec_unary(ops[o], false, 256);
+    if (!f16) return; /* no AVX-512F (or no libmvec) */
+    ck_assert_ptr_nonnull(f8);
+    float x[16], a[16], b[16];
+    for (uint64_t bits = 0; bits < ((uint64_t)1 << 32); bits += 16 * STRIDE) {
+      for (int i = 0; i < 16; i++) {
+        uint32_t u = (uint32_t)(bits + (uint64_t)i * STRIDE);
+        memcpy(&x[i], &u, 4);
+      }
+      call16(f16, a, x);
+      call8(f8, b, x);
+      call8(f8, b + 8, x + 8);
+      for (int i = 0; i < 16; i++)
+        if (memcmp(&a[i], &b[i], 4) != 0)
+          ck_abort_msg("f32 %s(%a): 16 lanes give %a, 8 lanes %a", dev_unary_name(ops[o]), (double)x[i],
+                       (double)a[i], (double)b[i]);
+    }
+  }
+}
+END_TEST
+#endif
 
 static double ref_binary(VmBinary op, double x, double y) {
   switch (op) {
@@ -956,6 +1002,9 @@ static Suite *devices_suite(void) {
   tcase_add_test(tc, test_gemm_batched);
   tcase_add_test(tc, test_vmath_unary);
   tcase_add_test(tc, test_vmath_f32_ulp);
+#if defined(__x86_64__)
+  tcase_add_test(tc, test_vmath_f32_lanes);
+#endif
   tcase_add_test(tc, test_vmath_binary);
   tcase_add_test(tc, test_vmath_scaled);
   tcase_add_test(tc, test_sum_accuracy);

@@ -311,13 +311,14 @@ START_TEST(t_adgen_tape) {
   if (total < 1) total = 1;   /* (pair_tally needs the pair that a first program makes) */
   Pair pr = {.counted = "jit: grad(f)("};
   Buf prog = {0}, call = {0}, pt = {0};
-  int taped = 0, ifs = 0, nested = 0;
+  int taped = 0, ifs = 0, nested = 0, elses = 0;
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(7300001L + p);
     int np = adgen_program(seed, p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
     ifs += count_lines(prog.data, "# an if in a loop's body");
     nested += count_lines(prog.data, "# a loop in a loop's body");
+    elses += count_lines(prog.data, "# a loop's else block");
     buf_clear(&pt);
     adgen_point(seed, np, &pt);   /* "(x, y, )" */
     buf_clear(&call);
@@ -348,7 +349,8 @@ START_TEST(t_adgen_tape) {
   free(call.data);
   free(pt.data);
   printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs (%d loops with an if in "
-         "the body, %d in another loop's body)\n", pr.native_counted, pr.all, taped, total, ifs, nested);
+         "the body, %d in another loop's body, %d with an else block)\n", pr.native_counted, pr.all, taped, total,
+         ifs, nested, elses);
   ck_assert_msg(ifs > 0 && nested > 0, "no loop with an if (%d) or a loop (%d) in its body", ifs, nested);
   assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
   ck_assert_msg(taped * 4 >= total, "only %d tapes made in %ld programs", taped, total);
@@ -535,7 +537,7 @@ END_TEST
  * temporaries graph mode, as eager mode, may overwrite), x - s * y (one
  * pass) and relu, and the gradient of such an expression with respect
  * to every matrix (matmul_sens): graph mode's direct products
- * (jit/llvm/matmul.c) must give eager mode's bits, printed exactly (as
+ * (jit/matmul.c) must give eager mode's bits, printed exactly (as
  * f64 lists).  A program now and then multiplies matrices that do not
  * align: the error must be eager mode's. */
 

@@ -1,7 +1,7 @@
 /* tape.h: the memory of a loop's backward pass in compiled code
  * (tape.c; docs/jit.md, "The tape of a loop's backward pass"). */
-#ifndef MIST_JIT_LLVM_TAPE_H
-#define MIST_JIT_LLVM_TAPE_H
+#ifndef MIST_JIT_TAPE_H
+#define MIST_JIT_TAPE_H
 
 #include <stdbool.h>
 #include <stdint.h>

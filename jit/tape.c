@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "ir/eval.h"
-#include "jit/llvm/tape.h"
+#include "jit/tape.h"
 #include "lang/gc.h"
 
 enum { HEAD = JIT_TAPE_HEAD, FIRST = 64 };

@@ -1,7 +1,7 @@
 /* matmul.h: matrix products in compiled code (matmul.c): the test the
  * lowering makes, and the runtime functions its code calls. */
-#ifndef MIST_JIT_LLVM_MATMUL_H
-#define MIST_JIT_LLVM_MATMUL_H
+#ifndef MIST_JIT_MATMUL_H
+#define MIST_JIT_MATMUL_H
 #include "ir/types.h"
 #include "jit/backend.h"
 

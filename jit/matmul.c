@@ -14,7 +14,7 @@
  * interpreter's primitive, which computes, or raises, what eager mode
  * does.
  */
-#include "jit/llvm/matmul.h"
+#include "jit/matmul.h"
 
 #include "devices/blas.h"
 #include "ir/eval.h"

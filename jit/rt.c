@@ -1,4 +1,5 @@
-/* rt.c: the runtime functions compiled code calls (docs/jit.md).
+/* rt.c: the runtime functions compiled code calls (docs/jit.md), in
+ * the runtime, so that code from the compile cache runs without LLVM.
  *
  * Compiled code does the common case itself (int and float arithmetic
  * that cannot overflow or divide by zero, comparisons, branches, loops,
@@ -11,6 +12,7 @@
  * interpreter's fail_at does (ir/eval.c).  A Value crosses in memory
  * (Value *), never by value.
  */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +20,10 @@
 
 #include "devices/cpu/vmath.h"
 #include "ir/eval.h"
-#include "jit/llvm/cg.h"
-#include "jit/llvm/fuse.h"
-#include "jit/llvm/matmul.h"
-#include "jit/llvm/tape.h"
+#include "jit/backend.h"
+#include "jit/matmul.h"
+#include "jit/rt.h"
+#include "jit/tape.h"
 #include "lang/gc.h"
 #include "lang/ops.h"
 #include "lang/tensor.h"
@@ -411,7 +413,12 @@ static bool mist_rt_global(const JitCx *cx, int32_t site, Value *out) {
   return lang_raise(vm, "NameError", "name '%s' is not defined", name->data);
 }
 
-const JitHelper jit_helpers[] = {
+/* The runtime's functions and libm's, by the names the lowering declares
+ * them under. */
+static const struct {
+  const char *name;
+  void *addr;
+} helpers[] = {
 #define H(f) {#f, (void *)f}
   H(mist_rt_fail), H(mist_rt_prim), H(mist_rt_arith_reusing), H(mist_rt_prim_over_d), H(mist_rt_scaled),
   H(mist_rt_call), H(mist_rt_call_check), H(mist_rt_poll),
@@ -423,5 +430,42 @@ const JitHelper jit_helpers[] = {
   H(erf), H(lgamma), H(floor), H(ceil), H(fmod), H(pow),
 #undef H
 };
-const int jit_nhelpers = sizeof jit_helpers / sizeof *jit_helpers;
+
+/* The vector math function fuse.c declares as mist_vec[256]_OP_DTYPE:
+ * the host's kernel eager mode calls for OP on vectors of 512 (or 256)
+ * bits, as fuse.c's vec_fn chooses it, or NULL. */
+static void *vec_helper(const char *name) {
+  static const struct {
+    const char *op;
+    int vm;   /* a VmUnary, or -1: pow, the one VmBinary */
+  } ops[] = {{"exp", VM_EXP}, {"log", VM_LOG}, {"sin", VM_SIN}, {"cos", VM_COS}, {"tanh", VM_TANH},
+             {"sigmoid", VM_SIGMOID}, {"pow", -1}};
+  const char *p = name + strlen("mist_vec");
+  int bits = 512;
+  if (strncmp(p, "256", 3) == 0) {
+    bits = 256;
+    p += 3;
+  }
+  if (*p++ != '_') return NULL;
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+    size_t n = strlen(ops[i].op);
+    if (strncmp(p, ops[i].op, n) != 0 || p[n] != '_') continue;
+    const char *dt = p + n + 1;
+    bool f64 = strcmp(dt, "f64") == 0;
+    if (!f64 && strcmp(dt, "f32") != 0) return NULL;
+    DevVecFn fn = ops[i].vm < 0 ? dev_vec_binary(VM_POW, f64, bits) : dev_vec_unary((VmUnary)ops[i].vm, f64, bits);
+    return (void *)(uintptr_t)fn;
+  }
+  return NULL;
+}
+
+void *jit_rt_symbol(void *ud, const char *name) {
+  (void)ud;
+  for (size_t i = 0; i < sizeof helpers / sizeof *helpers; i++)
+    if (strcmp(helpers[i].name, name) == 0) return helpers[i].addr;
+  if (strncmp(name, "mist_vec", 8) == 0) return vec_helper(name);
+  /* what LLVM's code generator calls of the C library (memcpy, memset,
+   * sincos...): the process's, as ORC's LLJIT found them */
+  return dlsym(RTLD_DEFAULT, name);
+}
 
