@@ -60,8 +60,13 @@ IrGraph *ir_graph_new(IrUnit *u, const char *name, IrGraph *parent, unsigned fla
   return g;
 }
 
+static uint64_t next_serial = 1;
+
+uint64_t ir_serials_made(void) { return __atomic_load_n(&next_serial, __ATOMIC_RELAXED); }
+
+void ir_serials_skip(uint64_t n) { __atomic_fetch_add(&next_serial, n, __ATOMIC_RELAXED); }
+
 static IrNode *node_new(IrUnit *u, IrKind kind, IrGraph *g, Span span) {
-  static uint64_t next_serial = 1;
   IrNode *n = lang_alloc(sizeof *n);
   n->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
   n->kind = kind;

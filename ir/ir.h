@@ -195,6 +195,13 @@ IrGraph *ir_graph_alloc(void);
 IrGraph *ir_graph_new(IrUnit *u, const char *name, IrGraph *parent, unsigned flags, Span span);
 IrNode *ir_param(IrUnit *u, IrGraph *g, ObjStr *name, Span span);
 IrNode *ir_const(IrUnit *u, Value v, Span span);
+/* The serial the next node made will have, and skipping n serials: the
+ * compile cache's hits that do not lower (jit/key.c) skip what the
+ * lowering would have taken, so that the serials of what is made after
+ * them, which derivative programs hold as constants, are those of a run
+ * that lowered. */
+uint64_t ir_serials_made(void);
+void ir_serials_skip(uint64_t n);
 IrNode *ir_const_graph(IrUnit *u, IrGraph *g, Span span);
 IrNode *ir_const_prim(IrUnit *u, IrPrim p, Span span);
 /* An application appended to g's schedule.  in[0] is the callee. */

@@ -4,14 +4,16 @@
  *
  * One code generator per VM: a context its modules share, and a target
  * machine for the host's CPU and features that the new pass manager
- * (LLVMRunPasses,
- * default<O2>) optimises for and the code generator compiles for.  Each
- * compilation lowers the specialisation into a module of its own; the
- * module (its bitcode) and the machine are the key of the compile cache
- * (cache.c).  On a miss the module is verified, optimised, compiled to
- * an object file and stored; on a hit the stored object is used and
- * LLVM's verifier, passes and code generator do not run.  Either way the object
- * is linked by the runtime's loader (jit/elf.c; not ORC, so that linking
+ * (LLVMRunPasses, default<O2>) optimises for and the code generator
+ * compiles for.  The key of the compile cache (cache.c) is made first,
+ * from the typed graphs (jit/key.c) and the machine, or, where the
+ * graphs cannot be described, from the lowered module's bitcode.  On a
+ * miss the specialisation is lowered into a module of its own,
+ * verified, optimised, compiled to an object file and stored with the
+ * tables its code reads; on a hit the stored object is used, its tables
+ * are read back (or, where they could not be stored, made by lowering),
+ * and LLVM's verifier, passes and code generator do not run.  Either
+ * way the object is linked by the runtime's loader (jit/elf.c; not ORC, so that linking
  * needs no LLVM), its calls bound to the runtime's functions by name
  * (jit_rt_symbol), and its entry, named by the key, is looked up.  Every
  * LLVMErrorRef is checked and consumed; the messages become the reason
@@ -30,6 +32,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "jit/elf.h"
+#include "jit/key.h"
 #include "jit/llvm/cg.h"
 #include "jit/rt.h"
 #include "lang/gc.h"
@@ -44,12 +47,21 @@ typedef struct Cg {
   char *cpu, *features;         /* the host's (or MIST_JIT_CPU's), for the key */
   JitCache cache;               /* opened on the first compilation */
   bool cache_opened;
+  /* the version of the code that lowers graphs and of the program
+   * whose graphs they are (their build-ids), for keys made from the
+   * graphs; NULL when either has none: keys are then made from the
+   * lowered module */
+  char *version;
+  bool check;                   /* MIST_JIT_CACHE_CHECK=1: a hit is lowered too, and checked */
   /* the objects loaded, by key: a key seen again (the same code
    * compiled again after a guard failed) reuses its code */
   struct Loaded {
     uint8_t key[32];
     JitElf *obj;
     void *addr;
+    uint8_t module[32];         /* the hash of its module (module_sum) */
+    void *tables;               /* its tables as stored (jit/key.c), or NULL */
+    size_t ntables;
   } *loaded;
   int nloaded;
 } Cg;
@@ -98,7 +110,10 @@ static LLVMTargetMachineRef host_machine(Cg *cg, LLVMCodeGenOptLevel level, cons
 static void cg_close(void *p) {
   Cg *cg = p;
   if (!cg) return;
-  for (int i = 0; i < cg->nloaded; i++) jit_elf_free(cg->loaded[i].obj);
+  for (int i = 0; i < cg->nloaded; i++) {
+    jit_elf_free(cg->loaded[i].obj);
+    free(cg->loaded[i].tables);
+  }
   if (cg->ctx) LLVMContextDispose(cg->ctx);
   if (cg->layout) LLVMDisposeTargetData(cg->layout);
   if (cg->tm) LLVMDisposeTargetMachine(cg->tm);
@@ -106,6 +121,7 @@ static void cg_close(void *p) {
   if (cg->triple) LLVMDisposeMessage(cg->triple);
   free(cg->cpu);
   free(cg->features);
+  free(cg->version);
   free(cg->loaded);
   jit_cache_close(&cg->cache);
   free(cg);
@@ -137,6 +153,13 @@ static void *cg_open(MistVM *vm, const char **why) {
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
   }
+  StrBuf ids;
+  sb_init(&ids);
+  bool ids_known = jit_build_id((const void *)(uintptr_t)cg_open, &ids);
+  sb_addc(&ids, ' ');
+  if (ids_known && jit_build_id((const void *)(uintptr_t)jit_build_id, &ids)) cg->version = strdup(ids.data);
+  const char *check = getenv("MIST_JIT_CACHE_CHECK");
+  cg->check = check && *check && strcmp(check, "0") != 0;
   if (!(cg->tm = host_machine(cg, LLVMCodeGenLevelAggressive, why)) ||
       !(cg->quick = host_machine(cg, LLVMCodeGenLevelNone, why))) {
     cg_close(cg);
@@ -195,23 +218,83 @@ static bool optimise(Cg *cg, Lowered *lo, const char **why) {
   return true;
 }
 
-/* The compile cache's key of mod: its bitcode (a complete description
- * of the module, and far quicker to make than its text) and everything
- * else that decides the machine code made from it. */
-static void module_key(Cg *cg, LLVMModuleRef mod, uint8_t key[32]) {
+/* What decides the machine code beside what is compiled: the target,
+ * the CPU and its features, LLVM's version, the pipeline and the code
+ * generator's settings, and the runtime helpers' ABI. */
+static void machine_key(Cg *cg, JitSha *s, const char *what) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
   char head[512];
-  int n = snprintf(head, sizeof head, "mist jit object, abi %d\nLLVM %u.%u.%u\n%s\n%s\n%s %s\n", JIT_ABI, major,
-                   minor, patch, PIPELINE, CODEGEN, cg->triple, cg->cpu);
+  int n = snprintf(head, sizeof head, "mist jit object, abi %d, %s\nLLVM %u.%u.%u\n%s\n%s\n%s %s\n", JIT_ABI, what,
+                   major, minor, patch, PIPELINE, CODEGEN, cg->triple, cg->cpu);
+  jit_sha_add(s, head, (size_t)(n < (int)sizeof head ? n : (int)sizeof head - 1));
+  jit_sha_add(s, cg->features, strlen(cg->features) + 1);
+}
+
+/* The key of mod: its bitcode (a complete description of the module,
+ * and far quicker to make than its text) and the machine.  The key of
+ * an entry whose graphs cannot be described (graph_key), and what a
+ * check of a hit compares. */
+static void module_key(Cg *cg, LLVMModuleRef mod, uint8_t key[32]) {
   JitSha s;
   jit_sha_init(&s);
-  jit_sha_add(&s, head, (size_t)(n < (int)sizeof head ? n : (int)sizeof head - 1));
-  jit_sha_add(&s, cg->features, strlen(cg->features) + 1);
+  machine_key(cg, &s, "from its module");
   LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
   jit_sha_add(&s, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc));
   LLVMDisposeMemoryBuffer(bc);
   jit_sha_end(&s, key);
+}
+
+/* What a check of a hit compares (MIST_JIT_CACHE_CHECK): a SHA-256 of
+ * mod's text.  Not its bitcode: that holds things of the LLVM context
+ * the module was made in (the names of metadata kinds it has met), so
+ * the same module made later in a process can be other bitcode. */
+static void module_sum(LLVMModuleRef mod, uint8_t sum[32]) {
+  char *text = LLVMPrintModuleToString(mod);
+  JitSha s;
+  jit_sha_init(&s);
+  jit_sha_add(&s, text, strlen(text));
+  jit_sha_end(&s, sum);
+  LLVMDisposeMessage(text);
+}
+
+/* The key of the specialisation t of g, made before it is lowered:
+ * the typed graphs the lowering reads (jit/key.c), the version of the
+ * code that lowers them and of the program (their build-ids) and the
+ * machine.  False when the graphs cannot be described, or no version
+ * is known: the key is then the module's. */
+static JitKey *graph_key(Cg *cg, MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, uint8_t key[32],
+                         const char **why) {
+  if (!cg->version) {
+    *why = "no build-id";
+    return NULL;
+  }
+  StrBuf d;
+  sb_init(&d);
+  JitKey *k = jit_key_describe(vm, g, t, sig, &d, why);
+  if (!k) return NULL;
+  JitSha s;
+  jit_sha_init(&s);
+  machine_key(cg, &s, "from its graphs");
+  jit_sha_add(&s, cg->version, strlen(cg->version) + 1);
+  jit_sha_add(&s, d.data, d.len);
+  jit_sha_end(&s, key);
+  return k;
+}
+
+/* A hit that is not what lowering its function makes now (its module,
+ * or the tables read back): the key missed something the lowering
+ * reads, or the tables were stored or read back wrong, and the code
+ * would be stale.  Loud, for it is found only where MIST_JIT_CACHE_CHECK
+ * is set (every test): a process that ran on would run wrong code
+ * silently. */
+static void stale_hit(MistVM *vm, IrGraph *g, const char *what) {
+  const char *file = g->span.file >= 0 && g->span.file < vm->nfiles ? vm->files[g->span.file].path->data : "?";
+  fprintf(stderr,
+          "mist: internal error: the compile cache's entry for %s (%s:%d) is not what lowering it makes now: "
+          "%s (MIST_JIT_CACHE_CHECK)\n",
+          g->display ? g->display->data : g->name->data, file, g->span.line, what);
+  abort();
 }
 
 /* Whether the constant c is or holds an address made from an integer. */
@@ -289,6 +372,45 @@ static void *link_object(Cg *cg, const uint8_t key[32], const void *obj, size_t 
   return addr;
 }
 
+/* Whether two constants are the same as compiled code sees them: the
+ * same object, or a closure that captured nothing, a graph constant or
+ * a str made again (what a lowering makes anew each time). */
+static bool same_const(Value a, Value b) {
+  if (a.tag != b.tag) return false;
+  if (a.tag != V_OBJ || a.o == b.o) return a.i == b.i;
+  if (a.o->kind != b.o->kind) return false;
+  switch (a.o->kind) {
+  case O_FUNC: return AS_FUNC(a)->nenv == 0 && AS_FUNC(b)->nenv == 0 && AS_FUNC(a)->graph == AS_FUNC(b)->graph;
+  case O_GRAPH: return AS_GRAPH(a)->graph == AS_GRAPH(b)->graph;
+  case O_STR: return lang_str_eq(AS_STR(a), AS_STR(b));
+  default: return false;
+  }
+}
+
+/* Whether the tables a hit read (code) are those a check's lowering
+ * built (lo): the same nodes (or a graph constant of the same graph
+ * and place), frames, types, constants and guards. */
+static bool same_tables(const JitCode *code, int nsites, int nconsts, const Lowered *lo) {
+  if (nsites != lo->nsites || nconsts != lo->nconsts || code->nguards != lo->nguards) return false;
+  for (int i = 0; i < nsites; i++) {
+    const JitSite *a = &code->cx.sites[i], *b = &lo->sites[i];
+    bool node = a->node == b->node ||
+                (a->node && b->node && a->node->kind == IR_CONST && b->node->kind == IR_CONST &&
+                 same_const(a->node->value, b->node->value) && a->node->span.file == b->node->span.file &&
+                 a->node->span.line == b->node->span.line && a->node->span.col == b->node->span.col &&
+                 a->node->span.len == b->node->span.len);
+    bool type = a->type == b->type || (a->type && b->type && ir_type_eq(a->type, b->type));
+    if (!node || a->frame != b->frame || !type) return false;
+  }
+  for (int i = 0; i < nconsts; i++)
+    if (!same_const(code->cx.consts[i], lo->consts[i])) return false;
+  for (int i = 0; i < lo->nguards; i++) {
+    const JitGuard *a = &code->guards[i], *b = &lo->guards[i];
+    if (a->module != b->module || !lang_str_eq(a->name, b->name) || !same_const(a->expect, b->expect)) return false;
+  }
+  return true;
+}
+
 static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, const char **why) {
   Cg *cg = p;
   if (!cg->cache_opened) {
@@ -296,42 +418,132 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
     cg->cache_opened = true;
   }
   double t0 = now_ms();
-  Lowered lo;
-  LLVMContextRef ctx = cg->ctx;
-  int effort[2];
-  if (!lower(cg, ctx, g, t, sig, &lo, effort, why)) return NULL;
-  uint8_t key[32];
-  module_key(cg, lo.mod, key);
-  bool keep = storable(lo.mod);
+  uint8_t key[32], module[32], stored[32];
+  const char *no_key = NULL;
+  JitKey *jk = graph_key(cg, vm, g, t, sig, key, &no_key);
+  double t1 = now_ms();
+  const char *keyed = jk ? lang_str_fmt(" (keyed %.2f ms)", t1 - t0)->data
+                         : lang_str_fmt(" (keyed by its module: %s)", no_key)->data;
+  /* what the code is: where it came from (in this JIT already, the
+   * cache, or LLVM) and its tables (stored with it, or lowered) */
+  void *addr = NULL;
+  void *obj = NULL, *tables = NULL;
+  size_t size = 0, ntables = 0;
+  JitCode *code = lang_alloc(sizeof *code);
+  code->cx.vm = vm;
+  Lowered lo = {0};
+  bool lowered = false, have_module = false;
+  int effort[2] = {0, 0};
+  double tl = 0, tr = 0;
+  uint64_t serials = 0, stored_serials = 0;   /* the IrNode serials the lowering took (ir_serials_skip) */
+  int nsites = 0, nconsts = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (!jk || pass == 1) {
+      /* lower: where the key is the module's, to have it; else for the
+       * tables of a hit that has none, or for a miss */
+      double tl0 = now_ms();
+      LLVMContextRef ctx = cg->ctx;
+      uint64_t s0 = ir_serials_made();
+      if (!lower(cg, ctx, g, t, sig, &lo, effort, why)) {
+        free(obj);
+        return NULL;
+      }
+      serials = ir_serials_made() - s0;
+      lowered = true;
+      tl = now_ms() - tl0;
+      if (!jk) {
+        module_key(cg, lo.mod, key);
+        memcpy(module, key, 32);
+        have_module = true;
+      }
+    }
+    if (pass == 1) break;   /* (looked up on the first) */
+    for (int i = 0; i < cg->nloaded && !addr; i++)
+      if (memcmp(cg->loaded[i].key, key, 32) == 0) {
+        addr = cg->loaded[i].addr;
+        memcpy(stored, cg->loaded[i].module, 32);
+        tables = cg->loaded[i].tables;
+        ntables = cg->loaded[i].ntables;
+      }
+    if (!addr && (jk || storable(lo.mod))) {
+      double tr0 = now_ms();
+      obj = jit_cache_get(&cg->cache, key, &size, stored, &ntables);
+      tr = now_ms() - tr0;
+      tables = obj && ntables ? (char *)obj + size : NULL;
+    }
+    if (!addr && !obj) {
+      if (jk) continue;   /* a miss: lowered on the next pass */
+      break;
+    }
+    /* a hit: its tables rebuilt, without lowering, where they were stored */
+    if (jk && tables &&
+        jit_key_load_tables(jk, tables, ntables, (JitSite **)&code->cx.sites, &nsites, (Value **)&code->cx.consts,
+                            &nconsts, &code->guards, &code->nguards, &stored_serials))
+      break;
+    tables = NULL;
+    if (lowered) break;
+  }
+  /* a hit is checked where MIST_JIT_CACHE_CHECK is set: lowered (if it
+   * was not), its module and tables compared with those stored */
+  if ((addr || obj) && cg->check && jk) {
+    Lowered chk = lo;
+    uint64_t took = serials;
+    if (!lowered) {
+      LLVMContextRef ctx = cg->ctx;
+      int eff[2];
+      uint64_t s0 = ir_serials_made();
+      if (!lower(cg, ctx, g, t, sig, &chk, eff, why)) stale_hit(vm, t->graph, "it does not lower now");
+      took = ir_serials_made() - s0;
+    }
+    module_sum(chk.mod, module);
+    if (memcmp(module, stored, 32) != 0) stale_hit(vm, t->graph, "its module differs");
+    if (getenv("KDBG") && tables) fprintf(stderr, "KDBG same %d took %lu stored %lu\n", same_tables(code, nsites, nconsts, &chk), (unsigned long)took, (unsigned long)stored_serials);
+    if (tables && (!same_tables(code, nsites, nconsts, &chk) || took != stored_serials))
+      stale_hit(vm, t->graph, "its tables differ");
+    if (!lowered) LLVMDisposeModule(chk.mod);
+  } else if (!lowered) {
+    /* the serials the lowering would have taken (the check's took them) */
+    ir_serials_skip(stored_serials);
+  }
   char entry[64] = "mist.";
   jit_hex(key, 16, entry + 5);
-  double t1 = now_ms();
-  const char *note = NULL, *unsaved = NULL;
-  void *addr = NULL;
-  for (int i = 0; i < cg->nloaded && !addr; i++)
-    if (memcmp(cg->loaded[i].key, key, 32) == 0) addr = cg->loaded[i].addr;
+  const char *note, *unsaved = NULL;
+  const char *how = lowered ? lang_str_fmt("lowered %.2f ms", tl)->data : "tables read";
   if (addr) {
-    LLVMDisposeModule(lo.mod);
-    note = lang_str_fmt("lowered %.2f ms, the same code as before", t1 - t0)->data;
+    if (lowered) LLVMDisposeModule(lo.mod);
+    note = lang_str_fmt("%s, the same code as before%s", how, keyed)->data;
   } else {
-    size_t size = 0;
-    void *obj = keep ? jit_cache_get(&cg->cache, key, &size) : NULL;
     LLVMMemoryBufferRef buf = NULL;
+    StrBuf tb;
+    sb_init(&tb);
+    bool with_tables = false;
     if (obj) {
-      LLVMDisposeModule(lo.mod);
-      note = lang_str_fmt("cached: lowered %.2f ms, read %.2f ms", t1 - t0, now_ms() - t1)->data;
+      if (lowered) LLVMDisposeModule(lo.mod);
+      memcpy(module, stored, 32);
+      if (tables) {
+        sb_add(&tb, tables, ntables);
+        with_tables = true;
+      }
+      note = lang_str_fmt("cached: %s, read %.2f ms%s", how, tr, keyed)->data;
     } else {
+      bool keep = storable(lo.mod);
+      if (!have_module) module_sum(lo.mod, module);
+      with_tables = jk && jit_key_save_tables(jk, lo.sites, lo.nsites, lo.consts, lo.nconsts, lo.guards,
+                                              lo.nguards, serials, &tb);
       if (!verified(&lo, why)) return NULL;
       LLVMSetValueName2(LLVMGetNamedFunction(lo.mod, lo.entry), entry, strlen(entry));
       double ms[2];
       if (!(buf = compile_object(cg, &lo, effort[0] == effort[1], ms, why))) return NULL;
-      note = lang_str_fmt("lowered %.2f ms, optimised %.2f ms (%d of %d functions), code %.2f ms", t1 - t0, ms[0],
-                          effort[1] - effort[0], effort[1], ms[1])->data;
+      note = lang_str_fmt("%s, optimised %.2f ms (%d of %d functions), code %.2f ms%s%s", how, ms[0],
+                          effort[1] - effort[0], effort[1], ms[1], keyed,
+                          jk && !with_tables ? " (its tables not stored)" : "")->data;
       if (!keep) unsaved = "not cached: the module holds an address of this process";
       else if (!cg->cache.dir) unsaved = cg->cache.off[0] ? cg->cache.off : NULL;
-      else jit_cache_put(&cg->cache, key, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), &unsaved);
+      else
+        jit_cache_put(&cg->cache, key, module, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), tb.data,
+                      with_tables ? tb.len : 0, &unsaved);
     }
-    double t2 = now_ms();
+    double t3 = now_ms();
     const char *label = g->display ? g->display->data : g->name->data;
     if (buf) {
       addr = link_object(cg, key, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), entry, label, why);
@@ -341,13 +553,20 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
       free(obj);
     }
     if (!addr) return NULL;
-    note = lang_str_fmt("%s, linked %.2f ms%s%s", note, now_ms() - t2, unsaved ? "; " : "", unsaved ? unsaved : "")->data;
+    note = lang_str_fmt("%s, linked %.2f ms%s%s", note, now_ms() - t3, unsaved ? "; " : "", unsaved ? unsaved : "")->data;
+    /* (link_object remembered it last) */
+    struct Loaded *l = &cg->loaded[cg->nloaded - 1];
+    memcpy(l->module, module, 32);
+    l->tables = with_tables ? malloc(tb.len) : NULL;
+    l->ntables = l->tables ? tb.len : 0;
+    if (l->tables) memcpy(l->tables, tb.data, tb.len);
   }
-  JitCode *code = lang_alloc(sizeof *code);
   code->entry = (bool (*)(const JitCx *, const Value *, const Value *, Value *))(uintptr_t)addr;
-  code->cx = (JitCx){vm, lo.sites, lo.consts};
-  code->nguards = lo.nguards;
-  code->guards = lo.guards;
+  if (lowered) {
+    code->cx = (JitCx){vm, lo.sites, lo.consts};
+    code->nguards = lo.nguards;
+    code->guards = lo.guards;
+  }
   code->note = note;
   return code;
 }

@@ -4,16 +4,19 @@
  * same module loads the object instead of running LLVM's passes and
  * code generator.
  *
- * backend.c makes the key: a SHA-256 of the unoptimised module's text
- * and of everything else that decides the machine code (the CPU and its
+ * backend.c makes the key: a SHA-256 of the typed graphs the module is
+ * lowered from (jit/key.c) or of the unoptimised module's bitcode, and
+ * of everything else that decides the machine code (the CPU and its
  * features, LLVM's version, the pipeline, this file's format).  The
  * module embeds no address of this process (lower.c reaches every
  * object through cx, by index, and the runtime by symbol name), so an
  * object made by one process is valid in another.
  *
  * An entry is one file, DIR/jit/HEX.o (HEX: the key), holding a header
- * (a magic word, the format, the key again, the object's length and its
- * SHA-256) and the object.  It is written to a temporary file in the
+ * (a magic word, the format, the key again, the hash of the module the
+ * object was made from, the lengths of the object and of its tables,
+ * their SHA-256), the object and the tables its code reads (jit/key.c;
+ * none where they could not be stored).  It is written to a temporary file in the
  * same folder and renamed into place, so a reader sees a whole entry or
  * none, whatever other processes do at the same time.  A file that is
  * not a whole, valid entry for its key (truncated, corrupt, another
@@ -116,14 +119,18 @@ void jit_hex(const uint8_t *bytes, int n, char *out) {
 
 /* An entry's header, then the object. */
 #define MAGIC "MISTJITO"
-#define FORMAT 1
+#define FORMAT 3
 typedef struct Header {
   char magic[8];
   uint32_t format;
   uint32_t reserved;
   uint8_t key[32];
+  uint8_t module[32];     /* the SHA-256 of the module the object was made
+                             from (backend.c's module_sum): what a check
+                             compares */
   uint64_t size;          /* the object's */
-  uint8_t sum[32];        /* the object's SHA-256 */
+  uint64_t tables;        /* the size of its tables (jit/key.c), after it; 0: none */
+  uint8_t sum[32];        /* the SHA-256 of the object and its tables */
 } Header;
 
 #define DEFAULT_CAP ((uint64_t)256 << 20)
@@ -212,7 +219,7 @@ static bool write_all(int fd, const void *buf, size_t n) {
   return true;
 }
 
-void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size) {
+void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size, uint8_t module[32], size_t *tables) {
   if (!c->dir) return NULL;
   char *path = entry_path(c, key);
   int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
@@ -221,10 +228,13 @@ void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size) {
   Header h;
   if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > sizeof h &&
       read_all(fd, &h, sizeof h) && memcmp(h.magic, MAGIC, 8) == 0 && h.format == FORMAT &&
-      memcmp(h.key, key, 32) == 0 && h.size == (uint64_t)st.st_size - sizeof h && (obj = malloc(h.size))) {
+      memcmp(h.key, key, 32) == 0 && h.size < (uint64_t)st.st_size && h.tables < (uint64_t)st.st_size &&
+      h.size + h.tables == (uint64_t)st.st_size - sizeof h && (obj = malloc(h.size + h.tables))) {
     uint8_t sum[32];
-    if (read_all(fd, obj, h.size) && (sha256(obj, h.size, sum), memcmp(sum, h.sum, 32) == 0)) {
+    if (read_all(fd, obj, h.size + h.tables) && (sha256(obj, h.size + h.tables, sum), memcmp(sum, h.sum, 32) == 0)) {
       *size = h.size;
+      *tables = h.tables;
+      memcpy(module, h.module, 32);
       /* used now: the last to be pruned */
       futimens(fd, NULL);
     } else {
@@ -288,19 +298,25 @@ static void prune(JitCache *c) {
   closedir(d);
 }
 
-bool jit_cache_put(JitCache *c, const uint8_t key[32], const void *obj, size_t size, const char **why) {
+bool jit_cache_put(JitCache *c, const uint8_t key[32], const uint8_t module[32], const void *obj, size_t size,
+                   const void *tables, size_t ntables, const char **why) {
   if (!c->dir) return false;
-  Header h = {.format = FORMAT, .size = size};
+  Header h = {.format = FORMAT, .size = size, .tables = ntables};
   memcpy(h.magic, MAGIC, 8);
   memcpy(h.key, key, 32);
-  sha256(obj, size, h.sum);
+  memcpy(h.module, module, 32);
+  JitSha s;
+  jit_sha_init(&s);
+  jit_sha_add(&s, obj, size);
+  jit_sha_add(&s, tables, ntables);
+  jit_sha_end(&s, h.sum);
   char tmpname[64];
   static unsigned seq;   /* (VMs on other threads write too) */
   snprintf(tmpname, sizeof tmpname, ".tmp.%ld.%u.%ld", (long)getpid(), __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED),
            (long)time(NULL));
   char *tmp = join(c->dir, tmpname), *path = entry_path(c, key);
   int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
-  bool ok = fd >= 0 && write_all(fd, &h, sizeof h) && write_all(fd, obj, size);
+  bool ok = fd >= 0 && write_all(fd, &h, sizeof h) && write_all(fd, obj, size) && write_all(fd, tables, ntables);
   if (fd >= 0 && close(fd) != 0) ok = false;
   if (ok && rename(tmp, path) != 0) ok = false;
   if (!ok) {
@@ -313,6 +329,6 @@ bool jit_cache_put(JitCache *c, const uint8_t key[32], const void *obj, size_t s
   /* the folder is read once per process, and again only when what this
    * process wrote since may have filled it: a big cache is not read
    * after every compilation */
-  if (ok && (!c->scanned || (c->total += sizeof h + size) > c->cap)) prune(c);
+  if (ok && (!c->scanned || (c->total += sizeof h + size + ntables) > c->cap)) prune(c);
   return ok;
 }

@@ -32,7 +32,7 @@ typedef struct Lowered {
  * something in it cannot be compiled; the module is then disposed of.
  * The module holds no address of this process (objects by index
  * through cx, the runtime by name): the compile cache (cache.c) links
- * its object into other processes, keyed by its text.  The module is
+ * its object into other processes.  The module is
  * not verified: what compiles it verifies it first (backend.c), so that
  * a hit of the compile cache does not pay for LLVM's verifier. */
 bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, const char *prefix,
@@ -73,11 +73,14 @@ typedef struct JitCache {
 } JitCache;
 void jit_cache_open(JitCache *c);
 void jit_cache_close(JitCache *c);
-/* The object stored for key (malloc'd, its size in *size), or NULL
- * when there is none or the entry is not whole and valid. */
-void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size);
-/* Store an object for key; false with *why (c->off) when it cannot be
- * written. */
-bool jit_cache_put(JitCache *c, const uint8_t key[32], const void *obj, size_t size, const char **why);
+/* The object stored for key (malloc'd, its size in *size, followed by
+ * its tables, *tables bytes, none when 0; the hash of the module it was
+ * made from in module), or NULL when there is none or the entry is not
+ * whole and valid. */
+void *jit_cache_get(JitCache *c, const uint8_t key[32], size_t *size, uint8_t module[32], size_t *tables);
+/* Store an object and its tables for key, made from the module whose
+ * hash is module; false with *why (c->off) when it cannot be written. */
+bool jit_cache_put(JitCache *c, const uint8_t key[32], const uint8_t module[32], const void *obj, size_t size,
+                   const void *tables, size_t ntables, const char **why);
 
 #endif

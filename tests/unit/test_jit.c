@@ -842,12 +842,15 @@ static void read_into(const char *path, Buf *b) {
 
 /* Run dir/p.ms in graph mode on the cache folder dir/cache: what it
  * printed (stdout, stderr without the log's lines, exit status) into
- * out, the log's compilation lines into log. */
-static void run_cached(const char *mist, const char *dir, Buf *out, Buf *log) {
+ * out, the log's compilation lines into log.  check: MIST_JIT_CACHE_CHECK
+ * (a hit is lowered too and compared with the entry); without it, a
+ * hit whose tables were stored does not lower at all. */
+static void run_cached(const char *mist, const char *dir, bool check, Buf *out, Buf *log) {
   char cmd[9000];
   snprintf(cmd, sizeof cmd,
-           "cd '%s' && MIST_CACHE_DIR='%s/cache' MIST_JIT_LOG=1 '%s' --mode=graph p.ms > p.out 2> p.err; echo \"exit $?\" >> p.out",
-           dir, dir, mist);
+           "cd '%s' && MIST_CACHE_DIR='%s/cache' MIST_JIT_LOG=1 MIST_JIT_CACHE_CHECK=%d '%s' --mode=graph p.ms > p.out 2> p.err; "
+           "echo \"exit $?\" >> p.out",
+           dir, dir, check, mist);
   ck_assert_msg(system(cmd) == 0, "cannot run %s", cmd);
   char path[4200];
   snprintf(path, sizeof path, "%s/p.out", dir);
@@ -870,10 +873,12 @@ static void run_cached(const char *mist, const char *dir, Buf *out, Buf *log) {
 
 typedef struct CacheTally {
   int programs, compiled, hits, unstorable;
+  int unlowered;   /* hits whose tables were read, not lowered */
 } CacheTally;
 
-/* prog run twice on a new cache folder: the second run is the first's
- * output, all of it from the cache. */
+/* prog run twice on a new cache folder: the second run (twice: without
+ * and with MIST_JIT_CACHE_CHECK) is the first's output, all of it from
+ * the cache. */
 static void twice_cached(const char *mist, const char *prog, const char *what, CacheTally *t) {
   char dir[] = "/tmp/mist_jit_cache_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -884,23 +889,32 @@ static void twice_cached(const char *mist, const char *prog, const char *what, C
   fputs(prog, f);
   fclose(f);
   Buf out1 = {0}, log1 = {0}, out2 = {0}, log2 = {0};
-  run_cached(mist, dir, &out1, &log1);
-  run_cached(mist, dir, &out2, &log2);
-  ck_assert_msg(strcmp(out1.data, out2.data) == 0, "%s: the second run printed otherwise:\n%s\nfirst:\n%s\nsecond:\n%s",
-                what, prog, out1.data, out2.data);
-  int n1 = count_lines(log1.data, ": compiled ("), n2 = count_lines(log2.data, ": compiled (");
-  ck_assert_msg(n1 == n2, "%s: %d compilations in the first run, %d in the second:\n%s\nfirst:\n%s\nsecond:\n%s", what,
-                n1, n2, prog, log1.data, log2.data);
-  /* a hit, or the code of an earlier compilation of the same run */
-  int hits = count_lines(log2.data, " ms): cached: ") + count_lines(log2.data, ", the same code as before");
-  int unstorable = count_lines(log2.data, "not cached: the module holds an address");
-  ck_assert_msg(hits + unstorable == n2, "%s: the second run on the first's cache compiled %d of %d functions again "
-                "(the same program lowered to another module):\n%s\nfirst:\n%s\nsecond:\n%s",
-                what, n2 - hits - unstorable, n2, prog, log1.data, log2.data);
-  t->programs++;
-  t->compiled += n2;
-  t->hits += hits;
-  t->unstorable += unstorable;
+  run_cached(mist, dir, true, &out1, &log1);
+  for (int round = 0; round < 2; round++) {
+    /* unchecked, then checked: a hit that does not lower must leave the
+     * process as one that lowers would (the serials of what is made
+     * after it), or what follows misses */
+    buf_clear(&out2);
+    run_cached(mist, dir, round == 1, &out2, &log2);
+    ck_assert_msg(strcmp(out1.data, out2.data) == 0, "%s: the second run (%s) printed otherwise:\n%s\nfirst:\n%s\nsecond:\n%s",
+                  what, round ? "checked" : "unchecked", prog, out1.data, out2.data);
+    int n1 = count_lines(log1.data, ": compiled ("), n2 = count_lines(log2.data, ": compiled (");
+    ck_assert_msg(n1 == n2, "%s: %d compilations in the first run, %d in the second:\n%s\nfirst:\n%s\nsecond:\n%s", what,
+                  n1, n2, prog, log1.data, log2.data);
+    /* a hit, or the code of an earlier compilation of the same run */
+    int hits = count_lines(log2.data, " ms): cached: ") + count_lines(log2.data, ", the same code as before");
+    int unstorable = count_lines(log2.data, "not cached: the module holds an address");
+    ck_assert_msg(hits + unstorable == n2, "%s: the second run (%s) on the first's cache compiled %d of %d functions again "
+                  "(the same program lowered to another module):\n%s\nfirst:\n%s\nsecond:\n%s",
+                  what, round ? "checked" : "unchecked", n2 - hits - unstorable, n2, prog, log1.data, log2.data);
+    if (round == 0) {
+      t->programs++;
+      t->compiled += n2;
+      t->hits += hits;
+      t->unstorable += unstorable;
+      t->unlowered += count_lines(log2.data, ": tables read, ");
+    }
+  }
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   ck_assert_int_eq(system(cmd), 0);
@@ -957,10 +971,13 @@ START_TEST(t_cache_twice) {
   free(prog.data);
   free(call.data);
   free(pt.data);
-  printf("cache: %d programs run twice; the second runs compiled %d functions, %d from the cache, %d not storable\n",
-         t.programs, t.compiled, t.hits, t.unstorable);
+  printf("cache: %d programs run twice; the second runs compiled %d functions, %d from the cache (%d of them not "
+         "lowered: their tables were read), %d not storable\n",
+         t.programs, t.compiled, t.hits, t.unlowered, t.unstorable);
   ck_assert_msg(t.hits > 0 && t.hits * 100 >= 90 * t.compiled, "only %d of %d compilations from the cache", t.hits,
                 t.compiled);
+  /* most hits link the object without lowering (jit/key.c's tables) */
+  ck_assert_msg(t.unlowered * 2 >= t.hits, "only %d of %d hits without lowering", t.unlowered, t.hits);
 }
 END_TEST
 
