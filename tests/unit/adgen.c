@@ -553,6 +553,19 @@ static void squash_into(Gen *g, const char *v, const char *e) {
 
 /* "if A op B:" with two fresh expressions, made in order (a call's
  * arguments are evaluated in no fixed order) */
+/* Sometimes (with loop_bodies) an else block after the loop just
+ * written: it runs when no break left the loop, and changes v. */
+static void maybe_loop_else(Gen *g, const char *v, const char *sign) {
+  if (!g->o->loop_bodies || rnd(&g->rng, 3) != 0) return;
+  line(g, "else:");
+  g->indent++;
+  line(g, "# a loop's else block");
+  char e[4096];
+  snprintf(e, sizeof e, "%s * 0.75 %s %s", v, sign, ex(g, 2));
+  squash_into(g, v, e);
+  g->indent--;
+}
+
 static void if_line(Gen *g, const char *op) {
   const char *a = ex(g, 1);
   const char *b = ex(g, 1);
@@ -740,15 +753,7 @@ static void statement(Gen *g, int depth) {
     }
     g->loopvar = saved;
     g->indent--;
-    if (g->o->loop_bodies && rnd(r, 3) == 0) {
-      /* an else block: it runs when no break left the loop */
-      line(g, "else:");
-      g->indent++;
-      line(g, "# a loop's else block");
-      snprintf(e, sizeof e, "%s * 0.75 - %s", v, ex(g, 2));
-      squash_into(g, v, e);
-      g->indent--;
-    }
+    maybe_loop_else(g, v, "-");
     break;
   }
   case 8: {
@@ -774,14 +779,7 @@ static void statement(Gen *g, int depth) {
     line(g, "%s += 1", j);
     g->loopvar = saved;
     g->indent--;
-    if (g->o->loop_bodies && rnd(r, 3) == 0) {
-      line(g, "else:");
-      g->indent++;
-      line(g, "# a loop's else block");
-      snprintf(e, sizeof e, "%s * 0.75 + %s", v, ex(g, 2));
-      squash_into(g, v, e);
-      g->indent--;
-    }
+    maybe_loop_else(g, v, "+");
     break;
   }
   case 9: case 12: {
