@@ -35,21 +35,14 @@
 #include "jit/key.h"
 #include "lang/gc.h"
 
-typedef struct TypeContent {
-  const char *text;
-  size_t len;
-  uint64_t hash;
-  int num;
-} TypeContent;
-
 struct JitKey {
   MistVM *vm;
   const IrTyped *t;
   StrBuf *out;         /* where what is written goes: main, or a type's content */
   StrBuf *main;        /* the description */
   NodeMap tnum;        /* type -> 1 + the number of its content */
-  TypeContent *contents;   /* the contents met: an open-addressed table */
-  int ncontents, capcontents;
+  ObjDict *contents;       /* a type's content met (its bytes) -> its number */
+  int ncontents;
   const IrType **types;    /* content number -> the first type met with it */
   ObjBuiltin **builtins;   /* the builtins met, in order (their tables' names) */
   int nbuiltins;
@@ -200,12 +193,6 @@ static bool write_type(Kw *k, const IrType *t, int depth) {
   return true;
 }
 
-static uint64_t fnv(const char *p, size_t n) {
-  uint64_t h = 1469598103934665603u;
-  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 1099511628211u;
-  return h;
-}
-
 /* The number of a type's content, written once to the description
  * when first met (its parts first); the same content has the same
  * number wherever it is and however types are shared, so the
@@ -223,32 +210,18 @@ static bool put_type(Kw *k, const IrType *t, int depth) {
   bool ok = write_type(k, t, depth);
   k->out = at;
   if (!ok) return false;
-  uint64_t h = fnv(content.data, content.len);
-  if (2 * (k->ncontents + 1) > k->capcontents) {
-    int cap = k->capcontents ? 2 * k->capcontents : 256;
-    TypeContent *old = k->contents, *tab = lang_alloc((size_t)cap * sizeof *tab);
-    for (int i = 0; i < k->capcontents; i++)
-      if (old[i].text) {
-        int j = (int)(old[i].hash & (uint64_t)(cap - 1));
-        while (tab[j].text) j = (j + 1) & (cap - 1);
-        tab[j] = old[i];
-      }
-    k->contents = tab;
-    k->capcontents = cap;
-  }
-  int j = (int)(h & (uint64_t)(k->capcontents - 1));
-  while (k->contents[j].text && !(k->contents[j].hash == h && k->contents[j].len == content.len &&
-                                  memcmp(k->contents[j].text, content.data, content.len) == 0))
-    j = (j + 1) & (k->capcontents - 1);
-  if (!k->contents[j].text) {
+  ObjStr *key = lang_str_new(content.data ? content.data : "", content.len);
+  Value seen;
+  if (!lang_dict_get(k->contents, key, &seen)) {
+    seen = v_int(k->ncontents);
+    lang_dict_put(k->contents, key, seen);
     k->types = lang_realloc(k->types, (size_t)(k->ncontents + 1) * sizeof *k->types);
-    k->types[k->ncontents] = t;
-    k->contents[j] = (TypeContent){content.data, content.len, h, k->ncontents++};
+    k->types[k->ncontents++] = t;
     sb_addc(k->main, 'T');
     sb_add(k->main, (const char *)&content.len, sizeof content.len);
     sb_add(k->main, content.data, content.len);
   }
-  num = k->contents[j].num;
+  num = (int)seen.i;
   ir_map_set_int(&k->tnum, t, num);
   put_i64(k, num);
   return true;
@@ -395,7 +368,7 @@ static bool put_graph_body(Kw *k, IrGraph *g) {
 
 JitKey *jit_key_describe(MistVM *vm, IrGraph *g, IrTyped *t, IrType **sig, StrBuf *out, const char **why) {
   Kw *k = lang_alloc(sizeof *k);
-  *k = (Kw){.vm = vm, .t = t, .out = out, .main = out};
+  *k = (Kw){.vm = vm, .t = t, .out = out, .main = out, .contents = lang_dict_new()};
   for (int i = 0; i < t->unit->ngraphs; i++) ir_map_set_int(&k->typed, t->unit->graphs[i], 1);
   ir_free_vars(g);
   put_graph(k, t->graph);
