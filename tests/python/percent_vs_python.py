@@ -16,11 +16,10 @@ character.
 
 Exit status 0 when all agree, 1 on a difference (the first few shown).
 """
-import os
 import random
-import subprocess
 import sys
-import tempfile
+
+from _source import run_source
 
 STRS = ["", "a", "abc", "it's", 'say "hi"', "back\\slash", "é", "naïve café", "☃x", "😀", "  pad  "]
 FLOATS = [0.0, -0.0, 1.0, -1.5, 0.1, 2.5, 3.14159, 1e-7, 1e16, 123456789.125, -1e300, 5e-324, 1e-310,
@@ -146,16 +145,6 @@ def python_says(fmt, args):
         return ("KeyError: " if isinstance(e, KeyError) else "") + str(e)
 
 
-def run_mist(mist, mode, src):
-    with tempfile.NamedTemporaryFile("w", suffix=".ms", delete=False) as f:
-        f.write(src)
-        path = f.name
-    try:
-        return subprocess.run([mist, "--mode=" + mode, path], capture_output=True, text=True, timeout=600)
-    finally:
-        os.unlink(path)
-
-
 def program(cases):
     lines = ["def fmt(f, a):", "    return f % a", ""]
     for f, a in cases:
@@ -179,7 +168,7 @@ def main():
     want = [python_says(f, a) for f, a in cases]
     bad = 0
     for mode in ("eager", "graph"):
-        run = run_mist(mist, mode, program(cases))
+        run = run_source([mist, "--mode=" + mode], program(cases))
         got = run.stdout.split("\n")
         if run.returncode != 0:
             print("%s mode: mist failed: %s" % (mode, run.stderr[:2000]))
@@ -191,7 +180,7 @@ def main():
                     print("%s mode: %r %% %r\n  python: %s\n  mist:   %s" % (mode, cases[i][0], cases[i][1], w, got[i]))
         for f, a in ERRORS:
             w = python_says(f, a)
-            run = run_mist(mist, mode, program([(f, a)]))
+            run = run_source([mist, "--mode=" + mode], program([(f, a)]))
             first = run.stderr.split("\n")[0]
             g = first.split("error: ", 1)[-1] if run.returncode == 1 else "exit %d: %s" % (run.returncode, run.stdout)
             if g != w:

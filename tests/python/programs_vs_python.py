@@ -19,11 +19,10 @@ python3 prints.
 
 Exit status 0 when all agree, 1 on a difference (the first few shown).
 """
-import os
 import random
-import subprocess
 import sys
-import tempfile
+
+from _source import run_source
 
 WORDS = ["a", "bc", "Hello", "x y", " pad ", "é", "naïve", "A-B-C", "", "snake_case", "12", "3.5"]
 
@@ -244,14 +243,9 @@ def program(r, n):
 
 
 def run(cmd, src):
-    with tempfile.NamedTemporaryFile("w", suffix=".ms", delete=False) as f:
-        f.write(src)
-        path = f.name
-    try:
-        p = subprocess.run(cmd + [path], capture_output=True, text=True, timeout=600)
-        return p.stdout + (p.stderr and "--- stderr:\n" + p.stderr) + ("" if p.returncode == 0 else "--- exit %d\n" % p.returncode)
-    finally:
-        os.unlink(path)
+    """What cmd printed on src, its stderr and exit status marked."""
+    p = run_source(cmd, src)
+    return p.stdout + (p.stderr and "--- stderr:\n" + p.stderr) + ("" if p.returncode == 0 else "--- exit %d\n" % p.returncode)
 
 
 def main():

@@ -1,0 +1,17 @@
+"""_source.py: what the CPython comparisons share (a module, not a test):
+run a command on a program's source written to a temporary .ms file."""
+import os
+import subprocess
+import tempfile
+
+
+def run_source(cmd, src):
+    """cmd with the path of a file holding src: the finished process
+    (stdout, stderr and returncode as text)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".ms", delete=False) as f:
+        f.write(src)
+        path = f.name
+    try:
+        return subprocess.run(cmd + [path], capture_output=True, text=True, timeout=600)
+    finally:
+        os.unlink(path)
