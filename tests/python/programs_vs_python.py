@@ -8,7 +8,8 @@ statements: arithmetic (Python's floor division
 and modulo, true division, powers), comparisons and boolean logic,
 builtins (len abs round min max sum sorted reversed enumerate zip map
 filter any all int float str bool list tuple format divmod), str methods
-and slicing, f-strings with format specs, comprehensions, conditional
+(partition, splitlines and the common ones) and slicing, f-strings with
+format specs and printf-style `%`, comprehensions, conditional
 expressions.  Each program is valid Python and valid Mist, written so
 that it raises nothing and keeps ints within 64 bits; every value it
 makes is printed.  It runs as module code in eager mode and inside a
@@ -101,7 +102,7 @@ class Gen:
         v = self.pick("str")
         if d <= 0 or r.random() < 0.2:
             return v if v and r.random() < 0.6 else repr(r.choice(WORDS))
-        k = r.randrange(15)
+        k = r.randrange(17)
         a = self.str_(d - 1)
         if k == 0: return "(%s + %s)" % (a, self.str_(d - 1))
         if k == 1: return "%s[%d:%d]" % (a, r.randint(-4, 3), r.randint(-2, 6))
@@ -125,11 +126,14 @@ class Gen:
         if k == 11: return "%s.lower().title()" % a
         if k == 12: return "repr(%s)" % a
         if k == 13: return "format(%s, %r)" % (self.float_(d - 1), r.choice([".2f", "10.3g", "e"]))
+        if k == 14: return "%s.%s(%r)[%d]" % (a, r.choice(["partition", "rpartition"]), r.choice(["a", " ", "-"]), r.randrange(3))
+        if k == 15: return "(%s %% (%s,))" % (r.choice(["'%5d|'", "'%-6s;'", "'%.3f'", "'%+x'"]) , self.int_(d - 1))
         return "(%s if %s else %s)" % (a, self.bool_(d - 1), self.str_(d - 1))
 
     def strlist(self, d):
         r = self.r
-        k = r.randrange(3)
+        k = r.randrange(4)
+        if k == 3: return "(%s + '\\n' + %s).splitlines()" % (self.str_(d), self.str_(d))
         if k == 0: return "%s.split()" % self.str_(d)
         if k == 1: return "[str(q) for q in %s]" % self.list_(d)
         return "sorted([%s, %s])" % (self.str_(d), self.str_(d))
