@@ -29,7 +29,10 @@ must be Mist's, and Python's message (the text after `XError: ` on
 its last line; a KeyError's whole line) and the line of its innermost
 frame must be those of Mist's first stderr line.
 
-    errors_vs_eager.py MIST [SEED [PROGRAMS]] [--keep DIR] [--no-python]
+    errors_vs_eager.py MIST [SEED [PROGRAMS]] [--keep DIR] [--no-python] [--only KIND,...]
+
+--keep DIR writes the programs that differ into DIR; --only picks the
+faults (the names of the f_ functions below, without f_).
 
 Exit status 0 when all agree, 1 on a difference (the first few shown,
 with the program).  The same SEED and PROGRAMS give the same programs.
@@ -85,12 +88,17 @@ def f_overflow(g, z):
 
 
 def f_assert(g, z):
-    k = g.r.randrange(3)
+    k = g.r.randrange(4)
     if k == 0:
         return ["assert %s != 0" % z, "v = %s" % z], True
     if k == 1:
         return ["assert %s > 0, \"z reached \" + str(%s)" % (z, z), "v = %s + 1" % z], True
-    return ["assert %s, f\"failed with {%s} left\"" % (z, z), "v = 2 * %s" % z], True
+    if k == 2:
+        return ["assert %s, f\"failed with {%s} left\"" % (z, z), "v = 2 * %s" % z], True
+    # a message of values compiled code computed: floats, bools, a tuple
+    return ["w = (%s + 1) / 3" % z,
+            "assert %s, f\"{w} {w * 1e20} {-0.0 * w} {w:.3e} {%s == 0} {(w, %s)} {[w]}\" + str(w / 7)" % (z, z, z),
+            "v = %s" % z], True
 
 
 def f_list_index(g, z):
@@ -271,7 +279,7 @@ def f_recursion_edge(g, z):
     # Recursion whose depth lands just below or just past the limit,
     # from whatever depth the call is made at.
     g.python_ok = False
-    return ["v = down(LIMIT - %d - 2 * (%s == 0)) if %s < 2 else %s" % (g.r.randint(-3, 12), z, z, z)], False
+    return ["v = down(LIMIT - %d + 2 * (%s == 0)) if %s < 2 else %s" % (g.r.randint(-3, 14), z, z, z)], False
 
 
 def f_tensor_item(g, z):
@@ -289,13 +297,114 @@ def f_tensor_more(g, z):
     return ["tz = stack([ones((2,)), ones((2 + (%s == 0),))])" % z, "v = int(tz.sum().item())"], False
 
 
-FAULTS = [f_negate, f_float_edge, f_math, f_format, f_setitem, f_compare, f_arity, f_range0,
+def f_tensor_fused(g, z):
+    # typed tensors into a compiled elementwise chain; the last call's
+    # shapes do not broadcast (a new signature, whose inference fails)
+    k = g.r.randrange(3)
+    if k == 0:
+        return ["tz = chain(ones((3,)), ones((3 + (%s == 0),)))" % z, "v = int(tz.sum().item())"], False
+    if k == 1:
+        return ["tz = chain(ones((2, 3)), ones((3 - (%s == 0), 2)).T)" % z, "v = int(tz.sum().item())"], False
+    return ["tz = chain(arange(4.0), arange(4.0))", "v = int(tz[4 - %s].item())" % z], False
+
+
+def f_grad_misuse(g, z):
+    k = g.r.randrange(3)
+    if k == 0:
+        return ["v = int(grad(lambda x: x * ones((1 + (%s == 0),)))(1.0).item() if %s else grad(lambda x: x * ones((1 + (%s == 0),)))(1.0))" % (z, z, z)], False
+    if k == 1:
+        return ["v = int(grad(lambda x: x * 2.0)(%s if %s == 0 else 1.5))" % (z, z)], False
+    return ["v = int(grad(lambda x: x[%d - %s] * 2.0)(ones((3,))).sum().item())" % (3, z)], False
+
+
+def f_mutual(g, z):
+    return ["v = ping(%d, %s)" % (g.r.randint(0, 6), z)], True
+
+
+def f_none(g, z):
+    k = g.r.randrange(3)
+    if k == 0:
+        return ["w = None if %s == 0 else %s" % (z, z), "v = w + 1"], True
+    if k == 1:
+        return ["w = None if %s == 0 else [%s]" % (z, z), "v = w[0]"], True
+    return ["w = None if %s == 0 else \"ab\"" % z, "v = len(w.upper())"], True
+
+
+def f_unbound(g, z):
+    if g.r.random() < 0.5:
+        return ["if %s:" % z, "    u = %s" % z, "v = u + 1"], True
+    return ["for j in range(%s):" % z, "    u = j", "v = u * 2"], True
+
+
+def f_name(g, z):
+    return ["v = %s if %s else %s" % (z, z, g.r.choice(["zz", "undefined_thing", "lefa1", "ar3"]))], True
+
+
+def f_float_int(g, z):
+    k = g.r.randrange(3)
+    if k == 0:
+        return ["v = round(float(\"inf\") if %s == 0 else 1.5)" % z], True
+    if k == 1:
+        return ["v = int(1e19 * float(%s == 0) + 1.0)" % z], False
+    return ["v = round(float(\"nan\") if %s == 0 else 2.5)" % z], True
+
+
+def f_exit_msg(g, z):
+    return ["if %s == 0:" % z, "    exit(\"stopped at \" + str(%s))" % z, "v = %s" % z], False
+
+
+def f_tensor_misc(g, z):
+    k = g.r.randrange(5)
+    if k == 0:
+        return ["tz = zeros((%s - 1, 2))" % z, "v = int(tz.sum().item())"], False
+    if k == 1:
+        return ["tz = arange(12.0).reshape((-1, 5 - (%s > 0)))" % z, "v = int(tz.sum().item())"], False
+    if k == 2:
+        return ["tz = arange(3.0) @ arange(3.0 + float(%s == 0))" % z, "v = int(tz.item())"], False
+    if k == 3:
+        return ["tz = ones((2, 3))", "v = int(tz[1, 3 - %s].item())" % z], False
+    return ["tz = ones((2, 3))", "v = int(tz[-3 + (%s > 0), 0].item())" % z], False
+
+
+def f_recursion_tail(g, z):
+    g.python_ok = False
+    return ["v = tdown(LIMIT - %d + 2 * (%s == 0)) if %s < 2 else %s" % (g.r.randint(-3, 14), z, z, z)], False
+
+
+def f_recursion_base(g, z):
+    g.python_ok = False
+    return ["v = bdown(LIMIT - %d + 2 * (%s == 0)) if %s < 2 else %s" % (g.r.randint(-3, 14), z, z, z)], False
+
+
+def f_type_more(g, z):
+    e = g.r.choice(["list(w)", "abs(w)", "-w", "w * 2.5", "[1, 2] + w", "w - w", "len(None) if w == 0 else w",
+                    "\",\".join([w, 2])", "sum(w)", "max(w, \"a\")", "w.split(\"\")", "[q for q in w]",
+                    "(1 < w < 3)", "w[1:2:0]", "round(w, \"a\")"])
+    good = {"list(w)": "[%s]", "abs(w)": "%s", "-w": "%s", "w * 2.5": "%s", "[1, 2] + w": "[%s]",
+            "w - w": "%s", "len(None) if w == 0 else w": "%s", "\",\".join([w, 2])": "\"%s\"",
+            "sum(w)": "[%s]", "max(w, \"a\")": "\"%s\"", "w.split(\"\")": "\"%s\"", "[q for q in w]": "[%s]",
+            "(1 < w < 3)": "%s", "w[1:2:0]": "[%s]", "round(w, \"a\")": "%s"}[e] % z
+    bad = "(%s,)" % z if good.startswith("[") else "\"s\"" if not good.startswith("\"") else z
+    if e == "len(None) if w == 0 else w":
+        bad = "0"
+    return ["w = %s if %s == 0 else %s" % (bad, z, good), "v = len(str(%s))" % e], True
+
+
+def f_overflow_loop(g, z):
+    return ["w = 1", "for j in range(39 + (%s == 0)):" % z, "    w = w * 3", "v = w %% 1000 + %s" % z], False
+
+
+FAULTS = [f_type_more, f_type_more, f_overflow_loop, f_none, f_unbound, f_name, f_float_int, f_exit_msg, f_tensor_misc, f_recursion_tail,
+          f_recursion_base, f_tensor_fused, f_grad_misuse, f_mutual, f_negate, f_float_edge, f_math, f_format, f_setitem, f_compare, f_arity, f_range0,
           f_index_type, f_sum_str, f_recursion_edge, f_tensor_item, f_tensor_more,
           f_intdiv, f_intmod, f_truediv, f_floatdiv, f_floatfloordiv, f_divmod,
           f_overflow, f_assert, f_list_index, f_tuple_index, f_str_index, f_key,
           f_type_add, f_type_len, f_type_call, f_str_method, f_empty, f_unpack,
           f_mutate, f_attr, f_recursion, f_exit, f_tensor_shape, f_tensor_matmul,
           f_tensor_index, f_tensor_axis, f_tensor_reshape]
+
+
+ONLY = []      # --only KIND,KIND: just those faults
 
 
 def indent(lines, n=1):
@@ -316,7 +425,7 @@ class Gen:
 
     def fault_body(self, z):
         """Statements computing v from the int variable z, failing at 0."""
-        f = self.r.choice(FAULTS)
+        f = self.r.choice([f for f in FAULTS if not ONLY or f.__name__[2:] in ONLY])
         self.kinds.append(f.__name__[2:])
         lines, ok = f(self, z)
         if not ok:
@@ -328,9 +437,9 @@ class Gen:
         several routes to the faulting code."""
         r = self.r
         name = self.fresh("leaf")
-        route = r.randrange(10)
+        route = r.randrange(14)
         body = self.fault_body("z")
-        L = ["def %s(z):" % name]
+        L = ["# -", "def %s(z):" % name]
         if route == 0:                       # straight
             L += indent(body) + ["    return v"]
         elif route == 1:                     # a nested def, called
@@ -354,8 +463,24 @@ class Gen:
                   "        def one(z):"] + indent(body, 3) + ["            return v",
                   "        acc += one(k - z + z) if k > z else one(z)", "        k -= 1", "    return acc"]
         elif route == 6:                     # recursion down to the fault
+            depth = r.choice([1, 2, 3, 5, 40, 1500])
+            if depth > 900:                  # past CPython's recursion limit
+                self.python_ok = False
             L += ["    def rec(n, z):", "        if n == 0:"] + indent(body, 3) + ["            return v",
-                  "        return 1 + rec(n - 1, z)", "    return rec(%d, z)" % r.randint(1, 5)]
+                  "        return 1 + rec(n - 1, z)", "    return rec(%d, z)" % depth]
+        elif route == 11:                    # a for loop's else block, after a break that did not happen
+            L += ["    acc = 0", "    for i in range(3):", "        if i > z + 5:", "            break",
+                  "        acc += i", "    else:"] + indent(body, 2) + ["        acc += v", "    return acc"]
+        elif route == 12:                    # the condition of a while loop
+            L += ["    def one(z):"] + indent(body, 2) + ["        return v",
+                  "    i = 0", "    while i < 8 and one(z + 2 - i) > -1000000:", "        i += 1", "    return i"]
+        elif route == 13:                    # a default value, computed when the def runs
+            L += ["    def one(z):"] + indent(body, 2) + ["        return v",
+                  "    def h(q, r=one(z)):", "        return q + r", "    return h(z)"]
+        elif route == 10:                    # an unknown closure through a higher-order function
+            L += ["    def one(z):"] + indent(body, 2) + ["        return v",
+                  "    def twice(h, q):", "        return h(q + 1) + h(q)",
+                  "    return twice(one if z >= 0 else abs, z)"]
         elif route == 7:   # grad of a function failing in its forward pass
             self.python_ok = False
             wrap = r.choice(["grad(g)", "jit(grad(g))", "grad(jit(g))", "value_and_grad(g)"])
@@ -384,11 +509,11 @@ class Gen:
             style = r.randrange(6)
             call = "%s(z)" % callee if first else "%s(n, k)" % callee
             zexpr = "k - n"
-            L = ["def %s(n, k):" % name]
+            L = ["# -", "def %s(n, k):" % name]
             if first:
                 L += ["    z = %s" % zexpr]
             if r.random() < 0.4:
-                L += ["    print(\"in %s\", n, k)" % name]
+                L += ["    print(\"in %s\", n, k, n / 3, (n + 1) * 1e20, -0.0 * n, n == k)" % name]
             if style == 0:      # tail call: the frame is gone
                 L += ["    return %s" % call]
             elif style == 1:    # non-tail call
@@ -397,7 +522,7 @@ class Gen:
                 L += ["    s = f\"{%s}!\"" % call, "    return len(s)"]
             elif style == 3:    # inside a loop
                 if first:
-                    L = ["def %s(n, k):" % name, "    acc = 0", "    for j in range(n + 1):",
+                    L = ["# -", "def %s(n, k):" % name, "    acc = 0", "    for j in range(n + 1):",
                          "        z = k - j", "        acc += %s" % call, "    return acc"]
                 else:
                     L += ["    acc = 0", "    for j in range(2):", "        acc += %s" % call, "    return acc"]
@@ -414,7 +539,12 @@ class Gen:
         r = self.r
         self.defs += ["LIMIT = 200000", "", "def deep(n):", "    return 1 + deep(n + 1)", "",
                       "def down(n):", "    return 0 if n <= 0 else 1 + down(n - 1)", "",
-                      "def ar2(a, b):", "    return a + b", ""]
+                      "def ar2(a, b):", "    return a + b", "",
+                      "def chain(a, b):", "    return exp(a) * b + tanh(a) - where(a > b, a, b)", "",
+                      "def tdown(n):", "    if n <= 0:", "        return 0", "    return tdown(n - 1)", "",
+                      "def bdown(n):", "    if n < 2:", "        return n", "    return bdown(n - 1) + bdown(n % 2) + 1", "",
+                      "def ping(n, z):", "    return pong(n - 1, z) + 1 if n > 0 else 100 // z", "",
+                      "def pong(n, z):", "    return ping(n - 1, z) * 2 if n > 0 else len([1, 2][:z][1:] + [z][z - 1:z])", ""]
         top = self.chain(self.leaf(), r.randint(1, 5))
         k = r.randint(2, 6)
         main = []
@@ -424,16 +554,32 @@ class Gen:
         for n in range(0, k + 1):
             main.append("print(%s(%d, %d))" % (top, n, k))
         main.append("print(\"not reached\")")
+        main.insert(r.randrange(len(main)), "# mode")
         if r.random() < 0.5:
             body = ["def main():"] + indent(main) + ["", "main()"]
         else:
             body = main
         return "\n".join(self.defs + body) + "\n"
 
+    def variants(self, src):
+        """The program with @jit on some of its functions, and with
+        set_mode("graph") at some point of its main code, each in place
+        of a comment line so that every line keeps its number: both run
+        in eager mode and must print what graph mode prints."""
+        r = self.r
+        jitted = re.sub(r"^# -$", lambda m: "@jit" if r.random() < 0.5 else m.group(0), src, flags=re.M)
+        switched = src.replace("# mode", "set_mode(\"graph\")")
+        return [("eager, @jit", jitted), ("eager, set_mode", switched)]
 
-def run(cmd, cwd):
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
-    return p.stdout, p.stderr, p.returncode
+
+def run(cmd, cwd, merged=False):
+    """stdout, stderr and the exit status; with merged, stderr goes into
+    stdout (so the order the two were written in shows) and is ""."""
+    if merged:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    else:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
+    return p.stdout, p.stderr or "", p.returncode
 
 
 PY_MSG = re.compile(r"^(\w+Error|AssertionError)(: (.*))?$")
@@ -444,6 +590,8 @@ def python_check(mist_out, mist_err, py):
     out, err, rc = py
     if out != mist_out[0]:
         return "stdout differs from python3's"
+    if rc == 0 and mist_out[2] == 0 and not err and not mist_err:
+        return None
     lines = err.rstrip("\n").split("\n")
     m = PY_MSG.match(lines[-1])
     if not m:
@@ -476,6 +624,10 @@ def main():
         i = argv.index("--keep")
         keep = argv[i + 1]
         del argv[i:i + 2]
+    if "--only" in argv:
+        i = argv.index("--only")
+        ONLY.extend(argv[i + 1].split(","))
+        del argv[i:i + 2]
     use_python = "--no-python" not in argv
     argv = [a for a in argv if a != "--no-python"]
     mist = os.path.abspath(argv[0])
@@ -485,6 +637,8 @@ def main():
     kinds = {}
     pychecked = 0
     with tempfile.TemporaryDirectory() as tmp:
+        # never the user's compile cache (ctest gives the tests' own)
+        os.environ.setdefault("MIST_CACHE_DIR", os.path.join(tmp, "cache"))
         for p in range(nprog):
             g = Gen(random.Random(seed * 1000003 + p))
             src = g.program()
@@ -497,9 +651,25 @@ def main():
             why = None
             if eager != graph:
                 why = "graph mode differs from eager mode"
-            elif eager[2] not in (0, 1, 3) or eager[1] and ": error: " not in eager[1]:
+            elif eager[2] not in (0, 1, 3) or eager[1] and ": error: " not in eager[1] and eager[1] != "stopped at 0\n":
                 why = "eager mode exited %d" % eager[2]
-            elif use_python and g.python_ok:
+            elif p % 4 == 0:
+                # stdout and stderr into one pipe (the order they were
+                # written in), graph mode from the compile cache now
+                me, mg = run([mist, "prog.ms"], tmp, True), run([mist, "--mode=graph", "prog.ms"], tmp, True)
+                if me != mg:
+                    why, eager, graph = "graph mode differs from eager mode (stdout and stderr merged)", me, mg
+            if not why:
+                for what, vsrc in g.variants(src):
+                    with open(os.path.join(tmp, "prog.ms"), "w") as f:
+                        f.write(vsrc)
+                    got = run([mist, "prog.ms"], tmp)
+                    if got != eager:
+                        why, src, graph = "%s differs from eager mode" % what, vsrc, got
+                        break
+            if not why and use_python and g.python_ok:
+                with open(os.path.join(tmp, "prog.ms"), "w") as f:
+                    f.write(src)
                 pychecked += 1
                 why = python_check(eager, eager[1], run([sys.executable, "prog.ms"], tmp))
                 if why:
@@ -512,7 +682,7 @@ def main():
                         f.write(src)
                 if bad <= 3:
                     print("program %d (seed %d): %s\n%s" % (p, seed, why, src))
-                    for what, (o, e, rc) in (("eager", eager), ("graph", graph)):
+                    for what, (o, e, rc) in (("eager", eager), ("the other", graph)):
                         print("--- %s: exit %d\n--- stdout:\n%s--- stderr:\n%s" % (what, rc, o, e))
     print("%d programs (seed %d), %d also against python3: %d differ" % (nprog, seed, pychecked, bad))
     print("faults: " + ", ".join("%s %d" % (k, kinds[k]) for k in sorted(kinds)))
