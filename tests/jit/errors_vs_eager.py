@@ -3,39 +3,54 @@
 
 Each program makes an error strike at a random point of its run: deep
 in a chain of calls (non-tail calls, so the traceback has several
-frames, and tail calls, whose frames are gone), on some turn of a loop,
-at some depth of a recursion, inside a closure, a nested def, a
-comprehension, a lambda that map/filter/sorted call, a jit'd function,
-or the forward pass of grad (of jit, under jit) of a function that
-fails, after the program has printed some lines and after the same
-functions have run (and compiled) without failing.  The errors are
-those the language raises at run time: division and modulo by zero
-(int and float), int overflow, failed asserts (with and without a
-message), list/tuple/str index out of range, missing dict keys, type
-errors (bad operand types, len of an int, calling an int), value
-errors of str and list methods (index, int()), empty min/max,
-unpacking the wrong number of values, mutating methods, unknown
-attributes, the recursion limit, exit(N), and tensor errors (shapes
-that do not broadcast, matmul shapes, an index out of bounds, a bad
-axis, a bad reshape).  Mist has no try/except (LANGUAGE.md, "Not
-supported"), so nothing catches them.
+frames, and tail calls), on some turn of a loop, at some depth of a
+recursion (40 and 1500 levels: "[Previous line repeated N more times]"),
+inside a closure, a nested def, a comprehension, a lambda that
+map/filter/sorted call, an unknown closure a higher-order function
+calls, a jit'd function, the forward pass of grad (of jit, under jit,
+value_and_grad) of a function that fails, a loop's else block, a while
+loop's condition, a default value; after the program has printed some
+lines, and after the same functions have run (and compiled) without
+failing.  The errors are those the language raises at run time (the
+f_ functions below): division and modulo by zero (int and float), int
+overflow (also negation, abs, // -1, **, in a loop), failed asserts
+(with messages of floats, bools, tuples), list/tuple/str index out of
+range, missing dict keys, type errors (operands, len, calls, compares,
+iteration, None), value errors of str and list methods and int() /
+float(), empty min/max, unpacking, mutating methods, unknown attributes
+and names, unbound locals, arity and keywords, float to int (inf, nan,
+too big), math domain and range errors, format specs and `%`, a zero
+range step, exit(N) and exit(str), the recursion limit (past it, and
+just below or past it from whatever depth, through non-tail calls,
+tail calls and a base-case test), grad of a non-scalar or of an int,
+and tensor errors (shapes that do not broadcast, also in a compiled
+elementwise chain, matmul, concat, stack, item, index out of bounds,
+bad axis, bad reshape, negative dimension).  Mist has no try/except
+(LANGUAGE.md, "Not supported"), so nothing catches them.
 
 Every program runs as `mist prog.ms` and `mist --mode=graph prog.ms`
 in the same folder; stdout, stderr (message, FILE:LINE:COL, source
 line, carets, traceback) and the exit status must be the same, byte
-for byte.  A program that is also valid Python (no tensors, grad, jit,
-overflow, recursion limit or exit) runs under python3 too: its stdout
-must be Mist's, and Python's message (the text after `XError: ` on
-its last line; a KeyError's whole line) and the line of its innermost
-frame must be those of Mist's first stderr line.
+for byte.  One in four runs again in both modes with stderr and stdout
+in one pipe (their order; graph mode then from the compile cache).
+Two variants run in eager mode and must print the same again: with
+`@jit` on some of its functions, and with `set_mode("graph")` at some
+point of its main code (each in place of a comment line, so that line
+numbers stay).  A program that is also valid Python (no tensors, grad,
+jit, overflow, deep recursion or exit) runs under python3 too: its
+stdout must be Mist's, and Python's message (the text after `XError: `
+on its last line; a KeyError's whole line; "assertion failed: " before
+an assert's) and the line of its innermost frame must be those of
+Mist's first stderr line.
 
     errors_vs_eager.py MIST [SEED [PROGRAMS]] [--keep DIR] [--no-python] [--only KIND,...]
 
 --keep DIR writes the programs that differ into DIR; --only picks the
-faults (the names of the f_ functions below, without f_).
-
-Exit status 0 when all agree, 1 on a difference (the first few shown,
-with the program).  The same SEED and PROGRAMS give the same programs.
+faults (the names of the f_ functions below, without f_).  Exit status
+0 when all agree, 1 on a difference (the first few shown, with the
+program).  The same SEED and PROGRAMS give the same programs.  Graph
+mode compiles into $MIST_CACHE_DIR (ctest's), else a folder of its own,
+never the user's cache.
 """
 import os
 import random
