@@ -9,8 +9,8 @@
  * consecutive chunks, so the same part of the same-sized data goes to
  * the same core from one job to the next (a product's slab, then the
  * update of that slab: measured below).  A thread runs its own chunks
- * first and then takes what is left of the others' shares, so a busy
- * core delays nothing.  Each share is a 64-bit word (generation << 32 |
+ * first and then takes what is left of the others' shares, from their
+ * end, so a busy core delays nothing.  Each share is a 64-bit word (generation << 32 |
  * end << 16 | next chunk) claimed with a compare-and-swap: the chunk's
  * bounds and the job it belongs to are read in one load, so a worker
  * that wakes late can never claim a chunk of a job it did not read.
@@ -107,16 +107,19 @@ static uint64_t now_ns(void) {
 }
 
 /* Claim and run chunks of generation gen until none is left: the
- * thread's own share first, then the others' in turn. */
+ * thread's own share from its front, then the others' in turn from their
+ * back (the owner keeps the chunks next to the ones it ran). */
 static void run_chunks(DevPool *p, uint32_t gen, int self) {
   for (int k = 0; k < p->nthreads; k++) {
     Share *sh = &p->shares[(self + k) % p->nthreads];
     uint64_t w = atomic_load_explicit(&sh->word, memory_order_acquire);
     for (;;) {
       if (SHARE_GEN(w) != gen) return;   /* a newer job: all of ours were claimed */
-      uint32_t i = SHARE_NEXT(w);
-      if (i >= SHARE_END(w)) break;
-      if (!atomic_compare_exchange_weak_explicit(&sh->word, &w, w + 1, memory_order_acq_rel,
+      uint32_t first = SHARE_NEXT(w), stop = SHARE_END(w);
+      if (first >= stop) break;
+      uint32_t i = k == 0 ? first : stop - 1;
+      uint64_t claimed = k == 0 ? w + 1 : SHARE(gen, stop - 1, first);
+      if (!atomic_compare_exchange_weak_explicit(&sh->word, &w, claimed, memory_order_acq_rel,
                                                  memory_order_acquire))
         continue;
       int64_t begin = p->n * (int64_t)i / p->nchunks;
