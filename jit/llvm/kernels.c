@@ -25,7 +25,6 @@
 #include <llvm-c/Linker.h>
 
 #include "jit/llvm/cg.h"
-#include "lang/gc.h"
 
 /* the bitcode files, in .rodata (KERNELS_DIR: the build's jit/llvm) */
 __asm__(".section .rodata\n"
