@@ -2765,6 +2765,9 @@ static JV *emit_global(Em *e, IrNode *n) {
     c->v[1] = const_word(lw, e, k, 1);
     return c;
   }
+  /* inference typed a module by the value too (ir_infer_global): the
+   * code assumes it, as a function's */
+  if (v_is_obj(v, O_MODULE)) add_guard(lw, m, name, v);
   Rep *res = rep_of(lw, type_of(lw, n), n);
   if (!res) return NULL;
   if (res->kind != R_VALUE) {
