@@ -15,3 +15,10 @@ def run_source(cmd, src):
         return subprocess.run(cmd + [path], capture_output=True, text=True, timeout=600)
     finally:
         os.unlink(path)
+
+
+def output_of(cmd, src):
+    """What cmd printed on src: its stdout, then its stderr and a
+    non-zero exit status, marked."""
+    p = run_source(cmd, src)
+    return p.stdout + (p.stderr and "--- stderr:\n" + p.stderr) + ("" if p.returncode == 0 else "--- exit %d\n" % p.returncode)

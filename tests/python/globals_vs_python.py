@@ -19,7 +19,7 @@ Exit status 0 when all agree, 1 on a difference (the first few shown).
 import random
 import sys
 
-from _source import run_source
+from _source import output_of as run
 
 CALLABLES = ["abs", "str", "float", "bool", "lambda v: [v]", "lambda v: (v, v)", "lambda v: v * 1.5",
              "lambda v: str(v) + '!'", "lambda v: v if v > 0 else None", "lambda v: {'k': v}",
@@ -55,11 +55,6 @@ def program(r):
             lines.append("    %s" % r.choice(DEFS))
         lines.append("print(%s(%d), %s(%d))" % (r.choice(uses), r.randint(-3, 4), r.choice(uses), r.randint(-3, 4)))
     return "\n".join(lines) + "\n"
-
-
-def run(cmd, src):
-    p = run_source(cmd, src)
-    return p.stdout + (p.stderr and "--- stderr:\n" + p.stderr) + ("" if p.returncode == 0 else "--- exit %d\n" % p.returncode)
 
 
 def main():

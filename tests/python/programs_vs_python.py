@@ -25,7 +25,7 @@ Exit status 0 when all agree, 1 on a difference (the first few shown).
 import random
 import sys
 
-from _source import run_source
+from _source import output_of as run
 
 WORDS = ["a", "bc", "Hello", "x y", " pad ", "é", "naïve", "A-B-C", "", "snake_case", "12", "3.5"]
 
@@ -255,12 +255,6 @@ def program(r, n):
     for _ in range(n):
         g.statement()
     return g.lines
-
-
-def run(cmd, src):
-    """What cmd printed on src, its stderr and exit status marked."""
-    p = run_source(cmd, src)
-    return p.stdout + (p.stderr and "--- stderr:\n" + p.stderr) + ("" if p.returncode == 0 else "--- exit %d\n" % p.returncode)
 
 
 def main():
