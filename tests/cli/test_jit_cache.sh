@@ -255,6 +255,32 @@ for i in 2 3; do
 done
 grep -q ': compiled ([0-9.]* ms): cached: tables read, ' "$dir/nested3.err" || fail nested-unlowered "$(cat "$dir/nested3.err")"
 
+# A callee specialised in one process while lowering its caller, and in
+# another beforehand (for an earlier function): the caller's entry is the
+# same code with the same tables, though the second lowering made no new
+# nodes; a checked hit must not call that a stale entry.
+cat > "$dir/spec1.ms" <<'MS'
+def use0(x):
+    return (G0(x), G0(x - 1))
+G0 = lambda v: (v, v)
+print(use0(3))
+MS
+cat > "$dir/spec2.ms" <<'MS'
+def use0(x):
+    return (G0(x), G0(x - 1))
+def use1(x):
+    return [G0(x)]
+G0 = lambda v: (v, v)
+print(use1(2))
+print(use0(3))
+MS
+for p in spec1 spec2; do
+  MIST_CACHE_DIR="$dir/c-spec" MIST_JIT_LOG=1 MIST_JIT_CACHE_CHECK=1 "$mist" --mode=graph "$dir/$p.ms" \
+    > "$dir/$p.out" 2> "$dir/$p.err" || fail "$p" "$(cat "$dir/$p.err")"
+done
+[ "$(cat "$dir/spec2.out")" = "$(printf '[(2, 2)]\n((3, 3), (2, 2))')" ] || fail spec2-output "$(cat "$dir/spec2.out")"
+grep -q 'use0(int).*cached: ' "$dir/spec2.err" || fail spec2-cached "$(cat "$dir/spec2.err")"
+
 # ---- emit-llvm neither reads nor writes the cache ----
 MIST_CACHE_DIR="$dir/c-emit" "$mist" emit-llvm "$dir/prog.ms" fib int > "$dir/emit.ll" 2>&1 || fail emit "$(cat "$dir/emit.ll")"
 grep -q 'define internal fastcc' "$dir/emit.ll" || fail emit-ir "$(head "$dir/emit.ll")"

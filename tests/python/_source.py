@@ -26,10 +26,3 @@ def output_of(cmd, src, env=None):
     return p.stdout + (p.stderr and "--- stderr:\n" + p.stderr) + ("" if p.returncode == 0 else "--- exit %d\n" % p.returncode)
 
 
-# Graph mode without the compile cache, for programs whose top-level
-# functions call each other: the serials a function's lowering takes
-# depend on what inference has cached in the process (a callee inferred
-# before or not), so MIST_JIT_CACHE_CHECK, which ctest sets, fails a hit
-# on an entry that another program of the run stored ("its tables
-# differ"), a known bug of the compile cache's check, not of the code.
-NO_CACHE = {"MIST_JIT_CACHE": "0"}

@@ -19,7 +19,7 @@ Exit status 0 when all agree, 1 on a difference (the first few shown).
 import random
 import sys
 
-from _source import NO_CACHE, output_of as run
+from _source import output_of as run
 
 CALLABLES = ["abs", "str", "float", "bool", "lambda v: [v]", "lambda v: (v, v)", "lambda v: v * 1.5",
              "lambda v: str(v) + '!'", "lambda v: v if v > 0 else None", "lambda v: {'k': v}",
@@ -67,7 +67,7 @@ def main():
         src = program(r)
         want = run([sys.executable], src)
         for what, cmd in (("eager", [mist]), ("graph", [mist, "--mode=graph"])):
-            got = run(cmd, src, NO_CACHE)
+            got = run(cmd, src)
             if got != want:
                 bad += 1
                 if bad <= 3:

@@ -25,7 +25,7 @@ Exit status 0 when all agree, 1 on a difference (the first few shown).
 import random
 import sys
 
-from _source import NO_CACHE, output_of as run
+from _source import output_of as run
 
 WORDS = ["a", "bc", "Hello", "x y", " pad ", "é", "naïve", "A-B-C", "", "snake_case", "12", "3.5"]
 
@@ -270,7 +270,7 @@ def main():
         want = run([sys.executable], module)
         for what, cmd, src in (("eager", [mist], module), ("graph", [mist, "--mode=graph"], inside),
                                ("graph, module code", [mist, "--mode=graph"], module)):
-            got = run(cmd, src, NO_CACHE if what == "graph, module code" else None)
+            got = run(cmd, src)
             if got != want:
                 bad += 1
                 if bad <= 3:
