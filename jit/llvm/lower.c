@@ -1669,22 +1669,28 @@ static Rep *tape_closure_rep(Lw *lw, IrType *t) {
   return tape ? closure_rep(g, fr) : NULL;
 }
 
-/* The Rep of a closure typed t = `@a | @b` of known graphs when one of
- * them holds a tape (the backward pass of an if's branches, each over
- * a loop's tape): the union of theirs; else NULL (it is boxed). */
+/* The Rep of a closure typed t = `@a | @b` of known graphs each of
+ * which captured a tape (the backward passes of an if's branches in a
+ * loop's turn, each over the loop's tape): the union of theirs; else
+ * NULL (it is boxed).  Only those: a union is as many registers as
+ * its graphs' values together, and every closure boxed becoming one
+ * would make code far larger than the boxes it saves. */
 static Rep *union_rep(Lw *lw, IrType *t) {
+  enum { MAX_LEAVES = 32 };
   if (t->n < 2 || t->n > MAX_UNION || t->or_none || t->or_unbound) return NULL;
   Rep **items = lang_alloc((size_t)t->n * sizeof *items);
-  bool tape = false;
   for (int i = 0; i < t->n; i++) {
     IrType *it = t->items[i];
     if (it->kind != IT_CLOSURE || !typed_graph(lw, it->graph)) return NULL;
     Rep **fr = tape_fv_reps(lw, it->graph);
     if (!fr) return NULL;
-    for (int j = 0; j < it->graph->nfv; j++) tape |= holds_tape(fr[j]);
+    bool tape = false;
+    for (int j = 0; j < it->graph->nfv; j++) tape |= fr[j]->kind == R_TAPE;
+    if (!tape) return NULL;
     items[i] = closure_rep(it->graph, fr);
   }
-  return tape ? rep_new(R_UNION, t->n, items) : NULL;
+  Rep *r = rep_new(R_UNION, t->n, items);
+  return r->nleaves <= MAX_LEAVES ? r : NULL;
 }
 
 /* Turn's Rep with its continuation's Rep kc in its hole. */
@@ -1696,6 +1702,16 @@ static Rep *filled_rep(Rep *turn, Rep *kc) {
   Rep *r = rep_new(turn->kind, turn->n, items);
   r->graph = turn->graph;
   return r;
+}
+
+/* Whether a part of a turn holds its hole (else it is a value the
+ * turn captured, a union of closures included). */
+static bool has_hole(const Rep *r) {
+  if (r->kind == R_HOLE) return true;
+  if (r->kind != R_UNION && r->kind != R_CLOSURE) return false;
+  for (int i = 0; i < r->n; i++)
+    if (has_hole(r->items[i])) return true;
+  return false;
 }
 
 /* Whether tapes of turns a and b keep them alike: copies of the same
@@ -1727,7 +1743,7 @@ static void turn_names(StrBuf *sb, const Rep *turn) {
   }
   sb_printf(sb, "@%s", turn->graph->name->data);
   for (int i = 0; i < turn->n; i++)
-    if (turn->items[i]->kind == R_UNION) {
+    if (turn->items[i]->kind == R_UNION && has_hole(turn->items[i])) {
       sb_printf(sb, " over ");
       turn_names(sb, turn->items[i]);
     }
@@ -1899,7 +1915,8 @@ static bool turn_fits(Lw *lw, Rep *x, const Rep *turn) {
   int *order = x->kind == R_CLOSURE ? copy_order(lw, x, turn) : NULL;
   if (!order) return false;
   for (int j = 0; j < turn->n; j++)
-    if (turn->items[j]->kind == R_UNION && !turn_fits(lw, x->items[order[j]], turn->items[j])) return false;
+    if (turn->items[j]->kind == R_UNION && has_hole(turn->items[j]) && !turn_fits(lw, x->items[order[j]], turn->items[j]))
+      return false;
   return true;
 }
 
@@ -1915,7 +1932,7 @@ static bool split_turn(Em *e, JV *x, const Rep *turn, Rep *t, LLVMValueRef *out,
       Rep *r = turn->items[j];
       if (r->kind == R_HOLE) {
         if (!(*k = coerce(e, v, t, at))) return false;
-      } else if (r->kind == R_UNION) {
+      } else if (r->kind == R_UNION && has_hole(r)) {
         if (!split_turn(e, v, r, t, out, o, k, at)) return false;
       } else {
         if (!(v = coerce(e, v, r, at))) return false;
