@@ -190,6 +190,7 @@ typedef struct Em {
   LLVMValueRef guarded;
   LLVMValueRef scratch;  /* the Value slots (value_slots), */
   int cursor, top;       /* the first free, and the most used */
+  struct TurnBlock *turns;  /* the backward steps run as blocks here (call_turn) */
 } Em;
 
 typedef struct Block {
@@ -2125,6 +2126,87 @@ static JV *unbox_tape_closure(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r,
 }
 
 static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail);
+static int emit_body(Em *e, IrGraph *g, bool ret, JV **value);
+
+/* A backward step (a turn's graph, or a branch's that it calls) run as
+ * blocks of the frame that tail-calls it, as the interpreter runs it
+ * in the caller's frame: its parameters and free variables phis, so
+ * that the turns of a backward pass, each calling the one before,
+ * go round in one native frame whichever graph each turn is of. */
+typedef struct TurnBlock {
+  IrGraph *g;
+  Rep **prep, **fvrep;
+  LLVMBasicBlockRef bb;
+  LLVMValueRef *phis;  /* the parameters' leaves, then the free variables' */
+  struct TurnBlock *next;
+} TurnBlock;
+
+/* A tail call at n of the closure f of a graph that is not a function
+ * as a jump to its blocks in e's frame, made the first time.  -1: it
+ * failed; 0: not such a call (a value of other reps, a twin). */
+static int jump_to_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  IrGraph *g = f->rep->graph;
+  if (e->f->twin || nargs != g->nparams || (g->flags & (IRG_FUNCTION | IRG_MODULE)) || !typed_graph(lw, g)) return 0;
+  TurnBlock *tb = e->turns;
+  while (tb && (tb->g != g || !rep_eq(closure_rep(g, tb->fvrep), f->rep))) tb = tb->next;
+  bool first = tb == NULL;
+  if (first) {
+    tb = lang_alloc(sizeof *tb);
+    tb->g = g;
+    tb->fvrep = f->rep->items;
+    tb->prep = lang_alloc((size_t)(g->nparams ? g->nparams : 1) * sizeof *tb->prep);
+    for (int i = 0; i < g->nparams; i++)
+      if (!(tb->prep[i] = rep_of(lw, type_of(lw, g->params[i]), g->params[i]))) return -1;
+  }
+  int np = leaves(tb->prep, g->nparams), nl = np + f->rep->nleaves;
+  LLVMValueRef *in = lang_alloc((size_t)(nl ? nl : 1) * sizeof *in);
+  for (int i = 0, k = 0; i < g->nparams; i++) {
+    JV *a = coerce(e, args[i], tb->prep[i], n);
+    if (!a) return -1;
+    for (int j = 0; j < a->rep->nleaves; j++) in[k++] = a->v[j];
+  }
+  for (int l = 0; l < f->rep->nleaves; l++) in[np + l] = f->v[l];
+  if (!first) {
+    poll(e, n);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+    for (int l = 0; l < nl; l++) LLVMAddIncoming(tb->phis[l], &in[l], &from, 1);
+    LLVMBuildBr(B, tb->bb);
+    return 1;
+  }
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+  tb->bb = new_block(e, g->name->data);
+  LLVMBuildBr(B, tb->bb);
+  LLVMPositionBuilderAtEnd(B, tb->bb);
+  tb->phis = lang_alloc((size_t)(nl ? nl : 1) * sizeof *tb->phis);
+  Rep *all = rep_new(R_TUPLE, g->nparams, tb->prep);
+  LLVMTypeRef *pt = leaf_type_array(lw, all), *ft = leaf_type_array(lw, f->rep);
+  for (int l = 0; l < nl; l++) {
+    tb->phis[l] = LLVMBuildPhi(B, l < np ? pt[l] : ft[l - np], "");
+    LLVMAddIncoming(tb->phis[l], &in[l], &from, 1);
+  }
+  tb->next = e->turns;
+  e->turns = tb;
+  /* its free variables are nodes of the graph that made the closure:
+   * bound to its values while its body is emitted, as they were after */
+  JV **saved = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *saved);
+  JV *pv = jv_new(all), *fv = jv_new(f->rep);
+  for (int l = 0; l < nl; l++) {
+    if (l < np) pv->v[l] = tb->phis[l];
+    else fv->v[l - np] = tb->phis[l];
+  }
+  for (int i = 0; i < g->nparams; i++) bind(e, g->params[i], item_of(pv, i));
+  for (int j = 0; j < g->nfv; j++) {
+    saved[j] = ir_map_get(&e->vals, g->fv[j]);
+    bind(e, g->fv[j], item_of(fv, j));
+  }
+  e->dead = false;
+  e->guarded = NULL;
+  int r = emit_body(e, g, true, NULL);
+  for (int j = 0; j < g->nfv; j++) bind(e, g->fv[j], saved[j]);
+  return r < 0 ? -1 : 1;
+}
 
 /* A call at n of backpropagator f, a turn of a tape or a union of
  * closures: each result into vals and ends (*nv of them); a tail call
@@ -2149,6 +2231,8 @@ static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, 
   for (int i = 0; i < f->rep->n; i++) fvs[i] = item_of(f, i);
   JV *r;
   if (tail && nargs == g->nparams && self_frame(e, g, f->rep->items)) return jump_to_start(e, args, fvs, n);
+  int jumped = tail ? jump_to_turn(e, n, f, nargs, args) : 0;
+  if (jumped) return jumped > 0;
   if (f->rep->kind == R_CLOSURE && nargs == g->nparams && !(g->flags & IRG_FUNCTION) && typed_graph(lw, g))
     r = call_graph(e, g, f->rep->items, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN, res);
   else
@@ -2207,6 +2291,14 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
   }
   LLVMPositionBuilderAtEnd(B, join);
   e->guarded = NULL;
+  if (!nv) {
+    /* every path went round or returned: nothing comes here (the
+     * caller's code after the call goes in a block no path reaches) */
+    JV *r = jv_new(res);
+    LLVMTypeRef *lt = leaf_type_array(lw, res);
+    for (int i = 0; i < res->nleaves; i++) r->v[i] = LLVMGetUndef(lt[i]);
+    return r;
+  }
   return joined(e, res, vals, ends, nv);
 }
 
