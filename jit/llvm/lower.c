@@ -1525,7 +1525,16 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
  * program's graph B, each over the one before (box_tape); a boxed one
  * becomes a tape of no turns over it.  A turn's values are its
  * entry, leaf by leaf (8 bytes each); where they hold pointers (boxed
- * values, tapes) the collector scans the buffer. */
+ * values, tapes) the collector scans the buffer.
+ *
+ * A turn (the tape's Rep's turn) is B's closure with R_HOLE for k, or,
+ * for a loop whose body has an if, a union (R_UNION) of the branches'
+ * closures, each with its hole, or a closure of the code after the if
+ * that captured such a union: its entry is the union's which, then
+ * each closure's values.  A backward step tail-called through a tape
+ * or a union runs as blocks of the calling frame (jump_to_turn), so
+ * the backward pass goes round in one frame whichever branch each
+ * turn took. */
 
 /* Whether values of Rep r can be kept in a tape's entry: anything but
  * a value of no fixed size; *boxed is set where one holds a pointer
