@@ -2158,8 +2158,12 @@ static int jump_to_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args) {
   LLVMBuilderRef B = lw->B;
   IrGraph *g = f->rep->graph;
   if (e->f->twin || nargs != g->nparams || (g->flags & (IRG_FUNCTION | IRG_MODULE)) || !typed_graph(lw, g)) return 0;
+  /* (a graph's body is emitted once in a frame: its nodes, and the
+   * blocks of graphs it runs, are bound once) */
+  if (e->f->g == g || ir_map_get(&e->blocks, g)) return 0;
   TurnBlock *tb = e->turns;
-  while (tb && (tb->g != g || !rep_eq(closure_rep(g, tb->fvrep), f->rep))) tb = tb->next;
+  while (tb && tb->g != g) tb = tb->next;
+  if (tb && !rep_eq(closure_rep(g, tb->fvrep), f->rep)) return 0;
   bool first = tb == NULL;
   if (first) {
     tb = lang_alloc(sizeof *tb);
