@@ -2221,11 +2221,12 @@ static int jump_to_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args) {
   return r < 0 ? -1 : 1;
 }
 
-/* A call at n of backpropagator f, a turn of a tape or a union of
- * closures: each result into vals and ends (*nv of them); a tail call
- * of the frame's own graph is a jump to its start, so a backward pass
- * runs in one frame. */
-static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, Rep *res, JV **vals,
+/* A call at n of backpropagator f, a turn of a tape (turn) or a union
+ * of closures: each result into vals and ends (*nv of them); a tail
+ * call of the frame's own graph is a jump to its start, and (turn) of
+ * a tape's turn of several graphs a jump to its blocks (jump_to_turn),
+ * so a backward pass runs in one frame. */
+static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, bool turn, Rep *res, JV **vals,
                       LLVMBasicBlockRef *ends, int *nv) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
@@ -2235,7 +2236,7 @@ static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, 
     for (int i = 0; i < f->rep->n; i++) {
       LLVMPositionBuilderAtEnd(B, bb[i]);
       e->guarded = guarded;
-      if (!call_turn(e, n, item_of(f, i), nargs, args, tail, res, vals, ends, nv)) return false;
+      if (!call_turn(e, n, item_of(f, i), nargs, args, tail, turn, res, vals, ends, nv)) return false;
     }
     return true;
   }
@@ -2244,7 +2245,7 @@ static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, 
   for (int i = 0; i < f->rep->n; i++) fvs[i] = item_of(f, i);
   JV *r;
   if (tail && nargs == g->nparams && self_frame(e, g, f->rep->items)) return jump_to_start(e, args, fvs, n);
-  int jumped = tail ? jump_to_turn(e, n, f, nargs, args) : 0;
+  int jumped = tail && turn ? jump_to_turn(e, n, f, nargs, args) : 0;
   if (jumped) return jumped > 0;
   if (f->rep->kind == R_CLOSURE && nargs == g->nparams && !(g->flags & IRG_FUNCTION) && typed_graph(lw, g))
     r = call_graph(e, g, f->rep->items, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN, res);
@@ -2276,7 +2277,7 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
   LLVMBasicBlockRef *ends = lang_alloc((size_t)m * sizeof *ends), join = new_block(e, "turned");
   LLVMValueRef guarded = e->guarded;
   if (t->kind == R_UNION) {
-    if (!call_turn(e, n, f, nargs, args, tail, res, vals, ends, &nv)) return NULL;
+    if (!call_turn(e, n, f, nargs, args, tail, false, res, vals, ends, &nv)) return NULL;
   } else {
     LLVMBasicBlockRef turn = new_block(e, "turn"), first = new_block(e, "first");
     likely_br(lw, LLVMBuildICmp(B, LLVMIntSGT, f->v[1], ci64(lw, 0), ""), turn, first);
@@ -2286,7 +2287,12 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
     kc->v[1] = LLVMBuildSub(B, f->v[1], ci64(lw, 1), "");
     kc->v[2] = f->v[2];
     kc->v[3] = f->v[3];
-    if (!call_turn(e, n, turn_value(e, t, tape_at(e, f->v[0], kc->v[1], t), kc), nargs, args, tail, res, vals, ends, &nv))
+    /* (a plain loop's turn runs in its own frame, which jumps to its
+     * start: blocks only where the turns are of several graphs) */
+    bool several = t->turn->kind == R_UNION;
+    for (int i = 0; i < t->turn->n && !several; i++) several = t->turn->items[i]->kind == R_UNION && has_hole(t->turn->items[i]);
+    if (!call_turn(e, n, turn_value(e, t, tape_at(e, f->v[0], kc->v[1], t), kc), nargs, args, tail, several, res, vals,
+                   ends, &nv))
       return NULL;
     LLVMPositionBuilderAtEnd(B, first);
     e->guarded = guarded;
