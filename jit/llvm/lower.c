@@ -1531,8 +1531,8 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
  * for a loop whose body has an if, a union (R_UNION) of the branches'
  * closures, each with its hole, or a closure of the code after the if
  * that captured such a union: its entry is the union's which, then
- * each closure's values.  A backward step tail-called through a tape
- * or a union runs as blocks of the calling frame (jump_to_turn), so
+ * each closure's values.  The turn of a tape of several graphs,
+ * tail-called, runs as blocks of the calling frame (jump_to_turn), so
  * the backward pass goes round in one frame whichever branch each
  * turn took. */
 
