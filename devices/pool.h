@@ -22,7 +22,9 @@ int dev_pool_size(DevPool *p);
  * fn(ctx, 0, n)) when n <= grain, when p is NULL or has 1 thread, or
  * when called from inside a pool task (no nested parallelism, no
  * deadlock).  Concurrent callers on the same pool are serialised by a
- * mutex. */
+ * mutex.  Thread t (the caller is 0) runs the t-th run of consecutive
+ * chunks unless another thread finishes first, so the same part of two
+ * jobs of one size lands on the same core, in its cache. */
 void dev_parallel_for(DevPool *p, int64_t n, int64_t grain,
                       void (*fn)(void *ctx, int64_t begin, int64_t end), void *ctx);
 

@@ -299,8 +299,12 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
        * cost more than the copying (a backward pass's turn is a tail call) */
       if (in->nargs == fc->nparams)
         for (int k = 0, n = in->nargs; k < n; k++) copy_value(&frame[k], &args[k]);
-      else if (!bind_args(vm, f->graph, fc->name, in->nargs, args, NULL, lang_func_ndefaults(f), lang_func_defaults(f), frame))
+      else if (!bind_args(vm, f->graph, fc->name, in->nargs, args, NULL, lang_func_ndefaults(f), lang_func_defaults(f), frame)) {
+        /* the call failed in this frame, whose line fail_at adds: not
+         * also as a frame the tail call replaced */
+        if (fc->traced && code->traced) st->ntails--;
         goto fail;
+      }
       for (int k = 0, np = fc->nparams, n = f->nenv; k < n; k++) copy_value(&frame[np + k], &f->env[k]);
       /* the same code again (a chain of backward passes): its constants
        * are still in their slots, which no instruction writes */

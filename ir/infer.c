@@ -70,6 +70,7 @@ struct InferSession {
  * by signature, and the one closure of it used when it captures
  * nothing. */
 typedef struct CacheEntry {
+  int epoch;            /* InferState.epoch when it was made */
   int nargs;
   IrType **args;
   IrTyped *result;
@@ -103,6 +104,7 @@ typedef struct InferState {
   SigContext *sigs;     /* the closure types of signatures (kept) */
   struct Transform *transforms;   /* J, F and jmask of values, made once */
   int depth;            /* ir_infer calls running */
+  int epoch;            /* ir_infer_forget calls: older cache entries are stale */
 } InferState;
 
 /* A transform autodiff made for inference: the same value each time it
@@ -880,7 +882,7 @@ static IrTyped *infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const Ir
   bool cached = !opts || !opts->fv;   /* the cache is keyed by the arguments alone */
   InferSide *side = cached ? side_of(g) : NULL;
   for (CacheEntry *e = side ? side->entries : NULL; e; e = e->next)
-    if (e->nargs == nargs && args_eq(nargs, e->args, args)) return e->result;
+    if (e->epoch == state(vm)->epoch && e->nargs == nargs && args_eq(nargs, e->args, args)) return e->result;
   if (nargs != g->nparams) {
     lang_raise(vm, "TypeError", "%s() takes %d argument%s but the signature gives %d",
                g->display->data, g->nparams, g->nparams == 1 ? "" : "s", nargs);
@@ -900,6 +902,7 @@ static IrTyped *infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const Ir
   IrTyped *r = copy_all(&s, root);
   if (!cached) return r;
   CacheEntry *e = lang_alloc(sizeof *e);
+  e->epoch = state(vm)->epoch;
   e->nargs = nargs;
   e->args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *e->args);
   if (nargs) memcpy(e->args, args, (size_t)nargs * sizeof *args);
@@ -919,6 +922,8 @@ IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInfe
   }
   return r;
 }
+
+void ir_infer_forget(MistVM *vm) { state(vm)->epoch++; }
 
 IrType *ir_infer_type(const IrTyped *t, const IrNode *n) { return ir_map_get(&t->types, n); }
 

@@ -51,6 +51,12 @@ typedef struct IrInferOpts {
  * FILE:LINE:COL.  opts may be NULL. */
 IrTyped *ir_infer(MistVM *vm, IrGraph *g, int nargs, IrType **args, const IrInferOpts *opts);
 
+/* Forget the specialisations made so far: a global that held a function,
+ * builtin or module, which inference typed by that value, was bound
+ * again (graph mode's guard saw it), so they may be stale.  The next
+ * ir_infer of any graph infers again. */
+void ir_infer_forget(MistVM *vm);
+
 /* The type of a value, as an argument or free variable of ir_infer: a
  * closure that captured values is typed by its graph and the types of
  * those values (ir_type_of_value types it `any`).  The same closure has

@@ -1414,16 +1414,18 @@ static bool data_shape(const IrType *t, int depth, int64_t *dims, int *nd, int *
 BRULE(b_tensor) {
   if (n < 1) return &ir_t_any;
   IrType *dtk = n >= 2 ? a[1] : kwarg(nkw, kwn, kwt, "dtype");
-  int want = dtype_kw(dtk, -1);
+  /* -3: no dtype given, the data's; -1: a str whose value inference
+   * does not know (a loop over ["f32", "f64"]): a dtype not known */
+  int want = dtype_kw(dtk, -3);
   if (want == -2) return &ir_t_any;
-  if (is_tensor(a[0])) return tensor_like(a[0], want >= 0 ? want : a[0]->dtype);
+  if (is_tensor(a[0])) return tensor_like(a[0], want != -3 ? want : a[0]->dtype);
   int64_t dims[LANG_TENSOR_MAX_DIMS];
   for (int i = 0; i < LANG_TENSOR_MAX_DIMS; i++) dims[i] = -3;
   int nd = -1, dt = DT_BOOL;
-  if (!data_shape(a[0], 0, dims, &nd, &dt)) return ir_type_tensor(want, -1, NULL);
+  if (!data_shape(a[0], 0, dims, &nd, &dt)) return ir_type_tensor(want == -3 ? -1 : want, -1, NULL);
   if (nd > 0 && dims[nd - 1] == 0) dt = DT_F32;   /* tensor([]) is f32 */
-  cx->safe = true;
-  return ir_type_tensor(want >= 0 ? want : dt, nd, dims);
+  cx->safe = want != -1;
+  return ir_type_tensor(want != -3 ? want : dt, nd, dims);
 }
 
 BRULE(b_float) {

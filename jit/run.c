@@ -405,8 +405,10 @@ static int jit_call(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const K
   }
   if (!e) fn->full_said = true;
   if (e && e->code && !guards_hold(vm, e->code)) {
-    /* a global the code assumed was bound again: compile anew */
+    /* a global the code assumed was bound again: compile anew, and
+     * infer anew (inference typed the global by the value it held) */
     e->stale = true;
+    ir_infer_forget(vm);
     if (st->log) {
       StrBuf sb;
       sb_init(&sb);

@@ -9,8 +9,10 @@
 #         NAME.out   expected stdout, compared byte for byte (missing: empty)
 #         NAME.err   expected FIRST line of stderr, such as
 #                    "NAME.ms:3:7: error: division by zero" (a trailing
-#                    "..." makes it a prefix match); its presence means
-#                    the run must exit with status 1.  Without it the
+#                    "..." makes it a prefix match), or, when it has
+#                    several lines, the whole of stderr (traceback and
+#                    all); its presence means the run must exit with
+#                    status 1.  Without it the
 #                    run must exit 0 and write nothing to stderr.
 #
 #   run_script.sh --no-crash MIST FILE [MIST_FLAGS...]
@@ -142,9 +144,13 @@ if [ -f "$stem.err" ]; then
     echo "FAIL: $name: expected exit status 1 (an error), got $(describe)"
     fail=1
   fi
-  # A .err line ending in "..." matches any first line that starts with
-  # the rest (for long messages whose tail may still change).
-  if [ "${want%...}" != "$want" ]; then
+  # A .err of several lines is the whole of stderr (the traceback
+  # included); a .err line ending in "..." matches any first line that
+  # starts with the rest (for long messages whose tail may still change).
+  if [ "$(wc -l < "$stem.err")" -gt 1 ]; then
+    match=0
+    cmp -s "$stem.err" "$tmp/stderr" && match=1
+  elif [ "${want%...}" != "$want" ]; then
     match=0
     case "${got:-}" in "${want%...}"*) match=1 ;; esac
   else
@@ -152,9 +158,13 @@ if [ -f "$stem.err" ]; then
     [ "$want" = "${got:-}" ] && match=1
   fi
   if [ "$match" -ne 1 ]; then
-    echo "FAIL: $name: first line of stderr differs from ${name%.*}.err"
-    echo "expected: $want"
-    echo "actual:   ${got:-<no stderr>}"
+    echo "FAIL: $name: stderr differs from ${name%.*}.err"
+    if [ "$(wc -l < "$stem.err")" -gt 1 ]; then
+      diff -u --label expected --label actual "$stem.err" "$tmp/stderr"
+    else
+      echo "expected: $want"
+      echo "actual:   ${got:-<no stderr>}"
+    fi
     fail=1
   fi
   if [ "$fail" -ne 0 ]; then show_stderr; fi

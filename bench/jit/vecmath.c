@@ -23,8 +23,8 @@
  * function alone, in nanoseconds per 8 floats, for
  *
  *   mist     Mist's own 8-lane ones (devices/cpu/vmathf256.c, the
- *            16-lane ones' bits), which eager mode and 256-bit fused
- *            loops call;
+ *            16-lane ones' bits), which eager mode calls and 256-bit
+ *            fused loops inline (jit/llvm/kernels.c);
  *   f64x4    what they replaced: libmvec's f64 functions on 4 lanes,
  *            twice, rounded to float (_ZGVdN4v_exp...);
  *   libmvec  _ZGVdN8v_expf, _ZGVdN8v_tanhf, _ZGVdN8v_logf, what gcc

@@ -42,6 +42,10 @@
 
 #define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #define BLOCK 1024
+/* A chunk's least size in blocks: an array of DEV_PAR_GRAIN elements or
+ * more makes two chunks at least (with DEV_PAR_GRAIN / BLOCK - 1 it took
+ * twice that, and mlp2's 256x256 update ran on one thread) */
+#define CHUNK_BLOCKS (DEV_PAR_GRAIN / BLOCK / 2)
 
 static const char *unary_names[] = {"neg", "abs", "exp", "log", "sqrt", "sin", "cos",
                                     "tanh", "sigmoid", "relu"};
@@ -402,7 +406,7 @@ typedef struct {
     if (n <= 0) return;                                                                    \
     Job j = {op, 0, out, x, NULL, 0, n};                                                   \
     if (n < DEV_PAR_GRAIN || dev_pool_size(p) < 2) unary_range_##SUF(&j, 0, n);            \
-    else dev_parallel_for(p, (n + BLOCK - 1) / BLOCK, DEV_PAR_GRAIN / BLOCK - 1,           \
+    else dev_parallel_for(p, (n + BLOCK - 1) / BLOCK, CHUNK_BLOCKS,                        \
                           unary_chunk_##SUF, &j);                                          \
   }                                                                                        \
   static void binary_any_##SUF(DevPool *p, VmBinary op, T *out, const T *x, const T *y,    \
@@ -410,7 +414,7 @@ typedef struct {
     if (n <= 0) return;                                                                    \
     Job j = {op, sx, out, x, y, s, n};                                                     \
     if (n < DEV_PAR_GRAIN || dev_pool_size(p) < 2) binary_range_##SUF(&j, 0, n);           \
-    else dev_parallel_for(p, (n + BLOCK - 1) / BLOCK, DEV_PAR_GRAIN / BLOCK - 1,           \
+    else dev_parallel_for(p, (n + BLOCK - 1) / BLOCK, CHUNK_BLOCKS,                        \
                           binary_chunk_##SUF, &j);                                         \
   }                                                                                        \
   void dev_binary_##SUF(DevPool *p, VmBinary op, T *out, const T *x, const T *y,           \
@@ -497,7 +501,7 @@ DEFINE_DISPATCH(double, f64)
     if (n <= 0) return;                                                                    \
     Job j = {op, (int)order, out, x, y, s, n};                                             \
     if (n < DEV_PAR_GRAIN || dev_pool_size(p) < 2) scaled_range_##SUF(&j, 0, n);           \
-    else dev_parallel_for(p, (n + BLOCK - 1) / BLOCK, DEV_PAR_GRAIN / BLOCK - 1,           \
+    else dev_parallel_for(p, (n + BLOCK - 1) / BLOCK, CHUNK_BLOCKS,                        \
                           scaled_chunk_##SUF, &j);                                         \
   }
 

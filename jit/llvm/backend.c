@@ -186,6 +186,10 @@ static bool lower(Cg *cg, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **s
   LLVMSetTarget(lo->mod, cg->triple);
   LLVMSetModuleDataLayout(lo->mod, cg->layout);
   effort[0] = jit_mark_effort(lo->mod, &effort[1]);
+  if (!jit_link_kernels(lo->mod, why)) {
+    LLVMDisposeModule(lo->mod);
+    return false;
+  }
   return true;
 }
 

@@ -44,6 +44,11 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
  * and by the quick code generator. */
 int jit_mark_effort(LLVMModuleRef mod, int *nfns);
 
+/* Link Mist's own f32 vector math functions that mod's fused loops
+ * declare (mist_vec256_exp_f32 and friends) into mod, internal and
+ * always inlined (kernels.c); false with *why. */
+bool jit_link_kernels(LLVMModuleRef mod, const char **why);
+
 /* Test the base cases of mod's optimised recursions before their
  * native calls (peek.c); returns how many frames were peeked at.
  * jit_mark_effort calls it once the marks are made. */

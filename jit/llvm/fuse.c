@@ -27,7 +27,8 @@
  * functions eager mode's kernels call (devices/cpu/vmath.h,
  * dev_vec_unary and friends), lane for lane, or ones that give their
  * bits (a 256-bit loop on an AVX-512 CPU: Mist's 8-lane f32 exp, log,
- * tanh, sigmoid), so a fused loop's results are eager mode's to the bit.  rt.c's mist_rt_fused makes the output
+ * tanh, sigmoid; those four are inlined, kernels.c), so a fused loop's
+ * results are eager mode's to the bit.  rt.c's mist_rt_fused makes the output
  * and runs the loop, split over the thread pool when it is big.
  */
 #include <stdlib.h>
@@ -51,7 +52,8 @@ static const char *const op_names[] = {"add", "sub", "mul", "truediv", "neg", "m
  * eager mode's kernels call (dev_vec_unary, dev_vec_binary), declared in
  * its module as mist_vec_NAME_f32 / _f64 and given their addresses, when
  * the object is linked, by the runtime's jit_rt_symbol (jit/rt.c), which
- * must choose as vec_fn does. */
+ * must choose as vec_fn does; Mist's own f32 exp, log, tanh and sigmoid
+ * are linked into the module instead, from the same C (kernels.c). */
 static const struct {
   FuseOp op;
   VmUnary vm;

@@ -158,6 +158,7 @@ typedef struct Lw {
   Frame **queue;       /* frames made whose bodies are still to be emitted */
   int nqueue, capqueue;
   NodeMap typed;       /* graphs of the specialisations: graph -> its IrTyped */
+  NodeMap callee_specs; /* a program's graph -> the specialisations call_value made */
   IrTyped **results;   /* those specialisations */
   int nresults;
   NodeMap built;       /* builtin object -> 1 + its index in consts */
@@ -2324,6 +2325,8 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
 /* The result of calling a value of Rep f->rep at node n. */
 static JV *call_tangent_rule(Em *e, IrNode *n, JV *f, int nargs, JV **args, Rep *res);
 
+enum { MAX_CALLEE_SPECS = 8 };
+
 static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) {
   Lw *lw = e->lw;
   Rep *res = rep_of(lw, type_of(lw, n), n);
@@ -2349,12 +2352,21 @@ static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) 
          * is one specialisation, not one per value of n */
         at[i] = at[i] ? jit_widen(at[i]) : &ir_t_any;
       }
+      /* a recursion that changes its arguments' types on every call
+       * (f([x], n - 1), or a list, a tuple or a dict by n % 3) would
+       * ask for a new specialisation at every level, for ever: past
+       * MAX_CALLEE_SPECS of one graph, its arguments are `any`, one
+       * specialisation more, which its own calls then reuse */
+      int made = ir_map_int(&lw->callee_specs, g, 0);
+      if (made >= MAX_CALLEE_SPECS)
+        for (int i = 0; i < nargs; i++) at[i] = &ir_t_any;
       IrTyped *t = ir_infer(lw->vm, g, nargs, at, NULL);
       if (!t) {
         lang_error_clear(lw->vm);
         nope(lw, n, "a call inference cannot specialise");
         return NULL;
       }
+      if (!ir_map_get(&lw->typed, t->graph)) ir_map_set_int(&lw->callee_specs, g, made + 1);
       note_result(lw, t);
       g = t->graph;
     }
@@ -3187,6 +3199,9 @@ static JV *emit_global(Em *e, IrNode *n) {
     c->v[1] = const_word(lw, e, k, 1);
     return c;
   }
+  /* inference typed a module by the value too (ir_infer_global): the
+   * code assumes it, as a function's */
+  if (v_is_obj(v, O_MODULE)) add_guard(lw, m, name, v);
   Rep *res = rep_of(lw, type_of(lw, n), n);
   if (!res) return NULL;
   if (res->kind != R_VALUE) {

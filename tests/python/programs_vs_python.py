@@ -3,8 +3,8 @@
 
 Random programs over ints, floats, bools, strs, lists, tuples and
 dicts with string keys, with for, while, if/elif/else, break, continue,
-a loop's else block and small recursive functions among their
-statements: arithmetic (Python's floor division
+a loop's else block, small recursive functions and recursions that
+nest their argument deeper on each call among their statements: arithmetic (Python's floor division
 and modulo, true division, powers), comparisons and boolean logic,
 builtins (len abs round min max sum sorted reversed enumerate zip map
 filter any all int float str bool list tuple format divmod), str methods
@@ -12,9 +12,11 @@ filter any all int float str bool list tuple format divmod), str methods
 format specs and printf-style `%`, comprehensions, conditional
 expressions.  Each program is valid Python and valid Mist, written so
 that it raises nothing and keeps ints within 64 bits; every value it
-makes is printed.  It runs as module code in eager mode and inside a
-function in graph mode (compiled), and both must print exactly what
-python3 prints.
+makes is printed.  It runs as module code in eager mode, inside a
+function in graph mode (compiled), and as module code in graph mode
+(its top-level functions compiled, called from the interpreted module
+code and from each other), and all must print exactly what python3
+prints.
 
     programs_vs_python.py MIST [SEED [PROGRAMS]]
 
@@ -23,7 +25,7 @@ Exit status 0 when all agree, 1 on a difference (the first few shown).
 import random
 import sys
 
-from _source import run_source
+from _source import NO_CACHE, output_of as run
 
 WORDS = ["a", "bc", "Hello", "x y", " pad ", "é", "naïve", "A-B-C", "", "snake_case", "12", "3.5"]
 
@@ -177,9 +179,18 @@ class Gen:
         r = self.r
         name = "c%d" % self.n
         self.n += 1
-        k = r.randrange(4)
+        k = r.randrange(5)
         L = self.lines
-        if k == 0:
+        if k == 4:
+            # a recursion that nests its argument deeper on every call
+            # (graph mode once never finished compiling one)
+            fn = "nest%d" % self.n
+            wrap = r.choice(["[x]", "(x, n)", "{'k': x}", "[x] if n % 2 else (x, 1.5)", "{'a': x} if n % 3 == 0 else [x, x]"])
+            L.append("def %s(x, n):" % fn)
+            L.append("    return x if n <= 0 else %s(%s, n - 1)" % (fn, wrap))
+            L.append("%s = str(%s(%s, %d))" % (name, fn, self.int_(0), r.randint(0, 12)))
+            self.vars["str"].append(name)
+        elif k == 0:
             L.append("%s = 0" % name)
             L.append("for q in %s:" % self.list_(2))
             L.append("    if q % 3 == 0:")
@@ -246,12 +257,6 @@ def program(r, n):
     return g.lines
 
 
-def run(cmd, src):
-    """What cmd printed on src, its stderr and exit status marked."""
-    p = run_source(cmd, src)
-    return p.stdout + (p.stderr and "--- stderr:\n" + p.stderr) + ("" if p.returncode == 0 else "--- exit %d\n" % p.returncode)
-
-
 def main():
     mist = sys.argv[1]
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
@@ -263,8 +268,9 @@ def main():
         module = "\n".join(lines) + "\n"
         inside = "def main():\n" + "".join("    " + l + "\n" for l in lines) + "\n\nmain()\n"
         want = run([sys.executable], module)
-        for what, cmd, src in (("eager", [mist], module), ("graph", [mist, "--mode=graph"], inside)):
-            got = run(cmd, src)
+        for what, cmd, src in (("eager", [mist], module), ("graph", [mist, "--mode=graph"], inside),
+                               ("graph, module code", [mist, "--mode=graph"], module)):
+            got = run(cmd, src, NO_CACHE if what == "graph, module code" else None)
             if got != want:
                 bad += 1
                 if bad <= 3:

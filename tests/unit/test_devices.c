@@ -162,6 +162,32 @@ START_TEST(test_pool_many_small) {
 }
 END_TEST
 
+/* Jobs of alternating sizes back to back, every item counted: a worker
+ * that finished the last chunk of one job must not claim a chunk of the
+ * next by the old job's word (the bounds travel with the generation in
+ * a share, pool.c), and each thread's share is a run of consecutive
+ * chunks that the others take over when it is late. */
+static void mark_fn(void *ctx, int64_t begin, int64_t end) {
+  SumCtx *c = ctx;
+  for (int64_t i = begin; i < end; i++) c->seen[i]++;
+  atomic_fetch_add(&c->calls, 1);
+}
+
+START_TEST(test_pool_alternating_jobs) {
+  unsigned char seen[64];
+  for (int i = 0; i < 20000; i++) {
+    int64_t n = i % 3 == 0 ? 2 : i % 3 == 1 ? 64 : 5;
+    memset(seen, 0, sizeof seen);
+    SumCtx c = {.seen = seen};
+    dev_parallel_for(pool, n, 1, mark_fn, &c);
+    for (int64_t k = 0; k < n; k++) ck_assert_int_eq(seen[k], 1);
+    /* at most 4 chunks per thread, as many for every thread */
+    int64_t chunks = n > 16 ? 16 : n > 4 ? n - n % 4 : n;
+    ck_assert_int_eq(atomic_load(&c.calls), chunks);
+  }
+}
+END_TEST
+
 static void *hammer(void *arg) {
   _Atomic int64_t *total = arg;
   for (int i = 0; i < 2000; i++) dev_parallel_for(pool, 100, 10, count_fn, total);
@@ -993,6 +1019,7 @@ static Suite *devices_suite(void) {
   tcase_add_test(tc, test_pool_sums);
   tcase_add_test(tc, test_pool_nested);
   tcase_add_test(tc, test_pool_many_small);
+  tcase_add_test(tc, test_pool_alternating_jobs);
   tcase_add_test(tc, test_pool_concurrent_callers);
   tcase_add_test(tc, test_alloc_reuse_align);
   tcase_add_test(tc, test_alloc_threads);
