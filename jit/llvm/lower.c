@@ -65,6 +65,9 @@ typedef enum {
   R_TAPE,      /* the backpropagator of a loop's turn kept as a tape (below):
                   its buffer, its count of turns and the first turn's
                   continuation, boxed (i64 each) */
+  R_UNION,     /* a closure of one of a few known graphs (items: their
+                  R_CLOSUREs): i64 which, then each one's leaves (below) */
+  R_HOLE,      /* in a tape's turn: where the turn keeps the tape (no leaves) */
 } RepKind;
 
 typedef struct Rep {
@@ -76,11 +79,12 @@ typedef struct Rep {
   ObjBuiltin *builtin; /* R_BUILTIN */
   bool unbound;        /* R_MAYBE: the other value is Unbound (else None);
                           R_TAPE: its entries hold pointers (its buffer is scanned) */
-  int tapek;           /* R_TAPE: where the continuation is in graph's free variables */
+  struct Rep *turn;    /* R_TAPE: the Rep of one turn's backpropagator, R_HOLE where
+                          it captured the continuation: its leaves are an entry */
 } Rep;
 
 static Rep r_never = {R_NEVER, 0}, r_none = {R_NONE, 0}, r_unbound = {R_UNBOUND, 0}, r_bool = {R_BOOL, 1},
-           r_int = {R_INT, 1}, r_float = {R_FLOAT, 1}, r_value = {R_VALUE, 2};
+           r_int = {R_INT, 1}, r_float = {R_FLOAT, 1}, r_value = {R_VALUE, 2}, r_hole = {R_HOLE, 0};
 
 static Rep *rep_new(RepKind k, int n, Rep **items) {
   Rep *r = lang_alloc(sizeof *r);
@@ -91,14 +95,14 @@ static Rep *rep_new(RepKind k, int n, Rep **items) {
     memcpy(r->items, items, (size_t)n * sizeof *items);
   }
   for (int i = 0; i < n; i++) r->nleaves += items[i]->nleaves;
-  if (k == R_MAYBE) r->nleaves++;
+  if (k == R_MAYBE || k == R_UNION) r->nleaves++;
   return r;
 }
 
 static bool rep_eq(const Rep *a, const Rep *b) {
   if (a == b) return true;
   if (a->kind != b->kind || a->n != b->n || a->graph != b->graph || a->builtin != b->builtin ||
-      a->unbound != b->unbound || a->tapek != b->tapek)
+      a->unbound != b->unbound || (a->turn != b->turn && (!a->turn || !b->turn || !rep_eq(a->turn, b->turn))))
     return false;
   for (int i = 0; i < a->n; i++)
     if (!rep_eq(a->items[i], b->items[i])) return false;
@@ -187,6 +191,7 @@ typedef struct Em {
   LLVMValueRef guarded;
   LLVMValueRef scratch;  /* the Value slots (value_slots), */
   int cursor, top;       /* the first free, and the most used */
+  struct TurnBlock *turns;  /* the backward steps run as blocks here (call_turn) */
 } Em;
 
 typedef struct Block {
@@ -295,6 +300,7 @@ static bool boxed_ok(const IrType *t) {
 static Rep *rep_of(Lw *lw, IrType *t, IrNode *at);
 static Rep *tape_rep(Lw *lw, IrType *t);
 static Rep *tape_closure_rep(Lw *lw, IrType *t);
+static Rep *union_rep(Lw *lw, IrType *t);
 
 static Rep *rep_maybe(Lw *lw, IrType *t, IrNode *at) {
   IrType *inner = t->or_unbound ? ir_type_strip_unbound(t) : ir_type_strip_none(t);
@@ -343,6 +349,7 @@ static Rep *rep_of(Lw *lw, IrType *t, IrNode *at) {
   }
   case IT_FNSET: {
     Rep *r = tape_rep(lw, t);
+    if (!r) r = union_rep(lw, t);
     if (r) return r;
     break;
   }
@@ -367,7 +374,7 @@ static void leaf_types(Lw *lw, const Rep *r, LLVMTypeRef *out, int *k) {
   case R_FLOAT: out[(*k)++] = lw->f64; break;
   case R_VALUE: out[(*k)++] = lw->i64; out[(*k)++] = lw->i64; break;
   case R_TAPE: for (int i = 0; i < 4; i++) out[(*k)++] = lw->i64; break;
-  case R_MAYBE: out[(*k)++] = lw->i1; /* fall through */
+  case R_MAYBE: case R_UNION: out[(*k)++] = r->kind == R_MAYBE ? lw->i1 : lw->i64; /* fall through */
   case R_TUPLE: case R_CLOSURE:
     for (int i = 0; i < r->n; i++) leaf_types(lw, r->items[i], out, k);
     break;
@@ -511,7 +518,7 @@ static bool box_into(Em *e, JV *x, LLVMValueRef p, IrNode *at) {
 }
 
 static JV *item_of(JV *x, int i) {
-  int k = x->rep->kind == R_MAYBE ? 1 : 0;
+  int k = x->rep->kind == R_MAYBE || x->rep->kind == R_UNION ? 1 : 0;
   for (int j = 0; j < i; j++) k += x->rep->items[j]->nleaves;
   JV *y = jv_new(x->rep->items[i]);
   for (int j = 0; j < y->rep->nleaves; j++) y->v[j] = x->v[k + j];
@@ -580,12 +587,15 @@ static int *closure_origin(Lw *lw, IrGraph **g) {
 }
 
 static bool box_tape(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at);
+static bool box_union(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at);
 
 static bool box(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at) {
   Lw *lw = e->lw;
   Rep *r = x->rep;
   switch (r->kind) {
   case R_TAPE: return box_tape(e, x, tag, pay, at);
+  case R_UNION: return box_union(e, x, tag, pay, at);
+  case R_HOLE: break;
   case R_NEVER: *tag = ci64(lw, V_NONE); *pay = ci64(lw, 0); return true;
   case R_NONE: *tag = ci64(lw, V_NONE); *pay = ci64(lw, 0); return true;
   case R_UNBOUND: *tag = ci64(lw, V_UNBOUND); *pay = ci64(lw, 0); return true;
@@ -693,7 +703,8 @@ static JV *unbox(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at, 
     x->v[2] = tag;
     x->v[3] = pay;
     return x;
-  case R_NEVER: return x;
+  case R_UNION: return unbox_tape_closure(e, tag, pay, r, at);
+  case R_NEVER: case R_HOLE: return x;
   case R_NONE: EXPECT(V_NONE); return x;
   case R_UNBOUND: EXPECT(V_UNBOUND); return x;
   case R_BOOL: EXPECT(V_BOOL); x->v[0] = LLVMBuildTrunc(B, pay, lw->i1, ""); return x;
@@ -767,11 +778,11 @@ static JV *unbox(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at, 
 /* ---- conversions between reps ---- */
 
 static JV *to_tape(Em *e, JV *x, Rep *to, IrNode *at);
+static JV *to_union(Em *e, JV *x, Rep *u, IrNode *at);
 static IrNode *node_origin(Lw *lw, IrNode *x);
 
-/* For closures or tapes of two copies of one graph (or of the same),
- * where each of to's free variables is in from's; for tapes, NULL
- * unless their turns are kept alike. */
+/* For closures of two copies of one graph (or of the same), where each
+ * of to's free variables is in from's. */
 static int *copy_order(Lw *lw, const Rep *from, const Rep *to) {
   IrGraph *a = from->graph, *b = to->graph;
   if (!a || !b || ir_graph_origin(a) != ir_graph_origin(b)) return NULL;
@@ -785,12 +796,7 @@ static int *copy_order(Lw *lw, const Rep *from, const Rep *to) {
     IrNode *o = node_origin(lw, b->fv[j]);
     for (int i = 0; i < a->nfv; i++)
       if (node_origin(lw, a->fv[i]) == o) order[j] = i;
-    if (order[j] < 0 || (to->kind == R_TAPE && order[j] != j)) return NULL;
-  }
-  if (to->kind == R_TAPE) {
-    if (from->tapek != to->tapek || from->n != to->n) return NULL;
-    for (int i = 0; i < to->n; i++)
-      if (!rep_eq(from->items[i], to->items[i])) return NULL;
+    if (order[j] < 0) return NULL;
   }
   return order;
 }
@@ -811,6 +817,7 @@ static JV *coerce(Em *e, JV *x, Rep *to, IrNode *at) {
     return box(e, x, &y->v[0], &y->v[1], at) ? y : NULL;
   }
   if (from->kind == R_VALUE) return unbox(e, x->v[0], x->v[1], to, at, true);
+  if (to->kind == R_UNION) return to_union(e, x, to, at);
   if (to->kind == R_MAYBE) {
     JV *y = jv_new(to);
     LLVMTypeRef *lt = leaf_type_array(lw, to->items[0]);
@@ -848,6 +855,11 @@ static JV *coerce(Em *e, JV *x, Rep *to, IrNode *at) {
       for (int j = 0; j < it->rep->nleaves; j++) y->v[k++] = it->v[j];
     }
     return y;
+  }
+  if (from->kind == R_UNION) {
+    /* (a union narrowed: never, when inference is right) */
+    LLVMValueRef tag, pay;
+    return box(e, x, &tag, &pay, at) ? unbox(e, tag, pay, to, at, true) : NULL;
   }
   nope(lw, at, "a value kept in two ways that do not convert");
   return NULL;
@@ -1514,16 +1526,26 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
  * program's graph B, each over the one before (box_tape); a boxed one
  * becomes a tape of no turns over it.  A turn's values are its
  * entry, leaf by leaf (8 bytes each); where they hold pointers (boxed
- * values, tapes) the collector scans the buffer. */
+ * values, tapes) the collector scans the buffer.
+ *
+ * A turn (the tape's Rep's turn) is B's closure with R_HOLE for k, or,
+ * for a loop whose body has an if, a union (R_UNION) of the branches'
+ * closures, each with its hole, or a closure of the code after the if
+ * that captured such a union: its entry is the union's which, then
+ * each closure's values.  The turn of a tape of several graphs,
+ * tail-called, runs as blocks of the calling frame (jump_to_turn), so
+ * the backward pass goes round in one frame whichever branch each
+ * turn took. */
 
 /* Whether values of Rep r can be kept in a tape's entry: anything but
  * a value of no fixed size; *boxed is set where one holds a pointer
  * (a boxed value, a tape), which the collector must see in the buffer. */
 static bool entry_rep(const Rep *r, bool *boxed) {
   switch (r->kind) {
-  case R_NEVER: case R_NONE: case R_UNBOUND: case R_BOOL: case R_INT: case R_FLOAT: case R_BUILTIN: return true;
+  case R_NEVER: case R_NONE: case R_UNBOUND: case R_BOOL: case R_INT: case R_FLOAT: case R_BUILTIN: case R_HOLE:
+    return true;
   case R_VALUE: case R_TAPE: *boxed = true; return true;
-  case R_CLOSURE: case R_TUPLE: case R_MAYBE:
+  case R_CLOSURE: case R_TUPLE: case R_MAYBE: case R_UNION:
     for (int i = 0; i < r->n; i++)
       if (!entry_rep(r->items[i], boxed)) return false;
     return true;
@@ -1531,23 +1553,38 @@ static bool entry_rep(const Rep *r, bool *boxed) {
   return false;
 }
 
-/* The reps of g's free variables but skip (or all, skip -1), with no
- * reason kept when one has none.  Tapes nest (a closure holding one is
- * captured by a turn of another): the nesting is bounded. */
-static Rep **tape_fv_reps(Lw *lw, IrGraph *g, int skip) {
-  if (lw->tape_nest > 3) return NULL;
+/* The Rep of a value of type t, with no reason kept when it has none.
+ * Tapes nest (a closure holding one is captured by a turn of another):
+ * the nesting is bounded. */
+static Rep *quiet_rep(Lw *lw, IrType *t, IrNode *at) {
+  if (!t || lw->tape_nest > 3) return NULL;
   const char *why = lw->why;
   lw->tape_nest++;
-  Rep **fr = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fr);
-  bool ok = true;
-  for (int j = 0; j < g->nfv && ok; j++) {
-    if (j == skip) continue;
-    IrType *t = type_of(lw, g->fv[j]);
-    ok = t && (fr[j] = rep_of(lw, t, g->fv[j]));
-  }
+  Rep *r = rep_of(lw, t, at);
   lw->tape_nest--;
   lw->why = why;
-  return ok ? fr : NULL;
+  return r;
+}
+
+/* The reps of g's free variables, or NULL. */
+static Rep **tape_fv_reps(Lw *lw, IrGraph *g) {
+  ir_free_vars(g);
+  Rep **fr = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fr);
+  for (int j = 0; j < g->nfv; j++)
+    if (!(fr[j] = quiet_rep(lw, type_of(lw, g->fv[j]), g->fv[j]))) return NULL;
+  return fr;
+}
+
+static Rep *closure_rep(IrGraph *g, Rep **fr) {
+  Rep *r = rep_new(R_CLOSURE, g->nfv, fr);
+  r->graph = g;
+  return r;
+}
+
+/* Whether a value of Rep r holds a tape: the closures that captured
+ * values kept unboxed are those. */
+static bool holds_tape(const Rep *r) {
+  return r->kind == R_TAPE || r->kind == R_UNION || (r->kind == R_CLOSURE && r->n > 0);
 }
 
 /* Whether the first turn's continuation a (of graph A) goes back into
@@ -1565,42 +1602,65 @@ static bool inside_turn(Lw *lw, IrGraph *a) {
   return false;
 }
 
-/* The Rep of a continuation typed t = `@A | @B` that is a tape of B's
- * turns, or NULL. */
+enum { MAX_UNION = 4 };
+
+static Rep *turn_union(Lw *lw, IrType *ft, IrType *t);
+
+/* The Rep of a turn's backpropagator of graph g that captured the
+ * continuation typed t once: its free variables' reps, R_HOLE for the
+ * continuation, which outer may find inside another free variable
+ * instead (turn_union); NULL where g is no such turn. */
+static Rep *turn_rep(Lw *lw, IrGraph *g, IrType *t, bool outer) {
+  if (!typed_graph(lw, g)) return NULL;
+  ir_free_vars(g);
+  Rep **fr = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fr);
+  int holes = 0;
+  for (int j = 0; j < g->nfv; j++) {
+    IrType *ft = type_of(lw, g->fv[j]);
+    if (!ft) return NULL;
+    fr[j] = ir_type_eq(ft, t) ? &r_hole : outer && ft->kind == IT_FNSET ? turn_union(lw, ft, t) : NULL;
+    if (fr[j]) holes++;
+    else if (!(fr[j] = quiet_rep(lw, ft, g->fv[j]))) return NULL;
+  }
+  return holes == 1 ? closure_rep(g, fr) : NULL;
+}
+
+/* The Rep of the backpropagator of an `if` in a loop's turn, typed ft
+ * (`@J.f.if6.back | @J.f.else7.back`), each of whose graphs captured
+ * the loop's continuation typed t: the union of their turns, or NULL. */
+static Rep *turn_union(Lw *lw, IrType *ft, IrType *t) {
+  if (ft->kind != IT_FNSET || ft->n < 2 || ft->n > MAX_UNION || ft->or_none || ft->or_unbound) return NULL;
+  Rep **items = lang_alloc((size_t)ft->n * sizeof *items);
+  for (int i = 0; i < ft->n; i++)
+    if (ft->items[i]->kind != IT_CLOSURE || !(items[i] = turn_rep(lw, ft->items[i]->graph, t, false))) return NULL;
+  return rep_new(R_UNION, ft->n, items);
+}
+
+/* The Rep of a continuation typed t = `@A | @B` (or `@A | @B1 | @B2`,
+ * a turn that ended in either branch of an if) that is a tape of the
+ * B's turns, or NULL. */
 static Rep *tape_rep(Lw *lw, IrType *t) {
-  if (t->kind != IT_FNSET || t->n != 2 || t->or_none || t->or_unbound) return NULL;
-  for (int b = 0; b < 2; b++) {
-    IrType *bt = t->items[b], *at = t->items[1 - b];
-    if (bt->kind != IT_CLOSURE || at->kind != IT_CLOSURE) return NULL;
-    IrGraph *g = bt->graph;
-    if (!typed_graph(lw, g) || !typed_graph(lw, at->graph) || g->nparams != at->graph->nparams) continue;
-    ir_free_vars(g);
-    int k = -1;
-    bool ok = !inside_turn(lw, at->graph);
-    for (int j = 0; j < g->nfv && ok; j++) {
-      IrType *ft = type_of(lw, g->fv[j]);
-      if (!ft) ok = false;
-      else if (ir_type_eq(ft, t)) {
-        ok = k < 0;
-        k = j;
-      }
-    }
-    if (!ok || k < 0) continue;
-    Rep **fr = tape_fv_reps(lw, g, k);
-    if (!fr) continue;
-    Rep **items = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *items);
+  if (t->kind != IT_FNSET || t->n < 2 || t->n > MAX_UNION + 1 || t->or_none || t->or_unbound) return NULL;
+  for (int a = 0; a < t->n; a++) {
+    IrType *at = t->items[a];
+    if (at->kind != IT_CLOSURE || !typed_graph(lw, at->graph) || inside_turn(lw, at->graph)) continue;
+    Rep **turns = lang_alloc((size_t)t->n * sizeof *turns);
     int m = 0;
-    bool boxed = false;
-    for (int j = 0; j < g->nfv && ok; j++) {
-      if (j == k) continue;
-      ok = entry_rep(fr[j], &boxed);
-      items[m++] = fr[j];
+    bool ok = true;
+    for (int b = 0; b < t->n && ok; b++) {
+      IrType *bt = t->items[b];
+      if (b == a) continue;
+      ok = bt->kind == IT_CLOSURE && bt->graph->nparams == at->graph->nparams &&
+           (turns[m++] = turn_rep(lw, bt->graph, t, true));
     }
     if (!ok) continue;
-    Rep *r = rep_new(R_TAPE, m, items);
+    Rep *turn = m == 1 ? turns[0] : rep_new(R_UNION, m, turns);
+    bool boxed = false;
+    if (!entry_rep(turn, &boxed)) continue;
+    Rep *r = rep_new(R_TAPE, 0, NULL);
     r->nleaves = 4;
-    r->graph = g;
-    r->tapek = k;
+    r->graph = turns[0]->graph;
+    r->turn = turn;
     r->unbound = boxed;   /* (R_TAPE: its buffer is scanned) */
     return r;
   }
@@ -1613,27 +1673,92 @@ static Rep *tape_rep(Lw *lw, IrType *t) {
 static Rep *tape_closure_rep(Lw *lw, IrType *t) {
   IrGraph *g = t->graph;
   if (!typed_graph(lw, g)) return NULL;
-  ir_free_vars(g);
-  Rep **fr = tape_fv_reps(lw, g, -1);
+  Rep **fr = tape_fv_reps(lw, g);
   if (!fr) return NULL;
   bool tape = false;
-  for (int j = 0; j < g->nfv; j++) tape |= fr[j]->kind == R_TAPE || (fr[j]->kind == R_CLOSURE && fr[j]->n > 0);
-  if (!tape) return NULL;
-  Rep *r = rep_new(R_CLOSURE, g->nfv, fr);
-  r->graph = g;
+  for (int j = 0; j < g->nfv; j++) tape |= holds_tape(fr[j]);
+  return tape ? closure_rep(g, fr) : NULL;
+}
+
+/* The Rep of a closure typed t = `@a | @b` of known graphs each of
+ * which captured a tape (the backward passes of an if's branches in a
+ * loop's turn, each over the loop's tape): the union of theirs; else
+ * NULL (it is boxed).  Only those: a union is as many registers as
+ * its graphs' values together, and every closure boxed becoming one
+ * would make code far larger than the boxes it saves. */
+static Rep *union_rep(Lw *lw, IrType *t) {
+  enum { MAX_LEAVES = 32 };
+  if (t->n < 2 || t->n > MAX_UNION || t->or_none || t->or_unbound) return NULL;
+  Rep **items = lang_alloc((size_t)t->n * sizeof *items);
+  for (int i = 0; i < t->n; i++) {
+    IrType *it = t->items[i];
+    if (it->kind != IT_CLOSURE || !typed_graph(lw, it->graph)) return NULL;
+    Rep **fr = tape_fv_reps(lw, it->graph);
+    if (!fr) return NULL;
+    bool tape = false;
+    for (int j = 0; j < it->graph->nfv; j++) tape |= fr[j]->kind == R_TAPE;
+    if (!tape) return NULL;
+    items[i] = closure_rep(it->graph, fr);
+  }
+  Rep *r = rep_new(R_UNION, t->n, items);
+  return r->nleaves <= MAX_LEAVES ? r : NULL;
+}
+
+/* Turn's Rep with its continuation's Rep kc in its hole. */
+static Rep *filled_rep(Rep *turn, Rep *kc) {
+  if (turn->kind == R_HOLE) return kc;
+  if (turn->kind != R_CLOSURE && turn->kind != R_UNION) return turn;
+  Rep **items = lang_alloc((size_t)(turn->n ? turn->n : 1) * sizeof *items);
+  for (int i = 0; i < turn->n; i++) items[i] = filled_rep(turn->items[i], kc);
+  Rep *r = rep_new(turn->kind, turn->n, items);
+  r->graph = turn->graph;
   return r;
 }
 
-/* The reps of the free variables of a tape's graph, its continuation's
- * kc. */
-static Rep **tape_fvreps(Rep *t, Rep *kc) {
-  IrGraph *g = t->graph;
-  Rep **fr = lang_alloc((size_t)g->nfv * sizeof *fr);
-  for (int j = 0, m = 0; j < g->nfv; j++) fr[j] = j == t->tapek ? kc : t->items[m++];
-  return fr;
+/* Whether a part of a turn holds its hole (else it is a value the
+ * turn captured, a union of closures included). */
+static bool has_hole(const Rep *r) {
+  if (r->kind == R_HOLE) return true;
+  if (r->kind != R_UNION && r->kind != R_CLOSURE) return false;
+  for (int i = 0; i < r->n; i++)
+    if (has_hole(r->items[i])) return true;
+  return false;
 }
 
-static int64_t entry_bytes(const Rep *t) { return 8 * (int64_t)leaves(t->items, t->n); }
+/* Whether tapes of turns a and b keep them alike: copies of the same
+ * graphs, with their free variables in the same order. */
+static bool turns_alike(Lw *lw, const Rep *a, const Rep *b) {
+  if (a->kind != b->kind || a->n != b->n) return false;
+  if (a->kind == R_CLOSURE) {
+    int *order = copy_order(lw, a, b);
+    if (!order) return false;
+    for (int j = 0; j < b->n; j++)
+      if (order[j] != j) return false;
+  }
+  if (a->kind != R_CLOSURE && a->kind != R_UNION) return rep_eq(a, b);
+  for (int i = 0; i < a->n; i++)
+    if (!turns_alike(lw, a->items[i], b->items[i])) return false;
+  return true;
+}
+
+/* The names of a turn's graphs, for the log. */
+static void turn_names(StrBuf *sb, const Rep *turn) {
+  if (turn->kind == R_UNION) {
+    sb_printf(sb, "(");
+    for (int i = 0; i < turn->n; i++) {
+      if (i) sb_printf(sb, " | ");
+      turn_names(sb, turn->items[i]);
+    }
+    sb_printf(sb, ")");
+    return;
+  }
+  sb_printf(sb, "@%s", turn->graph->name->data);
+  for (int i = 0; i < turn->n; i++)
+    if (turn->items[i]->kind == R_UNION && has_hole(turn->items[i])) {
+      sb_printf(sb, " over ");
+      turn_names(sb, turn->items[i]);
+    }
+}
 
 /* A leaf to and from its 8 bytes in an entry. */
 static void store_leaf(Lw *lw, LLVMValueRef v, LLVMValueRef p) {
@@ -1645,6 +1770,8 @@ static LLVMValueRef load_leaf(Lw *lw, LLVMTypeRef t, LLVMValueRef p) {
   if (t == lw->i1) return LLVMBuildTrunc(lw->B, LLVMBuildLoad2(lw->B, lw->i64, p, ""), lw->i1, "");
   return LLVMBuildLoad2(lw->B, t, p, "");
 }
+
+static int64_t entry_bytes(const Rep *t) { return 8 * (int64_t)t->turn->nleaves; }
 
 /* The words of the buffer owner (tape.h). */
 static LLVMValueRef tape_words(Em *e, LLVMValueRef owner) { return LLVMBuildIntToPtr(e->lw->B, owner, e->lw->ptr, "words"); }
@@ -1696,64 +1823,205 @@ static LLVMValueRef tape_push(Em *e, LLVMValueRef *owner, LLVMValueRef count, co
   return p;
 }
 
-/* The free variables' values of the turn of tape x whose entry is at
- * p, its continuation kc. */
-static JV **turn_values(Em *e, JV *x, LLVMValueRef p, JV *kc) {
-  Lw *lw = e->lw;
-  Rep *t = x->rep;
-  IrGraph *g = t->graph;
-  JV **fvs = lang_alloc((size_t)g->nfv * sizeof *fvs);
-  int w = 0;
-  for (int j = 0, m = 0; j < g->nfv; j++) {
-    if (j == t->tapek) {
-      fvs[j] = kc;
-      continue;
-    }
-    Rep *r = t->items[m++];
-    JV *v = fvs[j] = jv_new(r);
-    LLVMTypeRef *lt = leaf_type_array(lw, r);
-    for (int l = 0; l < r->nleaves; l++, w++)
-      v->v[l] = load_leaf(lw, lt[l], LLVMBuildGEP2(lw->B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8 * w)}, 1, ""));
+/* The leaves of turn (src, from *s on) with the continuation kc's in
+ * its hole, into dst from *d on. */
+static void fill_turn(const Rep *turn, LLVMValueRef *src, int *s, const JV *kc, LLVMValueRef *dst, int *d) {
+  if (turn->kind == R_HOLE) {
+    for (int l = 0; l < kc->rep->nleaves; l++) dst[(*d)++] = kc->v[l];
+    return;
   }
-  return fvs;
+  if (turn->kind != R_CLOSURE && turn->kind != R_UNION) {
+    for (int l = 0; l < turn->nleaves; l++) dst[(*d)++] = src[(*s)++];
+    return;
+  }
+  if (turn->kind == R_UNION) dst[(*d)++] = src[(*s)++];
+  for (int i = 0; i < turn->n; i++) fill_turn(turn->items[i], src, s, kc, dst, d);
+}
+
+/* The backpropagator of the turn of tape t whose entry is at p, over
+ * the continuation kc. */
+static JV *turn_value(Em *e, const Rep *t, LLVMValueRef p, JV *kc) {
+  Lw *lw = e->lw;
+  Rep *turn = t->turn;
+  LLVMTypeRef *lt = leaf_type_array(lw, turn);
+  LLVMValueRef *src = lang_alloc((size_t)(turn->nleaves ? turn->nleaves : 1) * sizeof *src);
+  for (int l = 0; l < turn->nleaves; l++)
+    src[l] = load_leaf(lw, lt[l], LLVMBuildGEP2(lw->B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8 * l)}, 1, ""));
+  JV *y = jv_new(filled_rep(turn, kc->rep));
+  int s = 0, d = 0;
+  fill_turn(turn, src, &s, kc, y->v, &d);
+  return y;
+}
+
+/* Blocks for each of a union's n closures, by which: the last one also
+ * the default. */
+static LLVMBasicBlockRef *union_cases(Em *e, LLVMValueRef which, int n) {
+  LLVMBasicBlockRef *bb = lang_alloc((size_t)n * sizeof *bb);
+  for (int i = 0; i < n; i++) bb[i] = new_block(e, "which");
+  LLVMValueRef sw = LLVMBuildSwitch(e->lw->B, which, bb[n - 1], (unsigned)(n - 1));
+  for (int i = 0; i < n - 1; i++) LLVMAddCase(sw, ci64(e->lw, i), bb[i]);
+  return bb;
+}
+
+/* The union u's value that is the closure m of its i-th graph (the
+ * others' leaves zero: an entry the collector scans holds no stale
+ * pointer). */
+static JV *union_of(Em *e, Rep *u, int i, JV *m) {
+  JV *y = jv_new(u);
+  LLVMTypeRef *lt = leaf_type_array(e->lw, u);
+  y->v[0] = ci64(e->lw, i);
+  for (int j = 0, w = 1; j < u->n; j++)
+    for (int l = 0; l < u->items[j]->nleaves; l++, w++) y->v[w] = j == i ? m->v[l] : LLVMConstNull(lt[w]);
+  return y;
+}
+
+/* x as the union u: a closure of one of u's graphs (or of a copy of
+ * it), or a union of the same graphs kept otherwise; anything else
+ * through its box. */
+static JV *to_union(Em *e, JV *x, Rep *u, IrNode *at) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  Rep *from = x->rep;
+  if (from->kind == R_CLOSURE)
+    for (int i = 0; i < u->n; i++)
+      if (ir_graph_origin(from->graph) == ir_graph_origin(u->items[i]->graph)) {
+        JV *m = coerce(e, x, u->items[i], at);
+        return m ? union_of(e, u, i, m) : NULL;
+      }
+  bool alike = from->kind == R_UNION && from->n == u->n;
+  for (int i = 0; i < u->n && alike; i++)
+    alike = ir_graph_origin(from->items[i]->graph) == ir_graph_origin(u->items[i]->graph);
+  if (!alike) {
+    LLVMValueRef tag, pay;
+    return box(e, x, &tag, &pay, at) ? unbox(e, tag, pay, u, at, true) : NULL;
+  }
+  LLVMBasicBlockRef *bb = union_cases(e, x->v[0], u->n), join = new_block(e, "converted");
+  JV **vals = lang_alloc((size_t)u->n * sizeof *vals);
+  LLVMBasicBlockRef *ends = lang_alloc((size_t)u->n * sizeof *ends);
+  for (int i = 0; i < u->n; i++) {
+    LLVMPositionBuilderAtEnd(B, bb[i]);
+    JV *m = coerce(e, item_of(x, i), u->items[i], at);
+    if (!m) return NULL;
+    vals[i] = union_of(e, u, i, m);
+    ends[i] = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, join);
+  }
+  LLVMPositionBuilderAtEnd(B, join);
+  return joined(e, u, vals, ends, u->n);
+}
+
+/* Whether a closure of Rep x is a turn of Rep turn. */
+static bool turn_fits(Lw *lw, Rep *x, const Rep *turn) {
+  if (turn->kind == R_UNION) {
+    if (x->kind == R_UNION) {
+      if (x->n != turn->n) return false;
+      for (int i = 0; i < x->n; i++)
+        if (!turn_fits(lw, x->items[i], turn->items[i])) return false;
+      return true;
+    }
+    for (int i = 0; i < turn->n; i++)
+      if (turn_fits(lw, x, turn->items[i])) return true;
+    return false;
+  }
+  int *order = x->kind == R_CLOSURE ? copy_order(lw, x, turn) : NULL;
+  if (!order) return false;
+  for (int j = 0; j < turn->n; j++)
+    if (turn->items[j]->kind == R_UNION && has_hole(turn->items[j]) && !turn_fits(lw, x->items[order[j]], turn->items[j]))
+      return false;
+  return true;
+}
+
+/* A closure x that fits turn (turn_fits) as turn's leaves, into out
+ * from *o on, and the continuation it captured, as the tape t, *k. */
+static bool split_turn(Em *e, JV *x, const Rep *turn, Rep *t, LLVMValueRef *out, int *o, JV **k, IrNode *at) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  if (turn->kind == R_CLOSURE) {
+    int *order = copy_order(lw, x->rep, turn);
+    for (int j = 0; j < turn->n; j++) {
+      JV *v = item_of(x, order[j]);
+      Rep *r = turn->items[j];
+      if (r->kind == R_HOLE) {
+        if (!(*k = coerce(e, v, t, at))) return false;
+      } else if (r->kind == R_UNION && has_hole(r)) {
+        if (!split_turn(e, v, r, t, out, o, k, at)) return false;
+      } else {
+        if (!(v = coerce(e, v, r, at))) return false;
+        for (int l = 0; l < r->nleaves; l++) out[(*o)++] = v->v[l];
+      }
+    }
+    return true;
+  }
+  LLVMTypeRef *lt = leaf_type_array(lw, turn);
+  int base = *o;
+  if (x->rep->kind != R_UNION) {
+    /* a closure of one of the union's graphs */
+    int i = 0;
+    while (!turn_fits(lw, x->rep, turn->items[i])) i++;
+    out[(*o)++] = ci64(lw, i);
+    for (int j = 0; j < turn->n; j++) {
+      if (j == i) {
+        if (!split_turn(e, x, turn->items[j], t, out, o, k, at)) return false;
+        continue;
+      }
+      for (int l = 0; l < turn->items[j]->nleaves; l++, (*o)++) out[*o] = LLVMConstNull(lt[*o - base]);
+    }
+    return true;
+  }
+  /* a union of the same graphs: each split where it is that one */
+  int n = x->rep->n, nl = turn->nleaves;
+  LLVMBasicBlockRef *bb = union_cases(e, x->v[0], n), join = new_block(e, "split");
+  LLVMBasicBlockRef *ends = lang_alloc((size_t)n * sizeof *ends);
+  LLVMValueRef **outs = lang_alloc((size_t)n * sizeof *outs);
+  JV **ks = lang_alloc((size_t)n * sizeof *ks);
+  for (int i = 0; i < n; i++) {
+    LLVMPositionBuilderAtEnd(B, bb[i]);
+    outs[i] = lang_alloc((size_t)nl * sizeof **outs);
+    int oi = 0;
+    if (!split_turn(e, item_of(x, i), turn, t, outs[i], &oi, &ks[i], at)) return false;
+    ends[i] = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, join);
+  }
+  LLVMPositionBuilderAtEnd(B, join);
+  for (int l = 0; l < nl; l++, (*o)++) {
+    out[*o] = LLVMBuildPhi(B, lt[l], "");
+    for (int i = 0; i < n; i++) LLVMAddIncoming(out[*o], &outs[i][l], &ends[i], 1);
+  }
+  *k = joined(e, t, ks, ends, n);
+  return true;
 }
 
 /* x, any value of a continuation a tape t keeps, as that tape: a
- * closure of t's graph appends its turn; anything else is boxed, the
+ * closure of t's turn appends its turn; anything else is boxed, the
  * tape of no turns over it. */
 static JV *to_tape(Em *e, JV *x, Rep *t, IrNode *at) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   JV *y = jv_new(t);
-  if (x->rep->kind == R_TAPE && copy_order(lw, x->rep, t)) {
-    /* a tape of another copy of its graph, whose turns are kept alike */
+  if (x->rep->kind == R_TAPE && turns_alike(lw, x->rep->turn, t->turn)) {
+    /* a tape of other copies of its graphs, whose turns are kept alike */
     for (int i = 0; i < 4; i++) y->v[i] = x->v[i];
     return y;
   }
-  Rep as = {R_CLOSURE, 0, t->graph->nfv, NULL, t->graph, NULL, false, 0};
-  int *order = x->rep->kind == R_CLOSURE ? copy_order(lw, x->rep, &as) : NULL;
-  if (!order) {
+  if (!turn_fits(lw, x->rep, t->turn)) {
     if (!box(e, x, &y->v[2], &y->v[3], at)) return NULL;
     y->v[0] = y->v[1] = ci64(lw, 0);
     return y;
   }
-  JV *k = coerce(e, item_of(x, order[t->tapek]), t, at);
-  if (!k) return NULL;
+  LLVMValueRef *leaf = lang_alloc((size_t)(t->turn->nleaves ? t->turn->nleaves : 1) * sizeof *leaf);
+  int nl = 0;
+  JV *k = NULL;
+  if (!split_turn(e, x, t->turn, t, leaf, &nl, &k, at)) return NULL;
   const char *file = file_of(lw, at);
-  const char *line = lang_str_fmt("jit: %s (%s:%d): the turns of @%s on a tape (%d values a turn)\n", e->f->g->name->data,
-                                  file ? file : "?", at ? at->span.line : 0, t->graph->name->data,
-                                  leaves(t->items, t->n))->data;
+  StrBuf names;
+  sb_init(&names);
+  turn_names(&names, t->turn);
+  const char *line = lang_str_fmt("jit: %s (%s:%d): the turns of %s on a tape (%d values a turn)\n", e->f->g->name->data,
+                                  file ? file : "?", at ? at->span.line : 0, names.data, nl)->data;
   if (!lw->fuselog.data || !strstr(lw->fuselog.data, line)) sb_printf(&lw->fuselog, "%s", line);
   LLVMValueRef owner = k->v[0];
   LLVMValueRef p = tape_push(e, &owner, k->v[1], t);
-  int w = 0;
-  for (int j = 0, m = 0; j < t->graph->nfv; j++) {
-    if (j == t->tapek) continue;
-    JV *v = coerce(e, item_of(x, order[j]), t->items[m++], at);
-    if (!v) return NULL;
-    for (int l = 0; l < v->rep->nleaves; l++, w++)
-      store_leaf(lw, v->v[l], LLVMBuildGEP2(B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8 * w)}, 1, ""));
-  }
+  for (int l = 0; l < nl; l++) store_leaf(lw, leaf[l], LLVMBuildGEP2(B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8 * l)}, 1, ""));
   y->v[0] = owner;
   y->v[1] = LLVMBuildAdd(B, k->v[1], ci64(lw, 1), "turns");
   y->v[2] = k->v[2];
@@ -1767,8 +2035,6 @@ static bool box_tape(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode 
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   Rep *t = x->rep;
-  Rep *cr = rep_new(R_CLOSURE, t->graph->nfv, tape_fvreps(t, &r_value));
-  cr->graph = t->graph;
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(B), head = new_block(e, "chain"), turn = new_block(e, "link"),
                     done = new_block(e, "chained");
   LLVMBuildBr(B, head);
@@ -1780,10 +2046,7 @@ static bool box_tape(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode 
   JV *kc = jv_new(&r_value);
   kc->v[0] = ptag;
   kc->v[1] = ppay;
-  JV **fvs = turn_values(e, x, tape_at(e, x->v[0], i, t), kc);
-  JV *c = jv_new(cr);
-  for (int j = 0, w = 0; j < cr->n; j++)
-    for (int l = 0; l < fvs[j]->rep->nleaves; l++) c->v[w++] = fvs[j]->v[l];
+  JV *c = turn_value(e, t, tape_at(e, x->v[0], i, t), kc);
   LLVMValueRef ntag, npay;
   if (!box(e, c, &ntag, &npay, at)) return false;
   LLVMValueRef i1 = LLVMBuildAdd(B, i, ci64(lw, 1), "");
@@ -1798,93 +2061,264 @@ static bool box_tape(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode 
   return true;
 }
 
-/* A boxed closure of r's graph (a closure that holds a tape), as r:
- * of inference's copy, or of the program's graph it was made of (by
- * eager mode, or boxed here), whose captured values may be in another
- * order. */
-static JV *unbox_tape_closure(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at) {
+/* A union boxed: its closure, boxed where it is that one. */
+static bool box_union(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  int n = x->rep->n;
+  LLVMBasicBlockRef *bb = union_cases(e, x->v[0], n), join = new_block(e, "boxed");
+  LLVMValueRef *tags = lang_alloc((size_t)n * sizeof *tags), *pays = lang_alloc((size_t)n * sizeof *pays);
+  LLVMBasicBlockRef *ends = lang_alloc((size_t)n * sizeof *ends);
+  for (int i = 0; i < n; i++) {
+    LLVMPositionBuilderAtEnd(B, bb[i]);
+    if (!box(e, item_of(x, i), &tags[i], &pays[i], at)) return false;
+    ends[i] = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, join);
+  }
+  LLVMPositionBuilderAtEnd(B, join);
+  *tag = LLVMBuildPhi(B, lw->i64, "tag");
+  *pay = LLVMBuildPhi(B, lw->i64, "pay");
+  LLVMAddIncoming(*tag, tags, ends, (unsigned)n);
+  LLVMAddIncoming(*pay, pays, ends, (unsigned)n);
+  return true;
+}
+
+/* Where the boxed value at slot v is a closure of r's graph (a closure
+ * that holds a tape): of inference's copy, or of the program's graph
+ * it was made of (by eager mode, or boxed here), whose captured values
+ * may be in another order, its values as r, made whole by as (NULL: r
+ * itself), into got and ends (*ng of them).  The builder is left where
+ * it is neither. */
+static bool unbox_closure_of(Em *e, LLVMValueRef v, Rep *r, JV *(*as)(Em *, Rep *, int, JV *), Rep *whole, int which,
+                             JV **got, LLVMBasicBlockRef *ends, int *ng, LLVMBasicBlockRef join, IrNode *at) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   IrGraph *gs[2] = {r->graph, r->graph};
   int *order[2] = {NULL, closure_origin(lw, &gs[1])};
-  int ng = order[1] ? 2 : 1;
-  LLVMValueRef v = value_slots(e, 1);
-  store_value(e, v, tag, pay);
-  JV *got[2];
-  LLVMBasicBlockRef ends[2], join = new_block(e, "unboxed");
-  for (int c = 0; c < ng; c++) {
+  for (int c = 0; c < (order[1] ? 2 : 1); c++) {
     IrNode *gn = ir_const(ir_unit_new(), graph_value(gs[c]), at ? at->span : span_none());
     LLVMValueRef env = call(lw, "mist_rt_env_of", lw->ptr, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32},
                             (LLVMValueRef[]){e->cx, v, ci32(lw, add_site(lw, gn, e->f->g))});
     LLVMBasicBlockRef yes = new_block(e, "ofgraph"), no = new_block(e, "notgraph");
     LLVMBuildCondBr(B, LLVMBuildIsNotNull(B, env, ""), yes, no);
     LLVMPositionBuilderAtEnd(B, yes);
-    JV *x = got[c] = jv_new(r);
+    JV *x = jv_new(r);
     for (int j = 0, w = 0; j < r->n; j++) {
       LLVMValueRef t, p;
       load_value(e, slot_at(e, env, order[c] ? order[c][j] : j), &t, &p);
       JV *y = unbox(e, t, p, r->items[j], at, true);
-      if (!y) return NULL;
+      if (!y) return false;
       for (int l = 0; l < y->rep->nleaves; l++) x->v[w++] = y->v[l];
     }
-    ends[c] = LLVMGetInsertBlock(B);
+    got[*ng] = as ? as(e, whole, which, x) : x;
+    ends[(*ng)++] = LLVMGetInsertBlock(B);
     LLVMBuildBr(B, join);
     LLVMPositionBuilderAtEnd(B, no);
   }
+  return true;
+}
+
+/* A boxed closure of r's graph, or (r a union) of one of r's graphs,
+ * as r. */
+static JV *unbox_tape_closure(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at) {
+  LLVMValueRef v = value_slots(e, 1);
+  store_value(e, v, tag, pay);
+  int m = r->kind == R_UNION ? r->n : 1, ng = 0;
+  JV **got = lang_alloc((size_t)(2 * m) * sizeof *got);
+  LLVMBasicBlockRef *ends = lang_alloc((size_t)(2 * m) * sizeof *ends), join = new_block(e, "unboxed");
+  for (int i = 0; i < m; i++)
+    if (!(r->kind == R_UNION ? unbox_closure_of(e, v, r->items[i], union_of, r, i, got, ends, &ng, join, at)
+                             : unbox_closure_of(e, v, r, NULL, r, 0, got, ends, &ng, join, at)))
+      return NULL;
   bad_value(e, tag, pay, at);
-  LLVMPositionBuilderAtEnd(B, join);
+  LLVMPositionBuilderAtEnd(e->lw->B, join);
   return joined(e, r, got, ends, ng);
 }
 
 static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail);
+static int emit_body(Em *e, IrGraph *g, bool ret, JV **value);
 
-/* A call of tape f at n: its last turn over the tape of the turns
- * before (in that turn's frame, a jump to its start), or with no turn
- * left, its continuation. */
+/* A backward step (a turn's graph, or a branch's that it calls) run as
+ * blocks of the frame that tail-calls it, as the interpreter runs it
+ * in the caller's frame: its parameters and free variables phis, so
+ * that the turns of a backward pass, each calling the one before,
+ * go round in one native frame whichever graph each turn is of. */
+typedef struct TurnBlock {
+  IrGraph *g;
+  Rep **prep, **fvrep;
+  LLVMBasicBlockRef bb;
+  LLVMValueRef *phis;  /* the parameters' leaves, then the free variables' */
+  struct TurnBlock *next;
+} TurnBlock;
+
+/* A tail call at n of the closure f of a graph that is not a function
+ * as a jump to its blocks in e's frame, made the first time.  -1: it
+ * failed; 0: not such a call (a value of other reps, a twin). */
+static int jump_to_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  IrGraph *g = f->rep->graph;
+  if (e->f->twin || nargs != g->nparams || (g->flags & (IRG_FUNCTION | IRG_MODULE)) || !typed_graph(lw, g)) return 0;
+  /* (a graph's body is emitted once in a frame: its nodes, and the
+   * blocks of graphs it runs, are bound once) */
+  if (e->f->g == g || ir_map_get(&e->blocks, g)) return 0;
+  TurnBlock *tb = e->turns;
+  while (tb && tb->g != g) tb = tb->next;
+  if (tb && !rep_eq(closure_rep(g, tb->fvrep), f->rep)) return 0;
+  bool first = tb == NULL;
+  if (first) {
+    tb = lang_alloc(sizeof *tb);
+    tb->g = g;
+    tb->fvrep = f->rep->items;
+    tb->prep = lang_alloc((size_t)(g->nparams ? g->nparams : 1) * sizeof *tb->prep);
+    for (int i = 0; i < g->nparams; i++)
+      if (!(tb->prep[i] = rep_of(lw, type_of(lw, g->params[i]), g->params[i]))) return -1;
+  }
+  int np = leaves(tb->prep, g->nparams), nl = np + f->rep->nleaves;
+  LLVMValueRef *in = lang_alloc((size_t)(nl ? nl : 1) * sizeof *in);
+  for (int i = 0, k = 0; i < g->nparams; i++) {
+    JV *a = coerce(e, args[i], tb->prep[i], n);
+    if (!a) return -1;
+    for (int j = 0; j < a->rep->nleaves; j++) in[k++] = a->v[j];
+  }
+  for (int l = 0; l < f->rep->nleaves; l++) in[np + l] = f->v[l];
+  if (!first) {
+    poll(e, n);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+    for (int l = 0; l < nl; l++) LLVMAddIncoming(tb->phis[l], &in[l], &from, 1);
+    LLVMBuildBr(B, tb->bb);
+    return 1;
+  }
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+  tb->bb = new_block(e, g->name->data);
+  LLVMBuildBr(B, tb->bb);
+  LLVMPositionBuilderAtEnd(B, tb->bb);
+  tb->phis = lang_alloc((size_t)(nl ? nl : 1) * sizeof *tb->phis);
+  Rep *all = rep_new(R_TUPLE, g->nparams, tb->prep);
+  LLVMTypeRef *pt = leaf_type_array(lw, all), *ft = leaf_type_array(lw, f->rep);
+  for (int l = 0; l < nl; l++) {
+    tb->phis[l] = LLVMBuildPhi(B, l < np ? pt[l] : ft[l - np], "");
+    LLVMAddIncoming(tb->phis[l], &in[l], &from, 1);
+  }
+  tb->next = e->turns;
+  e->turns = tb;
+  /* its free variables are nodes of the graph that made the closure:
+   * bound to its values while its body is emitted, as they were after */
+  JV **saved = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *saved);
+  JV *pv = jv_new(all), *fv = jv_new(f->rep);
+  for (int l = 0; l < nl; l++) {
+    if (l < np) pv->v[l] = tb->phis[l];
+    else fv->v[l - np] = tb->phis[l];
+  }
+  for (int i = 0; i < g->nparams; i++) bind(e, g->params[i], item_of(pv, i));
+  for (int j = 0; j < g->nfv; j++) {
+    saved[j] = ir_map_get(&e->vals, g->fv[j]);
+    bind(e, g->fv[j], item_of(fv, j));
+  }
+  e->dead = false;
+  e->guarded = NULL;
+  int r = emit_body(e, g, true, NULL);
+  for (int j = 0; j < g->nfv; j++) bind(e, g->fv[j], saved[j]);
+  return r < 0 ? -1 : 1;
+}
+
+/* A call at n of backpropagator f, a turn of a tape (turn) or a union
+ * of closures: each result into vals and ends (*nv of them); a tail
+ * call of the frame's own graph is a jump to its start, and (turn) of
+ * a tape's turn of several graphs a jump to its blocks (jump_to_turn),
+ * so a backward pass runs in one frame. */
+static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, bool turn, Rep *res, JV **vals,
+                      LLVMBasicBlockRef *ends, int *nv) {
+  Lw *lw = e->lw;
+  LLVMBuilderRef B = lw->B;
+  if (f->rep->kind == R_UNION) {
+    LLVMBasicBlockRef *bb = union_cases(e, f->v[0], f->rep->n);
+    LLVMValueRef guarded = e->guarded;
+    for (int i = 0; i < f->rep->n; i++) {
+      LLVMPositionBuilderAtEnd(B, bb[i]);
+      e->guarded = guarded;
+      if (!call_turn(e, n, item_of(f, i), nargs, args, tail, turn, res, vals, ends, nv)) return false;
+    }
+    return true;
+  }
+  IrGraph *g = f->rep->graph;
+  JV **fvs = lang_alloc((size_t)(f->rep->n ? f->rep->n : 1) * sizeof *fvs);
+  for (int i = 0; i < f->rep->n; i++) fvs[i] = item_of(f, i);
+  JV *r;
+  if (tail && nargs == g->nparams && self_frame(e, g, f->rep->items)) return jump_to_start(e, args, fvs, n);
+  int jumped = tail && turn ? jump_to_turn(e, n, f, nargs, args) : 0;
+  if (jumped) return jumped > 0;
+  if (f->rep->kind == R_CLOSURE && nargs == g->nparams && !(g->flags & IRG_FUNCTION) && typed_graph(lw, g))
+    r = call_graph(e, g, f->rep->items, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN, res);
+  else
+    r = call_value(e, n, f, nargs, args, tail);
+  if (!r || !(r = coerce(e, r, res, n))) return false;
+  vals[*nv] = r;
+  ends[(*nv)++] = LLVMGetInsertBlock(B);
+  return true;
+}
+
+/* The closures a turn may be: how many results call_turn may give. */
+static int turn_closures(const Rep *f) {
+  if (f->kind != R_UNION) return 1;
+  int k = 0;
+  for (int i = 0; i < f->n; i++) k += turn_closures(f->items[i]);
+  return k;
+}
+
+/* A call of tape f, or of a union f, at n: for a tape, its last turn
+ * over the tape of the turns before (in that turn's frame, a jump to
+ * its start), or with no turn left, its continuation. */
 static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, Rep *res) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   Rep *t = f->rep;
-  IrGraph *g = t->graph;
-  if (nargs != g->nparams) {
-    nope(lw, n, "a call of a backward pass's turn with %d arguments", nargs);
-    return NULL;
-  }
+  int nv = 0, m = 1 + turn_closures(t->kind == R_TAPE ? t->turn : t);
+  JV **vals = lang_alloc((size_t)m * sizeof *vals);
+  LLVMBasicBlockRef *ends = lang_alloc((size_t)m * sizeof *ends), join = new_block(e, "turned");
   LLVMValueRef guarded = e->guarded;
-  LLVMBasicBlockRef turn = new_block(e, "turn"), first = new_block(e, "first"), join = new_block(e, "turned");
-  likely_br(lw, LLVMBuildICmp(B, LLVMIntSGT, f->v[1], ci64(lw, 0), ""), turn, first);
-  LLVMPositionBuilderAtEnd(B, turn);
-  JV *kc = jv_new(t);
-  kc->v[0] = f->v[0];
-  kc->v[1] = LLVMBuildSub(B, f->v[1], ci64(lw, 1), "");
-  kc->v[2] = f->v[2];
-  kc->v[3] = f->v[3];
-  JV **fvs = turn_values(e, f, tape_at(e, f->v[0], kc->v[1], t), kc);
-  Rep **fr = tape_fvreps(t, t);
-  JV *vals[2];
-  LLVMBasicBlockRef ends[2];
-  int nv = 0;
-  if (tail && self_frame(e, g, fr)) {
-    if (!jump_to_start(e, args, fvs, n)) return NULL;
+  if (t->kind == R_UNION) {
+    if (!call_turn(e, n, f, nargs, args, tail, false, res, vals, ends, &nv)) return NULL;
   } else {
-    JV *r = call_graph(e, g, fr, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN, res);
-    if (!r) return NULL;
+    LLVMBasicBlockRef turn = new_block(e, "turn"), first = new_block(e, "first");
+    likely_br(lw, LLVMBuildICmp(B, LLVMIntSGT, f->v[1], ci64(lw, 0), ""), turn, first);
+    LLVMPositionBuilderAtEnd(B, turn);
+    JV *kc = jv_new(t);
+    kc->v[0] = f->v[0];
+    kc->v[1] = LLVMBuildSub(B, f->v[1], ci64(lw, 1), "");
+    kc->v[2] = f->v[2];
+    kc->v[3] = f->v[3];
+    /* (a plain loop's turn runs in its own frame, which jumps to its
+     * start: blocks only where the turns are of several graphs) */
+    bool several = t->turn->kind == R_UNION;
+    for (int i = 0; i < t->turn->n && !several; i++) several = t->turn->items[i]->kind == R_UNION && has_hole(t->turn->items[i]);
+    if (!call_turn(e, n, turn_value(e, t, tape_at(e, f->v[0], kc->v[1], t), kc), nargs, args, tail, several, res, vals,
+                   ends, &nv))
+      return NULL;
+    LLVMPositionBuilderAtEnd(B, first);
+    e->guarded = guarded;
+    JV *base = jv_new(&r_value);
+    base->v[0] = f->v[2];
+    base->v[1] = f->v[3];
+    JV *r = call_value(e, n, base, nargs, args, tail);
+    if (!r || !(r = coerce(e, r, res, n))) return NULL;
     vals[nv] = r;
     ends[nv++] = LLVMGetInsertBlock(B);
+  }
+  for (int i = 0; i < nv; i++) {
+    LLVMPositionBuilderAtEnd(B, ends[i]);
     LLVMBuildBr(B, join);
   }
-  LLVMPositionBuilderAtEnd(B, first);
-  e->guarded = guarded;
-  JV *base = jv_new(&r_value);
-  base->v[0] = f->v[2];
-  base->v[1] = f->v[3];
-  JV *r = call_value(e, n, base, nargs, args, tail);
-  if (!r || !(r = coerce(e, r, res, n))) return NULL;
-  vals[nv] = r;
-  ends[nv++] = LLVMGetInsertBlock(B);
-  LLVMBuildBr(B, join);
   LLVMPositionBuilderAtEnd(B, join);
   e->guarded = NULL;
+  if (!nv) {
+    /* every path went round or returned: nothing comes here (the
+     * caller's code after the call goes in a block no path reaches) */
+    JV *r = jv_new(res);
+    LLVMTypeRef *lt = leaf_type_array(lw, res);
+    for (int i = 0; i < res->nleaves; i++) r->v[i] = LLVMGetUndef(lt[i]);
+    return r;
+  }
   return joined(e, res, vals, ends, nv);
 }
 
@@ -1901,7 +2335,7 @@ static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail) 
     JV *r = call_tangent_rule(e, n, f, nargs, args, res);
     if (r || lw->why) return r;
   }
-  if (f->rep->kind == R_TAPE) return call_tape(e, n, f, nargs, args, tail, res);
+  if (f->rep->kind == R_TAPE || f->rep->kind == R_UNION) return call_tape(e, n, f, nargs, args, tail, res);
   if (f->rep->kind == R_CLOSURE) {
     IrGraph *g = f->rep->graph;
     JV **fvs = lang_alloc((size_t)(f->rep->n ? f->rep->n : 1) * sizeof *fvs);
@@ -2127,7 +2561,7 @@ static LLVMValueRef truth(Em *e, JV *x, IrNode *n) {
   case R_FLOAT: return LLVMBuildFCmp(B, LLVMRealUNE, x->v[0], LLVMConstReal(lw->f64, 0.0), "");
   case R_NONE: case R_UNBOUND: case R_NEVER: return ci1(lw, false);
   case R_TUPLE: return ci1(lw, x->rep->n > 0);
-  case R_CLOSURE: case R_BUILTIN: case R_TAPE: return ci1(lw, true);
+  case R_CLOSURE: case R_BUILTIN: case R_TAPE: case R_UNION: return ci1(lw, true);
   default: break;
   }
   LLVMValueRef p = value_slots(e, 1), out = value_slots(e, 1);   /* (out: its first byte) */

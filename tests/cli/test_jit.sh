@@ -131,6 +131,24 @@ for arg in '"one"' '[1.0]' 'None'; do
   done
 done
 
+# a loop with an if in its body keeps its turns on a tape too, each
+# turn's entry the union of the branches' backward steps
+cat > "$dir/tape_if.ms" <<'MS'
+def f(a, n):
+    x = a
+    for i in range(n):
+        if x > 1.0:
+            x = sqrt(x) + 0.1 * a
+        else:
+            x = x * a + 0.3
+        x = x * 0.5
+    return x
+
+
+print(grad(f)(0.9, 50))
+MS
+count tape-if-log 1 'the turns of @J.f.join[0-9]*.back over \(@J.f.if[0-9]*.back \| @J.f.else[0-9]*.back\) on a tape' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/tape_if.ms"
+
 # mist emit-llvm: the IR of a function for the types named; what is
 # not compiled natively says why; bad usage is exit 2
 printf 'def sq(x):\n    return x * x\ndef words(n):\n    return [str(i) for i in range(n)]\n' > "$dir/e.ms"

@@ -574,6 +574,22 @@ static void if_line(Gen *g, const char *op) {
 
 static void statement(Gen *g, int depth);
 
+/* if/else squashing v in each branch, the else's expression of depth
+ * edepth */
+static void squash_if_else(Gen *g, const char *v, const char *op, int edepth) {
+  char e[4096];
+  if_line(g, op);
+  g->indent++;
+  snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
+  squash_into(g, v, e);
+  g->indent--;
+  line(g, "else:");
+  g->indent++;
+  snprintf(e, sizeof e, "%s * 0.25 - %s", v, ex(g, edepth));
+  squash_into(g, v, e);
+  g->indent--;
+}
+
 static void statements(Gen *g, int n, int depth) {
   for (int i = 0; i < n; i++) statement(g, depth);
 }
@@ -721,30 +737,55 @@ static void statement(Gen *g, int depth) {
       g->indent--;
     }
     char e[4096];
-    int body = g->o->loop_bodies ? rnd(r, 3) : 0;
-    if (body == 1) {
-      /* the turn's value through an if/else */
-      line(g, "# an if in a loop's body");
+    int body = g->o->loop_bodies ? rnd(r, 6) : 0;
+    if (body == 3) {
+      /* an if without else: the turn's value changed or not */
+      line(g, "# an if without else in a loop's body");
+      if_line(g, rnd(r, 2) ? "<" : ">");
+      g->indent++;
+      snprintf(e, sizeof e, "%s * 0.75 + %s", v, ex(g, 2));
+      squash_into(g, v, e);
+      g->indent--;
+      snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 1));
+      squash_into(g, v, e);
+    } else if (body == 4) {
+      /* if/elif/else, one branch keeping more values than the others,
+       * and nothing after it: each branch goes back to the loop */
+      line(g, "# an if/elif/else in a loop's body");
       if_line(g, "<");
       g->indent++;
-      snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
+      snprintf(e, sizeof e, "sin(%s) * %s + %s", v, ex(g, 1), ex(g, 2));
+      squash_into(g, v, e);
+      g->indent--;
+      const char *a = ex(g, 1);
+      const char *b = ex(g, 1);
+      line(g, "elif %s <= %s:", a, b);
+      g->indent++;
+      snprintf(e, sizeof e, "%s * 0.25 - %s", v, ex(g, 1));
       squash_into(g, v, e);
       g->indent--;
       line(g, "else:");
       g->indent++;
-      snprintf(e, sizeof e, "%s * 0.25 - %s", v, ex(g, 2));
-      squash_into(g, v, e);
+      line(g, "%s = %s * 0.5", v, v);
       g->indent--;
-    } else if (body == 2) {
-      /* a loop in the turn of another */
+    } else if (body == 1) {
+      /* the turn's value through an if/else */
+      line(g, "# an if in a loop's body");
+      squash_if_else(g, v, "<", 2);
+    } else if (body == 2 || body == 5) {
+      /* a loop in the turn of another (5: an if in its own turn) */
       char i2[NAME];
       snprintf(i2, sizeof i2, "%s", fresh_name(g, "i"));
-      line(g, "# a loop in a loop's body");
+      line(g, body == 2 ? "# a loop in a loop's body" : "# a loop with an if in a loop's body");
       line(g, "for %s in range(%d):", i2, 1 + rnd(r, 4));
       g->indent++;
       g->loopvar = i2;
-      snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
-      squash_into(g, v, e);
+      if (body == 5) {
+        squash_if_else(g, v, ">", 1);
+      } else {
+        snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
+        squash_into(g, v, e);
+      }
       g->loopvar = i;
       g->indent--;
     } else {

@@ -15,8 +15,9 @@ typedef struct AdGenOpts {
   int inner;          /* how deep derivative calls (grad, jvp, vjp...) nest inside f: 0 for none */
   bool check;         /* write each of those calls c as _cmp(c, its three numeric twins) */
   bool long_loops;    /* half the loops run 60 to 139 turns (a tape's buffer grows: docs/jit.md) */
-  bool loop_bodies;   /* a for loop's body may hold an if/else or another loop (each marked by a
-                         comment), and a for or while loop an else block */
+  bool loop_bodies;   /* a for loop's body may hold an if/else, an if without else, an
+                         if/elif/else or another loop, with or without an if (each marked by
+                         a comment), and a for or while loop an else block */
 } AdGenOpts;
 
 /* The program for seed: helpers, then f(x[, y[, z]]).  Returns the

@@ -298,7 +298,8 @@ END_TEST
 /* ---- the tape of a loop's backward pass ----
  *
  * adgen's programs with long loops (60 to 139 turns for half of them),
- * some with an if/else or another loop in a loop's body: grad,
+ * some with an if (with or without else, or if/elif/else) or another
+ * loop in a loop's body: grad,
  * value_and_grad and a vjp pullback called twice, in both modes.
  * Compiled derivatives keep a loop's turns on a tape (docs/jit.md),
  * whose buffer grows past its first 64 turns here; the log says where
@@ -311,13 +312,14 @@ START_TEST(t_adgen_tape) {
   if (total < 1) total = 1;   /* (pair_tally needs the pair that a first program makes) */
   Pair pr = {.counted = "jit: grad(f)("};
   Buf prog = {0}, call = {0}, pt = {0};
-  int taped = 0, ifs = 0, nested = 0, elses = 0;
+  int taped = 0, ifs = 0, nested = 0, elses = 0, taped_ifs = 0;
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(7300001L + p);
     int np = adgen_program(seed, p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
-    ifs += count_lines(prog.data, "# an if in a loop's body");
-    nested += count_lines(prog.data, "# a loop in a loop's body");
+    ifs += count_lines(prog.data, "# an if in a loop's body") + count_lines(prog.data, "# an if without else in a loop's body") +
+           count_lines(prog.data, "# an if/elif/else in a loop's body");
+    nested += count_lines(prog.data, "# a loop in a loop's body") + count_lines(prog.data, "# a loop with an if in a loop's body");
     elses += count_lines(prog.data, "# a loop's else block");
     buf_clear(&pt);
     adgen_point(seed, np, &pt);   /* "(x, y, )" */
@@ -341,17 +343,23 @@ START_TEST(t_adgen_tape) {
     close(saved);
     char line[512];
     rewind(notes);
-    while (fgets(line, sizeof line, notes)) taped += strstr(line, " on a tape ") != NULL;
+    while (fgets(line, sizeof line, notes)) {
+      bool tape = strstr(line, " on a tape ") != NULL;
+      taped += tape;
+      /* (a turn that is one of a few closures: an if's branches) */
+      taped_ifs += tape && strstr(line, " | ") != NULL;
+    }
     fclose(notes);
   }
   pair_tally(&pr);
   free(prog.data);
   free(call.data);
   free(pt.data);
-  printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs (%d loops with an if in "
-         "the body, %d in another loop's body, %d with an else block)\n", pr.native_counted, pr.all, taped, total,
-         ifs, nested, elses);
+  printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs, %d of them of a loop "
+         "with an if (%d loops with an if in the body, %d in another loop's body, %d with an else block)\n",
+         pr.native_counted, pr.all, taped, total, taped_ifs, ifs, nested, elses);
   ck_assert_msg(ifs > 0 && nested > 0, "no loop with an if (%d) or a loop (%d) in its body", ifs, nested);
+  ck_assert_msg(taped_ifs > 0, "no tape of a loop with an if in its body (%d such loops)", ifs);
   assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
   ck_assert_msg(taped * 4 >= total, "only %d tapes made in %ld programs", taped, total);
 }
