@@ -161,8 +161,33 @@ static bool write_all(int fd, const void *data, size_t len) {
   return true;
 }
 
+/* A path that is not a regular file (a device such as /dev/null, a
+ * fifo) is written in place, as Python's open(path, "w") writes it:
+ * renaming a temporary over it would replace the device with a file
+ * (as root, /dev/null itself). */
+static bool write_in_place(MistVM *vm, const char *path, const StdBytes *parts, int nparts) {
+  int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) return os_error(vm, errno, path);
+  bool ok = true;
+  for (int i = 0; i < nparts && ok; i++) ok = write_all(fd, parts[i].data, parts[i].len);
+  int e = ok ? 0 : errno;
+  if (close(fd) != 0 && ok) ok = false, e = errno;
+  return ok || os_error(vm, e ? e : EIO, path);
+}
+
 bool std_write_atomic(MistVM *vm, const char *path, const StdBytes *parts, int nparts) {
   if (vm->sandbox) return sandboxed(vm, "write");
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    return write_in_place(vm, path, parts, nparts);
+  /* a symbolic link: the file it names is replaced, the link kept */
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    char *real = realpath(path, NULL);
+    if (real) {
+      path = lang_strdup(real);
+      free(real);
+    }
+  }
   /* the temporary file: ".NAME.XXXXXX" in the destination's folder */
   const char *slash = strrchr(path, '/');
   size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;

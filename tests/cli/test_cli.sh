@@ -93,6 +93,23 @@ expect stdlib-installed 0 '^installed 6.0$' "$dir/inst/bin/mist" -e 'import only
 expect stdlib-env 0 '^installed$' env MIST_STDLIB="$dir/inst/share/mist/stdlib" "$mist" -e 'import only_installed; print(only_installed.here)'
 expect stdlib-env-missing 1 "No module named 'nn'" env MIST_STDLIB="$dir/nowhere" "$mist" -e 'import nn'
 
+# io's writes go through a temporary renamed over the path, except where
+# that would replace what the path is: a fifo (or a device, /dev/null) is
+# written in place, a symbolic link keeps pointing at the file written
+mkfifo "$dir/fifo"
+timeout 20 cat "$dir/fifo" > "$dir/fifo.read" &
+reader=$!
+expect write-fifo 0 '^$' "$mist" -e "import io
+io.save_npy('$dir/fifo', tensor([1.0]))"
+wait "$reader"
+[ -p "$dir/fifo" ] && [ -s "$dir/fifo.read" ] || { echo "FAIL write-fifo-kept: $(ls -l "$dir/fifo" "$dir/fifo.read")"; fails=$((fails + 1)); }
+echo old > "$dir/target.npy"
+ln -s target.npy "$dir/link.npy"
+expect write-symlink 0 '^\[2\.0\]$' "$mist" -e "import io
+io.save_npy('$dir/link.npy', tensor([2.0]))
+print(io.load_npy('$dir/target.npy').tolist())"
+[ -L "$dir/link.npy" ] || { echo "FAIL write-symlink-kept: $(ls -l "$dir")"; fails=$((fails + 1)); }
+
 if [ "$fails" -gt 0 ]; then
   echo "$fails failed"
   exit 1
