@@ -71,6 +71,8 @@ typedef struct LangPrintOptions {
 typedef bool (*LangCallFn)(MistVM *vm, Value fn, int argc, const Value *argv,
                            const KwArgs *kw, Value *out);
 
+#define LANG_TYPE_NAME_SLOTS (V_OBJ + O_NATIVE)
+
 struct MistVM {
   MistError err;
 
@@ -161,6 +163,12 @@ struct MistVM {
    * (last here: compiled code reads fields above by offset) */
   bool (*load_lazy)(MistVM *vm, ObjModule *m, ObjStr *name);
   bool (*lower_lazy)(MistVM *vm, ObjModule *m, int stmt);
+  /* type()'s interned result for each value tag and object kind but
+   * O_NATIVE (slot tag, or V_OBJ + kind), filled as they are asked: the
+   * derivative rules ask type() of every operand, millions of times in a
+   * nested derivative, and a lookup in the intern table cost a quarter
+   * of a rule's own work (stdlib/builtins.c, bi_type) */
+  ObjStr *type_names[LANG_TYPE_NAME_SLOTS];
 };
 
 /* May xs[i] = v (and d[k] = v, xs + [v], t[i] = v) write into storage

@@ -1419,9 +1419,18 @@ static bool bi_type(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   if (argc != 1 || kw_count(kw) > 0)
     return lang_raise(vm, "TypeError", "type() takes 1 or 3 arguments");
   /* one string per type name: the derivative rules ask type() of every
-   * operand */
-  const char *name = lang_type_name(argv[0]);
-  *out = v_obj(lang_intern(vm, name, strlen(name)));
+   * operand, so each kind's is kept once interned (vm->type_names; a
+   * native class's name is looked up each time) */
+  Value v = argv[0];
+  int slot = v.tag != V_OBJ ? (int)v.tag : v.o->kind == O_NATIVE ? -1 : V_OBJ + (int)v.o->kind;
+  if (slot >= 0 && vm->type_names[slot]) {
+    *out = v_obj(vm->type_names[slot]);
+    return true;
+  }
+  const char *name = lang_type_name(v);
+  ObjStr *s = lang_intern(vm, name, strlen(name));
+  if (slot >= 0) vm->type_names[slot] = s;
+  *out = v_obj(s);
   return true;
 }
 
