@@ -29,23 +29,15 @@
 #include "parser/parse.h"
 #include "parser/toplevel.h"
 
+#include "capture.h"
+
 static MistVM *vm;
-static StrBuf output;
+static Buf output;
 
-static void capture(void *user, const char *text, size_t len) {
-  (void)user;
-  sb_add(&output, text, len);
-}
-
-static void setup(void) {
-  vm = mist_new(0, NULL);
-  ck_assert_ptr_nonnull(vm);
-  sb_init(&output);
-  mist_set_write(vm, capture, NULL);
-}
+static void setup(void) { vm = capture_vm_new(&output); }
 
 static void teardown(void) {
-  mist_free(vm);
+  capture_vm_free(vm, &output);
   vm = NULL;
 }
 
