@@ -113,26 +113,17 @@ fuzz: deps fuzz-deps
 	  build-fuzz/corpus tests/fuzz/corpus
 
 # libFuzzer over the file readers (IDX, NPY, CSV, safetensors; gzip'd or
-# not), seeded from tests/fuzz/readers_corpus.
-fuzz-readers: deps fuzz-deps
+# not: fuzz-readers) and over the loader of compiled objects (jit/elf.c,
+# which reads the compile cache: fuzz-elf), each seeded from
+# tests/fuzz/NAME_corpus.
+fuzz-readers fuzz-elf: fuzz-%: deps fuzz-deps
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIST_FUZZ=ON
-	cmake --build build-fuzz -j$(JOBS) --target fuzz_readers
-	mkdir -p build-fuzz/readers_corpus build-fuzz/artifacts
-	$(SAN_ENV) ./build-fuzz/tests/fuzz/fuzz_readers -max_total_time=$(FUZZ_SECONDS) \
+	cmake --build build-fuzz -j$(JOBS) --target fuzz_$*
+	mkdir -p build-fuzz/$*_corpus build-fuzz/artifacts
+	$(SAN_ENV) ./build-fuzz/tests/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) \
 	  -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
 	  -artifact_prefix=build-fuzz/artifacts/ \
-	  build-fuzz/readers_corpus tests/fuzz/readers_corpus
-
-# libFuzzer over the loader of compiled objects (jit/elf.c), which reads
-# the compile cache, seeded from tests/fuzz/elf_corpus.
-fuzz-elf: deps fuzz-deps
-	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIST_FUZZ=ON
-	cmake --build build-fuzz -j$(JOBS) --target fuzz_elf
-	mkdir -p build-fuzz/elf_corpus build-fuzz/artifacts
-	$(SAN_ENV) ./build-fuzz/tests/fuzz/fuzz_elf -max_total_time=$(FUZZ_SECONDS) \
-	  -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
-	  -artifact_prefix=build-fuzz/artifacts/ \
-	  build-fuzz/elf_corpus tests/fuzz/elf_corpus
+	  build-fuzz/$*_corpus tests/fuzz/$*_corpus
 
 clean:
 	rm -rf build build-asan build-fuzz bench/.bin
