@@ -258,7 +258,9 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       t = prim(w, g, IR_P_GADD, sp, 2, prim(w, g, IR_P_SENS_WITHOUT, sp, 2, tangent(w, in[1]), a[1]),
                prim(w, g, IR_P_SENS_AT, sp, 3, a[0], a[1], tangent(w, in[3])));
-      set(w, y, v, t);
+      /* made whole (sens_like): sens_at of a large value is a part
+       * (ir/prims.c), which the rules a tangent goes to do not take */
+      set(w, y, v, prim(w, g, IR_P_SENS_LIKE, sp, 2, v, t));
       return;
     case IR_P_UNPACK:
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
