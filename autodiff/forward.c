@@ -489,7 +489,12 @@ static void fill(Fw *w, IrGraph *h) {
   int n = h->nnodes;
   IrNode *last = n ? h->nodes[n - 1] : NULL;
   bool tail = last && h->ret == last && !(last->in[0]->kind == IR_CONST && v_is_obj(last->in[0]->value, O_BUILTIN));
-  for (int i = 0; i < n && !w->failed; i++) step(w, h, g, i, tail && i == n - 1);
+  /* (the nodes made for y keep the frames y was inlined from) */
+  for (int i = 0; i < n && !w->failed; i++) {
+    w->u->inlined = h->nodes[i]->inlined;
+    step(w, h, g, i, tail && i == n - 1);
+  }
+  w->u->inlined = NULL;
   if (w->failed || (tail && g->ret)) return;
   IrNode *r = h->ret ? h->ret : knone(w);
   g->ret = prim(w, g, IR_P_MAKE_TUPLE, h->span, 2, val(w, r, g), tangent(w, r));
