@@ -205,6 +205,9 @@ static void fused_range(const FusedRun *f, char *dst, size_t es, int64_t lo, int
  * (dev_max/dev_min: NaN wins, the sign of a zero as they give it),
  * a float prod left to right in double, an integer's or a bool's max
  * and min left to right. */
+/* The elements of short runs computed at a time */
+enum { FUSED_BATCH = 8192 };
+
 typedef struct FusedRed {
   const FusedRun *run;
   int op;              /* FR_SUM... */
@@ -283,6 +286,21 @@ static void red_run(const FusedRed *s, const char *x, char *dst, double *part) {
   red_finish(s, &acc, nb, dst);
 }
 
+/* src, len rows of w elements of es bytes, turned into w rows of len */
+static void turn(char *dst, const char *src, int64_t len, int64_t w, size_t es) {
+#define TURN(T)                                                                                 \
+  for (int64_t d = 0; d < len; d++)                                                             \
+    for (int64_t j = 0; j < w; j++) ((T *)dst)[j * len + d] = ((const T *)src)[d * w + j];
+  if (es == 8) {
+    TURN(uint64_t)
+  } else if (es == 4) {
+    TURN(uint32_t)
+  } else {
+    TURN(uint8_t)
+  }
+#undef TURN
+}
+
 /* Units [u0, u1): unit u is outer index u / nbands and the band of
  * `after` u % nbands.  A run (after 1) is computed a block at a time
  * and reduced as it comes; otherwise the band's len x band elements
@@ -293,7 +311,10 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
   const FusedRun *f = s->run;
   size_t es = dev_dtype_size((DType)s->dt);
   int64_t nbands = (s->after + s->band - 1) / s->band, nb = (s->len + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
-  int64_t block = s->after == 1 ? (s->len < DEV_SUM_BLOCK ? s->len : DEV_SUM_BLOCK) : s->len * s->band;
+  /* short runs (after 1) are computed many at a time: a call of the
+   * loop per run would cost as much as the run */
+  int64_t batch = s->after == 1 && s->len < FUSED_BATCH ? FUSED_BATCH / s->len : 1;
+  int64_t block = s->after == 1 ? (s->len < DEV_SUM_BLOCK ? s->len * batch : DEV_SUM_BLOCK) : s->len * s->band;
   char *buf = malloc((size_t)block * es), *turned = s->after == 1 ? NULL : malloc((size_t)block * es);
   double *part = malloc((size_t)nb * sizeof *part);
   if (!buf || !part || (s->after > 1 && !turned)) {
@@ -307,6 +328,17 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
   for (int64_t u = u0; u < u1; u++) {
     int64_t a = u / nbands, b0 = u % nbands * s->band, w = s->after - b0 < s->band ? s->after - b0 : s->band;
     int64_t base = a * s->len * s->after;
+    if (batch > 1) {
+      /* runs a.. up to the end of the units, of the batch, or of the
+       * loop's row where a row holds several (else whole rows) */
+      int64_t per_row = f->cols / s->len, end = a + batch;
+      if (end > u1) end = u1;
+      if (per_row > 1 && end > (a / per_row + 1) * per_row) end = (a / per_row + 1) * per_row;
+      fused_range(f, buf, es, a * s->len, end * s->len);
+      for (int64_t k = a; k < end; k++) red_run(s, buf + (size_t)((k - a) * s->len) * es, out + (size_t)k * es, part);
+      u = end - 1;
+      continue;
+    }
     if (s->after == 1) {
       RedAcc acc = {part, 1.0, 0};
       for (int64_t b = 0; b < nb; b++) {
@@ -323,9 +355,7 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
       for (int64_t d = 0; d < s->len; d++)
         fused_range(f, buf + (size_t)(d * w) * es, es, base + d * s->after + b0, base + d * s->after + b0 + w);
     }
-    for (int64_t d = 0; d < s->len; d++)
-      for (int64_t j = 0; j < w; j++)
-        memcpy(turned + (size_t)(j * s->len + d) * es, buf + (size_t)(d * w + j) * es, es);
+    turn(turned, buf, s->len, w, es);
     for (int64_t j = 0; j < w; j++)
       red_run(s, turned + (size_t)(j * s->len) * es, out + (size_t)(a * s->after + b0 + j) * es, part);
   }
