@@ -15,9 +15,9 @@
  * the simple patterns of FuseInKind, and numbers.  A chain whose inputs
  * broadcast otherwise is not fused (its operations run through the
  * runtime, boxed).  A loop's output takes the buffer of a temporary
- * another loop made when nothing else reads it.  A sum or mean of a
- * chain (whole, over its first or over its last axis) is computed with
- * it (rt.c adds the sums in eager mode's order).
+ * another loop made when nothing else reads it.  A sum, mean, max, min
+ * or prod of a chain (of all of it or over one axis) is computed with
+ * it (rt.c reduces in eager mode's order, with eager mode's code).
  *
  * The loop: rows x columns of the output, each row in vectors of the
  * target's widest (jit_fuse_width: 512 or 256 bits of the widest dtype

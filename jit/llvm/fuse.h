@@ -34,7 +34,7 @@ typedef struct FuseIn {
 
 /* One loop: the nodes it computes (in their graph's order, the last
  * the loop's output) and its inputs; the root is the node whose value
- * the loop gives: the last of nodes, or the sum or mean of it (reduce). */
+ * the loop gives: the last of nodes, or a reduction of it (reduce). */
 typedef struct FuseGroup {
   IrNode *root;
   IrNode **nodes;
