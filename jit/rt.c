@@ -197,6 +197,9 @@ static void fused_range(const FusedRun *f, char *dst, size_t es, int64_t lo, int
   else if (hi > lo) f->loop(f->tensors, f->numbers, out, r, r + 1, lo - r * f->cols, hi - r * f->cols);
 }
 
+/* The elements of short runs computed at a time */
+enum { FUSED_BATCH = 8192 };
+
 /* A reduction of a loop's output seen as outer x len x after, over len
  * (fuse.c's FuseGroup): each run of len elements reduced as eager mode
  * reduces it (lang/tensor_ops.c, lang_tensor_reduce: the kept axes
@@ -205,9 +208,6 @@ static void fused_range(const FusedRun *f, char *dst, size_t es, int64_t lo, int
  * (dev_max/dev_min: NaN wins, the sign of a zero as they give it),
  * a float prod left to right in double, an integer's or a bool's max
  * and min left to right. */
-/* The elements of short runs computed at a time */
-enum { FUSED_BATCH = 8192 };
-
 typedef struct FusedRed {
   const FusedRun *run;
   int op;              /* FR_SUM... */
@@ -302,8 +302,8 @@ static void turn(char *dst, const char *src, int64_t len, int64_t w, size_t es) 
 }
 
 /* Units [u0, u1): unit u is outer index u / nbands and the band of
- * `after` u % nbands.  A run (after 1) is computed a block at a time
- * and reduced as it comes; otherwise the band's len x band elements
+ * `after` u % nbands.  Runs (after 1) are computed many at a time, or
+ * a long one a block at a time, and reduced as they come; otherwise the band's len x band elements
  * are computed, turned so that each run is contiguous (as eager mode
  * copies the tensor transposed), and each run reduced. */
 static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
