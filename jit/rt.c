@@ -301,6 +301,48 @@ static void turn(char *dst, const char *src, int64_t len, int64_t w, size_t es) 
 #undef TURN
 }
 
+/* The max (min) of each of the w columns of a len x w band x of floats,
+ * into out[0..w), with dev_max's (dev_min's) bits, without turning the
+ * band: element d of a column goes to lane d % 16 of block
+ * d / DEV_SUM_BLOCK, as their leaves take a run (a NaN flagged per lane,
+ * the first of equals kept: the sign of a zero), then the lanes and the
+ * blocks are combined in their order.  lanes: 16 x w values, nan: 16 x
+ * w flags, comb: w doubles. */
+#define COLUMN_EXTREME(T, SUF)                                                                        \
+  static void column_extreme_##SUF(const T *x, int64_t len, int64_t w, bool mx, T *lanes, uint8_t *nan, \
+                                   double *comb, T *out) {                                            \
+    const T init = mx ? (T)-INFINITY : (T)INFINITY;                                                   \
+    for (int64_t b0 = 0; b0 < len; b0 += DEV_SUM_BLOCK) {                                             \
+      int64_t n = len - b0 < DEV_SUM_BLOCK ? len - b0 : DEV_SUM_BLOCK;                                \
+      for (int64_t i = 0; i < 16 * w; i++) lanes[i] = init, nan[i] = 0;                               \
+      for (int64_t d = 0; d < n; d++) {                                                               \
+        T *acc = lanes + (d & 15) * w;                                                                \
+        uint8_t *flag = nan + (d & 15) * w;                                                           \
+        const T *row = x + (b0 + d) * w;                                                              \
+        if (mx)                                                                                       \
+          for (int64_t j = 0; j < w; j++) acc[j] = row[j] > acc[j] ? row[j] : acc[j], flag[j] |= row[j] != row[j]; \
+        else                                                                                          \
+          for (int64_t j = 0; j < w; j++) acc[j] = row[j] < acc[j] ? row[j] : acc[j], flag[j] |= row[j] != row[j]; \
+      }                                                                                               \
+      for (int64_t j = 0; j < w; j++) {                                                               \
+        T r = init;                                                                                   \
+        int any = 0;                                                                                  \
+        for (int l = 0; l < 16; l++) {                                                                \
+          T v = lanes[l * w + j];                                                                     \
+          r = (mx ? v > r : v < r) ? v : r;                                                           \
+          any |= nan[l * w + j];                                                                      \
+        }                                                                                             \
+        double bv = any ? (double)(T)NAN : (double)r;                                                 \
+        comb[j] = b0 == 0 || (mx ? bv > comb[j] : bv < comb[j]) || bv != bv ? bv : comb[j];          \
+      }                                                                                               \
+    }                                                                                                 \
+    for (int64_t j = 0; j < w; j++) out[j] = (T)comb[j];                                              \
+  }
+
+COLUMN_EXTREME(float, f32)
+COLUMN_EXTREME(double, f64)
+#undef COLUMN_EXTREME
+
 /* Units [u0, u1): unit u is outer index u / nbands and the band of
  * `after` u % nbands.  Runs (after 1) are computed many at a time, or
  * a long one a block at a time, and reduced as they come; otherwise the band's len x band elements
@@ -315,12 +357,19 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
    * loop per run would cost as much as the run */
   int64_t batch = s->after == 1 && s->len < FUSED_BATCH ? FUSED_BATCH / s->len : 1;
   int64_t block = s->after == 1 ? (s->len < DEV_SUM_BLOCK ? s->len * batch : DEV_SUM_BLOCK) : s->len * s->band;
-  char *buf = malloc((size_t)block * es), *turned = s->after == 1 ? NULL : malloc((size_t)block * es);
-  double *part = malloc((size_t)nb * sizeof *part);
-  if (!buf || !part || (s->after > 1 && !turned)) {
+  /* a float max or min over a band: by columns, in lanes (turned holds
+   * them, 16 x band) */
+  bool extreme = s->after > 1 && (s->op == FR_MAX || s->op == FR_MIN) && lang_dtype_is_float((DType)s->dt);
+  size_t turned_size = (size_t)(extreme ? 16 * s->band : block) * es;
+  char *buf = malloc((size_t)block * es), *turned = s->after == 1 ? NULL : malloc(turned_size);
+  double *part = malloc((size_t)nb * sizeof *part), *comb = extreme ? malloc((size_t)s->band * sizeof *comb) : NULL;
+  uint8_t *lane_nan = extreme ? malloc((size_t)(16 * s->band)) : NULL;
+  if (!buf || !part || (s->after > 1 && !turned) || (extreme && (!comb || !lane_nan))) {
     free(buf);
     free(turned);
     free(part);
+    free(comb);
+    free(lane_nan);
     s->failed = true;
     return;
   }
@@ -355,13 +404,23 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
       for (int64_t d = 0; d < s->len; d++)
         fused_range(f, buf + (size_t)(d * w) * es, es, base + d * s->after + b0, base + d * s->after + b0 + w);
     }
+    char *dst = out + (size_t)(a * s->after + b0) * es;
+    if (extreme && s->dt == DT_F32) {
+      column_extreme_f32((const float *)buf, s->len, w, s->op == FR_MAX, (float *)turned, lane_nan, comb, (float *)dst);
+      continue;
+    }
+    if (extreme && s->dt == DT_F64) {
+      column_extreme_f64((const double *)buf, s->len, w, s->op == FR_MAX, (double *)turned, lane_nan, comb, (double *)dst);
+      continue;
+    }
     turn(turned, buf, s->len, w, es);
-    for (int64_t j = 0; j < w; j++)
-      red_run(s, turned + (size_t)(j * s->len) * es, out + (size_t)(a * s->after + b0 + j) * es, part);
+    for (int64_t j = 0; j < w; j++) red_run(s, turned + (size_t)(j * s->len) * es, dst + (size_t)j * es, part);
   }
   free(buf);
   free(turned);
   free(part);
+  free(comb);
+  free(lane_nan);
 }
 
 /* The blocks [b0, b1) of a reduction of all of the output, each into
