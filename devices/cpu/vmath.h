@@ -81,6 +81,14 @@ double dev_sum_partials(const double *part, int64_t nblocks);
 void dev_sum_rows_f32(DevPool *p, const float *x, int64_t rows, int64_t cols, double scale, float *out);
 void dev_sum_rows_f64(DevPool *p, const double *x, int64_t rows, int64_t cols, double scale, double *out);
 
+/* The pieces of dev_max/dev_min, as dev_sum's: one block's max (min)
+ * of at most DEV_SUM_BLOCK elements (n >= 1), and that of the blocks'
+ * (taken in order: NaN and the sign of a zero come out as
+ * dev_max/dev_min give them). */
+double dev_extreme_block_f32(const float *x, int64_t n, bool max);
+double dev_extreme_block_f64(const double *x, int64_t n, bool max);
+double dev_extreme_partials(const double *part, int64_t nblocks, bool max);
+
 /* Max / min; NaN if any element is NaN; -inf/+inf (max/min) for n == 0. */
 float dev_max_f32(DevPool *p, const float *x, int64_t n);
 float dev_min_f32(DevPool *p, const float *x, int64_t n);
