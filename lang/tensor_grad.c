@@ -247,14 +247,14 @@ bool lang_tensor_log_softmax_sens(MistVM *vm, Value d, ObjTensor *y, uint64_t ax
     float *r = (float *)lang_tensor_ptr(e);
     const float *g = (const float *)lang_tensor_ptr(D);
     for (int64_t i = 0; i < rows; i++, r += n, g += n) {
-      float s = (float)dev_sum_f32(pool, g, n);
+      float s = (float)(n <= DEV_SUM_SHORT ? dev_sum_short_f32(g, n) : dev_sum_f32(pool, g, n));
       for (int64_t j = 0; j < n; j++) r[j] = g[j] - r[j] * s;
     }
   } else {
     double *r = (double *)lang_tensor_ptr(e);
     const double *g = (const double *)lang_tensor_ptr(D);
     for (int64_t i = 0; i < rows; i++, r += n, g += n) {
-      double s = dev_sum_f64(pool, g, n);
+      double s = n <= DEV_SUM_SHORT ? dev_sum_short_f64(g, n) : dev_sum_f64(pool, g, n);
       for (int64_t j = 0; j < n; j++) r[j] = g[j] - r[j] * s;
     }
   }
