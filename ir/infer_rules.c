@@ -1383,6 +1383,16 @@ BRULE(b_filled) {
   return ir_type_tensor(dt, nd, dims);
 }
 
+/* _log_softmax_sens(d, y, axis): y's type for a tensor d (broadcast to
+ * y's shape and given its dtype, as _broadcast_like does) */
+BRULE(b_log_softmax_sens) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 3 || nkw || !is_tensor(a[0]) || !is_tensor(a[1]) || a[1]->dtype < 0 ||
+      !lang_dtype_is_float(a[1]->dtype))
+    return &ir_t_any;
+  return a[1];
+}
+
 BRULE(b_like) {
   (void)kwn, (void)kwt;
   if (n != 1 || nkw) return &ir_t_any;
