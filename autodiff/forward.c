@@ -258,7 +258,9 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
       t = prim(w, g, IR_P_GADD, sp, 2, prim(w, g, IR_P_SENS_WITHOUT, sp, 2, tangent(w, in[1]), a[1]),
                prim(w, g, IR_P_SENS_AT, sp, 3, a[0], a[1], tangent(w, in[3])));
-      set(w, y, v, t);
+      /* made whole (sens_like): sens_at of a large value is a part
+       * (ir/prims.c), which the rules a tangent goes to do not take */
+      set(w, y, v, prim(w, g, IR_P_SENS_LIKE, sp, 2, v, t));
       return;
     case IR_P_UNPACK:
       v = ir_prim_applyv(w->u, g, p, sp, nargs, a);
@@ -487,7 +489,12 @@ static void fill(Fw *w, IrGraph *h) {
   int n = h->nnodes;
   IrNode *last = n ? h->nodes[n - 1] : NULL;
   bool tail = last && h->ret == last && !(last->in[0]->kind == IR_CONST && v_is_obj(last->in[0]->value, O_BUILTIN));
-  for (int i = 0; i < n && !w->failed; i++) step(w, h, g, i, tail && i == n - 1);
+  /* (the nodes made for y keep the frames y was inlined from) */
+  for (int i = 0; i < n && !w->failed; i++) {
+    w->u->inlined = h->nodes[i]->inlined;
+    step(w, h, g, i, tail && i == n - 1);
+  }
+  w->u->inlined = NULL;
   if (w->failed || (tail && g->ret)) return;
   IrNode *r = h->ret ? h->ret : knone(w);
   g->ret = prim(w, g, IR_P_MAKE_TUPLE, h->span, 2, val(w, r, g), tangent(w, r));

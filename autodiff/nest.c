@@ -302,7 +302,11 @@ static bool b_Fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Valu
     int m = n - 3;
     Value **ts = lang_alloc((m + 2) * sizeof *ts);
     for (int j = 0; j < m; j++) ts[j] = in[3 + j];
-    ts[m] = in[1];
+    /* dv and its tangents made whole, as bp_call makes dv: a part of a
+     * sensitivity (ir/prims.c) is for the primitives that add them */
+    ts[m] = lang_alloc((1 << d) * sizeof(Value));
+    for (int k = 0; k < 1 << d; k++)
+      if (!ir_sens_dense(vm, in[1][k], &ts[m][k])) return false;
     return call_in(vm, in[0][0], d, ts, m + 1, NULL, out);
   }
   default: return lang_raise(vm, "TypeError", "internal error: no nested forward rule for %s", ir_prims[op].name);

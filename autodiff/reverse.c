@@ -928,7 +928,12 @@ static void fill(Ad *ad, IrGraph *h) {
     if (ir_map_get(&ad->kfix, ir_node_graph(y->in[0]->in[2])) == k && ir_map_get(&ad->kfix, ir_node_graph(y->in[0]->in[3])) == k)
       ir_map_put(&ad->nok, y, y);
   }
-  for (int i = 0; i < nfwd && !ad->failed; i++) forward(&f, i);
+  /* (the forward pass's nodes keep the frames y was inlined from) */
+  for (int i = 0; i < nfwd && !ad->failed; i++) {
+    ad->u->inlined = h->nodes[i]->inlined;
+    forward(&f, i);
+  }
+  ad->u->inlined = NULL;
   if (ad->failed) return;
 
   if (tail) {
@@ -958,8 +963,10 @@ static void fill(Ad *ad, IrGraph *h) {
     IrNode **args = lang_alloc((nargs + 1) * sizeof *args);
     args[0] = ir_const_graph(ad->u, f.b, y->span);
     for (int j = 0; j < nargs; j++) args[j + 1] = fwd(&f, y->in[j + 1], f.jh);
+    ad->u->inlined = y->inlined;
     if (ir_map_get(&ad->nok, y)) f.jh->ret = call_in(ad, f.jh, fwd(&f, y->in[0], f.jh), 0, args, y->span);
     else f.jh->ret = call_in(ad, f.jh, fwd(&f, y->in[0], f.jh), nargs + 1, args, y->span);
+    ad->u->inlined = NULL;
     ir_map_put(&ad->fwd, y, f.jh->ret);
   } else {
     /* JH: return (value', B); B(dout) runs everything backwards */

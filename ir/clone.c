@@ -27,6 +27,8 @@ typedef struct Cloner {
   int n, cap;
   IrGraph **set;      /* graphs nested in h to copy, ancestors first */
   NodeMap in_set;
+  const IrInlined *at;   /* inlining: the call h's body replaces, else NULL */
+  NodeMap rebased;       /* a copy's IrInlined for each of the originals' */
 } Cloner;
 
 /* ---- which graphs ---- */
@@ -149,7 +151,30 @@ static IrGraph *shell(Cloner *c, IrGraph *g, IrGraph *parent) {
   return k;
 }
 
+/* Does graph g (h or nested in h) run in h's frame: h, or its branches,
+ * loops and joins, not a function of its own? */
+static bool in_frame(const Cloner *c, const IrGraph *g) {
+  for (; g && g != c->old_top; g = g->parent)
+    if (g->flags & IRG_FUNCTION) return false;
+  return true;
+}
+
+/* Where a copy of a node of h's frame comes from, inlined at c->at: its
+ * own chain (inlined into h from further in) continued by c->at. */
+static const IrInlined *rebase(Cloner *c, const IrInlined *from) {
+  if (!from) return c->at;
+  IrInlined *r = ir_map_get(&c->rebased, from);
+  if (r) return r;
+  r = lang_alloc(sizeof *r);
+  r->call = from->call;
+  r->callee = from->callee;
+  r->outer = rebase(c, from->outer);
+  ir_map_put(&c->rebased, from, r);
+  return r;
+}
+
 static void copy_nodes(Cloner *c, IrGraph *from, IrGraph *to) {
+  bool frame = c->at && in_frame(c, from);
   for (int i = 0; i < from->nnodes; i++) {
     IrNode *x = from->nodes[i];
     IrNode *small[8];
@@ -157,6 +182,7 @@ static void copy_nodes(Cloner *c, IrGraph *from, IrGraph *to) {
     for (int j = 0; j < x->nin; j++) in[j] = map_input(c, x->in[j]);
     IrNode *y = ir_apply(c->u, to, x->nin, in, x->span);
     y->name = x->name;
+    y->inlined = frame ? rebase(c, x->inlined) : x->inlined;
     ir_map_put(c->m, x, y);
   }
 }
@@ -183,7 +209,7 @@ static void fill_set(Cloner *c) {
 }
 
 IrGraph *ir_clone_graph(IrUnit *u, IrGraph *h, IrGraph *new_parent, NodeMap *m) {
-  Cloner c = {u, m, h, NULL, 0, 0, NULL, {0}};
+  Cloner c = {u, m, h, NULL, 0, 0, NULL, {0}, NULL, {0}};
   collect_set(&c);
   c.new_top = shell(&c, h, new_parent);
   c.new_top->module = h->module;
@@ -194,8 +220,8 @@ IrGraph *ir_clone_graph(IrUnit *u, IrGraph *h, IrGraph *new_parent, NodeMap *m) 
   return c.new_top;
 }
 
-IrNode *ir_clone_body(IrUnit *u, IrGraph *h, IrGraph *into, NodeMap *m) {
-  Cloner c = {u, m, h, into, 0, 0, NULL, {0}};
+IrNode *ir_clone_body(IrUnit *u, IrGraph *h, IrGraph *into, NodeMap *m, const IrInlined *at) {
+  Cloner c = {u, m, h, into, 0, 0, NULL, {0}, at, {0}};
   collect_set(&c);
   copy_set(&c);
   copy_nodes(&c, h, into);

@@ -130,11 +130,19 @@ typedef struct EvCode {
   int *default_fv;    /* for each default: its index among the free variables */
 } EvCode;
 
+/* A frame replaced by a tail call, owed its line in a traceback: the
+ * call's place, and where the call was inlined from (ev_trace_frame) */
+typedef struct EvTail {
+  Span span;
+  const char *name;
+  const IrInlined *inlined;
+} EvTail;
+
 typedef struct EvState {
   Value prims[IR_NPRIMS];
   /* frames replaced by tail calls of user functions, still owed a line
    * in a traceback: a stack shared by all exec() invocations */
-  TraceEntry *tails;
+  EvTail *tails;
   int ntails, captails;
   unsigned ticks;   /* loop turns and calls, to look at the clock now and then */
   /* the chunk that closures of IRG_TAPE graphs are cut from */
@@ -1100,12 +1108,21 @@ static __attribute__((noinline, cold)) int tailcall_jit(MistVM *vm, ObjFunc *f, 
   return vm->jit->call(vm, f, in->nargs, args, NULL, out);
 }
 
+void ev_trace_frame(MistVM *vm, Span span, const IrInlined *inlined, const char *name) {
+  for (; inlined; inlined = inlined->outer) {
+    lang_trace_push(vm, span, inlined->callee);
+    span = inlined->call;
+  }
+  lang_trace_push(vm, span, name);
+}
+
 static bool fail_at(MistVM *vm, EvCode *code, Instr *in) {
   if (vm->err.span.file < 0 && in->node) vm->err.span = in->node->span;
   /* a node with no place of its own (in the graph grad(f) builds) is
    * shown at its graph's */
   if (code->traced)
-    lang_trace_push(vm, in->node && in->node->span.file >= 0 ? in->node->span : code->graph->span, code->name);
+    ev_trace_frame(vm, in->node && in->node->span.file >= 0 ? in->node->span : code->graph->span,
+                   in->node ? in->node->inlined : NULL, code->name);
   return false;
 }
 

@@ -69,6 +69,13 @@ static inline bool ev_jit_takes(MistVM *vm, const ObjFunc *f) {
   return (vm->graph_mode && (f->graph->flags & IRG_FUNCTION)) || (f->x && f->x->jit);
 }
 
+/* A failing frame's lines in the traceback, innermost first: `name`'s
+ * at span, or, when the node failing there (or making the call that
+ * failed) was inlined from other functions (IrNode.inlined), a line for
+ * each of them, as their calls would have shown, then `name`'s at the
+ * outermost call.  Both modes (fail_at here, mist_rt_fail in jit/rt.c). */
+void ev_trace_frame(MistVM *vm, Span span, const IrInlined *inlined, const char *name);
+
 /* Run a graph without parameters (a module's top-level code) and store
  * its output in *out.  False with the error (span, traceback) in vm. */
 bool ev_run_main(MistVM *vm, IrGraph *g, Value *out);

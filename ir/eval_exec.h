@@ -285,7 +285,9 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
             st->captails = st->captails ? 2 * st->captails : 64;
             st->tails = lang_realloc(st->tails, st->captails * sizeof *st->tails);
           }
-          st->tails[st->ntails].span = in->node ? in->node->span : code->graph->span;
+          /* (as fail_at and graph mode show it) */
+          st->tails[st->ntails].span = in->node && in->node->span.file >= 0 ? in->node->span : code->graph->span;
+          st->tails[st->ntails].inlined = in->node ? in->node->inlined : NULL;
           st->tails[st->ntails++].name = code->name;
         }
       }
@@ -406,7 +408,8 @@ fail:
   vm->depth -= tail_depth;
   fail_at(vm, code, &ins[pc - 1]);
   /* the frames this one replaced by tail calls, innermost first */
-  for (int i = st->ntails - 1; i >= tail_base; i--) lang_trace_push(vm, st->tails[i].span, st->tails[i].name);
+  for (int i = st->ntails - 1; i >= tail_base; i--)
+    ev_trace_frame(vm, st->tails[i].span, st->tails[i].inlined, st->tails[i].name);
   st->ntails = tail_base;
   return false;
 }

@@ -836,6 +836,7 @@ static void fill_copy(Copier *c, InferSpec *S) {
     IrNode **in = lang_alloc((size_t)x->nin * sizeof *in);
     IrNode *y = ir_apply(c->u, k, x->nin, in, x->span);
     y->name = x->name;
+    y->inlined = x->inlined;
     ir_map_put(&S->map, x, y);
     ir_map_put(&c->r->origin, y, x);
     IrType *t = ir_map_get(&S->types, x);

@@ -8,7 +8,9 @@
  * graphs nested in h are cloned so that their free variables are the
  * copies, and every use of the call becomes a use of the copied output.
  * The copies run where the call ran, in the same order among themselves,
- * so effects and errors keep their order and their source spans.
+ * so effects and errors keep their order and their source spans, and
+ * remember the call (IrNode.inlined), so that a traceback still lists
+ * the frame of the function inlined.
  *
  * A graph is inlined only when that cannot change what runs: it has no
  * default values and gets exactly one argument per parameter (otherwise
@@ -335,8 +337,18 @@ static int inline_at(Inliner *in, IrGraph *g, int pos, IrNode *n, IrGraph *h) {
   NodeMap m = {0};
   for (int i = 0; i < h->nparams; i++)
     ir_map_put(&m, h->params[i], ir_repl_resolve(&in->repl, n->in[i + 1]));
+  /* the copies of a function's body remember the call, so that an error
+   * in them lists h's frame as the call would have (a branch or a join
+   * is part of the frame it is in already) */
+  IrInlined *at = NULL;
+  if (h->flags & IRG_FUNCTION) {
+    at = lang_alloc(sizeof *at);
+    at->call = n->span;
+    at->callee = h->display ? h->display->data : h->name->data;
+    at->outer = n->inlined;
+  }
   int before = g->nnodes;
-  IrNode *r = ir_clone_body(in->u, h, g, &m);
+  IrNode *r = ir_clone_body(in->u, h, g, &m, at);
   int k = g->nnodes - before;
   /* the k copies were appended: move them to where n was */
   IrNode **copies = lang_alloc((size_t)(k ? k : 1) * sizeof *copies);

@@ -73,6 +73,7 @@ static IrNode *node_new(IrUnit *u, IrKind kind, IrGraph *g, Span span) {
   n->id = u->next_id++;
   n->graph = g;
   n->span = span;
+  n->inlined = u->inlined;
   return n;
 }
 

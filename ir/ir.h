@@ -67,6 +67,17 @@ typedef enum { IR_CONST, IR_PARAM, IR_APPLY } IrKind;
 typedef struct IrNode IrNode;
 typedef struct IrGraph IrGraph;
 
+/* Where a node inlined from another function's body came from
+ * (ir/inline.c): the call it replaced, in the caller's frame, and the
+ * function it was in, so that an error in it lists that function's frame
+ * as the call would have (ev_trace_frame).  Chained outwards when the
+ * call was itself a copy inlined from further in. */
+typedef struct IrInlined {
+  Span call;                  /* the call the body replaced */
+  const char *callee;         /* the display name of the function inlined */
+  const struct IrInlined *outer;
+} IrInlined;
+
 struct IrNode {
   IrKind kind;
   uint32_t id;          /* unique in its IrUnit, for printing; dense there, so
@@ -84,6 +95,7 @@ struct IrNode {
                            (autodiff's keys of free variables' sensitivities,
                            which end up as constants in derivative programs,
                            so in the compile cache's keys) */
+  const IrInlined *inlined;   /* NULL, or where the inliner copied it from */
 };
 
 enum {
@@ -186,6 +198,10 @@ typedef struct IrUnit {
   int ngraphs, capgraphs;
   IrGraph **graphs;
   uint32_t next_id;
+  const IrInlined *inlined;   /* given to each node made (IrNode.inlined):
+                                 autodiff sets it to that of the node it
+                                 transforms, so derivatives of derivatives
+                                 keep the frames inlined */
 } IrUnit;
 
 IrUnit *ir_unit_new(void);

@@ -124,7 +124,8 @@ IrGraph *ir_clone_graph(IrUnit *u, IrGraph *h, IrGraph *new_parent, NodeMap *m);
  * with `into` in the place of h, and the copy of h's output is returned
  * (a node of `into`, or what m maps it to, or a node h uses unchanged).
  * This is inlining without the moving: the caller puts the new nodes
- * where the call was. */
-IrNode *ir_clone_body(IrUnit *u, IrGraph *h, IrGraph *into, NodeMap *m);
+ * where the call was.  `at` (NULL: none) is the call, which the copies
+ * of the nodes run in h's frame remember (IrNode.inlined). */
+IrNode *ir_clone_body(IrUnit *u, IrGraph *h, IrGraph *into, NodeMap *m, const IrInlined *at);
 
 #endif

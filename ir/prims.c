@@ -717,6 +717,10 @@ static int64_t slice_positions(MistVM *vm, ObjSlice *s, int64_t n, int64_t *star
 PRIM_FN(p_sens_at) {
   Value x = argv[0], i = argv[1], d;
   if (!ir_sens_dense(vm, argv[2], &d)) return false;
+  /* x a sensitivity made of parts (a second derivative differentiates
+   * the sens_item of a backward pass): only its shape matters here, and
+   * that is the shape of the value it is a sensitivity of */
+  if (v_is_obj(x, O_SPARSE)) x = AS_SPARSE(x)->like;
   if (d.tag == V_NONE || x.tag == V_NONE) {
     *out = v_none();
     return true;

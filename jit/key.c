@@ -477,7 +477,7 @@ static bool load_site(Kw *k, Rd *r, JitSite *s) {
     if (r->end - r->p >= (ptrdiff_t)sizeof frame) memcpy(&frame, r->p, sizeof frame);
     IrGraph *f = r->ok && frame >= 0 && frame < k->nqueue ? k->queue[frame] : NULL;
     if (!f || at < 0 || at >= f->nparams + f->nnodes) return r->ok = false;
-    Span sp = (at < f->nparams ? f->params[at] : f->nodes[at - f->nparams])->span;
+    IrNode *like = at < f->nparams ? f->params[at] : f->nodes[at - f->nparams];
     ObjGraph *o = lang_alloc(sizeof *o);
     o->obj.kind = O_GRAPH;
     o->graph = g;
@@ -486,7 +486,8 @@ static bool load_site(Kw *k, Rd *r, JitSite *s) {
     IrNode *n = lang_alloc(sizeof *n);
     n->kind = IR_CONST;
     n->value = v_obj(o);
-    n->span = sp;
+    n->span = like->span;
+    n->inlined = like->inlined;
     s->node = n;
   } else if (tag == 'r') {
     IrGraph *g = graph_at(k, r);

@@ -36,8 +36,8 @@ static void mist_rt_fail(const JitCx *cx, int32_t site) {
   if (vm->err.span.file < 0 && s->node) vm->err.span = s->node->span;
   IrGraph *g = s->frame;
   if (g->flags & (IRG_FUNCTION | IRG_MODULE))
-    lang_trace_push(vm, s->node && s->node->span.file >= 0 ? s->node->span : g->span,
-                    g->display ? g->display->data : g->name->data);
+    ev_trace_frame(vm, s->node && s->node->span.file >= 0 ? s->node->span : g->span, s->node ? s->node->inlined : NULL,
+                   g->display ? g->display->data : g->name->data);
 }
 
 /* Primitive p of ops.def on boxed arguments. */

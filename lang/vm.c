@@ -184,10 +184,38 @@ static const char *valid_line(const char *line, size_t *len) {
   return sb.data;
 }
 
+static bool internal_span(MistVM *vm, Span s) {
+  return s.file >= 0 && s.file < vm->nfiles && vm->files[s.file].internal;
+}
+
+/* The traceback without the frames in internal code, nor the innermost
+ * frames without a place (a builtin's wrapper that autodiff made), which
+ * say nothing to the user; and the error's place, when it is in
+ * internal code, moved out to the innermost frame left. */
+static Span leave_internal(MistVM *vm, TraceEntry *trace, int *ntrace) {
+  MistError *e = &vm->err;
+  Span sp = e->span;
+  bool move = internal_span(vm, sp), innermost = true;
+  int n = 0;
+  for (int i = 0; i < e->ntrace; i++) {
+    TraceEntry t = e->trace[i];
+    if (internal_span(vm, t.span) || (innermost && t.span.file < 0)) continue;
+    if (innermost && move) sp = t.span;
+    innermost = false;
+    trace[n++] = t;
+  }
+  if (innermost && move) sp = span_none();
+  *ntrace = n;
+  return sp;
+}
+
 ObjStr *lang_error_render(MistVM *vm) {
   MistError *e = &vm->err;
   StrBuf sb;
   sb_init(&sb);
+  TraceEntry *trace = lang_alloc((e->ntrace ? e->ntrace : 1) * sizeof *trace);
+  int ntrace;
+  Span sp = leave_internal(vm, trace, &ntrace);
   const char *msg = e->message ? e->message->data : "";
   /* A KeyError's message is the key's repr alone, which says nothing
    * by itself ("error: 'b'"): it is shown with its class, as Python's
@@ -195,7 +223,6 @@ ObjStr *lang_error_render(MistVM *vm) {
   const char *cls = e->kind && strcmp(e->kind, "KeyError") == 0 ? "KeyError: " : "";
   /* exit("message") is not an error: its message alone, or nothing */
   if (e->kind && strcmp(e->kind, "SystemExit") == 0) return lang_str(msg);
-  Span sp = e->span;
   if (sp.file < 0) {
     sb_printf(&sb, "error: %s%s\n", cls, msg);
   } else {
@@ -210,14 +237,14 @@ ObjStr *lang_error_render(MistVM *vm) {
       add_caret(&sb, line, len, sp.col, sp.len);
     }
   }
-  if (e->ntrace > 0) {
+  if (ntrace > 0) {
     sb_adds(&sb, "Traceback (innermost last):\n");
     /* as Python does, a line repeated more than three times in a row
      * (runaway recursion) is shown three times and counted */
     int repeats = 0;
-    for (int i = e->ntrace - 1; i >= 0; i--) {
-      TraceEntry *t = &e->trace[i];
-      bool same = i < e->ntrace - 1 && t->span.file == t[1].span.file && t->span.line == t[1].span.line &&
+    for (int i = ntrace - 1; i >= 0; i--) {
+      TraceEntry *t = &trace[i];
+      bool same = i < ntrace - 1 && t->span.file == t[1].span.file && t->span.line == t[1].span.line &&
                   t->span.col == t[1].span.col && strcmp(t->name, t[1].name) == 0;
       repeats = same ? repeats + 1 : 0;
       if (repeats >= 3) {

@@ -34,6 +34,9 @@ static inline Span span_none(void) { Span s = {-1, 0, 0, 0}; return s; }
 typedef struct SourceFile {
   ObjStr *path;       /* as the user named it */
   ObjStr *text;       /* whole contents */
+  bool internal;      /* the derivative rules (stdlib/ad_rules.ms): code the
+                         user did not call, whose frames errors do not show
+                         (lang_error_render) */
 } SourceFile;
 
 typedef struct TraceEntry {
@@ -205,6 +208,11 @@ void lang_trace_push(MistVM *vm, Span span, const char *name);
  *       ^
  *   traceback (innermost last):
  *     FILE:LINE:COL in NAME
+ * An error raised in internal code (SourceFile.internal) is shown where
+ * the program that led there is, as an error of a builtin is: at the
+ * innermost frame outside it, without the frames inside it (nor the
+ * innermost frames that have no place).  The error keeps its own place
+ * and frames (MistError.span, .trace): only the rendering leaves them.
  * Returns a GC string. */
 ObjStr *lang_error_render(MistVM *vm);
 

@@ -638,6 +638,7 @@ static bool box(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode *at) 
     for (int i = 0; i < r->n; i++)
       if (!box_into(e, item_of(x, i), slot_at(e, env, order ? order[i] : i), at)) return false;
     IrNode *gn = ir_const(ir_unit_new(), graph_value(g), at ? at->span : span_none());
+    gn->inlined = at ? at->inlined : NULL;
     int site = add_site(lw, gn, e->f->g);
     call(lw, "mist_rt_closure", lw->voidt, 4, (LLVMTypeRef[]){lw->ptr, lw->i32, lw->ptr, lw->ptr},
          (LLVMValueRef[]){e->cx, ci32(lw, site), env, out});
@@ -725,6 +726,7 @@ static JV *unbox(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at, 
       LLVMValueRef p = value_slots(e, 1);
       store_value(e, p, tag, pay);
       IrNode *gn = ir_const(ir_unit_new(), graph_value(r->graph), at ? at->span : span_none());
+      gn->inlined = at ? at->inlined : NULL;
       int site = add_site(lw, gn, e->f->g);
       LLVMValueRef ok = call(lw, "mist_rt_is_closure", lw->i1, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32},
                              (LLVMValueRef[]){e->cx, p, ci32(lw, site)});
@@ -2097,6 +2099,7 @@ static bool unbox_closure_of(Em *e, LLVMValueRef v, Rep *r, JV *(*as)(Em *, Rep 
   int *order[2] = {NULL, closure_origin(lw, &gs[1])};
   for (int c = 0; c < (order[1] ? 2 : 1); c++) {
     IrNode *gn = ir_const(ir_unit_new(), graph_value(gs[c]), at ? at->span : span_none());
+    gn->inlined = at ? at->inlined : NULL;
     LLVMValueRef env = call(lw, "mist_rt_env_of", lw->ptr, 3, (LLVMTypeRef[]){lw->ptr, lw->ptr, lw->i32},
                             (LLVMValueRef[]){e->cx, v, ci32(lw, add_site(lw, gn, e->f->g))});
     LLVMBasicBlockRef yes = new_block(e, "ofgraph"), no = new_block(e, "notgraph");

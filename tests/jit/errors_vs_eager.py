@@ -8,7 +8,9 @@ recursion (40 and 1500 levels: "[Previous line repeated N more times]"),
 inside a closure, a nested def, a comprehension, a lambda that
 map/filter/sorted call, an unknown closure a higher-order function
 calls, a jit'd function, the forward pass of grad (of jit, under jit,
-value_and_grad) of a function that fails, a loop's else block, a while
+value_and_grad) of a function that fails (or of one calling functions
+that fail: its stderr must then be that of the plain call of the
+function, but for the derivative's own frame), a loop's else block, a while
 loop's condition, a default value; after the program has printed some
 lines, and after the same functions have run (and compiled) without
 failing.  The errors are those the language raises at run time (the
@@ -433,6 +435,7 @@ class Gen:
         self.python_ok = True
         self.nfun = 0
         self.kinds = []
+        self.plain = None       # (a derivative's call, the plain call of its function)
 
     def fresh(self, base):
         self.nfun += 1
@@ -452,7 +455,7 @@ class Gen:
         several routes to the faulting code."""
         r = self.r
         name = self.fresh("leaf")
-        route = r.randrange(14)
+        route = r.randrange(15)
         body = self.fault_body("z")
         L = ["# -", "def %s(z):" % name]
         if route == 0:                       # straight
@@ -496,12 +499,19 @@ class Gen:
             L += ["    def one(z):"] + indent(body, 2) + ["        return v",
                   "    def twice(h, q):", "        return h(q + 1) + h(q)",
                   "    return twice(one if z >= 0 else abs, z)"]
-        elif route == 7:   # grad of a function failing in its forward pass
+        elif route in (7, 14):   # grad of a function failing in its forward pass
             self.python_ok = False
             wrap = r.choice(["grad(g)", "jit(grad(g))", "grad(jit(g))", "value_and_grad(g)"])
-            L += ["    def g(x):"] + indent(body, 2) + ["        return x * x * float(v)",
-                  "    r = %s(1.5)" % wrap]
+            if route == 7:
+                L += ["    def g(x):"] + indent(body, 2) + ["        return x * x * float(v)"]
+            else:                            # in functions that g calls (which the derivative inlines)
+                L += ["    def h2(y):"] + indent(body, 2) + ["        return y * float(v)",
+                      "    def h1(y):", "        return %s" % r.choice(["h2(y) * y", "h2(y * y)", "y + h2(y) * 2.0"]),
+                      "    def g(x):", "        return %s" % r.choice(["h1(x) * x", "h1(x * 0.5)", "x * x + h1(x)"])]
+            L += ["    r = %s(1.5)" % wrap]
             L += ["    return int(r[0] + r[1])" if wrap.startswith("value") else "    return int(r)"]
+            if not wrap.startswith("value"):
+                self.plain = ("%s(1.5)" % wrap, "g(1.5)")
         elif route == 8:                     # jit of a nested function
             self.python_ok = False
             L += ["    @jit", "    def inner(z):"] + indent(body, 2) + ["        return v", "    return inner(z)"]
@@ -682,6 +692,17 @@ def main():
                     if got != eager:
                         why, src, graph = "%s differs from eager mode" % what, vsrc, got
                         break
+            if not why and g.plain and eager[2] == 1:
+                # the derivative's error is the function's own, with its
+                # traceback, but for the derivative's frame
+                with open(os.path.join(tmp, "prog.ms"), "w") as f:
+                    f.write(src.replace(*g.plain))
+                plain = run([mist, "prog.ms"], tmp)
+                frame = re.compile(r"^  prog\.ms:\d+:\d+ in grad\(g\)\n", re.M)
+                # (the derivative's frame is one more level of recursion)
+                times = re.compile(r"repeated \d+ more time")
+                if times.sub("", frame.sub("", eager[1])) != times.sub("", plain[1]):
+                    why, graph = "the derivative's error differs from the function's (%s)" % g.plain[1], plain
             if not why and use_python and g.python_ok:
                 with open(os.path.join(tmp, "prog.ms"), "w") as f:
                     f.write(src)

@@ -22,10 +22,9 @@
  *
  * A second generator writes functions of a float x that build lists and
  * tensors from x through the same kinds of updates and aliases, and
- * return a sum over every value, old and new: grad, and grad of grad
- * where no tensor is updated (tests/scripts/pending/
- * grad_grad_tensor_update), are checked against central differences in
- * Mist.
+ * return a sum over every value, old and new: grad, and grad of grad,
+ * are checked against central differences in Mist, jvp against grad and
+ * jvp of grad (forward over reverse) against grad of grad.
  *
  * MIST_UPD_PROGRAMS (default 600), MIST_UPD_SEED (default 1) and
  * MIST_UPD_DUMP=1 in the environment as in test_autodiff.c.
@@ -613,22 +612,28 @@ static const char *GRAD_CHECK =
     "def _num(f, x, h):\n"
     "    return (f(x + h) - f(x - h)) / (2.0 * h)\n"
     "\n"
-    "def _check(f, x, second):\n"
+    "def _check(f, x):\n"
     "    g = grad(f)(x)\n"
     "    num = _num(f, x, 1e-6)\n"
     "    if not _near(g, num):\n"
     "        return f'FAIL grad {g} but central differences {num}'\n"
-    "    if not second:\n"
-    "        return 'ok'\n"
+    "    t = jvp(f, (x,), (1.0,))[1]\n"
+    "    if not _near(t, g):\n"
+    "        return f'FAIL jvp {t} but grad {g}'\n"
     "    gg = grad(grad(f))(x)\n"
     "    num2 = _num(grad(f), x, 1e-5)\n"
     "    if not _near(gg, num2):\n"
     "        return f'FAIL second derivative {gg} but central differences of grad {num2}'\n"
+    "    fr = jvp(grad(f), (x,), (1.0,))[1]\n"
+    "    if not _near(fr, gg):\n"
+    "        return f'FAIL jvp of grad {fr} but grad of grad {gg}'\n"
     "    return 'ok'\n";
 
 /* def f(x): float lists a b (a list of three, b of two) and a tensor t of
  * 600 f64 elements, updated from x and from each other, aliased, grown,
- * in loops; the result sums every value made, old versions included. */
+ * in loops, and read from tuples of 60 or 90 items (large enough for
+ * sensitivities made of parts, ir/prims.c); the result sums every value
+ * made, old versions included. */
 static void grad_program(uint64_t seed, Buf *b) {
   Rng r = {seed};
   buf_clear(b);
@@ -639,8 +644,8 @@ static void grad_program(uint64_t seed, Buf *b) {
              "    kept = []\n"
              "    acc = 0.0\n");
   int n = rnd_in(&r, 4, 12);
-  bool tensors = rnd(&r, 2);   /* else lists only, whose second derivatives are checked */
-  static const int list_cases[] = {0, 1, 2, 3, 8};
+  bool tensors = rnd(&r, 2);   /* else lists only */
+  static const int list_cases[] = {0, 1, 2, 3, 8, 9};
   for (int k = 0; k < n; k++) {
     bool loop = rnd(&r, 4) == 0;
     const char *in = loop ? "        " : "    ";
@@ -649,7 +654,7 @@ static void grad_program(uint64_t seed, Buf *b) {
     for (int q = 0; q < m; q++) {
       const char *l = rnd(&r, 2) ? "a" : "b", *o = rnd(&r, 2) ? "a" : "b";
       int i = rnd_in(&r, -2, 1), j = rnd_in(&r, -2, 1), ti = rnd(&r, 600), tj = rnd(&r, 600), ta = rnd(&r, 590);
-      switch (tensors ? rnd(&r, 9) : list_cases[rnd(&r, 5)]) {
+      switch (tensors ? rnd(&r, 10) : list_cases[rnd(&r, 6)]) {
       case 0: adgen_printf(b, "%s%s[%d] = %s[%d] * x * 0.5 + 0.25\n", in, l, i, o, j); break;
       case 1: adgen_printf(b, "%s%s = %s\n", in, l, o); break;
       case 2: adgen_printf(b, "%skept = kept + [%s]\n", in, l); break;
@@ -658,6 +663,7 @@ static void grad_program(uint64_t seed, Buf *b) {
       case 5: adgen_printf(b, "%st[%d:%d] = t[%d:%d] * x * 0.5\n", in, ta, ta + 10, tj < 590 ? tj : 0, (tj < 590 ? tj : 0) + 10); break;
       case 6: adgen_printf(b, "%sacc += t.sum().item() * 0.001 + %s[%d]\n", in, l, i); break;
       case 7: adgen_printf(b, "%sold = t\n%st[%d] = x * x\n%sacc += old[%d].item()\n", in, in, ti, in, ti); break;
+      case 9: adgen_printf(b, "%sacc += tuple(%s * 30)[%d] * x\n", in, l, rnd(&r, 60)); break;
       default: adgen_printf(b, "%s%s[%d] = x\n", in, l, i); break;
       }
     }
@@ -678,11 +684,8 @@ START_TEST(t_random_grads) {
     grad_program(seed, &prog);
     run(prog.data);
     double x = 0.6 + 0.1 * (double)(p % 5);
-    /* second derivatives through tensor updates fail for now
-     * (tests/scripts/pending/grad_grad_tensor_update): lists only */
-    bool second = !strstr(prog.data, "t[");
     char call[64];
-    snprintf(call, sizeof call, "print(_check(f, %.1f, %s))\n", x, second ? "True" : "False");
+    snprintf(call, sizeof call, "print(_check(f, %.1f))\n", x);
     const char *got = run_in(prog.data, call);
     if (dump) fprintf(stderr, "# grad program %ld (seed %" PRIu64 ")\n%s%s--> %s", p, seed, prog.data, call, got);
     ck_assert_msg(strcmp(got, "ok\n") == 0, "grad program %ld (seed %" PRIu64 "):\n%s%s--> %s", p, seed, prog.data,
