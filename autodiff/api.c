@@ -227,7 +227,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   IrGraph *envg = ir_graph_new(u, "grad.env", NULL, 0, sp);
   IrNode *fparam = ir_param(u, envg, lang_str("f"), sp);
   envg->ret = ir_const(u, v_none(), sp);
-  IrGraph *g = ir_graph_new(u, name.data, envg, IRG_FUNCTION, gsp);
+  IrGraph *g = ir_graph_new(u, name.data, envg, IRG_FUNCTION | IRG_ZERO_FRAME | IRG_PASS, gsp);
   g->module = fg ? fg->module : NULL;
   StrBuf disp;
   sb_init(&disp);

@@ -87,7 +87,7 @@ static Value call_rule(MistVM *vm, ObjStr *name, int kind, int n, ObjStr **names
   IrGraph *cached = ad_cache_get(vm, NULL, key.data);
   if (cached) return v_obj(ev_closure(vm, cached, NULL));
   Gb b = {ir_unit_new(), NULL, span_none()};
-  IrGraph *g = ir_graph_new(b.u, lang_str_fmt("J_%s", name->data)->data, NULL, IRG_FUNCTION, b.sp);
+  IrGraph *g = ir_graph_new(b.u, lang_str_fmt("J_%s", name->data)->data, NULL, IRG_FUNCTION | IRG_ZERO_FRAME, b.sp);
   b.g = g;
   IrNode *x = ir_param(b.u, g, lang_str("x"), b.sp);
   IrNode **in = lang_alloc((n + 2) * sizeof *in);

@@ -1300,7 +1300,11 @@ static IrGraph *reverse(MistVM *vm, IrGraph *g, uint64_t mask, bool floats, bool
   if (ad.failed) return NULL;
   /* (the inliner copies no graph with a jsource; prune_backward works on
    * the others) */
-  for (int w = 0; w < ad.nwork; w++) ((IrGraph *)ir_map_get(&ad.jg, ad.work[w]))->jsource = ad.work[w];
+  for (int w = 0; w < ad.nwork; w++) {
+    IrGraph *jg = ir_map_get(&ad.jg, ad.work[w]);
+    jg->jsource = ad.work[w];
+    jg->flags |= IRG_ZERO_FRAME;
+  }
   prune_backward(&ad);
   /* The optimiser's passes cost more than linear time in the size of
    * a unit, and a transform of a transform of library code (a hessian

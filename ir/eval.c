@@ -127,6 +127,7 @@ typedef struct EvCode {
   bool traced;        /* a user function or module: shows in tracebacks */
   bool zero;          /* frames must start zeroed: a slot may be read
                          before it is written (a forward reference) */
+  bool pass;          /* grad's graph (IRG_PASS, zeroed too) */
   int *default_fv;    /* for each default: its index among the free variables */
 } EvCode;
 
@@ -707,7 +708,8 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
   code->nins = c.nins;
   code->name = g->display ? g->display->data : g->name->data;
   code->traced = (g->flags & (IRG_FUNCTION | IRG_MODULE)) != 0;
-  code->zero = c.zero;
+  code->zero = c.zero || (g->flags & (IRG_ZERO_FRAME | IRG_PASS));
+  code->pass = (g->flags & IRG_PASS) != 0;
   code->default_fv = lang_alloc_atomic((g->ndefaults ? g->ndefaults : 1) * sizeof(int));
   for (int d = 0; d < g->ndefaults; d++) {
     code->default_fv[d] = -1;
@@ -811,6 +813,16 @@ static void *tape_alloc(EvState *st, size_t size, bool chained) {
   st->tape += size;
   st->tape_last = p;
   return p;
+}
+
+/* The next closure cut starts a new chunk: the last chain's chunk is no
+ * longer held here, so a collection now finds it dead. */
+void ev_tape_forget(MistVM *vm) {
+  EvState *st = vm->eval;
+  if (!st) return;
+  st->tape = st->tape_end = NULL;
+  st->tape_last = NULL;
+  st->tape_size = 0;
 }
 
 /* A closure of g over the values of its free variables: frame[env[i]]
@@ -958,6 +970,18 @@ static inline bool stack_ok(MistVM *vm) {
   return true;
 }
 
+/* A frame that starts zeroed.  Before a reverse pass (grad's graph), the
+ * collector may collect: here, before the graph's C frame is made, the
+ * values the last pass left in that frame's registers and spill slots
+ * lie below the stack pointer, where the collector does not look. */
+static __attribute__((noinline)) void fresh_frame(MistVM *vm, EvCode *code, Value *frame, int cap) {
+  memset(frame, 0, cap * sizeof(Value));
+  if (code->pass && lang_gc_pass_due(vm->depth)) {
+    ev_tape_forget(vm);
+    lang_gc_pass_collect();
+  }
+}
+
 /* Run code in a new frame on the C stack (which the GC scans): params
  * from args (nparams of them), free variables from env, in exec or
  * exec_graph.  Always inlined into a function of its own, so the frame
@@ -967,7 +991,7 @@ static inline __attribute__((always_inline)) bool frame_run(MistVM *vm, EvCode *
   if (!stack_ok(vm)) return false;
   int cap = code->nslots;
   Value *frame = alloca(cap * sizeof(Value));
-  if (code->zero) memset(frame, 0, cap * sizeof(Value));
+  if (code->zero) fresh_frame(vm, code, frame, cap);
   int np = code->nparams, nfv = code->nfv;
   for (int k = 0; k < np; k++) copy_value(&frame[k], &args[k]);
   for (int k = 0; k < nfv; k++) copy_value(&frame[np + k], &env[k]);
@@ -1015,7 +1039,7 @@ static __attribute__((noinline)) bool call_slots(MistVM *vm, ObjFunc *f, EvCode 
   if (!stack_ok(vm)) return false;
   int cap = code->nslots;
   Value *frame = alloca(cap * sizeof(Value));
-  if (code->zero) memset(frame, 0, cap * sizeof(Value));
+  if (code->zero) fresh_frame(vm, code, frame, cap);
   int np = code->nparams, nfv = code->nfv;
   for (int k = 0; k < np; k++) copy_value(&frame[k], &caller[slots[k]]);
   for (int k = 0; k < nfv; k++) copy_value(&frame[np + k], &f->env[k]);

@@ -96,6 +96,10 @@ bool ev_bind(MistVM *vm, ObjFunc *f, const char *name, int skip, int argc, const
 /* A closure of g over env (values in g->fv order; NULL if none). */
 ObjFunc *ev_closure(MistVM *vm, IrGraph *g, const Value *env);
 
+/* Let go of the chunk that closures of backward passes are cut from
+ * (make_closure), so that it dies with the chain it holds. */
+void ev_tape_forget(MistVM *vm);
+
 /* What x.name is: a property's value or a module's attribute (*bound
  * false), or the method or builtin `name` that takes x first (*bound
  * true).  False with AttributeError raised. */

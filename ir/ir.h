@@ -108,6 +108,14 @@ enum {
   IRG_TAPE = 64,        /* a backward pass made on each turn of a loop: its
                            closures form a chain, so they are allocated side
                            by side (see make_closure in eval.c) */
+  IRG_ZERO_FRAME = 128, /* a reverse pass's forward graph (J of a graph,
+                           grad's): its frames start zeroed, since the slots
+                           that receive its callees' backpropagators are
+                           written late, and until then would hold the last
+                           pass's, keeping its whole chain alive */
+  IRG_PASS = 256,       /* grad's graph: each call is a reverse pass, before
+                           which the last one's chain is dead (a time to
+                           collect: lang_gc_pass_due) */
 };
 
 struct IrGraph {

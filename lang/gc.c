@@ -15,6 +15,7 @@
 #include <gc/gc.h>
 #include <gc/gc_mark.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -282,4 +283,61 @@ void lang_gc_external_free(size_t bytes) {
 
 size_t lang_gc_external_bytes(void) {
   return atomic_load(&external_live);
+}
+
+/* ---- reverse passes ----
+ *
+ * A gradient's forward pass builds a chain of backpropagators that lives
+ * until the gradient returns.  A collection in the middle of a pass marks
+ * the chain built so far (ADBench's LSTM: up to 110k tensors and 14k
+ * closures, 20 MB of pointers, most of the collector's time), and its
+ * pace then counts the chain as if it stayed.  Before a pass starts,
+ * the last one's chain is dead (grad's frames start zeroed so that no
+ * stale slot keeps it, IRG_ZERO_FRAME), and a collection there marks
+ * only what the program keeps (5 MB for the LSTM).  So when an
+ * outermost pass starts (eval.c, on entering grad's graph) and a
+ * collection would fall within it (the bytes allocated since the last
+ * collection plus what the last pass allocated reach the step), it
+ * comes now, and the step becomes 9/8 of a pass, so that the next one
+ * waits for the next pass's start.  The heap may grow by a quarter at
+ * most for that (a pass that does not fit in 5/4 of the heap keeps to
+ * the free bytes, and the collector's own pace decides), so a heap grows
+ * once to what a pass needs and no further while passes keep their size.
+ *
+ * "Outermost" is read from the call depth: a pass starting deeper than
+ * the shallowest one seen may be nested in another whose chain is live
+ * (grad of a function calling grad) and is left to the pacing. */
+static _Atomic int pass_depth = INT_MAX;   /* the shallowest pass seen */
+static _Atomic size_t pass_total;          /* GC_get_total_bytes() at the last outermost pass */
+static _Atomic size_t pass_last;           /* what the last pass and the code after it allocated */
+static _Atomic size_t pass_bytes;          /* the smaller of that and the one before */
+static _Atomic size_t pass_floor;          /* the floor set here, 0 before */
+
+bool lang_gc_pass_due(int depth) {
+  if (!atomic_load_explicit(&paced, memory_order_relaxed)) return false;
+  int outer = atomic_load(&pass_depth);
+  if (depth > outer) return false;
+  if (depth < outer) atomic_store(&pass_depth, depth);
+  size_t total = GC_get_total_bytes();
+  size_t last = atomic_exchange(&pass_total, total);
+  if (!last) return false;
+  size_t pass = total - last;
+  /* the smaller of the last two: the first call of a gradient also
+   * transforms the function, and allocates more than those after */
+  size_t before = atomic_exchange(&pass_last, pass);
+  if (before && before < pass) pass = before;
+  atomic_store(&pass_bytes, pass);
+  size_t floor = atomic_load(&pass_floor);
+  return GC_get_bytes_since_gc() + pass >= (floor ? floor : LANG_GC_MIN_STEP);
+}
+
+void lang_gc_pass_collect(void) {
+  lang_gc_collect();
+  size_t pass = atomic_load(&pass_bytes);
+  size_t step = pass + pass / 8, free_bytes = GC_get_free_bytes();
+  size_t heap = GC_get_heap_size();
+  if (step > free_bytes && step > heap + heap / 4) step = free_bytes;
+  if (step < LANG_GC_MIN_STEP) step = LANG_GC_MIN_STEP;
+  atomic_store(&pass_floor, step);
+  GC_set_min_bytes_allocd(step);
 }

@@ -57,6 +57,16 @@ void lang_gc_collect(void);
 void lang_gc_external_alloc(size_t bytes);
 void lang_gc_external_free(size_t bytes);
 size_t lang_gc_external_bytes(void);
+
+/* Collections timed by reverse passes (grad, value_and_grad).  When one
+ * starts at Mist call depth `depth`, lang_gc_pass_due says whether a
+ * collection is due before it ends; if so the caller lets go of what it
+ * holds of the last pass (ev_tape_forget) and calls
+ * lang_gc_pass_collect, which collects now, while the last pass's chain
+ * of backpropagators is dead, and sets the step so that the next
+ * collection waits for the next pass (see gc.c). */
+bool lang_gc_pass_due(int depth);
+void lang_gc_pass_collect(void);
 /* Make the calling thread known to the collector, if it is not yet
  * (a host thread calling the API); it is forgotten again when the
  * thread exits.  Every public entry point that may allocate calls it.
