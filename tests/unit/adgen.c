@@ -25,7 +25,8 @@
  *    .sum(), .item(), dict.get, a module's function with a keyword);
  *  - inner: derivative calls inside f, nested up to that depth: grad of
  *    a lambda over the values in scope, of a closure or helper,
- *    value_and_grad, grad with argnums, jvp, vjp, hessian.  With check
+ *    value_and_grad, grad with argnums, jvp (of one argument or two),
+ *    vjp, hessian.  With check
  *    set, each is written _cmp(c, c1, c2, c3) with its numeric twins (grad
  *    written _ngrad, _mgrad and _ograd: central differences of two steps
  *    and a one-sided one, in the checker's prelude), so that each inner
@@ -224,6 +225,18 @@ static void lambda_of_t(Gen *g, Buf *b, int depth, const char *t, const char *na
   form(g, b, depth - 1, tail);
 }
 
+/* NAME(lambda t, s: HEAD BODY)TAIL: as lambda_of_t, of two */
+static void lambda_of_ts(Gen *g, Buf *b, int depth, const char *t, const char *s, const char *name, const char *head,
+                         const char *tail) {
+  int saved = g->nvars;
+  adgen_printf(b, "%s(lambda %s, %s: %s", dname(g, name), t, s, head);
+  push_var(g, t);
+  push_var(g, s);
+  expr(g, b, depth);
+  g->nvars = saved;
+  form(g, b, depth - 1, tail);
+}
+
 /* a derivative call inside f: a float computed by grad, jvp, vjp... of a
  * function of the values in scope; with check, the same call written
  * four times (the generator's state rewound for each): the call and its
@@ -264,7 +277,7 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
   int force = g->force_case;
   g->fn_first = NULL;
   g->force_case = -1;
-  switch (force >= 0 ? force : rnd(r, 13)) {
+  switch (force >= 0 ? force : rnd(r, 14)) {
   case 9: case 10:
     if (g->ntups) {
       /* grad of a lambda reading a sequence made in f by a constant
@@ -301,16 +314,20 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
     break;
   case 4:
     /* with respect to the second of two */
-    adgen_printf(b, "%s(lambda %s, %s: ", dname(g, g->twin ? "grad2" : "grad"), t, s);
-    push_var(g, t);
-    push_var(g, s);
-    expr(g, b, depth);
-    g->nvars = saved;
-    form(g, b, depth - 1, ", argnums=1)(@, @)");
+    lambda_of_ts(g, b, depth, t, s, g->twin ? "grad2" : "grad", "", ", argnums=1)(@, @)");
     break;
   case 5:
     lambda_of_t(g, b, depth, t, "jvp", ", (@,), (@,))[1]");
     break;
+  case 13: {
+    /* jvp of a function of two (a derivative around it passes them to
+     * f's transform as they are, stdlib/ad.ms), which reads both: each
+     * argument's tangent must reach the other's place */
+    char ts[2 * NAME + 8];
+    snprintf(ts, sizeof ts, "%s * %s + ", t, s);
+    lambda_of_ts(g, b, depth, t, s, g->twin ? "jvp2" : "jvp", ts, ", (@, @), (@, 0.5))[1]");
+    break;
+  }
   case 6:
     lambda_of_t(g, b, depth, t, "vjp", ", @)[1](@)[0]");
     break;
