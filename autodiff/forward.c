@@ -69,9 +69,12 @@ static const char *fname(IrGraph *h) {
  * right where it is named or as a branch of a switch called right away:
  * its transform takes no tangents, so that its calls keep that shape
  * (the interpreter and graph mode run such a switch as blocks of the
- * caller's frame, docs/jit.md) instead of making a closure per turn. */
+ * caller's frame, docs/jit.md) instead of making a closure per turn.
+ * Not a backward pass of reverse mode's (jvp of grad), which is a
+ * branch but called through a value, as any function is: with tangents. */
 static bool bare(const IrGraph *h) {
-  return h && h->nparams == 0 && !(h->flags & IRG_FUNCTION) && (h->flags & (IRG_BRANCH | IRG_LOOP | IRG_JOIN | IRG_BODY));
+  return h && h->nparams == 0 && !(h->flags & (IRG_FUNCTION | IRG_BACK)) &&
+         (h->flags & (IRG_BRANCH | IRG_LOOP | IRG_JOIN | IRG_BODY));
 }
 
 /* Whether a call of x without arguments is a call of bare graphs: x one,

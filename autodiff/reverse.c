@@ -909,7 +909,7 @@ static void fill(Ad *ad, IrGraph *h) {
   StrBuf sb;
   sb_init(&sb);
   sb_printf(&sb, "%s.back", f.jh->name->data);
-  f.b = ir_graph_new(ad->u, sb.data, f.jh, IRG_BRANCH | (in_loop(h) ? IRG_TAPE : 0), h->span);
+  f.b = ir_graph_new(ad->u, sb.data, f.jh, IRG_BRANCH | IRG_BACK | (in_loop(h) ? IRG_TAPE : 0), h->span);
   f.b->display = h->display;
   f.b->module = h->module;
   /* the branches of an if called here get their continuation now, before

@@ -116,6 +116,10 @@ enum {
   IRG_PASS = 256,       /* grad's graph: each call is a reverse pass, before
                            which the last one's chain is dead (a time to
                            collect: lang_gc_pass_due) */
+  IRG_BACK = 512,       /* a backward pass made by the reverse transform:
+                           though a branch, it is passed as a value (a
+                           backpropagator, a continuation) and called
+                           through it, not only where it is named */
 };
 
 struct IrGraph {
