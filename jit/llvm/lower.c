@@ -192,6 +192,7 @@ typedef struct Em {
   LLVMValueRef scratch;  /* the Value slots (value_slots), */
   int cursor, top;       /* the first free, and the most used */
   struct TurnBlock *turns;  /* the backward steps run as blocks here (call_turn) */
+  struct Block *start;      /* the frame's own block, where its tail calls of itself go */
 } Em;
 
 typedef struct Block {
@@ -1428,7 +1429,7 @@ static bool self_frame(Em *e, IrGraph *k, Rep **fvrep) {
 static bool jump_to_start(Em *e, JV **args, JV **fvs, IrNode *n) {
   Lw *lw = e->lw;
   Frame *f = e->f;
-  Block *bk = ir_map_get(&e->blocks, f->g);
+  Block *bk = e->start;
   int nl = leaves(f->prep, f->np), nfl = leaves(f->fvrep, f->nfv);
   LLVMValueRef *in = lang_alloc((size_t)(nl + nfl + 1) * sizeof *in);
   if (!frame_leaves(e, f, args, fvs, n, in)) return false;
@@ -1532,8 +1533,8 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
  * for a loop whose body has an if, a union (R_UNION) of the branches'
  * closures, each with its hole, or a closure of the code after the if
  * that captured such a union: its entry is the union's which, then
- * each closure's values.  The turn of a tape of several graphs,
- * tail-called, runs as blocks of the calling frame (jump_to_turn), so
+ * each closure's values.  A backward step tail-called through a tape
+ * or a union runs as blocks of the calling frame (jump_to_turn), so
  * the backward pass goes round in one frame whichever branch each
  * turn took. */
 
@@ -2138,6 +2139,17 @@ static JV *unbox_tape_closure(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r,
 static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail);
 static int emit_body(Em *e, IrGraph *g, bool ret, JV **value);
 
+/* A copy of m, to go back to. */
+static NodeMap map_copy(const NodeMap *m) {
+  NodeMap c = *m;
+  if (!m->cap) return c;
+  c.keys = lang_alloc(m->cap * sizeof *c.keys);
+  c.vals = lang_alloc(m->cap * sizeof *c.vals);
+  memcpy(c.keys, m->keys, m->cap * sizeof *c.keys);
+  memcpy(c.vals, m->vals, m->cap * sizeof *c.vals);
+  return c;
+}
+
 /* A backward step (a turn's graph, or a branch's that it calls) run as
  * blocks of the frame that tail-calls it, as the interpreter runs it
  * in the caller's frame: its parameters and free variables phis, so
@@ -2203,31 +2215,38 @@ static int jump_to_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args) {
   tb->next = e->turns;
   e->turns = tb;
   /* its free variables are nodes of the graph that made the closure:
-   * bound to its values while its body is emitted, as they were after */
-  JV **saved = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *saved);
+   * bound to its values while its body is emitted */
   JV *pv = jv_new(all), *fv = jv_new(f->rep);
   for (int l = 0; l < nl; l++) {
     if (l < np) pv->v[l] = tb->phis[l];
     else fv->v[l - np] = tb->phis[l];
   }
+  NodeMap outer = map_copy(&e->vals);
   for (int i = 0; i < g->nparams; i++) bind(e, g->params[i], item_of(pv, i));
-  for (int j = 0; j < g->nfv; j++) {
-    saved[j] = ir_map_get(&e->vals, g->fv[j]);
-    bind(e, g->fv[j], item_of(fv, j));
-  }
+  for (int j = 0; j < g->nfv; j++) bind(e, g->fv[j], item_of(fv, j));
+  /* The graphs its body runs as blocks (a branch, the code after an
+   * if) read its free variables, bound here to other values than
+   * where the frame ran them: they are blocks of this turn's own
+   * (emitted again here), and the bindings made for them are dropped
+   * after (a block of the frame jumped to from here went round with
+   * the frame's values, and a turn whose body shares one with the code
+   * that called it went round for ever: adgen grad seed 9100032). */
+  NodeMap blocks = e->blocks;
+  e->blocks = (NodeMap){0};
   e->dead = false;
   e->guarded = NULL;
   int r = emit_body(e, g, true, NULL);
-  for (int j = 0; j < g->nfv; j++) bind(e, g->fv[j], saved[j]);
+  e->blocks = blocks;
+  e->vals = outer;
   return r < 0 ? -1 : 1;
 }
 
-/* A call at n of backpropagator f, a turn of a tape (turn) or a union
- * of closures: each result into vals and ends (*nv of them); a tail
- * call of the frame's own graph is a jump to its start, and (turn) of
- * a tape's turn of several graphs a jump to its blocks (jump_to_turn),
- * so a backward pass runs in one frame. */
-static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, bool turn, Rep *res, JV **vals,
+/* A call at n of backpropagator f, a turn of a tape or a union of
+ * closures: each result into vals and ends (*nv of them); a tail call
+ * of the frame's own graph is a jump to its start, and of another
+ * graph a jump to its blocks (jump_to_turn), so a backward pass runs
+ * in one frame. */
+static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, Rep *res, JV **vals,
                       LLVMBasicBlockRef *ends, int *nv) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
@@ -2237,7 +2256,7 @@ static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, 
     for (int i = 0; i < f->rep->n; i++) {
       LLVMPositionBuilderAtEnd(B, bb[i]);
       e->guarded = guarded;
-      if (!call_turn(e, n, item_of(f, i), nargs, args, tail, turn, res, vals, ends, nv)) return false;
+      if (!call_turn(e, n, item_of(f, i), nargs, args, tail, res, vals, ends, nv)) return false;
     }
     return true;
   }
@@ -2246,7 +2265,7 @@ static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, 
   for (int i = 0; i < f->rep->n; i++) fvs[i] = item_of(f, i);
   JV *r;
   if (tail && nargs == g->nparams && self_frame(e, g, f->rep->items)) return jump_to_start(e, args, fvs, n);
-  int jumped = tail && turn ? jump_to_turn(e, n, f, nargs, args) : 0;
+  int jumped = tail ? jump_to_turn(e, n, f, nargs, args) : 0;
   if (jumped) return jumped > 0;
   if (f->rep->kind == R_CLOSURE && nargs == g->nparams && !(g->flags & IRG_FUNCTION) && typed_graph(lw, g))
     r = call_graph(e, g, f->rep->items, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN, res);
@@ -2278,7 +2297,7 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
   LLVMBasicBlockRef *ends = lang_alloc((size_t)m * sizeof *ends), join = new_block(e, "turned");
   LLVMValueRef guarded = e->guarded;
   if (t->kind == R_UNION) {
-    if (!call_turn(e, n, f, nargs, args, tail, false, res, vals, ends, &nv)) return NULL;
+    if (!call_turn(e, n, f, nargs, args, tail, res, vals, ends, &nv)) return NULL;
   } else {
     LLVMBasicBlockRef turn = new_block(e, "turn"), first = new_block(e, "first");
     likely_br(lw, LLVMBuildICmp(B, LLVMIntSGT, f->v[1], ci64(lw, 0), ""), turn, first);
@@ -2288,12 +2307,7 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
     kc->v[1] = LLVMBuildSub(B, f->v[1], ci64(lw, 1), "");
     kc->v[2] = f->v[2];
     kc->v[3] = f->v[3];
-    /* (a plain loop's turn runs in its own frame, which jumps to its
-     * start: blocks only where the turns are of several graphs) */
-    bool several = t->turn->kind == R_UNION;
-    for (int i = 0; i < t->turn->n && !several; i++) several = t->turn->items[i]->kind == R_UNION && has_hole(t->turn->items[i]);
-    if (!call_turn(e, n, turn_value(e, t, tape_at(e, f->v[0], kc->v[1], t), kc), nargs, args, tail, several, res, vals,
-                   ends, &nv))
+    if (!call_turn(e, n, turn_value(e, t, tape_at(e, f->v[0], kc->v[1], t), kc), nargs, args, tail, res, vals, ends, &nv))
       return NULL;
     LLVMPositionBuilderAtEnd(B, first);
     e->guarded = guarded;
@@ -3456,6 +3470,7 @@ static bool emit_frame(Lw *lw, Frame *f) {
     bind(e, f->fv[i], p);
   }
   ir_map_put(&e->blocks, g, bk);
+  e->start = bk;
   bool ok = emit_body(e, g, true, NULL) >= 0;
   size_scratch(e);
   if (ok && f->twin == 0 && f->selfcalls) ok = enter_chain(e);

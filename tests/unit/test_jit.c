@@ -1013,6 +1013,27 @@ static Suite *suite(void) {
 }
 
 int main(void) {
+  const char *ashow = getenv("MIST_ADGEN_SHOW");
+  if (ashow && *ashow) {
+    /* an adgen program of this file's tests, with its options by name
+     * (MIST_ADGEN_KIND: plain, containers, nested, long_plain,
+     * long_containers), to run by hand */
+    const char *kind = getenv("MIST_ADGEN_KIND");
+    const AdGenOpts *o = &PLAIN;
+    if (kind && !strcmp(kind, "containers")) o = &CONTAINERS;
+    else if (kind && !strcmp(kind, "nested")) o = &NESTED;
+    else if (kind && !strcmp(kind, "long_plain")) o = &LONG_PLAIN;
+    else if (kind && !strcmp(kind, "long_containers")) o = &LONG_CONTAINERS;
+    uint64_t seed = (uint64_t)strtoull(ashow, NULL, 10);
+    Buf b = {0}, pt = {0};
+    int np = adgen_program(seed, o, &b);
+    adgen_point(seed, np, &pt);
+    fputs(b.data, stdout);
+    printf("# point: %s\n", pt.data);
+    free(b.data);
+    free(pt.data);
+    return 0;
+  }
   const char *show = getenv("MIST_JIT_SHOW");
   if (show && *show) {
     Buf b = {0};
