@@ -720,6 +720,14 @@ MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
   return MIST_ERROR;
 }
 
+/* Whether the signature the user gave has g's number of arguments;
+ * if not, raised at the def, which the user then sees beside it. */
+static bool arity_matches(MistVM *vm, IrGraph *g, int nargs) {
+  if (nargs == g->nparams) return true;
+  return lang_raise_at(vm, g->span, "TypeError", "%s() takes %d argument%s but the signature gives %d",
+                       g->display->data, g->nparams, g->nparams == 1 ? "" : "s", nargs);
+}
+
 /* `mist ir --types`: the specialisation of g (with --grad, of grad(g))
  * for the argument types, the module's own defs standing for its
  * globals. */
@@ -762,6 +770,7 @@ const char *mist_argtype_error(MistVM *vm, const char *text) {
 
 static MistStatus print_llvm(MistVM *vm, IrGraph *g, const Value *env, IrGraph *module_code, int nargs,
                              const char *const *argtypes) {
+  if (!arity_matches(vm, g, nargs)) return MIST_ERROR;
   IrType **args = lang_alloc((size_t)(nargs ? nargs : 1) * sizeof *args);
   for (int i = 0; i < nargs; i++)
     if (!(args[i] = ir_parse_argtype(vm, argtypes[i]))) return MIST_ERROR;
@@ -813,6 +822,7 @@ static MistStatus print_file(MistVM *vm, const char *path, const char *name, int
   for (int i = 0; i < lr.unit->ngraphs; i++) {
     IrGraph *g = lr.unit->graphs[i];
     if ((g->flags & IRG_FUNCTION) && strcmp(g->name->data, name) == 0) {
+      if (nargs >= 0 && !(flags & MIST_IR_GRAD) && !arity_matches(vm, g, nargs)) return MIST_ERROR;
       if (llvm) return print_llvm(vm, g, NULL, lr.main, nargs, argtypes);
       return nargs >= 0 ? print_types(vm, g, lr.main, flags, nargs, argtypes) : print_graph(vm, g, flags);
     }

@@ -194,7 +194,7 @@ void ad_mark_nondiff(MistVM *vm) {
     "all", "args", "time", "show_source", "show_ir", "divmod", "isinstance", "dict", "keys",
     "values", "items", "get", "index", "count", "upper", "lower", "strip", "lstrip", "rstrip",
     "join", "replace", "startswith", "endswith", "find", "format", "zfill", "set_mode",
-    "set_device", "title", "capitalize", "swapcase", "isdigit", "isalpha", "isalnum", "isspace",
+    "set_device", "title", "capitalize", "swapcase", "casefold", "isdigit", "isalpha", "isalnum", "isspace",
     "isupper", "islower", "split", "rsplit", "rfind", "rindex", "ljust", "rjust", "center", "_method_rule",
     "_attr_rule", "_bind_order", "_attr_kind", "_property", NULL,
   };

@@ -94,6 +94,10 @@ ObjFunc *ev_closure(MistVM *vm, IrGraph *g, const Value *env);
  * true).  False with AttributeError raised. */
 bool ev_lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound);
 
+/* str.upper: a method taken from its type (str, tuple, list, dict),
+ * unbound: true with the method in *out, false where x.name is not one. */
+bool ev_type_method(MistVM *vm, Value x, ObjStr *name, Value *out);
+
 /* Bind the module global name to v (the REPL's `_`). */
 void ev_set_global(ObjModule *m, ObjStr *name, Value v);
 

@@ -1532,6 +1532,13 @@ static IrType *attr_type(InferCx *cx, IrType *x, ObjStr *name, bool *bound) {
   *bound = false;
   if (x->kind == IT_ANY || x->kind == IT_MODULE) return &ir_t_any;
   Value b;
+  if (x->kind == IT_BUILTIN && x->n == 0 && x->builtin) {
+    if (ev_type_method(vm, v_obj(x->builtin), name, &b)) {   /* str.upper */
+      if (!v_is_obj(b, O_BUILTIN)) return &ir_t_any;
+      cx->safe = true;
+      return ir_type_builtin(AS_BUILTIN(b));
+    }
+  }
   if (vm->properties && lang_dict_get(vm->properties, name, &b) && v_is_obj(b, O_BUILTIN))
     return ir_infer_builtin(cx, AS_BUILTIN(b), &x, 1, 0, NULL, NULL);
   if (((vm->methods && lang_dict_get(vm->methods, name, &b)) ||

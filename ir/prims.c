@@ -251,11 +251,38 @@ static const char *attr_hint(MistVM *vm, Value x, ObjStr *name) {
   return lang_suggest_hint(&s);
 }
 
+/* Whether x is the builtin `type_name` (str, list...), as the program
+ * sees it unless it rebound the name. */
+static bool is_type_builtin(MistVM *vm, Value x, const char *type_name) {
+  Value t;
+  return v_is_obj(x, O_BUILTIN) && vm->builtins && lang_dict_get(vm->builtins, lang_str(type_name), &t) &&
+         v_is_obj(t, O_BUILTIN) && t.o == x.o;
+}
+
+/* str.upper, list.index: a method taken from the type, as Python's
+ * unbound method, which takes the object as its first argument: true
+ * and the method in *out, or false where x is no such type or name no
+ * method. */
+bool ev_type_method(MistVM *vm, Value x, ObjStr *name, Value *out) {
+  static const char *const types[] = {"str", "tuple", "list", "dict"};
+  Value m;
+  if (!v_is_obj(x, O_BUILTIN) || !vm->methods || !lang_dict_get(vm->methods, name, &m)) return false;
+  for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+    if (is_type_builtin(vm, x, types[i])) {
+      *out = m;
+      return true;
+    }
+  }
+  return false;
+}
+
 /* x.name as a function: a module's attribute, a property's value
- * (t.shape: the property's builtin called with x), else the method or
- * builtin `name` with x bound as its first argument. */
+ * (t.shape: the property's builtin called with x), a method taken from
+ * its type (str.upper), else the method or builtin `name` with x bound
+ * as its first argument. */
 bool ev_lookup_attr(MistVM *vm, Value x, ObjStr *name, Value *out, bool *bound) {
   *bound = false;
+  if (ev_type_method(vm, x, name, out)) return true;
   Value prop;
   if (!v_is_obj(x, O_MODULE) && vm->properties && lang_dict_get(vm->properties, name, &prop))
     return vm->call(vm, prop, 1, &x, NULL, out);

@@ -4,7 +4,8 @@
  * Mist value immutable: reading opens the file, reads all of it and
  * closes it, so there is no position to move and nothing to close.  The
  * text must be UTF-8, as source files must; a malformed byte is Python's
- * UnicodeDecodeError.  Errors follow Python's OSError wording. */
+ * UnicodeDecodeError.  Line ends are Python's universal newlines ("\r\n"
+ * and "\r" read as "\n").  Errors follow Python's OSError wording. */
 #include "lang/textfile.h"
 
 #include <errno.h>
@@ -33,6 +34,23 @@ bool lang_textfile_error(MistVM *vm, int err, const ObjStr *path) {
   return lang_raise(vm, kind, "[Errno %d] %s: %s", err, strerror(err), name.data);
 }
 
+/* Python's universal newlines, in place: "\r\n" and a lone "\r" read as
+ * "\n", so a file written on Windows or an old Mac reads as one written
+ * here.  Returns the new length. */
+static size_t universal_newlines(char *text, size_t len) {
+  if (!text || !memchr(text, '\r', len)) return len;
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (text[i] != '\r') {
+      text[n++] = text[i];
+      continue;
+    }
+    text[n++] = '\n';
+    if (i + 1 < len && text[i + 1] == '\n') i++;
+  }
+  return n;
+}
+
 bool lang_textfile_read(MistVM *vm, const ObjFile *f, ObjStr **out) {
   if (vm->sandbox) return lang_raise(vm, "PermissionError", "files are not available in the sandbox");
   if (f->mode != 'r') return lang_raise(vm, "UnsupportedOperation", "not readable");
@@ -53,7 +71,7 @@ bool lang_textfile_read(MistVM *vm, const ObjFile *f, ObjStr **out) {
   if (bad < sb.len)
     return lang_raise(vm, "UnicodeDecodeError", "'utf-8' codec can't decode byte 0x%02x in position %zu: invalid start byte",
                       (unsigned char)sb.data[bad], bad);
-  *out = lang_str_new(sb.data ? sb.data : "", sb.len);
+  *out = lang_str_new(sb.data ? sb.data : "", universal_newlines(sb.data, sb.len));
   return true;
 }
 

@@ -138,7 +138,7 @@ static void adjust(int64_t *start, int64_t *end, int64_t len)
 
 /* ---- case ---- */
 
-typedef enum { CASE_UPPER, CASE_LOWER, CASE_TITLE, CASE_CAPITALIZE, CASE_SWAP } CaseOp;
+typedef enum { CASE_UPPER, CASE_LOWER, CASE_TITLE, CASE_CAPITALIZE, CASE_SWAP, CASE_FOLD } CaseOp;
 
 /* Python's final-sigma rule: capital sigma at i lowercases to the final
  * form when a cased letter precedes it and none follows it (skipping
@@ -183,7 +183,7 @@ static bool recase(MistVM *vm, const char *name, BuiltinFn self_fn, CaseOp op, i
       char c = s->data[i];
       switch (op) {
       case CASE_UPPER: c = ascii_upper(c); break;
-      case CASE_LOWER: c = ascii_lower(c); break;
+      case CASE_LOWER: case CASE_FOLD: c = ascii_lower(c); break;
       case CASE_SWAP: c = c >= 'a' && c <= 'z' ? ascii_upper(c) : ascii_lower(c); break;
       case CASE_CAPITALIZE: c = i == 0 ? ascii_upper(c) : ascii_lower(c); break;
       case CASE_TITLE:
@@ -210,6 +210,7 @@ static bool recase(MistVM *vm, const char *name, BuiltinFn self_fn, CaseOp op, i
     switch (op) {
     case CASE_UPPER: to = STD_UPPER; break;
     case CASE_LOWER: to = STD_LOWER; break;
+    case CASE_FOLD: to = STD_FOLD; break;
     case CASE_SWAP:
       if (std_is_upper(c)) to = STD_LOWER;
       else if (std_is_lower(c)) to = STD_UPPER;
@@ -236,6 +237,7 @@ static bool recase(MistVM *vm, const char *name, BuiltinFn self_fn, CaseOp op, i
 
 METHOD(upper) { return recase(vm, "upper", m_upper, CASE_UPPER, argc, argv, kw, out); }
 METHOD(lower) { return recase(vm, "lower", m_lower, CASE_LOWER, argc, argv, kw, out); }
+METHOD(casefold) { return recase(vm, "casefold", m_casefold, CASE_FOLD, argc, argv, kw, out); }
 METHOD(title) { return recase(vm, "title", m_title, CASE_TITLE, argc, argv, kw, out); }
 METHOD(capitalize) { return recase(vm, "capitalize", m_capitalize, CASE_CAPITALIZE, argc, argv, kw, out); }
 METHOD(swapcase) { return recase(vm, "swapcase", m_swapcase, CASE_SWAP, argc, argv, kw, out); }
@@ -1362,6 +1364,7 @@ void std_register_methods(MistVM *vm)
     unsigned kinds;   /* whose method it is */
   } table[] = {
     {"upper", m_upper, S},     {"lower", m_lower, S},       {"title", m_title, S},
+    {"casefold", m_casefold, S},
     {"capitalize", m_capitalize, S}, {"swapcase", m_swapcase, S},
     {"isdigit", m_isdigit, S}, {"isalpha", m_isalpha, S},   {"isalnum", m_isalnum, S},
     {"isspace", m_isspace, S}, {"isupper", m_isupper, S},   {"islower", m_islower, S},

@@ -1,5 +1,6 @@
 /* unicase.h: Unicode case mapping as Python 3.11 does it (unicase.c),
- * for the str methods upper, lower, title, capitalize and swapcase. */
+ * for the str methods upper, lower, title, capitalize, swapcase and
+ * casefold. */
 #ifndef MIST_STDLIB_UNICASE_H
 #define MIST_STDLIB_UNICASE_H
 
@@ -7,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { STD_UPPER, STD_LOWER, STD_TITLE } StdCase;
+typedef enum { STD_UPPER, STD_LOWER, STD_TITLE, STD_FOLD } StdCase;
 
 /* The full case mapping of code point c (one to three code points) as
  * UTF-8 in out, which has room for 12 bytes; returns the bytes written. */

@@ -44,7 +44,7 @@ expect ir-types-error 1 'shapes.ms:3:12: error: add: shapes \(3,\) and \(4,\) ca
   "$mist" ir --types "$dir/shapes.ms" add3 'f32[3]' 'f32[4]'
 expect ir-types-grad 0 'graph @grad.sq\(%x.*: float\)' "$mist" ir --types --grad "$dir/prog.ms" sq float
 expect ir-types-bad-type 2 "bad argument type 'f33\[2\]'" "$mist" ir --types "$dir/prog.ms" sq 'f33[2]'
-expect ir-types-arity 1 'takes 1 argument but the signature gives 2' "$mist" ir --types "$dir/prog.ms" sq int int
+expect ir-types-arity 1 'prog.ms:[0-9]*:1: error: sq\(\) takes 1 argument but the signature gives 2' "$mist" ir --types "$dir/prog.ms" sq int int
 
 # --dump: each stage of the program and of the module it imports, then the run
 out=$("$mist" --dump=ast,ir,opt "$dir/prog.ms" 2>&1)

@@ -168,7 +168,7 @@ expect emit-fused-align-v3 0 'alignstack=32 .*"stackrealign"' env MIST_JIT_CPU=x
 expect emit-no-name 1 "no top-level function named 'nope'" "$mist" emit-llvm "$dir/e.ms" nope int
 expect emit-bad-type 2 "bad argument type 'f33'" "$mist" emit-llvm "$dir/e.ms" sq f33
 expect emit-usage 2 'emit-llvm: expected FILE.ms NAME' "$mist" emit-llvm "$dir/e.ms"
-expect emit-arity 1 'takes 1 argument but the signature gives 2' "$mist" emit-llvm "$dir/e.ms" sq int int
+expect emit-arity 1 'e.ms:[0-9]*:1: error: sq\(\) takes 1 argument but the signature gives 2' "$mist" emit-llvm "$dir/e.ms" sq int int
 
 # MIST_JIT_PERFMAP=1: /tmp/perf-PID.map names the compiled functions
 # (START SIZE NAME, as perf reads it); nothing written without it
