@@ -1662,12 +1662,13 @@ static Rep *turn_rep(Lw *lw, IrGraph *g, IrType *t, bool outer) {
     IrType *ft = type_of(lw, g->fv[j]);
     if (!ft) return NULL;
     fr[j] = ir_type_eq(ft, t) ? &r_hole : outer && ft->kind == IT_FNSET ? turn_union(lw, ft, t) : NULL;
-    if (!fr[j] && outer && ft->kind == IT_FNSET) fr[j] = tape_over(lw, ft, t);
-    if (!fr[j] && outer && ft->kind == IT_CLOSURE && lw->tape_nest <= 3) {
-      /* a closure that captured such a tape (the backward step of the
-       * inner loop's exit) */
+    if (!fr[j] && outer && (ft->kind == IT_FNSET || ft->kind == IT_CLOSURE) && lw->tape_nest <= 3) {
+      /* the tape of a loop the turn ran, or a closure that captured
+       * one (the backward step of the inner loop's exit); the types of
+       * continuations refer to each other, so the search is bounded
+       * as quiet_rep's */
       lw->tape_nest++;
-      fr[j] = turn_rep(lw, ft->graph, t, true);
+      fr[j] = ft->kind == IT_FNSET ? tape_over(lw, ft, t) : turn_rep(lw, ft->graph, t, true);
       lw->tape_nest--;
     }
     if (fr[j]) holes++;
