@@ -171,6 +171,7 @@ typedef struct Lw {
   int nfn;
   bool fuse;           /* fused loops are made (jit_fuse_enabled) */
   int tape_nest;       /* tape_fv_reps's depth */
+  int hole_nest;       /* turn_rep's search of a hole through loops' tapes: its depth */
   StrBuf fuselog;      /* what they compute, for MIST_JIT_LOG */
 } Lw;
 
@@ -1662,13 +1663,18 @@ static Rep *turn_rep(Lw *lw, IrGraph *g, IrType *t, bool outer) {
     IrType *ft = type_of(lw, g->fv[j]);
     if (!ft) return NULL;
     fr[j] = ir_type_eq(ft, t) ? &r_hole : outer && ft->kind == IT_FNSET ? turn_union(lw, ft, t) : NULL;
-    if (!fr[j] && outer && (ft->kind == IT_FNSET || ft->kind == IT_CLOSURE) && lw->tape_nest <= 3) {
-      /* the tape of a loop the turn ran, or a closure that captured
-       * one (the backward step of the inner loop's exit); the types of
-       * continuations refer to each other, so the search is bounded
-       * as quiet_rep's */
+    if (!fr[j] && outer && ft->kind == IT_FNSET && lw->hole_nest < 4) {
+      /* the tape of a loop the turn ran (the types of continuations
+       * refer to each other: the search is bounded) */
+      lw->hole_nest++;
+      fr[j] = tape_over(lw, ft, t);
+      lw->hole_nest--;
+    }
+    if (!fr[j] && outer && ft->kind == IT_CLOSURE && lw->tape_nest <= 3) {
+      /* a closure that captured such a tape (the backward step of the
+       * inner loop's exit) */
       lw->tape_nest++;
-      fr[j] = ft->kind == IT_FNSET ? tape_over(lw, ft, t) : turn_rep(lw, ft->graph, t, true);
+      fr[j] = turn_rep(lw, ft->graph, t, true);
       lw->tape_nest--;
     }
     if (fr[j]) holes++;
