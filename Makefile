@@ -82,6 +82,7 @@ bench: build
 bench-jit: build
 	bash bench/jit_run.sh
 	bash bench/jit_tensor_run.sh
+	bash bench/jit_reduce_run.sh
 	bash bench/jit_mlp_run.sh
 	bash bench/jit_cache_run.sh
 	bash bench/startup_run.sh

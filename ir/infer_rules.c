@@ -1166,10 +1166,15 @@ static int reduce_axes(InferCx *cx, const IrType *t, const IrType *axis, bool *w
   return k;
 }
 
-/* sum, mean, prod of a tensor, with axis= and keepdims= (positional
- * too: t.sum(1, True)) */
-static IrType *reduce(InferCx *cx, IrType **a, int n, int nkw, ObjStr **kwn, IrType **kwt, bool mean,
-                      bool arg) {
+/* What a reduction's result is: a sum's or product's (bools and i32
+ * to i64), a mean's (a float), an index (argmax: i64), an element (max,
+ * min: the tensor's dtype). */
+typedef enum { RK_SUM, RK_MEAN, RK_ARG, RK_EXTREMUM } ReduceKind;
+
+/* sum, mean, prod, argmax, max, min of a tensor, with axis= and
+ * keepdims= (positional too: t.sum(1, True)) */
+static IrType *reduce(InferCx *cx, IrType **a, int n, int nkw, ObjStr **kwn, IrType **kwt, ReduceKind kind) {
+  bool mean = kind == RK_MEAN, arg = kind == RK_ARG;
   IrType *t = a[0];
   if (!is_tensor(t)) return &ir_t_any;
   IrType *axis = n > 1 ? a[1] : kwarg(nkw, kwn, kwt, "axis");
@@ -1179,7 +1184,7 @@ static IrType *reduce(InferCx *cx, IrType **a, int n, int nkw, ObjStr **kwn, IrT
   int dt = t->dtype;
   if (arg) dt = DT_I64;
   else if (mean) dt = dt < 0 ? -1 : lang_dtype_is_float(dt) ? dt : DT_F32;
-  else if (dt == DT_BOOL || dt == DT_I32) dt = DT_I64;
+  else if (kind == RK_SUM && (dt == DT_BOOL || dt == DT_I32)) dt = DT_I64;
   if (t->n < 0) return ir_type_tensor(dt, -1, NULL);
   bool which[LANG_TENSOR_MAX_DIMS];
   int k = reduce_axes(cx, t, axis, which);
@@ -1193,7 +1198,7 @@ static IrType *reduce(InferCx *cx, IrType **a, int n, int nkw, ObjStr **kwn, IrT
     else if (keepdims) out[nd++] = 1;
     if (which[d] && t->dims[d] <= 0) empty = true;
   }
-  cx->safe = !(arg && empty);
+  cx->safe = !((arg || kind == RK_EXTREMUM) && empty);
   return ir_type_tensor(dt, nd, out);
 }
 
@@ -1204,11 +1209,23 @@ BRULE(b_sum) {
     if (item->kind == IT_INT || item->kind == IT_BOOL) return &ir_t_int;
     return &ir_t_any;
   }
-  return reduce(cx, a, n, nkw, kwn, kwt, false, false);
+  return reduce(cx, a, n, nkw, kwn, kwt, RK_SUM);
 }
-BRULE(b_mean) { return reduce(cx, a, n, nkw, kwn, kwt, true, false); }
-BRULE(b_prod) { return reduce(cx, a, n, nkw, kwn, kwt, false, false); }
-BRULE(b_argmax) { return reduce(cx, a, n, nkw, kwn, kwt, false, true); }
+BRULE(b_mean) { return reduce(cx, a, n, nkw, kwn, kwt, RK_MEAN); }
+BRULE(b_prod) { return reduce(cx, a, n, nkw, kwn, kwt, RK_SUM); }
+BRULE(b_argmax) { return reduce(cx, a, n, nkw, kwn, kwt, RK_ARG); }
+
+/* max and min of a tensor as a reduction (stdlib/builtins.c's
+ * minmax_is_reduction: (t), (t, axis), (t, axis, keepdims), axis= and
+ * keepdims=); Python's max of items or of an iterable is left `any` */
+BRULE(b_minmax) {
+  if (n < 1 || n > 3 || !is_tensor(a[0])) return &ir_t_any;
+  for (int i = 0; i < nkw; i++)
+    if (strcmp(kwn[i]->data, "axis") != 0 && strcmp(kwn[i]->data, "keepdims") != 0) return &ir_t_any;
+  if (n > 1 && (a[1]->or_none || (a[1]->kind != IT_INT && a[1]->kind != IT_NONE && a[1]->kind != IT_TUPLE)))
+    return &ir_t_any;
+  return reduce(cx, a, n, nkw, kwn, kwt, RK_EXTREMUM);
+}
 
 /* The shape a shape argument gives: an int or a tuple of ints; known[i]
  * false for a dimension whose value is not known.  -1 when not a shape. */
@@ -1364,6 +1381,16 @@ BRULE(b_filled) {
     if (dims[i] < -1) dims[i] = -1, cx->safe = false;
     else if (dims[i] == -1) return cx->safe = false, &ir_t_never;
   return ir_type_tensor(dt, nd, dims);
+}
+
+/* _log_softmax_sens(d, y, axis): y's type for a tensor d (broadcast to
+ * y's shape and given its dtype, as _broadcast_like does) */
+BRULE(b_log_softmax_sens) {
+  (void)cx, (void)kwn, (void)kwt;
+  if (n != 3 || nkw || !is_tensor(a[0]) || !is_tensor(a[1]) || a[1]->dtype < 0 ||
+      !lang_dtype_is_float(a[1]->dtype))
+    return &ir_t_any;
+  return a[1];
 }
 
 BRULE(b_like) {

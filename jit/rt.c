@@ -187,53 +187,290 @@ static void fused_cols(void *ctx, int64_t begin, int64_t end) {
   f->loop(f->tensors, f->numbers, f->out, 0, 1, begin * FUSED_BLOCK, end < f->cols ? end : f->cols);
 }
 
-/* A summed loop (one row): each block of DEV_SUM_BLOCK elements
- * computed into a buffer and summed as dev_sum_f32/f64 sums it. */
-typedef struct FusedSum {
-  const FusedRun *run;
-  int64_t n;
-  bool f64;
-  double *part;
-  bool failed;
-} FusedSum;
+/* The elements [lo, hi) of the loop's output (in its row-major order)
+ * computed into dst: whole rows, or a run inside one row (fuse.c cuts
+ * the loop so that every run asked for is one of those). */
+static void fused_range(const FusedRun *f, char *dst, size_t es, int64_t lo, int64_t hi) {
+  char *out = dst - (size_t)lo * es;   /* the loop writes element e at out + e */
+  int64_t r = lo / f->cols;
+  if (lo % f->cols == 0 && hi % f->cols == 0 && hi > lo) f->loop(f->tensors, f->numbers, out, r, hi / f->cols, 0, f->cols);
+  else if (hi > lo) f->loop(f->tensors, f->numbers, out, r, r + 1, lo - r * f->cols, hi - r * f->cols);
+}
 
-static void fused_sum_blocks(void *ctx, int64_t b0, int64_t b1) {
-  FusedSum *s = ctx;
-  size_t es = s->f64 ? sizeof(double) : sizeof(float);
+/* The elements of short runs computed at a time */
+enum { FUSED_BATCH = 8192 };
+
+/* A reduction of a loop's output seen as outer x len x after, over len
+ * (fuse.c's FuseGroup): each run of len elements reduced as eager mode
+ * reduces it (lang/tensor_ops.c, lang_tensor_reduce: the kept axes
+ * first, the run contiguous): a float sum or mean pairwise by blocks of
+ * DEV_SUM_BLOCK (dev_sum_f32/f64), max and min by blocks too
+ * (dev_max/dev_min: NaN wins, the sign of a zero as they give it),
+ * a float prod left to right in double, an integer's or a bool's max
+ * and min left to right. */
+typedef struct FusedRed {
+  const FusedRun *run;
+  int op;              /* FR_SUM... */
+  int dt;              /* the output's DType (the result's) */
+  int64_t outer, len, after, band;   /* band: the runs of `after` reduced at a time */
+  void *out;
+  double *part;        /* the blocks' results of a reduction of all of it, run in parallel */
+  bool failed;
+} FusedRed;
+
+/* What the blocks of a run carry */
+typedef struct RedAcc {
+  double *part;        /* per block: its sum or max/min (floats) */
+  double prod;         /* a float prod so far */
+  int64_t ext;         /* an integer max/min so far */
+} RedAcc;
+
+static int64_t int_at(int dt, const char *x, int64_t i) {
+  return dt == DT_BOOL ? ((const uint8_t *)x)[i] : dt == DT_I32 ? ((const int32_t *)x)[i] : ((const int64_t *)x)[i];
+}
+
+/* Block b (n elements at x) of a run into acc */
+static void red_block(const FusedRed *s, const char *x, int64_t n, int64_t b, RedAcc *acc) {
+  bool f64 = s->dt == DT_F64, mx = s->op == FR_MAX;
+  if (s->dt == DT_F32 || f64) {
+    switch (s->op) {
+    case FR_SUM: case FR_MEAN:
+      acc->part[b] = f64 ? dev_sum_block_f64((const double *)x, n) : dev_sum_block_f32((const float *)x, n);
+      return;
+    case FR_MAX: case FR_MIN:
+      acc->part[b] = f64 ? dev_extreme_block_f64((const double *)x, n, mx) : dev_extreme_block_f32((const float *)x, n, mx);
+      return;
+    default:   /* prod */
+      if (f64) for (int64_t i = 0; i < n; i++) acc->prod *= ((const double *)x)[i];
+      else for (int64_t i = 0; i < n; i++) acc->prod *= ((const float *)x)[i];
+      return;
+    }
+  }
+  int64_t i = 0;
+  if (b == 0) acc->ext = int_at(s->dt, x, i++);
+  for (; i < n; i++) {
+    int64_t v = int_at(s->dt, x, i);
+    if (mx ? v > acc->ext : v < acc->ext) acc->ext = v;
+  }
+}
+
+/* The run's result, of nb blocks, stored at dst */
+static void red_finish(const FusedRed *s, RedAcc *acc, int64_t nb, char *dst) {
+  double v = acc->prod;
+  switch (s->op) {
+  case FR_SUM: case FR_MEAN:
+    v = nb == 1 ? acc->part[0] : dev_sum_partials(acc->part, nb);
+    if (s->op == FR_MEAN) v /= (double)s->len;
+    break;
+  case FR_MAX: case FR_MIN: v = nb == 1 ? acc->part[0] : dev_extreme_partials(acc->part, nb, s->op == FR_MAX); break;
+  default: break;
+  }
+  switch (s->dt) {
+  case DT_F32: *(float *)dst = (float)v; return;
+  case DT_F64: *(double *)dst = v; return;
+  case DT_BOOL: *(uint8_t *)dst = (uint8_t)acc->ext; return;
+  case DT_I32: *(int32_t *)dst = (int32_t)acc->ext; return;
+  default: *(int64_t *)dst = acc->ext; return;
+  }
+}
+
+/* A contiguous run of s->len elements at x, reduced into dst */
+static void red_run(const FusedRed *s, const char *x, char *dst, double *part) {
+  size_t es = dev_dtype_size((DType)s->dt);
+  RedAcc acc = {part, 1.0, 0};
+  int64_t nb = (s->len + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t lo = b * DEV_SUM_BLOCK, n = s->len - lo < DEV_SUM_BLOCK ? s->len - lo : DEV_SUM_BLOCK;
+    red_block(s, x + (size_t)lo * es, n, b, &acc);
+  }
+  red_finish(s, &acc, nb, dst);
+}
+
+/* src, len rows of w elements of es bytes, turned into w rows of len */
+static void turn(char *dst, const char *src, int64_t len, int64_t w, size_t es) {
+#define TURN(T)                                                                                 \
+  for (int64_t d = 0; d < len; d++)                                                             \
+    for (int64_t j = 0; j < w; j++) ((T *)dst)[j * len + d] = ((const T *)src)[d * w + j];
+  if (es == 8) {
+    TURN(uint64_t)
+  } else if (es == 4) {
+    TURN(uint32_t)
+  } else {
+    TURN(uint8_t)
+  }
+#undef TURN
+}
+
+/* The max (min) of each of the w columns of a len x w band x of floats,
+ * into out[0..w), with dev_max's (dev_min's) bits, without turning the
+ * band: element d of a column goes to lane d % 16 of block
+ * d / DEV_SUM_BLOCK, as their leaves take a run (a NaN flagged per lane,
+ * the first of equals kept: the sign of a zero), then the lanes and the
+ * blocks are combined in their order.  lanes: 16 x w values, nan: 16 x
+ * w flags, comb: w doubles. */
+#define COLUMN_EXTREME(T, SUF)                                                                        \
+  static void column_extreme_##SUF(const T *x, int64_t len, int64_t w, bool mx, T *lanes, uint8_t *nan, \
+                                   double *comb, T *out) {                                            \
+    const T init = mx ? (T)-INFINITY : (T)INFINITY;                                                   \
+    for (int64_t b0 = 0; b0 < len; b0 += DEV_SUM_BLOCK) {                                             \
+      int64_t n = len - b0 < DEV_SUM_BLOCK ? len - b0 : DEV_SUM_BLOCK;                                \
+      for (int64_t i = 0; i < 16 * w; i++) lanes[i] = init, nan[i] = 0;                               \
+      for (int64_t d = 0; d < n; d++) {                                                               \
+        T *acc = lanes + (d & 15) * w;                                                                \
+        uint8_t *flag = nan + (d & 15) * w;                                                           \
+        const T *row = x + (b0 + d) * w;                                                              \
+        if (mx)                                                                                       \
+          for (int64_t j = 0; j < w; j++) acc[j] = row[j] > acc[j] ? row[j] : acc[j], flag[j] |= row[j] != row[j]; \
+        else                                                                                          \
+          for (int64_t j = 0; j < w; j++) acc[j] = row[j] < acc[j] ? row[j] : acc[j], flag[j] |= row[j] != row[j]; \
+      }                                                                                               \
+      for (int64_t j = 0; j < w; j++) {                                                               \
+        T r = init;                                                                                   \
+        int any = 0;                                                                                  \
+        for (int l = 0; l < 16; l++) {                                                                \
+          T v = lanes[l * w + j];                                                                     \
+          r = (mx ? v > r : v < r) ? v : r;                                                           \
+          any |= nan[l * w + j];                                                                      \
+        }                                                                                             \
+        double bv = any ? (double)(T)NAN : (double)r;                                                 \
+        comb[j] = b0 == 0 || (mx ? bv > comb[j] : bv < comb[j]) || bv != bv ? bv : comb[j];          \
+      }                                                                                               \
+    }                                                                                                 \
+    for (int64_t j = 0; j < w; j++) out[j] = (T)comb[j];                                              \
+  }
+
+COLUMN_EXTREME(float, f32)
+COLUMN_EXTREME(double, f64)
+#undef COLUMN_EXTREME
+
+/* Units [u0, u1): unit u is outer index u / nbands and the band of
+ * `after` u % nbands.  Runs (after 1) are computed many at a time, or
+ * a long one a block at a time, and reduced as they come; otherwise the band's len x band elements
+ * are computed, turned so that each run is contiguous (as eager mode
+ * copies the tensor transposed), and each run reduced. */
+static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
+  FusedRed *s = ctx;
+  const FusedRun *f = s->run;
+  size_t es = dev_dtype_size((DType)s->dt);
+  int64_t nbands = (s->after + s->band - 1) / s->band, nb = (s->len + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
+  /* short runs (after 1) are computed many at a time: a call of the
+   * loop per run would cost as much as the run */
+  int64_t batch = s->after == 1 && s->len < FUSED_BATCH ? FUSED_BATCH / s->len : 1;
+  int64_t block = s->after == 1 ? (s->len < DEV_SUM_BLOCK ? s->len * batch : DEV_SUM_BLOCK) : s->len * s->band;
+  /* a float max or min over a band: by columns, in lanes (turned holds
+   * them, 16 x band) */
+  bool extreme = s->after > 1 && (s->op == FR_MAX || s->op == FR_MIN) && lang_dtype_is_float((DType)s->dt);
+  size_t turned_size = (size_t)(extreme ? 16 * s->band : block) * es;
+  char *buf = malloc((size_t)block * es), *turned = s->after == 1 ? NULL : malloc(turned_size);
+  double *part = malloc((size_t)nb * sizeof *part), *comb = extreme ? malloc((size_t)s->band * sizeof *comb) : NULL;
+  uint8_t *lane_nan = extreme ? malloc((size_t)(16 * s->band)) : NULL;
+  if (!buf || !part || (s->after > 1 && !turned) || (extreme && (!comb || !lane_nan))) {
+    free(buf);
+    free(turned);
+    free(part);
+    free(comb);
+    free(lane_nan);
+    s->failed = true;
+    return;
+  }
+  char *out = s->out;
+  for (int64_t u = u0; u < u1; u++) {
+    int64_t a = u / nbands, b0 = u % nbands * s->band, w = s->after - b0 < s->band ? s->after - b0 : s->band;
+    int64_t base = a * s->len * s->after;
+    if (batch > 1) {
+      /* runs a.. up to the end of the units, of the batch, or of the
+       * loop's row where a row holds several (else whole rows) */
+      int64_t per_row = f->cols / s->len, end = a + batch;
+      if (end > u1) end = u1;
+      if (per_row > 1 && end > (a / per_row + 1) * per_row) end = (a / per_row + 1) * per_row;
+      fused_range(f, buf, es, a * s->len, end * s->len);
+      for (int64_t k = a; k < end; k++) red_run(s, buf + (size_t)((k - a) * s->len) * es, out + (size_t)k * es, part);
+      u = end - 1;
+      continue;
+    }
+    if (s->after == 1) {
+      RedAcc acc = {part, 1.0, 0};
+      for (int64_t b = 0; b < nb; b++) {
+        int64_t lo = b * DEV_SUM_BLOCK, n = s->len - lo < DEV_SUM_BLOCK ? s->len - lo : DEV_SUM_BLOCK;
+        fused_range(f, buf, es, base + lo, base + lo + n);
+        red_block(s, buf, n, b, &acc);
+      }
+      red_finish(s, &acc, nb, out + (size_t)a * es);
+      continue;
+    }
+    if (w == s->after) {
+      fused_range(f, buf, es, base, base + s->len * s->after);
+    } else {
+      for (int64_t d = 0; d < s->len; d++)
+        fused_range(f, buf + (size_t)(d * w) * es, es, base + d * s->after + b0, base + d * s->after + b0 + w);
+    }
+    char *dst = out + (size_t)(a * s->after + b0) * es;
+    if (extreme && s->dt == DT_F32) {
+      column_extreme_f32((const float *)buf, s->len, w, s->op == FR_MAX, (float *)turned, lane_nan, comb, (float *)dst);
+      continue;
+    }
+    if (extreme && s->dt == DT_F64) {
+      column_extreme_f64((const double *)buf, s->len, w, s->op == FR_MAX, (double *)turned, lane_nan, comb, (double *)dst);
+      continue;
+    }
+    turn(turned, buf, s->len, w, es);
+    for (int64_t j = 0; j < w; j++) red_run(s, turned + (size_t)(j * s->len) * es, dst + (size_t)j * es, part);
+  }
+  free(buf);
+  free(turned);
+  free(part);
+  free(comb);
+  free(lane_nan);
+}
+
+/* The blocks [b0, b1) of a reduction of all of the output, each into
+ * s->part (floats' sums, max and min, whose blocks are independent) */
+static void fused_reduce_blocks(void *ctx, int64_t b0, int64_t b1) {
+  FusedRed *s = ctx;
+  size_t es = dev_dtype_size((DType)s->dt);
   char *buf = malloc((size_t)DEV_SUM_BLOCK * es);
   if (!buf) {
     s->failed = true;
     return;
   }
   for (int64_t b = b0; b < b1; b++) {
-    int64_t lo = b * DEV_SUM_BLOCK, hi = lo + DEV_SUM_BLOCK < s->n ? lo + DEV_SUM_BLOCK : s->n;
-    /* the loop writes element c at out + c: out is set so that block b
-     * lands at the start of buf */
-    const FusedRun *f = s->run;
-    f->loop(f->tensors, f->numbers, buf - (size_t)lo * es, 0, 1, lo, hi);
-    s->part[b] = s->f64 ? dev_sum_block_f64((const double *)buf, hi - lo) : dev_sum_block_f32((const float *)buf, hi - lo);
+    int64_t lo = b * DEV_SUM_BLOCK, n = s->len - lo < DEV_SUM_BLOCK ? s->len - lo : DEV_SUM_BLOCK;
+    fused_range(s->run, buf, es, lo, lo + n);
+    RedAcc acc = {s->part, 1.0, 0};
+    red_block(s, buf, n, b, &acc);
   }
   free(buf);
 }
 
-static bool fused_sum(MistVM *vm, const FusedRun *f, const IrType *t, int64_t n, int32_t reduce, Value *out) {
-  bool f64 = t->dtype == DT_F64;
-  int64_t nb = (n + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
-  double small[64];
-  double *part = nb <= 64 ? small : malloc((size_t)nb * sizeof *part);
-  if (!part) return lang_raise(vm, "MemoryError", "out of memory");
-  FusedSum s = {f, n, f64, part, false};
-  if (nb <= 1) fused_sum_blocks(&s, 0, 1);
-  else dev_parallel_for(lang_tensor_pool(vm), nb, 1, fused_sum_blocks, &s);
-  double sum = s.failed ? 0 : nb <= 1 ? part[0] : dev_sum_partials(part, nb);
-  if (part != small) free(part);
-  if (s.failed) return lang_raise(vm, "MemoryError", "out of memory");
-  if (reduce == FR_MEAN) sum /= (double)n;
-  int64_t none[1] = {0};
-  ObjTensor *r = lang_tensor_new(vm, (DType)t->dtype, 0, none, false);
+/* Elements of a band: about 256 KiB of them, or all of `after` */
+enum { FUSED_BAND_BYTES = 1 << 18 };
+
+static bool fused_reduce(MistVM *vm, FusedRun *f, const IrType *t, int32_t op, int64_t n, int64_t len,
+                         int64_t after, Value *out) {
+  ObjTensor *r = lang_tensor_new(vm, (DType)t->dtype, t->n, t->dims, false);
   if (!r) return false;
-  if (f64) *(double *)lang_tensor_ptr(r) = sum;
-  else *(float *)lang_tensor_ptr(r) = (float)sum;
+  size_t es = dev_dtype_size((DType)t->dtype);
+  FusedRed s = {f, op, t->dtype, n / (len * after), len, after, after, lang_tensor_ptr(r), NULL, false};
+  int64_t fit = FUSED_BAND_BYTES / (int64_t)es / len;
+  if (after > 1 && fit < after) s.band = fit < 16 ? 16 : fit;
+  DevPool *pool = n >= DEV_PAR_GRAIN ? lang_tensor_pool(vm) : NULL;
+  int64_t nb = (len + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
+  if (s.outer == 1 && after == 1 && nb > 1 && op != FR_PROD && lang_dtype_is_float((DType)t->dtype)) {
+    /* all of it at once: its blocks in parallel, as dev_sum and dev_max split them */
+    double *part = malloc((size_t)nb * sizeof *part);
+    if (!part) return lang_raise(vm, "MemoryError", "out of memory");
+    s.part = part;
+    dev_parallel_for(pool, nb, 1, fused_reduce_blocks, &s);
+    if (!s.failed) {
+      RedAcc acc = {part, 1.0, 0};
+      red_finish(&s, &acc, nb, lang_tensor_ptr(r));
+    }
+    free(part);
+  } else {
+    int64_t units = s.outer * ((after + s.band - 1) / s.band), grain = DEV_PAR_GRAIN / 4 / (len * s.band);
+    dev_parallel_for(pool, units, grain > 0 ? grain : 1, fused_reduce_units, &s);
+  }
+  if (s.failed) return lang_raise(vm, "MemoryError", "out of memory");
   *out = v_obj(r);
   return true;
 }
@@ -292,54 +529,14 @@ static void fused_sum_cols(void *ctx, int64_t c0, int64_t c1) {
   free(acc);
 }
 
-/* A loop summed over the last axis: each row computed into a buffer and
- * summed by dev_sum_f32/f64, as eager mode sums each row. */
-typedef struct FusedRowSums {
-  const FusedRun *run;
-  bool f64, mean, failed;
-} FusedRowSums;
-
-static void fused_sum_rows(void *ctx, int64_t r0, int64_t r1) {
-  FusedRowSums *s = ctx;
-  const FusedRun *f = s->run;
-  size_t es = s->f64 ? sizeof(double) : sizeof(float);
-  char *buf = malloc((size_t)f->cols * es);
-  if (!buf) {
-    s->failed = true;
-    return;
-  }
-  for (int64_t r = r0; r < r1; r++) {
-    f->loop(f->tensors, f->numbers, buf - (size_t)(r * f->cols) * es, r, r + 1, 0, f->cols);
-    if (s->f64) {
-      double v = dev_sum_f64(NULL, (const double *)buf, f->cols);
-      ((double *)f->out)[r] = s->mean ? v / (double)f->cols : v;
-    } else {
-      double v = dev_sum_f32(NULL, (const float *)buf, f->cols);
-      ((float *)f->out)[r] = (float)(s->mean ? v / (double)f->cols : v);
-    }
-  }
-  free(buf);
-}
-
-static bool fused_sum_axis(MistVM *vm, FusedRun *f, const IrType *t, int64_t rows, int32_t reduce, Value *out) {
+static bool fused_sum_columns(MistVM *vm, FusedRun *f, const IrType *t, int64_t rows, bool mean, Value *out) {
   ObjTensor *r = lang_tensor_new(vm, (DType)t->dtype, t->n, t->dims, false);
   if (!r) return false;
   f->out = lang_tensor_ptr(r);
-  bool f64 = t->dtype == DT_F64, failed;
-  DevPool *pool = lang_tensor_pool(vm);
-  if (reduce == FR_SUM_FIRST || reduce == FR_MEAN_FIRST) {
-    FusedCols s = {f, rows, reduce == FR_MEAN_FIRST ? 1.0 / (double)rows : 1.0, f64, false};
-    if (rows * f->cols >= DEV_PAR_GRAIN && f->cols >= 512) dev_parallel_for(pool, f->cols, 256, fused_sum_cols, &s);
-    else fused_sum_cols(&s, 0, f->cols);
-    failed = s.failed;
-  } else {
-    FusedRowSums s = {f, f64, reduce == FR_MEAN_LAST, false};
-    int64_t grain = DEV_PAR_GRAIN / 4 / f->cols;
-    if (rows * f->cols >= DEV_PAR_GRAIN) dev_parallel_for(pool, rows, grain > 0 ? grain : 1, fused_sum_rows, &s);
-    else fused_sum_rows(&s, 0, rows);
-    failed = s.failed;
-  }
-  if (failed) return lang_raise(vm, "MemoryError", "out of memory");
+  FusedCols s = {f, rows, mean ? 1.0 / (double)rows : 1.0, t->dtype == DT_F64, false};
+  if (rows * f->cols >= DEV_PAR_GRAIN && f->cols >= 512) dev_parallel_for(lang_tensor_pool(vm), f->cols, 256, fused_sum_cols, &s);
+  else fused_sum_cols(&s, 0, f->cols);
+  if (s.failed) return lang_raise(vm, "MemoryError", "out of memory");
   *out = v_obj(r);
   return true;
 }
@@ -348,12 +545,13 @@ static bool fused_sum_axis(MistVM *vm, FusedRun *f, const IrType *t, int64_t row
  * ntensors tensors (contiguous copies of those that are not) and the
  * numbers' bits, over rows x cols elements, into a new tensor from the
  * caching allocator or into tensor `reuse` (>= 0: a dead temporary of
- * the output's type, fuse.c), or summed (reduce: FR_SUM or FR_MEAN,
- * rows 1); split over the thread pool from the size at which eager
- * mode's kernels split theirs (DEV_PAR_GRAIN). */
+ * the output's type, fuse.c), or reduced (reduce: a FuseReduce, maybe
+ * with FR_COLUMNS, over runs of len elements `after` apart); split over
+ * the thread pool from the size at which eager mode's kernels split
+ * theirs (DEV_PAR_GRAIN). */
 static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t ntensors, const Value *tensors,
-                          const int64_t *numbers, int64_t rows, int64_t cols, int32_t reduce, int32_t reuse,
-                          Value *out) {
+                          const int64_t *numbers, int64_t rows, int64_t cols, int32_t reduce, int64_t len,
+                          int64_t after, int32_t reuse, Value *out) {
   MistVM *vm = cx->vm;
   const IrType *t = cx->sites[site].type;
   /* *out is a slot of the compiled frame that may still hold this
@@ -372,8 +570,9 @@ static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t nte
   }
   if (reduce != FR_NONE) {
     FusedRun f = {(FusedLoop)loop, data, numbers, NULL, cols};
-    bool ok = reduce == FR_SUM || reduce == FR_MEAN ? fused_sum(vm, &f, t, rows * cols, reduce, out)
-                                                    : fused_sum_axis(vm, &f, t, rows, reduce, out);
+    int op = reduce & ~FR_COLUMNS;
+    bool ok = reduce & FR_COLUMNS ? fused_sum_columns(vm, &f, t, rows, op == FR_MEAN, out)
+                                  : fused_reduce(vm, &f, t, op, rows * cols, len, after, out);
     for (int i = 0; i < ntensors; i++) LANG_KEEP(keep[i]);
     return ok;
   }

@@ -11,11 +11,13 @@
 #define FUSE_MAX_INPUTS 32
 #define FUSE_MAX_NODES 64
 
-/* A reduction a fused loop's output feeds, summed as it is computed: of
- * the whole output, over its first axis (sum(x, axis=0): the column sums
- * of rows x cols, cols the product of the other dims), or over its last
- * (rows x cols, cols the last dim). */
-typedef enum { FR_NONE, FR_SUM, FR_MEAN, FR_SUM_FIRST, FR_MEAN_FIRST, FR_SUM_LAST, FR_MEAN_LAST } FuseReduce;
+/* A reduction a fused loop's output feeds, computed as the output is:
+ * of all of it, or over one axis (the output seen as outer x len x
+ * after, reduced over len).  FR_COLUMNS is or'ed into a sum or mean over
+ * axis 0 of two dims or more, which eager mode adds as column sums
+ * (dev_sum_rows) where it adds the others pairwise (dev_sum). */
+typedef enum { FR_NONE, FR_SUM, FR_MEAN, FR_MAX, FR_MIN, FR_PROD } FuseReduce;
+enum { FR_COLUMNS = 16 };
 
 /* The address of the function or data compiled code calls or reads by
  * the name `name` (a JitElfResolve, ud unused): the runtime's helpers

@@ -235,6 +235,15 @@ bool lang_tensor_unreduce(MistVM *vm, Value d, ObjTensor *like, uint64_t axes, b
  * MemoryError. */
 typedef enum { LANG_SENS_SIGMOID, LANG_SENS_TANH, LANG_SENS_RELU } LangActSens;
 bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, bool over_d, ObjTensor **out);
+/* log_softmax's sensitivity d - exp(y) * sum(d, axes, keepdims=True)
+ * in one pass over each row, for d and y two contiguous float tensors
+ * of one dtype and one shape reduced over their last axis (false,
+ * raising nothing, for any other operands: the caller then computes it
+ * op by op).  exp is the tensor kernel's and each row's sum
+ * dev_sum_f32/f64's, as sum() reduces a last axis, and the product and
+ * the difference are rounded apart, so the bits are op by op's.  NULL
+ * *out after an error. */
+bool lang_tensor_log_softmax_sens(MistVM *vm, Value d, ObjTensor *y, uint64_t axes, ObjTensor **out);
 /* a + b (op TB_ADD) or a * b (TB_MUL) for two small contiguous float
  * tensors of one dtype and one shape (two parts of a sensitivity being
  * summed, a sensitivity times a value), as lang_arith computes them but

@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include "devices/cpu/vmath.h"
 #include "lang/gc.h"
 #include "lang/tensor_impl.h"
 
@@ -222,6 +223,43 @@ bool lang_tensor_act_sens(MistVM *vm, LangActSens kind, Value d, Value v, bool o
   LANG_KEEP(D);
   LANG_KEEP(V);
   *out = r;
+  return true;
+}
+
+/* ---- log_softmax's sensitivity ---- */
+
+bool lang_tensor_log_softmax_sens(MistVM *vm, Value d, ObjTensor *y, uint64_t axes, ObjTensor **out) {
+  *out = NULL;
+  if (!v_is_tensor(d)) return false;
+  ObjTensor *D = AS_TENSOR(d);
+  int nd = y->ndim;
+  if (D->dtype != y->dtype || !lang_dtype_is_float(y->dtype) || D->ndim != nd || nd == 0 ||
+      (axes & (((uint64_t)1 << nd) - 1)) != (uint64_t)1 << (nd - 1) || !lang_tensor_is_contiguous(D) ||
+      !lang_tensor_is_contiguous(y))
+    return false;
+  for (int a = 0; a < nd; a++)
+    if (D->shape[a] != y->shape[a]) return false;
+  int64_t n = y->shape[nd - 1], rows = n ? y->size / n : 0;
+  ObjTensor *e;
+  if (!lang_tensor_unary(vm, TU_EXP, y, &e)) return true;   /* exp(y), written over by the result */
+  DevPool *pool = lang_tensor_pool(vm);
+  if (y->dtype == DT_F32) {
+    float *r = (float *)lang_tensor_ptr(e);
+    const float *g = (const float *)lang_tensor_ptr(D);
+    for (int64_t i = 0; i < rows; i++, r += n, g += n) {
+      float s = (float)(n <= DEV_SUM_SHORT ? dev_sum_short_f32(g, n) : dev_sum_f32(pool, g, n));
+      for (int64_t j = 0; j < n; j++) r[j] = g[j] - r[j] * s;
+    }
+  } else {
+    double *r = (double *)lang_tensor_ptr(e);
+    const double *g = (const double *)lang_tensor_ptr(D);
+    for (int64_t i = 0; i < rows; i++, r += n, g += n) {
+      double s = n <= DEV_SUM_SHORT ? dev_sum_short_f64(g, n) : dev_sum_f64(pool, g, n);
+      for (int64_t j = 0; j < n; j++) r[j] = g[j] - r[j] * s;
+    }
+  }
+  LANG_KEEP(D);
+  *out = e;
   return true;
 }
 

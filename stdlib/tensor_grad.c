@@ -16,6 +16,8 @@
  *   _conv2d_backward_weight(d, x, w, stride=1, padding=0)
  *   _max_pool2d_backward(d, x, kernel, stride=None, padding=0)
  *   _max_pool2d_select(x, v, kernel, stride=None, padding=0)
+ *   _log_softmax_sens(d, y, axis)   log_softmax's backward step,
+ *                                   d - exp(y) * sum(d, axis, True)
  *   _sens_whole(d)                  a sensitivity made of parts, whole
  *   _fdiv(a, b), _fpow(a, b)        a / b and a ** b as IEEE arithmetic
  *                                   does them on floats: a derivative at a
@@ -163,6 +165,35 @@ OP_EVAL(std_broadcast_like) {
   Value a[2];
   if (!std_tensor_parse(vm, "_broadcast_like", argc, argv, kw, names, 2, 2, 2, a)) return false;
   return broadcast_like(vm, a[0], a[1], out);
+}
+
+/* _log_softmax_sens(d, y, axis): the sensitivity of x in y =
+ * log_softmax(x, axis), d - exp(y) * sum(d, axis, True) with d
+ * broadcast to y's shape as _broadcast_like does (stdlib/ad_rules.ms, J_log_softmax): one pass
+ * where it can (lang_tensor_log_softmax_sens), else op by op, the same
+ * bits either way */
+OP_EVAL(std_log_softmax_sens) {
+  if (!std_no_kw(vm, "_log_softmax_sens", kw)) return false;
+  if (argc != 3 || !v_is_tensor(argv[1]))
+    return lang_raise(vm, "TypeError", "_log_softmax_sens: expected (d, y, axis), y a tensor");
+  ObjTensor *y = AS_TENSOR(argv[1]), *r, *e, *s;
+  uint64_t axes;
+  Value d, m;
+  if (!std_axes_arg(vm, "_log_softmax_sens", argv[2], y->ndim, true, &axes) ||
+      !broadcast_like(vm, argv[0], argv[1], &d))
+    return false;
+  if (d.tag == V_NONE) {
+    *out = d;
+    return true;
+  }
+  if (lang_tensor_log_softmax_sens(vm, d, y, axes, &r)) {
+    *out = r ? v_obj(r) : v_none();
+    return r != NULL;
+  }
+  if (!lang_tensor_unary(vm, TU_EXP, y, &e) || !lang_tensor_reduce(vm, TR_SUM, AS_TENSOR(d), axes, true, &s) ||
+      !lang_arith(vm, OP_MUL, v_obj(e), v_obj(s), &m))
+    return false;
+  return lang_arith(vm, OP_SUB, d, m, out);
 }
 
 /* _unreduce(x, like, axis=None, keepdims=False) */

@@ -629,6 +629,17 @@ DEFINE_REDUCE(double, f64)
 double dev_sum_block_f32(const float *x, int64_t n) { return n <= 0 ? 0.0 : pairwise_f32(x, n); }
 double dev_sum_block_f64(const double *x, int64_t n) { return n <= 0 ? 0.0 : pairwise_f64(x, n); }
 double dev_sum_partials(const double *part, int64_t nblocks) { return pairwise_f64(part, nblocks); }
+double dev_extreme_block_f32(const float *x, int64_t n, bool max) {
+  return max ? (double)max_leaf_f32(x, n) : (double)min_leaf_f32(x, n);
+}
+double dev_extreme_block_f64(const double *x, int64_t n, bool max) {
+  return max ? (double)max_leaf_f64(x, n) : (double)min_leaf_f64(x, n);
+}
+double dev_extreme_partials(const double *part, int64_t nblocks, bool max) {
+  double v = part[0];
+  for (int64_t b = 1; b < nblocks; b++) v = max ? MAXOF(part[b], v) : MINOF(part[b], v);
+  return v;
+}
 
 /* ---- column sums ---------------------------------------------------------- */
 

@@ -64,6 +64,24 @@ DevVecFn dev_vec_binary(VmBinary op, bool f64, int bits);
 /* Pairwise summation (in double for f32).  0 for n == 0. */
 double dev_sum_f32(DevPool *p, const float *x, int64_t n);
 double dev_sum_f64(DevPool *p, const double *x, int64_t n);
+/* dev_sum_f32/f64 of n <= DEV_SUM_SHORT elements, inline: the same
+ * additions in the same order as its leaf (vmath.c, leaf_sum: sixteen
+ * partial sums from zero, then halves), written out so that they stay
+ * in registers (the leaf's array of partial sums, stored element by
+ * element and read back as vectors, stalls on every short row), for a
+ * caller that sums many short rows (a softmax's). */
+#define DEV_SUM_SHORT 16
+#define DEV_SUM_SHORT_FN(T, SUF)                                                   \
+  static inline double dev_sum_short_##SUF(const T *x, int64_t n) {               \
+    double a[16];                                                                  \
+    for (int j = 0; j < 16; j++) a[j] = j < n ? 0.0 + (double)x[j] : 0.0;          \
+    double p0 = a[0] + a[8], p1 = a[1] + a[9], p2 = a[2] + a[10], p3 = a[3] + a[11]; \
+    double p4 = a[4] + a[12], p5 = a[5] + a[13], p6 = a[6] + a[14], p7 = a[7] + a[15]; \
+    double q0 = p0 + p4, q1 = p1 + p5, q2 = p2 + p6, q3 = p3 + p7;                 \
+    return (q0 + q2) + (q1 + q3);                                                  \
+  }
+DEV_SUM_SHORT_FN(float, f32)
+DEV_SUM_SHORT_FN(double, f64)
 /* The pieces of dev_sum_f32/f64, for compiled code that sums what it
  * computes block by block (jit/llvm/fuse.c) with the same bits: the
  * sum of one block of at most DEV_SUM_BLOCK elements (the n elements
@@ -80,6 +98,14 @@ double dev_sum_partials(const double *part, int64_t nblocks);
  * x[i * cols + j].  A sum over a tensor's leading axes (a batch). */
 void dev_sum_rows_f32(DevPool *p, const float *x, int64_t rows, int64_t cols, double scale, float *out);
 void dev_sum_rows_f64(DevPool *p, const double *x, int64_t rows, int64_t cols, double scale, double *out);
+
+/* The pieces of dev_max/dev_min, as dev_sum's: one block's max (min)
+ * of at most DEV_SUM_BLOCK elements (n >= 1), and that of the blocks'
+ * (taken in order: NaN and the sign of a zero come out as
+ * dev_max/dev_min give them). */
+double dev_extreme_block_f32(const float *x, int64_t n, bool max);
+double dev_extreme_block_f64(const double *x, int64_t n, bool max);
+double dev_extreme_partials(const double *part, int64_t nblocks, bool max);
 
 /* Max / min; NaN if any element is NaN; -inf/+inf (max/min) for n == 0. */
 float dev_max_f32(DevPool *p, const float *x, int64_t n);

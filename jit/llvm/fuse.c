@@ -15,9 +15,9 @@
  * the simple patterns of FuseInKind, and numbers.  A chain whose inputs
  * broadcast otherwise is not fused (its operations run through the
  * runtime, boxed).  A loop's output takes the buffer of a temporary
- * another loop made when nothing else reads it.  A sum or mean of a
- * chain (whole, over its first or over its last axis) is computed with
- * it (rt.c adds the sums in eager mode's order).
+ * another loop made when nothing else reads it.  A sum, mean, max, min
+ * or prod of a chain (of all of it or over one axis) is computed with
+ * it (rt.c reduces in eager mode's order, with eager mode's code).
  *
  * The loop: rows x columns of the output, each row in vectors of the
  * target's widest (jit_fuse_width: 512 or 256 bits of the widest dtype
@@ -497,14 +497,32 @@ static FuseGroup *make_group(Plan *pl, IrNode *root, int cut) {
   return fg;
 }
 
-/* n as a reduction a loop can compute, of the tensor *x: sum or mean
- * (sum(x), x.sum(...), sum(x, axis=..., keepdims=...)) of an f32 or f64
- * tensor, of all of it (a 0-d result), or over axis 0 or the last axis
- * of a tensor of two dims or more, where eager mode sums each column
- * (dev_sum_rows) or each row (dev_sum) of what the loop computes. */
-static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method) {
+/* The reduction a builtin (or method) name is, of those a loop computes. */
+static FuseReduce reduction_named(const char *name) {
+  static const struct {
+    const char *name;
+    FuseReduce r;
+  } names[] = {{"sum", FR_SUM}, {"mean", FR_MEAN}, {"max", FR_MAX}, {"min", FR_MIN}, {"prod", FR_PROD}};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(name, names[i].name) == 0) return names[i].r;
+  return FR_NONE;
+}
+
+static FuseReduce reduction_builtin(int op) {
+  return op == IR_B_SUM ? FR_SUM : op == IR_B_MEAN ? FR_MEAN : op == IR_B_MAX ? FR_MAX : op == IR_B_MIN ? FR_MIN
+         : op == IR_B_PROD ? FR_PROD : FR_NONE;
+}
+
+/* n as a reduction a loop can compute, of the tensor *x: sum, mean,
+ * max, min or prod (sum(x), x.max(...), min(x, axis=..., keepdims=...))
+ * of all of x (*axis -1) or over one axis (*axis, from 0), keepdims or
+ * not: of a float tensor, or for max and min of any dtype, to a result
+ * of x's dtype as eager mode gives it (integer sums and products, which
+ * may overflow, and means of integers are left to eager mode). */
+static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method, int *axis_out) {
   if (n->kind != IR_APPLY || n->nin < 2) return FR_NONE;
-  int op = -1, npos = 0;
+  FuseReduce op = FR_NONE;
+  int npos = 0;
   IrNode *pos[3], *axis = NULL, *keep = NULL;
   *method = NULL;
   if (ir_node_prim(n) == IR_P_CALL_KW) {
@@ -514,12 +532,11 @@ static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method)
     ObjSeq *nm = AS_SEQ(names->value);
     int nkw = (int)nm->len, first = 0;
     if (f->kind == IR_CONST && v_is_obj(f->value, O_BUILTIN)) {
-      op = AS_BUILTIN(f->value)->op;
+      op = reduction_builtin(AS_BUILTIN(f->value)->op);
     } else if (f->kind == IR_APPLY && ir_node_prim(f) == IR_P_GETATTR && f->nin == 3 && f->graph == pl->g &&
                ir_map_int(pl->uses, f, -1) == 1 && f->in[2]->kind == IR_CONST && v_is_obj(f->in[2]->value, O_STR)) {
       /* x.sum(axis=...): the bound method, used only here, is not made */
-      const char *name = AS_STR(f->in[2]->value)->data;
-      op = strcmp(name, "sum") == 0 ? IR_B_SUM : strcmp(name, "mean") == 0 ? IR_B_MEAN : -1;
+      op = reduction_named(AS_STR(f->in[2]->value)->data);
       pos[0] = f->in[1];
       first = 1;
       *method = f;
@@ -540,18 +557,18 @@ static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method)
   } else if (is_method(n)) {
     IrNode *name = n->in[2];
     if (name->kind != IR_CONST || !v_is_obj(name->value, O_STR)) return FR_NONE;
-    op = strcmp(AS_STR(name->value)->data, "sum") == 0 ? IR_B_SUM : strcmp(AS_STR(name->value)->data, "mean") == 0 ? IR_B_MEAN : -1;
+    op = reduction_named(AS_STR(name->value)->data);
     npos = n->nin - 2;
     if (npos > 3) return FR_NONE;
     pos[0] = n->in[1];
     for (int i = 1; i < npos; i++) pos[i] = n->in[2 + i];
   } else {
-    op = builtin_of(n);
+    op = reduction_builtin(builtin_of(n));
     npos = n->nin - 1;
     if (npos > 3) return FR_NONE;
     for (int i = 0; i < npos; i++) pos[i] = n->in[1 + i];
   }
-  if ((op != IR_B_SUM && op != IR_B_MEAN) || npos < 1) return FR_NONE;
+  if (op == FR_NONE || npos < 1) return FR_NONE;
   if (npos > 1) {
     if (axis) return FR_NONE;
     axis = pos[1];
@@ -562,19 +579,21 @@ static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method)
   }
   *x = pos[0];
   IrType *t = pl->type_of(pl->ud, n), *xt = pl->type_of(pl->ud, pos[0]);
-  if (!known_tensor(t) || !known_tensor(xt) || !is_float_dt(xt->dtype) || t->dtype != xt->dtype) return FR_NONE;
+  if (!known_tensor(t) || !known_tensor(xt) || t->dtype != xt->dtype) return FR_NONE;
+  if (op != FR_MAX && op != FR_MIN && !is_float_dt(xt->dtype)) return FR_NONE;
   IrType *kt = keep ? pl->type_of(pl->ud, keep) : NULL;
   if (keep && (!kt || kt->kind != IT_BOOL || !kt->has_val || kt->or_none)) return FR_NONE;
   IrType *at = axis ? pl->type_of(pl->ud, axis) : NULL;
-  if (!axis || (at && at->kind == IT_NONE)) {
-    if (t->n != 0) return FR_NONE;
-    return op == IR_B_SUM ? FR_SUM : FR_MEAN;
+  if (!axis || (at && at->kind == IT_NONE && !at->or_none)) {
+    *axis_out = -1;
+    return op;
   }
-  if (!at || at->kind != IT_INT || !at->has_val || at->or_none || xt->n < 2) return FR_NONE;
-  int64_t d = at->ival < 0 ? at->ival + xt->n : at->ival;
-  if (d == 0) return op == IR_B_SUM ? FR_SUM_FIRST : FR_MEAN_FIRST;
-  if (d == xt->n - 1) return op == IR_B_SUM ? FR_SUM_LAST : FR_MEAN_LAST;
-  return FR_NONE;
+  if (!at || at->kind != IT_INT || !at->has_val || at->or_none || at->ival < -xt->n || at->ival >= xt->n)
+    return FR_NONE;
+  *axis_out = (int)(at->ival < 0 ? at->ival + xt->n : at->ival);
+  /* over the only axis: over all of it */
+  if (xt->n == 1) *axis_out = -1;
+  return op;
 }
 
 void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud, IrNode *n), void *ud,
@@ -586,17 +605,29 @@ void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud,
     IrNode *n = g->nodes[i];
     if (ir_map_get(groups, n)) continue;
     IrNode *a = NULL, *method;
-    FuseReduce red = reduction_of(&pl, n, &a, &method);
+    int axis = -1;
+    FuseReduce red = reduction_of(&pl, n, &a, &method, &axis);
     if (red && a->graph == g && a != g->ret && ir_map_int(uses, a, -1) == 1 && candidate(&pl, a)) {
-      /* the chain feeding a sum or mean: one loop that sums, when it
-       * reads its inputs in full (one row) for a whole sum, or cut
-       * into rows at the axis summed over */
-      bool whole = red == FR_SUM || red == FR_MEAN;
-      int nd = type_of(ud, a)->n;
-      FuseGroup *fg = make_group(&pl, a, whole ? -1 : red == FR_SUM_FIRST || red == FR_MEAN_FIRST ? nd - 1 : 1);
-      if (fg && (!whole || fg->rows == 1)) {
+      /* the chain feeding a reduction: one loop, cut into rows and
+       * columns so that a block of the elements reduced together is
+       * whole rows or a run inside one row (jit/rt.c); a sum or mean
+       * over axis 0 in rows at that axis, for eager mode's column sums */
+      IrType *at = type_of(ud, a);
+      int nd = at->n;
+      int64_t len = size_of(at), after = 1;
+      if (axis >= 0) {
+        len = at->dims[axis];
+        for (int d = axis + 1; d < nd; d++) after *= at->dims[d];
+      }
+      bool columns = axis == 0 && (red == FR_SUM || red == FR_MEAN);
+      FuseGroup *fg = make_group(&pl, a, columns ? nd - 1 : -1);
+      if (fg && (columns || (fg->cols % after == 0 && (after > 1 || fg->cols % len == 0)))) {
         fg->root = n;
         fg->reduce = red;
+        fg->red_axis = axis;
+        fg->red_len = len;
+        fg->red_after = after;
+        fg->columns = columns;
         fg->result = type_of(ud, n);
         ir_map_put(groups, n, fg);
         if (method) ir_map_put(groups, method, fg);
@@ -643,9 +674,10 @@ const char *jit_fuse_describe(const FuseGroup *fg) {
     sb_printf(&sb, " %s@%d:%d", op_names[op_of(n, &arity)], n->span.line, n->span.col);
   }
   if (fg->reduce) {
-    static const char *const red[] = {"", "sum", "mean", "sum", "mean", "sum", "mean"};
-    static const char *const axis[] = {"", "", "", " over axis 0", " over axis 0", " over the last axis", " over the last axis"};
-    sb_printf(&sb, ", then %s@%d:%d%s", red[fg->reduce], fg->root->span.line, fg->root->span.col, axis[fg->reduce]);
+    static const char *const red[] = {"", "sum", "mean", "max", "min", "prod"};
+    sb_printf(&sb, ", then %s@%d:%d", red[fg->reduce], fg->root->span.line, fg->root->span.col);
+    if (fg->red_axis == fg->type->n - 1) sb_printf(&sb, " over the last axis");
+    else if (fg->red_axis >= 0) sb_printf(&sb, " over axis %d", fg->red_axis);
   }
   sb_printf(&sb, " (%lld x %lld", (long long)fg->rows, (long long)fg->cols);
   static const char *const kinds[] = {"full", "inner", "outer", "one", "float", "int"};

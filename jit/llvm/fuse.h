@@ -34,7 +34,7 @@ typedef struct FuseIn {
 
 /* One loop: the nodes it computes (in their graph's order, the last
  * the loop's output) and its inputs; the root is the node whose value
- * the loop gives: the last of nodes, or the sum or mean of it (reduce). */
+ * the loop gives: the last of nodes, or a reduction of it (reduce). */
 typedef struct FuseGroup {
   IrNode *root;
   IrNode **nodes;
@@ -46,7 +46,10 @@ typedef struct FuseGroup {
   IrType *type;          /* the loop's output's: every dim known */
   int64_t rows, cols;
   FuseReduce reduce;
-  IrType *result;        /* the root's type: type, or a 0-d tensor when reduced */
+  int red_axis;          /* the axis reduced over, or -1: all */
+  int64_t red_len, red_after;   /* its length, and the product of the dims after it */
+  bool columns;          /* a sum or mean over axis 0 (FR_COLUMNS) */
+  IrType *result;        /* the root's type: type, or the reduction's */
   int reuse;             /* the tensor (slot) whose buffer the output takes, or -1 */
 } FuseGroup;
 
@@ -60,9 +63,10 @@ int jit_fuse_width(void);
 bool jit_fuse_enabled(void);
 
 /* The loops of graph g's own nodes: each node fused, root or not, to
- * its FuseGroup in *groups.  A sum or mean of a whole chain's output
- * (sum(x), mean(x)) is computed in its loop, block by block as eager
- * mode's dev_sum adds, with the same bits.  uses: the interpreter's count of uses
+ * its FuseGroup in *groups.  A sum, mean, max, min or prod of a whole
+ * chain's output (of all of it or over one axis, keepdims or not) is
+ * computed with its loop, block by block, in the order and with the
+ * bits of eager mode's reduction (jit/rt.c).  uses: the interpreter's count of uses
  * (ev_count_uses); type_of gives a node's inferred type. */
 void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud, IrNode *n), void *ud,
                    NodeMap *groups);

@@ -776,6 +776,28 @@ START_TEST(test_vmath_scaled) {
 }
 END_TEST
 
+/* dev_sum_short gives dev_sum's bits on every length it takes: values
+ * of mixed signs and magnitudes (where the order of the additions
+ * shows) and signed zeros (0.0 + -0.0 is 0.0) */
+START_TEST(test_sum_short) {
+  float x[DEV_SUM_SHORT];
+  double xd[DEV_SUM_SHORT];
+  for (int trial = 0; trial < 2000; trial++) {
+    for (int j = 0; j < DEV_SUM_SHORT; j++) {
+      double v = urand(-1, 1) * pow(10.0, (double)(rand() % 17 - 8));
+      if (rand() % 8 == 0) v = rand() % 2 ? -0.0 : 0.0;
+      xd[j] = v, x[j] = (float)v;
+    }
+    for (int64_t n = 0; n <= DEV_SUM_SHORT; n++) {
+      double a = dev_sum_short_f32(x, n), b = dev_sum_f32(pool, x, n);
+      ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "f32, n %lld: %a against %a", (long long)n, a, b);
+      a = dev_sum_short_f64(xd, n), b = dev_sum_f64(pool, xd, n);
+      ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "f64, n %lld: %a against %a", (long long)n, a, b);
+    }
+  }
+}
+END_TEST
+
 START_TEST(test_sum_accuracy) {
   int64_t n = 10000000;
   float *x = malloc(sizeof(float) * n);
@@ -1035,6 +1057,7 @@ static Suite *devices_suite(void) {
   tcase_add_test(tc, test_vmath_binary);
   tcase_add_test(tc, test_vmath_scaled);
   tcase_add_test(tc, test_sum_accuracy);
+  tcase_add_test(tc, test_sum_short);
   tcase_add_test(tc, test_max_min);
   tcase_add_test(tc, test_conv2d);
   tcase_add_test(tc, test_maxpool2d);

@@ -632,7 +632,8 @@ END_TEST
  * graph mode fuses them into loops (jit/llvm/fuse.c): arithmetic,
  * comparisons, where, clip, casts, powers, transcendentals, with
  * broadcasting (a row, a column) and Python numbers, sometimes reduced
- * (whole, over the first or the last axis).  The results are printed
+ * (sum, mean, max, min, prod: whole, over the first, a middle or the
+ * last axis, keepdims or not).  The results are printed
  * through tolist(), whose floats print every bit, NaN, inf and -0.0
  * included, so any difference from eager mode shows. */
 
@@ -726,13 +727,19 @@ static void tensorgen(uint64_t seed, Buf *b) {
     say(b, "\n");
     nvars++;
   }
+  /* (times ones((2, 1, 1)): a 3-d chain, for reductions over its middle axis) */
   static const char *const red[] = {"%s", "%s", "(%s).sum()", "sum(%s, axis=0)", "(%s).sum(-1)",
-                                    "mean(%s, 0)", "(%s).mean(axis=-1, keepdims=True)", "(%s).sum(axis=0, keepdims=True)"};
+                                    "mean(%s, 0)", "(%s).mean(axis=-1, keepdims=True)", "(%s).sum(axis=0, keepdims=True)",
+                                    "max(%s, axis=0)", "(%s).min(-1)", "max(%s)", "min(%s, axis=-1, keepdims=True)",
+                                    "(%s).prod(axis=0)", "max((%s) * ones((2, 1, 1)), axis=1)",
+                                    "sum((%s) * ones((2, 1, 1)), axis=-2, keepdims=True)",
+                                    "((%s) * ones((2, 1, 1))).mean(1)", "min((%s) * ones((2, 1, 1)), 1, True)",
+                                    "prod((%s) * ones((2, 1, 1)), axis=None)"};
   Buf e = {0};
   texpr(&r, &e, 3, nvars);
   say(b, "    r = (%s) + t0 - t1 + b\n", e.data);   /* (b has no NaN to hide the others) */
   say(b, "    return ");
-  say(b, red[rnd(&r, 8)], "r");
+  say(b, red[rnd(&r, (int)(sizeof red / sizeof *red))], "r");
   say(b, "\n");
   free(e.data);
 }
