@@ -81,6 +81,10 @@ typedef struct Rep {
                           R_TAPE: its entries hold pointers (its buffer is scanned) */
   struct Rep *turn;    /* R_TAPE: the Rep of one turn's backpropagator, R_HOLE where
                           it captured the continuation: its leaves are an entry */
+  struct Rep *cont;    /* R_TAPE: the Rep of the first turn's continuation where it
+                          is kept unboxed (a loop in another loop's turn: a closure
+                          over that loop's tape, R_HOLE for it in that loop's
+                          turn); NULL: boxed */
 } Rep;
 
 static Rep r_never = {R_NEVER, 0}, r_none = {R_NONE, 0}, r_unbound = {R_UNBOUND, 0}, r_bool = {R_BOOL, 1},
@@ -102,7 +106,8 @@ static Rep *rep_new(RepKind k, int n, Rep **items) {
 static bool rep_eq(const Rep *a, const Rep *b) {
   if (a == b) return true;
   if (a->kind != b->kind || a->n != b->n || a->graph != b->graph || a->builtin != b->builtin ||
-      a->unbound != b->unbound || (a->turn != b->turn && (!a->turn || !b->turn || !rep_eq(a->turn, b->turn))))
+      a->unbound != b->unbound || (a->turn != b->turn && (!a->turn || !b->turn || !rep_eq(a->turn, b->turn))) ||
+      (a->cont != b->cont && (!a->cont || !b->cont || !rep_eq(a->cont, b->cont))))
     return false;
   for (int i = 0; i < a->n; i++)
     if (!rep_eq(a->items[i], b->items[i])) return false;
@@ -166,6 +171,7 @@ typedef struct Lw {
   int nfn;
   bool fuse;           /* fused loops are made (jit_fuse_enabled) */
   int tape_nest;       /* tape_fv_reps's depth */
+  int hole_nest;       /* turn_rep's search of a hole through loops' tapes: its depth */
   StrBuf fuselog;      /* what they compute, for MIST_JIT_LOG */
 } Lw;
 
@@ -192,6 +198,7 @@ typedef struct Em {
   LLVMValueRef scratch;  /* the Value slots (value_slots), */
   int cursor, top;       /* the first free, and the most used */
   struct TurnBlock *turns;  /* the backward steps run as blocks here (call_turn) */
+  struct Block *start;      /* the frame's own block, where its tail calls of itself go */
 } Em;
 
 typedef struct Block {
@@ -373,7 +380,16 @@ static void leaf_types(Lw *lw, const Rep *r, LLVMTypeRef *out, int *k) {
   case R_INT: out[(*k)++] = lw->i64; break;
   case R_FLOAT: out[(*k)++] = lw->f64; break;
   case R_VALUE: out[(*k)++] = lw->i64; out[(*k)++] = lw->i64; break;
-  case R_TAPE: for (int i = 0; i < 4; i++) out[(*k)++] = lw->i64; break;
+  case R_TAPE:
+    out[(*k)++] = lw->i64;
+    out[(*k)++] = lw->i64;
+    if (r->cont) {
+      leaf_types(lw, r->cont, out, k);
+    } else {
+      out[(*k)++] = lw->i64;
+      out[(*k)++] = lw->i64;
+    }
+    break;
   case R_MAYBE: case R_UNION: out[(*k)++] = r->kind == R_MAYBE ? lw->i1 : lw->i64; /* fall through */
   case R_TUPLE: case R_CLOSURE:
     for (int i = 0; i < r->n; i++) leaf_types(lw, r->items[i], out, k);
@@ -699,7 +715,13 @@ static JV *unbox(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r, IrNode *at, 
 #define EXPECT(t) if (checked) expect_ok(e, LLVMBuildICmp(B, LLVMIntEQ, tag, ci64(lw, t), ""), tag, pay, at)
   switch (r->kind) {
   case R_TAPE:
-    /* a chain of closures: a tape of no turns over it */
+    /* a chain of closures: a tape of no turns over it (where the
+     * first turn's continuation is kept unboxed, the chain may be of
+     * the turns: not compiled) */
+    if (r->cont) {
+      nope(lw, at, "the backward pass of a loop in another loop's turn from a boxed value");
+      return NULL;
+    }
     x->v[0] = x->v[1] = ci64(lw, 0);
     x->v[2] = tag;
     x->v[3] = pay;
@@ -1394,6 +1416,15 @@ static Rep **fv_reps(Lw *lw, IrGraph *k) {
   return fr;
 }
 
+/* Whether a value of Rep r holds the tape of a loop in another loop's
+ * turn, which a boxed value cannot become (unbox). */
+static bool holds_cont(const Rep *r) {
+  if (r->kind == R_TAPE) return r->cont != NULL;
+  for (int i = 0; i < r->n; i++)
+    if (holds_cont(r->items[i])) return true;
+  return false;
+}
+
 static int call_targets(Lw *lw, IrType *ft, int nargs, bool tail, Target *out) {
   if (!ft || ft->or_none || ft->or_unbound) return 0;
   IrType *one[1] = {ft};
@@ -1407,6 +1438,9 @@ static int call_targets(Lw *lw, IrType *ft, int nargs, bool tail, Target *out) {
     ir_free_vars(k);
     Rep **fr = fv_reps(lw, k);
     if (!fr) return 0;
+    bool cont = false;
+    for (int j = 0; j < k->nfv; j++) cont |= holds_cont(fr[j]);
+    if (cont) continue;   /* (through the runtime) */
     IrGraph *o = k;
     int *order = closure_origin(lw, &o);
     out[m++] = (Target){k, k, NULL, fr};
@@ -1430,7 +1464,7 @@ static bool self_frame(Em *e, IrGraph *k, Rep **fvrep) {
 static bool jump_to_start(Em *e, JV **args, JV **fvs, IrNode *n) {
   Lw *lw = e->lw;
   Frame *f = e->f;
-  Block *bk = ir_map_get(&e->blocks, f->g);
+  Block *bk = e->start;
   int nl = leaves(f->prep, f->np), nfl = leaves(f->fvrep, f->nfv);
   LLVMValueRef *in = lang_alloc((size_t)(nl + nfl + 1) * sizeof *in);
   if (!frame_leaves(e, f, args, fvs, n, in)) return false;
@@ -1530,12 +1564,17 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
  * entry, leaf by leaf (8 bytes each); where they hold pointers (boxed
  * values, tapes) the collector scans the buffer.
  *
+ * A loop in another loop's turn keeps its first turn's continuation
+ * unboxed (the Rep's cont: a closure over the outer loop's tape), and
+ * in the outer loop's turn its tape is a part of the entry, the outer
+ * turn's hole inside its cont (tape_over).
+ *
  * A turn (the tape's Rep's turn) is B's closure with R_HOLE for k, or,
  * for a loop whose body has an if, a union (R_UNION) of the branches'
  * closures, each with its hole, or a closure of the code after the if
  * that captured such a union: its entry is the union's which, then
- * each closure's values.  The turn of a tape of several graphs,
- * tail-called, runs as blocks of the calling frame (jump_to_turn), so
+ * each closure's values.  A backward step tail-called through a tape
+ * or a union runs as blocks of the calling frame (jump_to_turn), so
  * the backward pass goes round in one frame whichever branch each
  * turn took. */
 
@@ -1546,7 +1585,8 @@ static bool entry_rep(const Rep *r, bool *boxed) {
   switch (r->kind) {
   case R_NEVER: case R_NONE: case R_UNBOUND: case R_BOOL: case R_INT: case R_FLOAT: case R_BUILTIN: case R_HOLE:
     return true;
-  case R_VALUE: case R_TAPE: *boxed = true; return true;
+  case R_VALUE: *boxed = true; return true;
+  case R_TAPE: *boxed = true; return !r->cont || entry_rep(r->cont, boxed);
   case R_CLOSURE: case R_TUPLE: case R_MAYBE: case R_UNION:
     for (int i = 0; i < r->n; i++)
       if (!entry_rep(r->items[i], boxed)) return false;
@@ -1591,10 +1631,11 @@ static bool holds_tape(const Rep *r) {
 
 /* Whether the first turn's continuation a (of graph A) goes back into
  * the turn of another loop (it captured that loop's continuation): the
- * loop runs inside another's turn, whose backpropagator, boxed on
- * every turn, would box this loop's tape too, making again on every
- * outer turn the closures a tape saves.  Such a loop keeps its
- * closures. */
+ * loop runs inside another's turn.  Its tape keeps a unboxed (cont_rep)
+ * where that loop is on a tape, the tape then a part of that loop's
+ * turn; else it keeps its closures (the outer turn, boxed on every
+ * turn, would box this loop's tape too, making again on every outer
+ * turn the closures a tape saves). */
 static bool inside_turn(Lw *lw, IrGraph *a) {
   ir_free_vars(a);
   for (int j = 0; j < a->nfv; j++) {
@@ -1607,11 +1648,14 @@ static bool inside_turn(Lw *lw, IrGraph *a) {
 enum { MAX_UNION = 4 };
 
 static Rep *turn_union(Lw *lw, IrType *ft, IrType *t);
+static Rep *tape_over(Lw *lw, IrType *t, IrType *hole);
 
 /* The Rep of a turn's backpropagator of graph g that captured the
  * continuation typed t once: its free variables' reps, R_HOLE for the
  * continuation, which outer may find inside another free variable
- * instead (turn_union); NULL where g is no such turn. */
+ * instead (turn_union, or the tape of a loop the turn ran, whose first
+ * turn's continuation captured it: tape_over); NULL where g is no such
+ * turn. */
 static Rep *turn_rep(Lw *lw, IrGraph *g, IrType *t, bool outer) {
   if (!typed_graph(lw, g)) return NULL;
   ir_free_vars(g);
@@ -1621,6 +1665,20 @@ static Rep *turn_rep(Lw *lw, IrGraph *g, IrType *t, bool outer) {
     IrType *ft = type_of(lw, g->fv[j]);
     if (!ft) return NULL;
     fr[j] = ir_type_eq(ft, t) ? &r_hole : outer && ft->kind == IT_FNSET ? turn_union(lw, ft, t) : NULL;
+    if (!fr[j] && outer && ft->kind == IT_FNSET && lw->hole_nest < 4) {
+      /* the tape of a loop the turn ran (the types of continuations
+       * refer to each other: the search is bounded) */
+      lw->hole_nest++;
+      fr[j] = tape_over(lw, ft, t);
+      lw->hole_nest--;
+    }
+    if (!fr[j] && outer && ft->kind == IT_CLOSURE && lw->tape_nest <= 3) {
+      /* a closure that captured such a tape (the backward step of the
+       * inner loop's exit) */
+      lw->tape_nest++;
+      fr[j] = turn_rep(lw, ft->graph, t, true);
+      lw->tape_nest--;
+    }
     if (fr[j]) holes++;
     else if (!(fr[j] = quiet_rep(lw, ft, g->fv[j]))) return NULL;
   }
@@ -1638,14 +1696,45 @@ static Rep *turn_union(Lw *lw, IrType *ft, IrType *t) {
   return rep_new(R_UNION, ft->n, items);
 }
 
+/* The Rep of the first turn's continuation of a loop in another
+ * loop's turn, a closure of graph a that captured the continuation of
+ * that turn: its captured values, that continuation a tape, or R_HOLE
+ * where hole is its type (in the Rep of that loop's turn); NULL where
+ * that loop is not on a tape (its turns, boxed, would box this loop's
+ * tape too, making on every outer turn the closures a tape saves). */
+static Rep *cont_rep(Lw *lw, IrGraph *a, IrType *hole) {
+  ir_free_vars(a);
+  Rep **fr = lang_alloc((size_t)(a->nfv ? a->nfv : 1) * sizeof *fr);
+  int tapes = 0;
+  for (int j = 0; j < a->nfv; j++) {
+    IrType *ft = type_of(lw, a->fv[j]);
+    if (!ft) return NULL;
+    if (ft->kind != IT_FNSET) {
+      if (!(fr[j] = quiet_rep(lw, ft, a->fv[j]))) return NULL;
+      continue;
+    }
+    tapes++;
+    fr[j] = !hole ? quiet_rep(lw, ft, a->fv[j]) : ir_type_eq(ft, hole) ? &r_hole : NULL;
+    /* (two loops deep at most: that loop's tape is not in a turn) */
+    if (!fr[j] || (fr[j]->kind != R_TAPE && fr[j]->kind != R_HOLE) || (fr[j]->kind == R_TAPE && fr[j]->cont)) return NULL;
+  }
+  return tapes == 1 ? closure_rep(a, fr) : NULL;
+}
+
 /* The Rep of a continuation typed t = `@A | @B` (or `@A | @B1 | @B2`,
  * a turn that ended in either branch of an if) that is a tape of the
- * B's turns, or NULL. */
-static Rep *tape_rep(Lw *lw, IrType *t) {
+ * B's turns, or NULL.  Where A captured the continuation of another
+ * loop's turn (the loop runs in that turn) A's closure is kept
+ * unboxed, the tape's cont, with R_HOLE for it where its type is hole
+ * (the tape is in the Rep of that loop's turn), else that loop's
+ * tape. */
+static Rep *tape_over(Lw *lw, IrType *t, IrType *hole) {
   if (t->kind != IT_FNSET || t->n < 2 || t->n > MAX_UNION + 1 || t->or_none || t->or_unbound) return NULL;
   for (int a = 0; a < t->n; a++) {
     IrType *at = t->items[a];
-    if (at->kind != IT_CLOSURE || !typed_graph(lw, at->graph) || inside_turn(lw, at->graph)) continue;
+    if (at->kind != IT_CLOSURE || !typed_graph(lw, at->graph)) continue;
+    bool inside = inside_turn(lw, at->graph);
+    if (hole && !inside) continue;
     Rep **turns = lang_alloc((size_t)t->n * sizeof *turns);
     int m = 0;
     bool ok = true;
@@ -1659,15 +1748,20 @@ static Rep *tape_rep(Lw *lw, IrType *t) {
     Rep *turn = m == 1 ? turns[0] : rep_new(R_UNION, m, turns);
     bool boxed = false;
     if (!entry_rep(turn, &boxed)) continue;
+    Rep *cont = NULL;
+    if (inside && (holds_cont(turn) || !(cont = cont_rep(lw, at->graph, hole)))) continue;
     Rep *r = rep_new(R_TAPE, 0, NULL);
-    r->nleaves = 4;
+    r->nleaves = 2 + (cont ? cont->nleaves : 2);
     r->graph = turns[0]->graph;
     r->turn = turn;
+    r->cont = cont;
     r->unbound = boxed;   /* (R_TAPE: its buffer is scanned) */
     return r;
   }
   return NULL;
 }
+
+static Rep *tape_rep(Lw *lw, IrType *t) { return tape_over(lw, t, NULL); }
 
 /* The Rep of a closure typed t (that captured values) when one of them
  * is a tape, or a closure holding one: its captured values; else NULL
@@ -1707,8 +1801,18 @@ static Rep *union_rep(Lw *lw, IrType *t) {
 }
 
 /* Turn's Rep with its continuation's Rep kc in its hole. */
+static bool has_hole(const Rep *r);
+
 static Rep *filled_rep(Rep *turn, Rep *kc) {
   if (turn->kind == R_HOLE) return kc;
+  if (turn->kind == R_TAPE) {
+    if (!has_hole(turn)) return turn;
+    Rep *r = rep_new(R_TAPE, 0, NULL);
+    *r = *turn;
+    r->cont = filled_rep(turn->cont, kc);
+    r->nleaves = 2 + r->cont->nleaves;
+    return r;
+  }
   if (turn->kind != R_CLOSURE && turn->kind != R_UNION) return turn;
   Rep **items = lang_alloc((size_t)(turn->n ? turn->n : 1) * sizeof *items);
   for (int i = 0; i < turn->n; i++) items[i] = filled_rep(turn->items[i], kc);
@@ -1721,6 +1825,7 @@ static Rep *filled_rep(Rep *turn, Rep *kc) {
  * turn captured, a union of closures included). */
 static bool has_hole(const Rep *r) {
   if (r->kind == R_HOLE) return true;
+  if (r->kind == R_TAPE) return r->cont && has_hole(r->cont);
   if (r->kind != R_UNION && r->kind != R_CLOSURE) return false;
   for (int i = 0; i < r->n; i++)
     if (has_hole(r->items[i])) return true;
@@ -1731,6 +1836,9 @@ static bool has_hole(const Rep *r) {
  * graphs, with their free variables in the same order. */
 static bool turns_alike(Lw *lw, const Rep *a, const Rep *b) {
   if (a->kind != b->kind || a->n != b->n) return false;
+  if (a->kind == R_TAPE)
+    return a->unbound == b->unbound && turns_alike(lw, a->turn, b->turn) &&
+           (a->cont ? b->cont && turns_alike(lw, a->cont, b->cont) : !b->cont);
   if (a->kind == R_CLOSURE) {
     int *order = copy_order(lw, a, b);
     if (!order) return false;
@@ -1741,6 +1849,24 @@ static bool turns_alike(Lw *lw, const Rep *a, const Rep *b) {
   for (int i = 0; i < a->n; i++)
     if (!turns_alike(lw, a->items[i], b->items[i])) return false;
   return true;
+}
+
+static void turn_names(StrBuf *sb, const Rep *turn);
+
+/* The names of the graphs over a turn's hole inside its free variable
+ * r, for the log. */
+static void hole_names(StrBuf *sb, const Rep *r) {
+  if (!has_hole(r)) return;
+  if (r->kind == R_UNION) {
+    sb_printf(sb, " over ");
+    turn_names(sb, r);
+  } else if (r->kind == R_TAPE) {
+    /* (the tape of a loop the turn ran, over this one) */
+    sb_printf(sb, " over the tape of ");
+    turn_names(sb, r->turn);
+  } else if (r->kind == R_CLOSURE) {
+    for (int i = 0; i < r->n; i++) hole_names(sb, r->items[i]);
+  }
 }
 
 /* The names of a turn's graphs, for the log. */
@@ -1755,11 +1881,7 @@ static void turn_names(StrBuf *sb, const Rep *turn) {
     return;
   }
   sb_printf(sb, "@%s", turn->graph->name->data);
-  for (int i = 0; i < turn->n; i++)
-    if (turn->items[i]->kind == R_UNION && has_hole(turn->items[i])) {
-      sb_printf(sb, " over ");
-      turn_names(sb, turn->items[i]);
-    }
+  for (int i = 0; i < turn->n; i++) hole_names(sb, turn->items[i]);
 }
 
 /* A leaf to and from its 8 bytes in an entry. */
@@ -1830,6 +1952,13 @@ static LLVMValueRef tape_push(Em *e, LLVMValueRef *owner, LLVMValueRef count, co
 static void fill_turn(const Rep *turn, LLVMValueRef *src, int *s, const JV *kc, LLVMValueRef *dst, int *d) {
   if (turn->kind == R_HOLE) {
     for (int l = 0; l < kc->rep->nleaves; l++) dst[(*d)++] = kc->v[l];
+    return;
+  }
+  if (turn->kind == R_TAPE && has_hole(turn)) {
+    /* its buffer and count, then its first turn's continuation */
+    dst[(*d)++] = src[(*s)++];
+    dst[(*d)++] = src[(*s)++];
+    fill_turn(turn->cont, src, s, kc, dst, d);
     return;
   }
   if (turn->kind != R_CLOSURE && turn->kind != R_UNION) {
@@ -1912,6 +2041,14 @@ static JV *to_union(Em *e, JV *x, Rep *u, IrNode *at) {
   return joined(e, u, vals, ends, u->n);
 }
 
+/* The first turn's continuation of tape x: as its Rep's cont, or
+ * boxed. */
+static JV *tape_cont(const JV *x) {
+  JV *c = jv_new(x->rep->cont ? x->rep->cont : &r_value);
+  for (int l = 0; l < c->rep->nleaves; l++) c->v[l] = x->v[2 + l];
+  return c;
+}
+
 /* Whether a closure of Rep x is a turn of Rep turn. */
 static bool turn_fits(Lw *lw, Rep *x, const Rep *turn) {
   if (turn->kind == R_UNION) {
@@ -1927,9 +2064,15 @@ static bool turn_fits(Lw *lw, Rep *x, const Rep *turn) {
   }
   int *order = x->kind == R_CLOSURE ? copy_order(lw, x, turn) : NULL;
   if (!order) return false;
-  for (int j = 0; j < turn->n; j++)
-    if (turn->items[j]->kind == R_UNION && has_hole(turn->items[j]) && !turn_fits(lw, x->items[order[j]], turn->items[j]))
+  for (int j = 0; j < turn->n; j++) {
+    Rep *tj = turn->items[j], *xj = x->items[order[j]];
+    if ((tj->kind == R_UNION || tj->kind == R_CLOSURE) && has_hole(tj) && !turn_fits(lw, xj, tj)) return false;
+    /* the tape of a loop the turn ran, its first turn's continuation
+     * over this tape */
+    if (tj->kind == R_TAPE && has_hole(tj) &&
+        !(xj->kind == R_TAPE && xj->cont && turns_alike(lw, xj->turn, tj->turn) && turn_fits(lw, xj->cont, tj->cont)))
       return false;
+  }
   return true;
 }
 
@@ -1945,8 +2088,12 @@ static bool split_turn(Em *e, JV *x, const Rep *turn, Rep *t, LLVMValueRef *out,
       Rep *r = turn->items[j];
       if (r->kind == R_HOLE) {
         if (!(*k = coerce(e, v, t, at))) return false;
-      } else if (r->kind == R_UNION && has_hole(r)) {
+      } else if ((r->kind == R_UNION || r->kind == R_CLOSURE) && has_hole(r)) {
         if (!split_turn(e, v, r, t, out, o, k, at)) return false;
+      } else if (r->kind == R_TAPE && has_hole(r)) {
+        out[(*o)++] = v->v[0];
+        out[(*o)++] = v->v[1];
+        if (!split_turn(e, tape_cont(v), r->cont, t, out, o, k, at)) return false;
       } else {
         if (!(v = coerce(e, v, r, at))) return false;
         for (int l = 0; l < r->nleaves; l++) out[(*o)++] = v->v[l];
@@ -2000,14 +2147,26 @@ static JV *to_tape(Em *e, JV *x, Rep *t, IrNode *at) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   JV *y = jv_new(t);
-  if (x->rep->kind == R_TAPE && turns_alike(lw, x->rep->turn, t->turn)) {
+  if (x->rep->kind == R_TAPE && turns_alike(lw, x->rep->turn, t->turn) && !x->rep->cont == !t->cont) {
     /* a tape of other copies of its graphs, whose turns are kept alike */
-    for (int i = 0; i < 4; i++) y->v[i] = x->v[i];
+    JV *c = coerce(e, tape_cont(x), t->cont ? t->cont : &r_value, at);
+    if (!c) return NULL;
+    y->v[0] = x->v[0];
+    y->v[1] = x->v[1];
+    for (int l = 0; l < c->rep->nleaves; l++) y->v[2 + l] = c->v[l];
     return y;
   }
   if (!turn_fits(lw, x->rep, t->turn)) {
-    if (!box(e, x, &y->v[2], &y->v[3], at)) return NULL;
     y->v[0] = y->v[1] = ci64(lw, 0);
+    if (!t->cont) return box(e, x, &y->v[2], &y->v[3], at) ? y : NULL;
+    /* the first turn's continuation, kept unboxed */
+    if (x->rep->kind != R_CLOSURE || !copy_order(lw, x->rep, t->cont)) {
+      nope(lw, at, "the backward pass of a loop in another loop's turn kept in another way");
+      return NULL;
+    }
+    JV *c = coerce(e, x, t->cont, at);
+    if (!c) return NULL;
+    for (int l = 0; l < c->rep->nleaves; l++) y->v[2 + l] = c->v[l];
     return y;
   }
   LLVMValueRef *leaf = lang_alloc((size_t)(t->turn->nleaves ? t->turn->nleaves : 1) * sizeof *leaf);
@@ -2026,8 +2185,7 @@ static JV *to_tape(Em *e, JV *x, Rep *t, IrNode *at) {
   for (int l = 0; l < nl; l++) store_leaf(lw, leaf[l], LLVMBuildGEP2(B, lw->i8, p, (LLVMValueRef[]){ci64(lw, 8 * l)}, 1, ""));
   y->v[0] = owner;
   y->v[1] = LLVMBuildAdd(B, k->v[1], ci64(lw, 1), "turns");
-  y->v[2] = k->v[2];
-  y->v[3] = k->v[3];
+  for (int l = 2; l < t->nleaves; l++) y->v[l] = k->v[l];
   return y;
 }
 
@@ -2037,6 +2195,8 @@ static bool box_tape(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode 
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
   Rep *t = x->rep;
+  LLVMValueRef ctag = x->v[2], cpay = x->v[3];
+  if (t->cont && !box(e, tape_cont(x), &ctag, &cpay, at)) return false;
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(B), head = new_block(e, "chain"), turn = new_block(e, "link"),
                     done = new_block(e, "chained");
   LLVMBuildBr(B, head);
@@ -2055,8 +2215,8 @@ static bool box_tape(Em *e, JV *x, LLVMValueRef *tag, LLVMValueRef *pay, IrNode 
   LLVMBasicBlockRef end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, head);
   LLVMAddIncoming(i, (LLVMValueRef[]){ci64(lw, 0), i1}, (LLVMBasicBlockRef[]){pre, end}, 2);
-  LLVMAddIncoming(ptag, (LLVMValueRef[]){x->v[2], ntag}, (LLVMBasicBlockRef[]){pre, end}, 2);
-  LLVMAddIncoming(ppay, (LLVMValueRef[]){x->v[3], npay}, (LLVMBasicBlockRef[]){pre, end}, 2);
+  LLVMAddIncoming(ptag, (LLVMValueRef[]){ctag, ntag}, (LLVMBasicBlockRef[]){pre, end}, 2);
+  LLVMAddIncoming(ppay, (LLVMValueRef[]){cpay, npay}, (LLVMBasicBlockRef[]){pre, end}, 2);
   LLVMPositionBuilderAtEnd(B, done);
   *tag = ptag;
   *pay = ppay;
@@ -2141,6 +2301,17 @@ static JV *unbox_tape_closure(Em *e, LLVMValueRef tag, LLVMValueRef pay, Rep *r,
 static JV *call_value(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail);
 static int emit_body(Em *e, IrGraph *g, bool ret, JV **value);
 
+/* A copy of m, to go back to. */
+static NodeMap map_copy(const NodeMap *m) {
+  NodeMap c = *m;
+  if (!m->cap) return c;
+  c.keys = lang_alloc(m->cap * sizeof *c.keys);
+  c.vals = lang_alloc(m->cap * sizeof *c.vals);
+  memcpy(c.keys, m->keys, m->cap * sizeof *c.keys);
+  memcpy(c.vals, m->vals, m->cap * sizeof *c.vals);
+  return c;
+}
+
 /* A backward step (a turn's graph, or a branch's that it calls) run as
  * blocks of the frame that tail-calls it, as the interpreter runs it
  * in the caller's frame: its parameters and free variables phis, so
@@ -2206,31 +2377,38 @@ static int jump_to_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args) {
   tb->next = e->turns;
   e->turns = tb;
   /* its free variables are nodes of the graph that made the closure:
-   * bound to its values while its body is emitted, as they were after */
-  JV **saved = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *saved);
+   * bound to its values while its body is emitted */
   JV *pv = jv_new(all), *fv = jv_new(f->rep);
   for (int l = 0; l < nl; l++) {
     if (l < np) pv->v[l] = tb->phis[l];
     else fv->v[l - np] = tb->phis[l];
   }
+  NodeMap outer = map_copy(&e->vals);
   for (int i = 0; i < g->nparams; i++) bind(e, g->params[i], item_of(pv, i));
-  for (int j = 0; j < g->nfv; j++) {
-    saved[j] = ir_map_get(&e->vals, g->fv[j]);
-    bind(e, g->fv[j], item_of(fv, j));
-  }
+  for (int j = 0; j < g->nfv; j++) bind(e, g->fv[j], item_of(fv, j));
+  /* The graphs its body runs as blocks (a branch, the code after an
+   * if) read its free variables, bound here to other values than
+   * where the frame ran them: they are blocks of this turn's own
+   * (emitted again here), and the bindings made for them are dropped
+   * after (a block of the frame jumped to from here went round with
+   * the frame's values, and a turn whose body shares one with the code
+   * that called it went round for ever: adgen grad seed 9100032). */
+  NodeMap blocks = e->blocks;
+  e->blocks = (NodeMap){0};
   e->dead = false;
   e->guarded = NULL;
   int r = emit_body(e, g, true, NULL);
-  for (int j = 0; j < g->nfv; j++) bind(e, g->fv[j], saved[j]);
+  e->blocks = blocks;
+  e->vals = outer;
   return r < 0 ? -1 : 1;
 }
 
-/* A call at n of backpropagator f, a turn of a tape (turn) or a union
- * of closures: each result into vals and ends (*nv of them); a tail
- * call of the frame's own graph is a jump to its start, and (turn) of
- * a tape's turn of several graphs a jump to its blocks (jump_to_turn),
- * so a backward pass runs in one frame. */
-static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, bool turn, Rep *res, JV **vals,
+/* A call at n of backpropagator f, a turn of a tape or a union of
+ * closures: each result into vals and ends (*nv of them); a tail call
+ * of the frame's own graph is a jump to its start, and of another
+ * graph a jump to its blocks (jump_to_turn), so a backward pass runs
+ * in one frame. */
+static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, Rep *res, JV **vals,
                       LLVMBasicBlockRef *ends, int *nv) {
   Lw *lw = e->lw;
   LLVMBuilderRef B = lw->B;
@@ -2240,7 +2418,7 @@ static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, 
     for (int i = 0; i < f->rep->n; i++) {
       LLVMPositionBuilderAtEnd(B, bb[i]);
       e->guarded = guarded;
-      if (!call_turn(e, n, item_of(f, i), nargs, args, tail, turn, res, vals, ends, nv)) return false;
+      if (!call_turn(e, n, item_of(f, i), nargs, args, tail, res, vals, ends, nv)) return false;
     }
     return true;
   }
@@ -2249,7 +2427,7 @@ static bool call_turn(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, 
   for (int i = 0; i < f->rep->n; i++) fvs[i] = item_of(f, i);
   JV *r;
   if (tail && nargs == g->nparams && self_frame(e, g, f->rep->items)) return jump_to_start(e, args, fvs, n);
-  int jumped = tail && turn ? jump_to_turn(e, n, f, nargs, args) : 0;
+  int jumped = tail ? jump_to_turn(e, n, f, nargs, args) : 0;
   if (jumped) return jumped > 0;
   if (f->rep->kind == R_CLOSURE && nargs == g->nparams && !(g->flags & IRG_FUNCTION) && typed_graph(lw, g))
     r = call_graph(e, g, f->rep->items, args, fvs, n, tail ? CALL_SAME : CALL_PLAIN, res);
@@ -2281,7 +2459,7 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
   LLVMBasicBlockRef *ends = lang_alloc((size_t)m * sizeof *ends), join = new_block(e, "turned");
   LLVMValueRef guarded = e->guarded;
   if (t->kind == R_UNION) {
-    if (!call_turn(e, n, f, nargs, args, tail, false, res, vals, ends, &nv)) return NULL;
+    if (!call_turn(e, n, f, nargs, args, tail, res, vals, ends, &nv)) return NULL;
   } else {
     LLVMBasicBlockRef turn = new_block(e, "turn"), first = new_block(e, "first");
     likely_br(lw, LLVMBuildICmp(B, LLVMIntSGT, f->v[1], ci64(lw, 0), ""), turn, first);
@@ -2289,24 +2467,20 @@ static JV *call_tape(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tail, R
     JV *kc = jv_new(t);
     kc->v[0] = f->v[0];
     kc->v[1] = LLVMBuildSub(B, f->v[1], ci64(lw, 1), "");
-    kc->v[2] = f->v[2];
-    kc->v[3] = f->v[3];
-    /* (a plain loop's turn runs in its own frame, which jumps to its
-     * start: blocks only where the turns are of several graphs) */
-    bool several = t->turn->kind == R_UNION;
-    for (int i = 0; i < t->turn->n && !several; i++) several = t->turn->items[i]->kind == R_UNION && has_hole(t->turn->items[i]);
-    if (!call_turn(e, n, turn_value(e, t, tape_at(e, f->v[0], kc->v[1], t), kc), nargs, args, tail, several, res, vals,
-                   ends, &nv))
+    for (int l = 2; l < t->nleaves; l++) kc->v[l] = f->v[l];
+    if (!call_turn(e, n, turn_value(e, t, tape_at(e, f->v[0], kc->v[1], t), kc), nargs, args, tail, res, vals, ends, &nv))
       return NULL;
     LLVMPositionBuilderAtEnd(B, first);
     e->guarded = guarded;
-    JV *base = jv_new(&r_value);
-    base->v[0] = f->v[2];
-    base->v[1] = f->v[3];
-    JV *r = call_value(e, n, base, nargs, args, tail);
-    if (!r || !(r = coerce(e, r, res, n))) return NULL;
-    vals[nv] = r;
-    ends[nv++] = LLVMGetInsertBlock(B);
+    if (t->cont) {
+      /* a closure that goes on into the turn of the loop this one ran in */
+      if (!call_turn(e, n, tape_cont(f), nargs, args, tail, res, vals, ends, &nv)) return NULL;
+    } else {
+      JV *r = call_value(e, n, tape_cont(f), nargs, args, tail);
+      if (!r || !(r = coerce(e, r, res, n))) return NULL;
+      vals[nv] = r;
+      ends[nv++] = LLVMGetInsertBlock(B);
+    }
   }
   for (int i = 0; i < nv; i++) {
     LLVMPositionBuilderAtEnd(B, ends[i]);
@@ -3461,6 +3635,7 @@ static bool emit_frame(Lw *lw, Frame *f) {
     bind(e, f->fv[i], p);
   }
   ir_map_put(&e->blocks, g, bk);
+  e->start = bk;
   bool ok = emit_body(e, g, true, NULL) >= 0;
   size_scratch(e);
   if (ok && f->twin == 0 && f->selfcalls) ok = enter_chain(e);

@@ -815,7 +815,9 @@ static void statement(Gen *g, int depth) {
       char i2[NAME];
       snprintf(i2, sizeof i2, "%s", fresh_name(g, "i"));
       line(g, body == 2 ? "# a loop in a loop's body" : "# a loop with an if in a loop's body");
-      line(g, "for %s in range(%d):", i2, 1 + rnd(r, 4));
+      /* (with long_loops, the inner loop long too at times: its tape
+       * grows in each entry of the outer one's) */
+      line(g, "for %s in range(%d):", i2, g->o->long_loops && rnd(r, 3) == 0 ? trips(g) : 1 + rnd(r, 4));
       g->indent++;
       g->loopvar = i2;
       if (body == 5) {
@@ -826,6 +828,12 @@ static void statement(Gen *g, int depth) {
       }
       g->loopvar = i;
       g->indent--;
+      if (g->o->loop_bodies && rnd(r, 2)) {
+        /* code after the inner loop in the outer turn */
+        line(g, "# code after a loop in a loop's body");
+        snprintf(e, sizeof e, "%s * 0.75 - %s", v, ex(g, 1));
+        squash_into(g, v, e);
+      }
     } else {
       snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
       squash_into(g, v, e);

@@ -303,7 +303,8 @@ END_TEST
  * value_and_grad and a vjp pullback called twice, in both modes.
  * Compiled derivatives keep a loop's turns on a tape (docs/jit.md),
  * whose buffer grows past its first 64 turns here; the log says where
- * one was made, and some must have been. */
+ * one was made, and some must have been, of a loop with an if and of
+ * a loop whose turns hold the tape of a loop in its body. */
 static const AdGenOpts LONG_PLAIN = {false, false, false, 0, false, true, true};
 static const AdGenOpts LONG_CONTAINERS = {true, false, false, 0, false, true, true};
 
@@ -312,7 +313,7 @@ START_TEST(t_adgen_tape) {
   if (total < 1) total = 1;   /* (pair_tally needs the pair that a first program makes) */
   Pair pr = {.counted = "jit: grad(f)("};
   Buf prog = {0}, call = {0}, pt = {0};
-  int taped = 0, ifs = 0, nested = 0, elses = 0, taped_ifs = 0;
+  int taped = 0, ifs = 0, nested = 0, elses = 0, taped_ifs = 0, taped_nested = 0;
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(7300001L + p);
@@ -348,6 +349,8 @@ START_TEST(t_adgen_tape) {
       taped += tape;
       /* (a turn that is one of a few closures: an if's branches) */
       taped_ifs += tape && strstr(line, " | ") != NULL;
+      /* (a turn that holds the tape of a loop it ran, over this one) */
+      taped_nested += tape && strstr(line, " over the tape of ") != NULL;
     }
     fclose(notes);
   }
@@ -356,10 +359,12 @@ START_TEST(t_adgen_tape) {
   free(call.data);
   free(pt.data);
   printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs, %d of them of a loop "
-         "with an if (%d loops with an if in the body, %d in another loop's body, %d with an else block)\n",
-         pr.native_counted, pr.all, taped, total, taped_ifs, ifs, nested, elses);
+         "with an if, %d of a loop with a loop's tape in its turns (%d loops with an if in the body, %d in another "
+         "loop's body, %d with an else block)\n",
+         pr.native_counted, pr.all, taped, total, taped_ifs, taped_nested, ifs, nested, elses);
   ck_assert_msg(ifs > 0 && nested > 0, "no loop with an if (%d) or a loop (%d) in its body", ifs, nested);
   ck_assert_msg(taped_ifs > 0, "no tape of a loop with an if in its body (%d such loops)", ifs);
+  ck_assert_msg(taped_nested > 0, "no tape of a loop whose turns hold a loop's tape (%d loops in a loop's body)", nested);
   assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
   ck_assert_msg(taped * 4 >= total, "only %d tapes made in %ld programs", taped, total);
 }
@@ -1020,6 +1025,27 @@ static Suite *suite(void) {
 }
 
 int main(void) {
+  const char *ashow = getenv("MIST_ADGEN_SHOW");
+  if (ashow && *ashow) {
+    /* an adgen program of this file's tests, with its options by name
+     * (MIST_ADGEN_KIND: plain, containers, nested, long_plain,
+     * long_containers), to run by hand */
+    const char *kind = getenv("MIST_ADGEN_KIND");
+    const AdGenOpts *o = &PLAIN;
+    if (kind && !strcmp(kind, "containers")) o = &CONTAINERS;
+    else if (kind && !strcmp(kind, "nested")) o = &NESTED;
+    else if (kind && !strcmp(kind, "long_plain")) o = &LONG_PLAIN;
+    else if (kind && !strcmp(kind, "long_containers")) o = &LONG_CONTAINERS;
+    uint64_t seed = (uint64_t)strtoull(ashow, NULL, 10);
+    Buf b = {0}, pt = {0};
+    int np = adgen_program(seed, o, &b);
+    adgen_point(seed, np, &pt);
+    fputs(b.data, stdout);
+    printf("# point: %s\n", pt.data);
+    free(b.data);
+    free(pt.data);
+    return 0;
+  }
   const char *show = getenv("MIST_JIT_SHOW");
   if (show && *show) {
     Buf b = {0};
