@@ -18,6 +18,7 @@
 
 #include <locale.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wctype.h>
 
@@ -506,15 +507,15 @@ static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
 
 static void open_utf8(void) { utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0); }
 
+/* The row for c of a table sorted by code point, whose rows start with
+ * it (Special, Fold), or NULL. */
+static int cmp_cp(const void *key, const void *row) {
+  uint32_t a = *(const uint32_t *)key, b = *(const uint32_t *)row;
+  return a < b ? -1 : a > b;
+}
+
 static const Special *special(uint32_t c) {
-  size_t lo = 0, hi = sizeof specials / sizeof specials[0];
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (specials[mid].cp == c) return &specials[mid];
-    if (specials[mid].cp < c) lo = mid + 1;
-    else hi = mid;
-  }
-  return NULL;
+  return bsearch(&c, specials, sizeof specials / sizeof specials[0], sizeof specials[0], cmp_cp);
 }
 
 static uint32_t simple(uint32_t c, bool up) {
@@ -525,14 +526,7 @@ static uint32_t simple(uint32_t c, bool up) {
 }
 
 static const Fold *fold(uint32_t c) {
-  size_t lo = 0, hi = sizeof folds / sizeof folds[0];
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (folds[mid].cp == c) return &folds[mid];
-    if (folds[mid].cp < c) lo = mid + 1;
-    else hi = mid;
-  }
-  return NULL;
+  return bsearch(&c, folds, sizeof folds / sizeof folds[0], sizeof folds[0], cmp_cp);
 }
 
 size_t std_case_map(uint32_t c, StdCase to, char *out) {
