@@ -251,29 +251,19 @@ static const char *attr_hint(MistVM *vm, Value x, ObjStr *name) {
   return lang_suggest_hint(&s);
 }
 
-/* Whether x is the builtin `type_name` (str, list...), as the program
- * sees it unless it rebound the name. */
-static bool is_type_builtin(MistVM *vm, Value x, const char *type_name) {
-  Value t;
-  return v_is_obj(x, O_BUILTIN) && vm->builtins && lang_dict_get(vm->builtins, lang_str(type_name), &t) &&
-         v_is_obj(t, O_BUILTIN) && t.o == x.o;
-}
-
-/* str.upper, list.index: a method taken from the type, as Python's
+/* str.upper, list.index: a method taken from the type (str, tuple,
+ * list or dict, unless the program rebound the name), as Python's
  * unbound method, which takes the object as its first argument: true
  * and the method in *out, or false where x is no such type or name no
  * method. */
 bool ev_type_method(MistVM *vm, Value x, ObjStr *name, Value *out) {
-  static const char *const types[] = {"str", "tuple", "list", "dict"};
-  Value m;
-  if (!v_is_obj(x, O_BUILTIN) || !vm->methods || !lang_dict_get(vm->methods, name, &m)) return false;
-  for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
-    if (is_type_builtin(vm, x, types[i])) {
-      *out = m;
-      return true;
-    }
-  }
-  return false;
+  if (!v_is_obj(x, O_BUILTIN) || !vm->methods || !vm->builtins) return false;
+  const char *type = AS_BUILTIN(x)->name;
+  if (!type || (strcmp(type, "str") != 0 && strcmp(type, "tuple") != 0 && strcmp(type, "list") != 0 && strcmp(type, "dict") != 0))
+    return false;
+  Value t;
+  if (!lang_dict_get(vm->builtins, lang_str(type), &t) || !v_is_obj(t, O_BUILTIN) || t.o != x.o) return false;
+  return lang_dict_get(vm->methods, name, out);
 }
 
 /* x.name as a function: a module's attribute, a property's value
