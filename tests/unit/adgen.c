@@ -992,6 +992,15 @@ int adgen_program(uint64_t seed, const AdGenOpts *o, Buf *b) {
       g.indent++;
       line(&g, "return %s", ex(&g, 2));
       g.indent--;
+      if (g.o->containers && rnd(r, 2)) {
+        /* a comprehension after the if: the else runs on into code of
+         * its own (a join), whose backward pass the branch's hands on
+         * as a continuation; over a constant half the time, so that
+         * nothing flows back through it (jvp of grad once called that
+         * parameterless backward pass with tangents it does not take) */
+        line(&g, "w = sum([q * %s for q in range(2)])", rnd(r, 2) ? "2.0" : ex(&g, 1));
+        push_var(&g, "w");
+      }
     }
     line(&g, "return %s", ex(&g, 2));
     g.indent--;
