@@ -108,7 +108,9 @@ class Gen:
         a = self.str_(d - 1)
         if k == 0: return "(%s + %s)" % (a, self.str_(d - 1))
         if k == 1: return "%s[%d:%d]" % (a, r.randint(-4, 3), r.randint(-2, 6))
-        if k == 2: return "%s.upper()" % a
+        if k == 2:
+            # (a method taken from its type is Python's unbound method)
+            return r.choice(["%s.upper()", "str.upper(%s)", "%s.casefold()", "str.lower(%s)"]) % a
         if k == 3: return "%s.strip()" % a
         if k == 4: return "%s.replace(%r, %r)" % (a, r.choice(["a", "-", " "]), r.choice(["", "_", "xy"]))
         if k == 5: return "str(%s)" % self.int_(d - 1)
@@ -136,7 +138,9 @@ class Gen:
         r = self.r
         k = r.randrange(4)
         if k == 3: return "(%s + '\\n' + %s).splitlines()" % (self.str_(d), self.str_(d))
-        if k == 0: return "%s.split()" % self.str_(d)
+        if k == 0:
+            return (r.choice(["%s.split()", "sorted(%s.split(), key=str.lower)", "list(map(str.strip, %s.split(',')))"])
+                    % self.str_(d))
         if k == 1: return "[str(q) for q in %s]" % self.list_(d)
         return "sorted([%s, %s])" % (self.str_(d), self.str_(d))
 
