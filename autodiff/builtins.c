@@ -385,8 +385,18 @@ static bool b_apply(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   return vm->call(vm, argv[0], (int)a->len, a->items, NULL, out);
 }
 
+/* _type_error(message): stdlib/ad.ms's errors of use (a jacobian of a
+ * string, too few tangents), raised as the C builtins raise theirs: a
+ * TypeError, which an assert would have shown as "assertion failed" */
+static bool b_type_error(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  (void)kw, (void)out;
+  if (argc != 1 || !v_is_obj(argv[0], O_STR)) return lang_raise(vm, "TypeError", "_type_error takes a message");
+  return lang_raise(vm, "TypeError", "%s", AS_STR(argv[0])->data);
+}
+
 void ad_register_builtins(MistVM *vm) {
   lang_def_builtin(vm, "_apply", b_apply, 2, 2);
+  lang_def_builtin(vm, "_type_error", b_type_error, 1, 1);
   lang_def_builtin(vm, "_attr_J", b_attr_J, 3, 4);
   lang_def_builtin(vm, "_attr_kind", b_attr_kind, 2, 2);
   lang_def_builtin(vm, "_property", b_property, 1, 1);

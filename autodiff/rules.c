@@ -101,9 +101,10 @@ ObjModule *ad_stdlib_module(MistVM *vm, const char *name) {
   from.path = lang_str_fmt("%s/%s.ms", lang_stdlib_dir(), name);
   if (!vm->import(vm, lang_str(name), &from, &m)) return NULL;
   if (!v_is_obj(m, O_MODULE)) return NULL;
-  if (strcmp(name, "ad_rules") == 0 || strcmp(name, "ad_sens") == 0) {
-    /* the rules run for the user's code, which an error in them is
-     * shown at (lang_error_render) */
+  if (strcmp(name, "ad_rules") == 0 || strcmp(name, "ad_sens") == 0 || strcmp(name, "ad") == 0) {
+    /* the rules, and jvp/jacobian/hessian's definitions, run for the
+     * user's code, which an error in them is shown at
+     * (lang_error_render) */
     int file = AS_MODULE(m)->file_id;
     if (file >= 0 && file < vm->nfiles) vm->files[file].internal = true;
   }
