@@ -153,11 +153,17 @@ static TensorStore *store_new(TensorHeap *h, size_t bytes, bool zero) {
   return s;
 }
 
+/* A small buffer's bytes follow its TensorBuf at the first multiple of
+ * 16 bytes (lang_alloc_atomic's alignment; the kernels load vectors
+ * unaligned, so nothing assumes more and no result depends on it).  Aligning
+ * them to 64 as big buffers are cost 48 bytes more a tensor, 15% of the
+ * heap a reverse pass over small tensors allocates (ADBench's LSTM). */
+#define SMALL_DATA_AT ((sizeof(TensorBuf) + 15) & ~(size_t)15)
+
 static TensorBuf *buf_new(MistVM *vm, size_t bytes, bool zero) {
   if (bytes < LANG_TENSOR_INLINE_MAX) {
-    TensorBuf *b = lang_alloc_atomic(sizeof(TensorBuf) + bytes + 64);
-    uintptr_t p = ((uintptr_t)(b + 1) + 63) & ~(uintptr_t)63;
-    b->data = (void *)p;
+    TensorBuf *b = lang_alloc_atomic(SMALL_DATA_AT + bytes);
+    b->data = (char *)b + SMALL_DATA_AT;
     b->bytes = bytes;
     b->store = NULL;
     if (zero) memset(b->data, 0, bytes);

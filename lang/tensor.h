@@ -48,7 +48,8 @@ typedef enum { LANG_DEVICE_CPU } LangDevice;
 
 struct TensorHeap;   /* tensor.c: the allocator, shared by the VM and live buffers */
 
-/* Storage shared by views.  data is 64-byte aligned.  A small buffer
+/* Storage shared by views.  data is 64-byte aligned, or 16-byte in a
+ * small buffer (tensor.c, buf_new).  A small buffer
  * (under LANG_TENSOR_INLINE_MAX bytes) has its bytes inside this object,
  * in GC memory that is not scanned (store is NULL), and is never updated
  * in place.  A big one's bytes are owned by a TensorStore (tensor.c),
