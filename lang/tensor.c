@@ -377,12 +377,14 @@ bool lang_tensor_is_contiguous(const ObjTensor *t) {
 }
 
 bool lang_tensor_reusable(const ObjTensor *t, DType dt, int ndim, const int64_t *shape) {
-  if (t->dtype != dt || t->ndim != ndim || t->offset != 0 || !t->buf->store || !t->buf->data ||
+  if (t->dtype != dt || t->ndim != ndim || t->offset != 0 || !t->buf->data ||
       (size_t)t->size * dev_dtype_size(dt) != t->buf->bytes || !lang_tensor_is_contiguous(t))
     return false;
   for (int d = 0; d < ndim; d++)
     if (t->shape[d] != shape[d]) return false;
-  return ((const TensorVersion *)t->buf)->history == 0;   /* (an update leaves history behind) */
+  /* a small buffer has no versions (an update copies it); a big one's
+   * update leaves history behind */
+  return !t->buf->store || ((const TensorVersion *)t->buf)->history == 0;
 }
 
 /* ---- elements ---- */
@@ -1670,6 +1672,25 @@ static bool scatter_block(const ObjTensor *v, DType dt, int ndim, const int64_t 
   }
   for (int d = 1; d < ndim; d++)
     if (v->shape[d - (ndim - vd)] != shape[d]) return false;
+  return true;
+}
+
+#define ADD_BLOCK(T)                                                                    \
+  do {                                                                                  \
+    T *a = (T *)lang_tensor_ptr(acc);                                                   \
+    const T *s = (const T *)lang_tensor_ptr(v);                                         \
+    for (int64_t i = 0; i < at; i++) a[i] = a[i] + (T)0;                                \
+    for (int64_t i = 0; i < len; i++) a[at + i] = a[at + i] + ((T)0 + s[i]);            \
+    for (int64_t i = at + len; i < acc->size; i++) a[i] = a[i] + (T)0;                  \
+  } while (0)
+
+bool lang_tensor_add_block(ObjTensor *acc, Value index, const ObjTensor *v) {
+  int64_t lo, n;
+  if (!lang_tensor_is_contiguous(acc) || !scatter_block(v, acc->dtype, acc->ndim, acc->shape, index, &lo, &n))
+    return false;
+  int64_t row = acc->size / acc->shape[0], at = lo * row, len = n * row;
+  if (acc->dtype == DT_F64) ADD_BLOCK(double);
+  else ADD_BLOCK(float);
   return true;
 }
 
