@@ -73,6 +73,7 @@ typedef enum {
   I_SETITEM,    /* setitem(x, i, v): a list and an int index here, the rest through the primitive */
   I_SELECT,     /* switch(c, a, b) as a value */
   I_GADD,       /* gadd(a, b) */
+  I_SENS_AT_GADD, /* sens_at(x, i, d) that the next instruction, a gadd, adds to slot c (ir_gadd_sens_at) */
   I_ENV_GET,    /* env_get(e, key) */
   I_SENS_ADD, I_SENS_SUB, I_SENS_MUL, I_SENS_DIV,   /* add_sens(d, x, y, i)... */
   I_SENS_MUL2,  /* this I_SENS_MUL and the next (same operands, the other i) at once */
@@ -96,8 +97,9 @@ typedef struct Instr {
   uint8_t op;
   int32_t dst, a, b;
   int32_t c, imm;      /* I_SENS_*: y's slot, and argument number i (-1: not 0 or 1 constant);
-                          I_ADD, I_SUB, I_MUL: which operands are dead temporaries (dead_temporary: 1 a,
-                          2 b), and for I_MUL whether the next instruction adds it (NEXT_ADDS_A, _B) */
+                          I_ADD, I_SUB, I_MUL, I_GADD: which operands are dead temporaries (dead_temporary,
+                          dead_sum: 1 a, 2 b), and for I_MUL whether the next instruction adds it
+                          (NEXT_ADDS_A, _B) */
   int32_t nargs;
   int32_t *args;
   int32_t *dsts;       /* I_PMOVE */
@@ -174,6 +176,7 @@ typedef struct Comp {
   NodeMap slots;      /* node -> slot */
   NodeMap uses;       /* node -> number of uses in the graphs reachable from root */
   NodeMap shape_uses; /* node -> how many of those read only its shape (P_SHAPE_XY) */
+  NodeMap fresh_sums; /* gadd node -> 1 when its value is a tensor of its own, 2 when not (dead_sum) */
   NodeMap blocks;     /* graph -> pc of its block (contified graphs) */
   Instr *ins;
   int nins, capins;
@@ -466,6 +469,25 @@ static const Op prim_ops[IR_NPRIMS] = {
  * a weight update p - lr * g makes one new tensor instead of two. */
 static bool dead_temporary(Comp *c, IrNode *x, IrNode *at) { return ev_dead_temporary(&c->uses, &c->shape_uses, x, at); }
 
+/* dead_temporary, or x the gadd of two operands that were dead
+ * temporaries there, used once: its value is one of theirs or a new one
+ * (ir_gadd), so nothing else holds it either.  A backward pass adds up
+ * the sensitivities of a value read several times this way (the four
+ * gate slices of an LSTM step), each sum written over the last.  The
+ * answer for each gadd is kept, so a chain of n sums costs n. */
+static bool dead_sum(Comp *c, IrNode *x, IrNode *at) {
+  if (dead_temporary(c, x, at)) return true;
+  if (x->kind != IR_APPLY || x->graph != at->graph || ir_node_prim(x) != IR_P_GADD || x->nin != 3 ||
+      ir_map_int(&c->uses, x, 0) - ir_map_int(&c->shape_uses, x, 0) != 1)
+    return false;
+  int fresh = ir_map_int(&c->fresh_sums, x, 0);
+  if (!fresh) {
+    fresh = dead_sum(c, x->in[1], x) && dead_sum(c, x->in[2], x) ? 1 : 2;
+    ir_map_set_int(&c->fresh_sums, x, fresh);
+  }
+  return fresh == 1;
+}
+
 static void emit_node(Comp *c, IrNode *n, bool tail) {
   IrNode *f = n->in[0];
   int p = ir_node_prim(n);
@@ -548,6 +570,17 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
       in->a = args[0];
       in->b = args[1];
       in->c = in->nargs > 2 ? args[2] : -1;
+      if (in->op == I_GADD && in->a != in->b)
+        in->imm = (dead_sum(c, n->in[1], n) ? 1 : 0) | (dead_sum(c, n->in[2], n) ? 2 : 0);
+      /* acc + sens_at(x, i, d) just made, both dead: sens_at adds d into
+       * acc's block instead of making a tensor of zeros for the sum (the
+       * sum still runs alone when a jump lands on it) */
+      Instr *prev = c->nins >= 2 ? &c->ins[c->nins - 2] : NULL;
+      if (in->op == I_GADD && in->imm == 3 && prev && prev->op == I_PRIM && prev->node == n->in[2] &&
+          ir_node_prim(prev->node) == IR_P_SENS_AT && prev->nargs == 3 && prev->dst == in->b) {
+        prev->op = I_SENS_AT_GADD;
+        prev->c = in->a;
+      }
     }
     return;
   }
@@ -721,7 +754,7 @@ static EvCode *compile(MistVM *vm, IrGraph *g) {
 
 static const char *op_names[] = {
   "move", "add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "prim", "tuple", "setitem", "select",
-  "gadd", "env_get", "add_sens", "sub_sens", "mul_sens", "truediv_sens", "mul_sens2", "ad_float", "call",
+  "gadd", "sens_at_gadd", "env_get", "add_sens", "sub_sens", "mul_sens", "truediv_sens", "mul_sens2", "ad_float", "call",
   "tailcall", "callg", "closure", "jump", "jumpifnot", "pmove", "moves", "return", "global", "setglobal",
   "import", "interrupt",
 };
@@ -735,10 +768,11 @@ static void dump_code(EvCode *c) {
     Instr *in = &c->ins[i];
     fprintf(stderr, "  %3d %-9s dst=%d a=%d b=%d", i, op_names[in->op], in->dst, in->a, in->b);
     for (int k = 0; k < in->nargs; k++) fprintf(stderr, "%s%d", k ? "," : " args=", in->args[k]);
-    if ((in->op == I_ADD || in->op == I_SUB || in->op == I_MUL) && (in->imm & 3))
+    if ((in->op == I_ADD || in->op == I_SUB || in->op == I_MUL || in->op == I_GADD) && (in->imm & 3))
       fprintf(stderr, " reusing %s", (in->imm & 3) == 3 ? "a,b" : in->imm & 1 ? "a" : "b");
     if (in->op == I_MUL && (in->imm & (NEXT_ADDS_A | NEXT_ADDS_B))) fprintf(stderr, " with the next");
-    if (in->op == I_PRIM && in->over_d) fprintf(stderr, " over d");
+    if ((in->op == I_PRIM || in->op == I_SENS_AT_GADD) && in->over_d) fprintf(stderr, " over d");
+    if (in->op == I_SENS_AT_GADD) fprintf(stderr, " into %d", in->c);
     if (in->op == I_JUMP || in->op == I_JUMPIFNOT) fprintf(stderr, " -> %d", in->target);
     if (in->graph) fprintf(stderr, " @%s", in->graph->name->data);
     fprintf(stderr, "\n");

@@ -120,4 +120,15 @@ BuiltinFn ev_prim_fn(IrPrim p);
  * anything else as it is (ir/prims.c). */
 bool ir_sens_dense(MistVM *vm, Value v, Value *out);
 
+/* gadd(a, b) (the primitive, ir/prims.c), where a (dead & 1) or b
+ * (dead & 2) is a temporary that nothing reads afterwards: a sum of two
+ * tensors may be written over its buffer (lang_tensor_alike_op). */
+bool ir_gadd(MistVM *vm, Value a, Value b, unsigned dead, Value *out);
+/* gadd(acc, sens_at(x, i, d)), acc a temporary that nothing reads
+ * afterwards and the sensitivity read nowhere else, with d added into
+ * acc's block i in place (lang_tensor_add_block): the same bits, no
+ * scatter made.  True when done, *out being acc; false, doing nothing,
+ * for operands of any other kind (the two primitives then run). */
+bool ir_gadd_sens_at(Value acc, Value x, Value i, Value d, Value *out);
+
 #endif

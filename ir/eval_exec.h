@@ -33,6 +33,7 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
     [I_SETITEM] = &&L_I_SETITEM,
     [I_SELECT] = &&L_I_SELECT,
     [I_GADD] = &&L_I_GADD,
+    [I_SENS_AT_GADD] = &&L_I_SENS_AT_GADD,
     [I_ENV_GET] = &&L_I_ENV_GET,
     [I_SENS_ADD] = &&L_I_SENS_ADD,
     [I_SENS_SUB] = &&L_I_SENS_SUB,
@@ -178,7 +179,16 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
       if (a->tag == V_FLOAT && b->tag == V_FLOAT) F[in->dst] = v_float(a->f + b->f);
       else if (a->tag == V_NONE) copy_value(&F[in->dst], b);
       else if (b->tag == V_NONE) copy_value(&F[in->dst], a);
-      else goto L_I_PRIM;
+      else if (in->imm) {
+        /* a sum over a dead temporary's buffer (dead_sum) */
+        if (!ir_gadd(vm, *a, *b, (unsigned)in->imm, &F[in->dst])) goto fail;
+      } else goto L_I_PRIM;
+      NEXT;
+    }
+    L_I_SENS_AT_GADD: {
+      /* the next instruction's sum done here, when the operands allow */
+      if (!ir_gadd_sens_at(F[in->c], F[in->args[0]], F[in->args[1]], F[in->args[2]], &F[ins[pc].dst])) goto L_I_PRIM;
+      pc++;
       NEXT;
     }
     L_I_ENV_GET: {

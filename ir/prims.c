@@ -519,7 +519,9 @@ static bool same_shape(const ObjTensor *a, const ObjTensor *b) {
   return true;
 }
 
-static bool gadd(MistVM *vm, Value a, Value b, Value *out) {
+static bool gadd(MistVM *vm, Value a, Value b, Value *out) { return ir_gadd(vm, a, b, 0, out); }
+
+bool ir_gadd(MistVM *vm, Value a, Value b, unsigned dead, Value *out) {
   if (a.tag == V_NONE) { *out = b; return true; }
   if (b.tag == V_NONE) { *out = a; return true; }
   if (v_is_obj(a, O_SPARSE) || v_is_obj(b, O_SPARSE)) return gadd_sparse(vm, a, b, out);
@@ -529,7 +531,7 @@ static bool gadd(MistVM *vm, Value a, Value b, Value *out) {
     if (AS_TENSOR(b)->size > 0 && zero_view(AS_TENSOR(b))) { *out = a; return true; }
     /* two small parts of a sensitivity: added directly */
     ObjTensor *r;
-    if (lang_tensor_alike_op(vm, TB_ADD, a, b, &r)) {
+    if (lang_tensor_alike_op(vm, TB_ADD, a, b, dead, &r)) {
       *out = r ? v_obj(r) : v_none();
       return r != NULL;
     }
@@ -566,6 +568,20 @@ static bool gadd(MistVM *vm, Value a, Value b, Value *out) {
     }
   }
   return lang_arith(vm, OP_ADD, a, b, out);
+}
+
+bool ir_gadd_sens_at(Value acc, Value x, Value i, Value d, Value *out) {
+  if (!v_is_tensor(acc) || !v_is_tensor(x) || !v_is_tensor(d) || sparse_like_ok(x)) return false;
+  ObjTensor *A = AS_TENSOR(acc), *X = AS_TENSOR(x);
+  /* the kind of operands ir_gadd adds with lang_tensor_alike_op over acc
+   * (small: x is under SPARSE_MIN), the sensitivity a scatter of one
+   * block (lang_tensor_scatter) */
+  if (!lang_dtype_is_float(X->dtype) || !same_shape(A, X) || A->ndim == 0 || A->size == 0 || zero_view(A) ||
+      !lang_tensor_reusable(A, A->dtype, A->ndim, A->shape) ||
+      !lang_tensor_add_block(A, i, AS_TENSOR(d)))
+    return false;
+  *out = acc;
+  return true;
 }
 
 PRIM_FN(p_gadd) { return gadd(vm, argv[0], argv[1], out); }

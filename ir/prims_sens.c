@@ -73,8 +73,9 @@ static bool builtin_call(MistVM *vm, const char *name, Value x, Value *out) {
   return vm->call(vm, fn, 1, &x, NULL, out);
 }
 
-/* argument i's sensitivity in op(x, y) for tensors and numbers */
-static bool binary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, int64_t i, Value *out) {
+/* argument i's sensitivity in op(x, y) for tensors and numbers; over_d:
+ * d is a temporary that nothing reads afterwards (P_OVER_D) */
+static bool binary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, int64_t i, bool over_d, Value *out) {
   Value a, b;
   switch (p) {
   case IR_P_ADD_SENS: return unbroadcast(vm, d, i ? y : x, out);
@@ -84,7 +85,8 @@ static bool binary_tensor(MistVM *vm, IrPrim p, Value d, Value x, Value y, int64
   case IR_P_MUL_SENS: {
     /* d and the other operand alike (the usual case): multiplied directly */
     ObjTensor *r;
-    if (i ? lang_tensor_alike_op(vm, TB_MUL, x, d, &r) : lang_tensor_alike_op(vm, TB_MUL, d, y, &r)) {
+    if (i ? lang_tensor_alike_op(vm, TB_MUL, x, d, over_d ? 2 : 0, &r)
+          : lang_tensor_alike_op(vm, TB_MUL, d, y, over_d ? 1 : 0, &r)) {
       if (!r) return false;
       a = v_obj(r);
     } else if (!(i ? lang_arith(vm, OP_MUL, x, d, &a) : lang_arith(vm, OP_MUL, d, y, &a))) {
@@ -149,6 +151,9 @@ static const Value *whole_d(MistVM *vm, int argc, const Value *argv) {
 }
 
 static bool binary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out) {
+  /* (d made whole is a new tensor; the flag is about the one given) */
+  bool over_d = vm->over_d && v_is_tensor(argv[0]);
+  vm->over_d = false;
   if (!(argv = whole_d(vm, argc, argv))) return false;
   Value x = argv[1], y = argv[2];
   if (argv[3].tag != V_INT || (argv[3].i != 0 && argv[3].i != 1))
@@ -169,7 +174,7 @@ static bool binary(MistVM *vm, IrPrim p, int argc, const Value *argv, Value *out
   }
   if (p != IR_P_POW_SENS && tensor_or_num(argv[0]) && tensor_or_num(x) && tensor_or_num(y) &&
       (v_is_tensor(argv[0]) || v_is_tensor(x) || v_is_tensor(y)))
-    return binary_tensor(vm, p, argv[0], x, y, i, out);
+    return binary_tensor(vm, p, argv[0], x, y, i, over_d, out);
   if (argv[0].tag != V_FLOAT || t.tag != V_FLOAT) return general(vm, p, argc, argv, out);
   double d = argv[0].f, a, b;
   if (!num(x, &a) || !num(y, &b)) return general(vm, p, argc, argv, out);

@@ -1,7 +1,8 @@
 /* gc.h: memory.  Every heap object of Mist goes through the Boehm GC;
  * this file's gc.c is the only user of <gc.h>.  lang_alloc memory is
  * zeroed and scanned for pointers; lang_alloc_atomic memory is neither
- * (use it for text and numbers).  Allocation failure is not reported
+ * (use it for text and numbers).  Both are 16-byte aligned (the
+ * collector's granule on 64-bit targets).  Allocation failure is not reported
  * to callers: out of memory entirely, the collector's handler raises
  * nothing and the process reports it and stops, which is the one exit
  * the runtime allows itself. */

@@ -153,11 +153,17 @@ static TensorStore *store_new(TensorHeap *h, size_t bytes, bool zero) {
   return s;
 }
 
+/* A small buffer's bytes follow its TensorBuf at the first multiple of
+ * 16 bytes (lang_alloc_atomic's alignment; the kernels load vectors
+ * unaligned, so nothing assumes more and no result depends on it).  Aligning
+ * them to 64 as big buffers are cost 48 bytes more a tensor, 15% of the
+ * heap a reverse pass over small tensors allocates (ADBench's LSTM). */
+#define SMALL_DATA_AT ((sizeof(TensorBuf) + 15) & ~(size_t)15)
+
 static TensorBuf *buf_new(MistVM *vm, size_t bytes, bool zero) {
   if (bytes < LANG_TENSOR_INLINE_MAX) {
-    TensorBuf *b = lang_alloc_atomic(sizeof(TensorBuf) + bytes + 64);
-    uintptr_t p = ((uintptr_t)(b + 1) + 63) & ~(uintptr_t)63;
-    b->data = (void *)p;
+    TensorBuf *b = lang_alloc_atomic(SMALL_DATA_AT + bytes);
+    b->data = (char *)b + SMALL_DATA_AT;
     b->bytes = bytes;
     b->store = NULL;
     if (zero) memset(b->data, 0, bytes);
@@ -371,12 +377,14 @@ bool lang_tensor_is_contiguous(const ObjTensor *t) {
 }
 
 bool lang_tensor_reusable(const ObjTensor *t, DType dt, int ndim, const int64_t *shape) {
-  if (t->dtype != dt || t->ndim != ndim || t->offset != 0 || !t->buf->store || !t->buf->data ||
+  if (t->dtype != dt || t->ndim != ndim || t->offset != 0 || !t->buf->data ||
       (size_t)t->size * dev_dtype_size(dt) != t->buf->bytes || !lang_tensor_is_contiguous(t))
     return false;
   for (int d = 0; d < ndim; d++)
     if (t->shape[d] != shape[d]) return false;
-  return ((const TensorVersion *)t->buf)->history == 0;   /* (an update leaves history behind) */
+  /* a small buffer has no versions (an update copies it); a big one's
+   * update leaves history behind */
+  return !t->buf->store || ((const TensorVersion *)t->buf)->history == 0;
 }
 
 /* ---- elements ---- */
@@ -1664,6 +1672,25 @@ static bool scatter_block(const ObjTensor *v, DType dt, int ndim, const int64_t 
   }
   for (int d = 1; d < ndim; d++)
     if (v->shape[d - (ndim - vd)] != shape[d]) return false;
+  return true;
+}
+
+#define ADD_BLOCK(T)                                                                    \
+  do {                                                                                  \
+    T *a = (T *)lang_tensor_ptr(acc);                                                   \
+    const T *s = (const T *)lang_tensor_ptr(v);                                         \
+    for (int64_t i = 0; i < at; i++) a[i] = a[i] + (T)0;                                \
+    for (int64_t i = 0; i < len; i++) a[at + i] = a[at + i] + ((T)0 + s[i]);            \
+    for (int64_t i = at + len; i < acc->size; i++) a[i] = a[i] + (T)0;                  \
+  } while (0)
+
+bool lang_tensor_add_block(ObjTensor *acc, Value index, const ObjTensor *v) {
+  int64_t lo, n;
+  if (!lang_tensor_is_contiguous(acc) || !scatter_block(v, acc->dtype, acc->ndim, acc->shape, index, &lo, &n))
+    return false;
+  int64_t row = acc->size / acc->shape[0], at = lo * row, len = n * row;
+  if (acc->dtype == DT_F64) ADD_BLOCK(double);
+  else ADD_BLOCK(float);
   return true;
 }
 

@@ -48,7 +48,8 @@ typedef enum { LANG_DEVICE_CPU } LangDevice;
 
 struct TensorHeap;   /* tensor.c: the allocator, shared by the VM and live buffers */
 
-/* Storage shared by views.  data is 64-byte aligned.  A small buffer
+/* Storage shared by views.  data is 64-byte aligned, or 16-byte in a
+ * small buffer (tensor.c, buf_new).  A small buffer
  * (under LANG_TENSOR_INLINE_MAX bytes) has its bytes inside this object,
  * in GC memory that is not scanned (store is NULL), and is never updated
  * in place.  A big one's bytes are owned by a TensorStore (tensor.c),
@@ -145,9 +146,11 @@ static inline char *lang_tensor_ptr(const ObjTensor *t) {
 bool lang_tensor_is_contiguous(const ObjTensor *t);
 /* Can a result of dtype dt and this shape be written over t's elements,
  * t being a temporary that nothing else will read (the caller's
- * promise)?  t must cover its whole buffer, in order, and the buffer be
- * a big one (outside the heap: a small one is not worth it) with no old
- * versions that read its bytes. */
+ * promise)?  t must cover its whole buffer, in order, and a big buffer
+ * have no old versions that read its bytes (a small one, in the
+ * collector's heap, has none: an update copies it).  Small ones count:
+ * a backward pass over small tensors (an LSTM step) spends most of its
+ * time allocating and sweeping them. */
 bool lang_tensor_reusable(const ObjTensor *t, DType dt, int ndim, const int64_t *shape);
 /* The element at p (of dtype dt) as a Mist value: float, int or bool. */
 Value lang_tensor_load(DType dt, const char *p);
@@ -206,6 +209,12 @@ bool lang_tensor_add_at(MistVM *vm, ObjTensor *fresh, Value index, Value v);
  * the sensitivity of x[index] for an x of that shape. */
 bool lang_tensor_scatter(MistVM *vm, DType dt, int ndim, const int64_t *shape, Value index,
                          Value v, Value *out);
+/* acc + lang_tensor_scatter(acc's dtype and shape, index, v) written over
+ * acc, a contiguous temporary that nothing else reads, with the bits of
+ * the two steps (acc + 0 outside the block, acc + (0 + v) in it), where
+ * index selects one block of rows (an int, a slice of step 1) that v
+ * fills; false, changing nothing, for any other index or v. */
+bool lang_tensor_add_block(ObjTensor *acc, Value index, const ObjTensor *v);
 
 /* ---- derivatives (tensor_grad.c) ----
  *
@@ -248,8 +257,10 @@ bool lang_tensor_log_softmax_sens(MistVM *vm, Value d, ObjTensor *y, uint64_t ax
  * tensors of one dtype and one shape (two parts of a sensitivity being
  * summed, a sensitivity times a value), as lang_arith computes them but
  * without its broadcasting and dispatch; false, raising nothing, for any
- * other operands or op.  NULL *out after MemoryError. */
-bool lang_tensor_alike_op(MistVM *vm, int op, Value a, Value b, ObjTensor **out);
+ * other operands or op.  dead: a (1) or b (2) is a temporary that
+ * nothing reads afterwards, whose buffer may take the result
+ * (lang_tensor_reusable).  NULL *out after MemoryError. */
+bool lang_tensor_alike_op(MistVM *vm, int op, Value a, Value b, unsigned dead, ObjTensor **out);
 
 /* ---- operations (tensor_ops.c) ---- */
 

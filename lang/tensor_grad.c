@@ -265,10 +265,11 @@ bool lang_tensor_log_softmax_sens(MistVM *vm, Value d, ObjTensor *y, uint64_t ax
 
 /* ---- sums and products of alike tensors ---- */
 
+/* (r may be x or y: each element is read before the same one is written) */
 #define ALIKE_ROW(name, T, OP)                                                      \
   static void name(void *o, const void *a, const void *b, int64_t n) {              \
-    T *restrict r = o;                                                              \
-    const T *restrict x = a, *restrict y = b;                                       \
+    T *r = o;                                                                       \
+    const T *x = a, *y = b;                                                         \
     for (int64_t i = 0; i < n; i++) r[i] = x[i] OP y[i];                            \
   }
 ALIKE_ROW(add_alike_f32, float, +)
@@ -276,7 +277,7 @@ ALIKE_ROW(add_alike_f64, double, +)
 ALIKE_ROW(mul_alike_f32, float, *)
 ALIKE_ROW(mul_alike_f64, double, *)
 
-bool lang_tensor_alike_op(MistVM *vm, int op, Value a, Value b, ObjTensor **out) {
+bool lang_tensor_alike_op(MistVM *vm, int op, Value a, Value b, unsigned dead, ObjTensor **out) {
   *out = NULL;
   if ((op != TB_ADD && op != TB_MUL) || !v_is_tensor(a) || !v_is_tensor(b)) return false;
   ObjTensor *A = AS_TENSOR(a), *B = AS_TENSOR(b);
@@ -286,7 +287,9 @@ bool lang_tensor_alike_op(MistVM *vm, int op, Value a, Value b, ObjTensor **out)
   /* the parallel kernels are for big tensors: those go the general way */
   if (A->size >= LANG_ND_PAR_MIN || !lang_tensor_is_contiguous(A) || !lang_tensor_is_contiguous(B))
     return false;
-  ObjTensor *r = lang_tensor_new(vm, A->dtype, A->ndim, A->shape, false);
+  ObjTensor *r = (dead & 1) && lang_tensor_reusable(A, A->dtype, A->ndim, A->shape)   ? A
+                 : (dead & 2) && lang_tensor_reusable(B, B->dtype, B->ndim, B->shape) ? B
+                                                                                     : lang_tensor_new(vm, A->dtype, A->ndim, A->shape, false);
   if (!r) return true;
   bool f64 = A->dtype == DT_F64;
   void (*row)(void *, const void *, const void *, int64_t) =

@@ -9,13 +9,16 @@ still be read by the backward pass, for its value or only for its shape,
 and a sensitivity may be written over.  A mistake there changes a value
 that is still read, or reads one never made: these programs make that
 likely to show, under grad as well as plainly.  Each case is a function
-of a few float tensors (2 KiB or more) whose statements bind values used
+of a few float tensors whose statements bind values used
 once, twice or three times: sums, differences and products with
 tensors, numbers, broadcast rows and columns; x + s * y and x - y * s;
 x @ w + b and relu, tanh or sigmoid of it; negations, sums over an axis
 broadcast back, a transpose and a reshape (views), a slice, a list
 indexed, a closure over earlier values called twice, and a loop carrying
-a value round.  It returns the sum of each value never read, weighted by
+a value round, and rows read in two blocks put back together the other
+way round (a backward pass adds each block's sensitivity into the sum of
+the others, ir_gadd_sens_at).  A case's tensors are small (under 64
+elements, in the collector's heap) now and then.  It returns the sum of each value never read, weighted by
 a constant; the program prints that and its gradient with respect to
 every argument (grad with argnums), and after a value_and_grad, the SGD
 update p - 0.5 * g of each argument.  NumPy computes the same, the
@@ -87,7 +90,7 @@ class Case:
 
     def __init__(self, rng, d):
         self.rng, self.d, self.t = rng, d, NP[d]
-        self.rows, self.cols = rng.choice([(24, 40), (40, 24), (16, 64), (32, 32)])
+        self.rows, self.cols = rng.choice([(24, 40), (40, 24), (16, 64), (32, 32), (3, 5), (6, 2), (4, 4)])
         self.lines, self.vals, self.uses = [], [], []
         self.params = []   # (name, mist text, V)
 
@@ -225,6 +228,11 @@ class Case:
             m = self.scalar("*", flat, 1.0, False)
             return self.new("((%s + %s).reshape(-1) * 1.0).reshape(%r)" % (ta, tb, shape),
                             V(m.a.reshape(shape), ((m, lambda d: d.reshape(-1)),)))
+        if kind < 0.88:   # rows in two blocks, swapped: each block's sensitivity into the other's sum
+            (ta, a) = self.pick()
+            k, n = rng.randint(1, self.rows - 1), self.rows
+            r = V(np.concatenate([a.a[k:], a.a[:k]]), ((a, lambda d: np.concatenate([d[n - k:], d[:n - k]])),))
+            return self.new("concat([%s[%d:], %s[0:%d]]) * 1.0" % (ta, k, ta, k), self.scalar("*", r, 1.0, False))
         if kind < 0.9:   # a list of temporaries, one read back, and a slice kept whole
             (ta, a), (tb, b) = self.pick(), self.pick()
             k = rng.randint(0, 1)

@@ -1082,10 +1082,11 @@ START_TEST(test_reuse_temporaries)
   check_reusing(OP_MUL, v_float(0.01), v_obj(temporary(a)), 2, true);
   check_reusing(OP_ADD, v_obj(temporary(random_tensor(DT_F64, 2, n2))), v_obj(b), 1, true);
   check_reusing(OP_ADD, v_obj(temporary(random_tensor(DT_I64, 2, sq))), v_int(3), 1, true);
-  /* not reused: a small buffer, another dtype, a bigger shape, a view,
+  /* a small buffer (in the collector's heap) too */
+  check_reusing(OP_ADD, v_obj(temporary(random_tensor(DT_F32, 1, small))), v_float(1.0), 1, true);
+  /* not reused: another dtype, a bigger shape, a view,
    * a buffer with an old version (t[0] = v), a tensor not covering its
    * buffer (reshaped views do; a slice does not) */
-  check_reusing(OP_ADD, v_obj(temporary(random_tensor(DT_F32, 1, small))), v_float(1.0), 1, false);
   check_reusing(OP_ADD, v_obj(temporary(random_tensor(DT_I32, 1, n))), v_float(1.5), 1, false);
   check_reusing(OP_ADD, v_obj(temporary(a)), v_obj(random_tensor(DT_F32, 2, n2)), 1, false);
   check_reusing(OP_MUL, v_obj(random_tensor(DT_F32, 2, col)), v_obj(temporary(a)), 2, false);
@@ -1196,6 +1197,9 @@ static bool same_result(Value a, Value b) {
 static Value prim_arg(IrPrim p, int k, int64_t n) {
   int arity = ir_prims[p].arity;
   if (arity == 4 && k == 3) return v_int(rnd_int(0, 1));
+  /* sens_at(x, i, d): a row index, d a row (a part when x is big) */
+  if (p == IR_P_SENS_AT && k == 1) return v_int(rnd_int(-n, n - 1));
+  if (p == IR_P_SENS_AT && k == 2) return v_obj(random_tensor(rnd_int(0, 1) ? DT_F32 : DT_F64, 1, &n));
   if (rnd_int(0, 9) == 0) return v_float(rnd_unit() * 4 - 2);
   int64_t sq[2] = {n, n}, row[2] = {1, n};
   bool bcast = p != IR_P_MATMUL && p != IR_P_MATMUL_SENS && rnd_int(0, 5) == 0;
