@@ -207,32 +207,84 @@ enum { FUSED_BATCH = 8192 };
  * DEV_SUM_BLOCK (dev_sum_f32/f64), max and min by blocks too
  * (dev_max/dev_min: NaN wins, the sign of a zero as they give it),
  * a float prod left to right in double, an integer's or a bool's max
- * and min left to right. */
+ * and min left to right; an integer's or a bool's sum exactly (an
+ * OverflowError when the total does not fit in i64, as eager mode's);
+ * argmax and argmin left to right, the first of equals and the first
+ * NaN winning; any and all of each element's truth (x != 0, so a NaN is
+ * true, as eager mode's cast to bool). */
 typedef struct FusedRed {
   const FusedRun *run;
   int op;              /* FR_SUM... */
-  int dt;              /* the output's DType (the result's) */
+  int xdt;             /* the loop's output's DType (what is reduced) */
+  int dt;              /* the result's DType */
   int64_t outer, len, after, band;   /* band: the runs of `after` reduced at a time */
   void *out;
   double *part;        /* the blocks' results of a reduction of all of it, run in parallel */
-  bool failed;
+  bool failed, overflow;
 } FusedRed;
 
 /* What the blocks of a run carry */
 typedef struct RedAcc {
   double *part;        /* per block: its sum or max/min (floats) */
   double prod;         /* a float prod so far */
-  int64_t ext;         /* an integer max/min so far */
+  int64_t ext;         /* an integer max/min so far; argmax's index */
+  __int128 isum;       /* an integer sum so far */
+  double best;         /* argmax's best float so far */
+  int64_t ibest;       /* argmax's best integer so far */
+  bool done;           /* argmax met a NaN; any/all's answer */
 } RedAcc;
 
 static int64_t int_at(int dt, const char *x, int64_t i) {
   return dt == DT_BOOL ? ((const uint8_t *)x)[i] : dt == DT_I32 ? ((const int32_t *)x)[i] : ((const int64_t *)x)[i];
 }
 
+static double float_at(int dt, const char *x, int64_t i) {
+  return dt == DT_F32 ? ((const float *)x)[i] : ((const double *)x)[i];
+}
+
+/* The start of a run's reduction */
+static RedAcc red_start(const FusedRed *s, double *part) {
+  return (RedAcc){.part = part, .prod = 1.0, .done = s->op == FR_ALL};
+}
+
+/* argmax or argmin: block b (n elements at x) of a run into acc */
+static void arg_block(const FusedRed *s, const char *x, int64_t n, int64_t b, RedAcc *acc) {
+  bool mx = s->op == FR_ARGMAX;
+  int64_t i0 = b * DEV_SUM_BLOCK;
+  if (acc->done) return;
+  if (s->xdt == DT_F32 || s->xdt == DT_F64) {
+    for (int64_t i = 0; i < n; i++) {
+      double v = float_at(s->xdt, x, i);
+      if (v != v) {   /* the first NaN wins, as NumPy */
+        acc->ext = i0 + i;
+        acc->done = true;
+        return;
+      }
+      if ((i0 == 0 && i == 0) || (mx ? v > acc->best : v < acc->best)) acc->ext = i0 + i, acc->best = v;
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = int_at(s->xdt, x, i);
+    if (i0 + i == 0 || (mx ? v > acc->ibest : v < acc->ibest)) acc->ext = i0 + i, acc->ibest = v;
+  }
+}
+
 /* Block b (n elements at x) of a run into acc */
 static void red_block(const FusedRed *s, const char *x, int64_t n, int64_t b, RedAcc *acc) {
-  bool f64 = s->dt == DT_F64, mx = s->op == FR_MAX;
-  if (s->dt == DT_F32 || f64) {
+  bool f64 = s->xdt == DT_F64, mx = s->op == FR_MAX;
+  switch (s->op) {
+  case FR_ARGMAX: case FR_ARGMIN: arg_block(s, x, n, b, acc); return;
+  case FR_ANY: case FR_ALL: {
+    bool any = s->op == FR_ANY;
+    bool fl = s->xdt == DT_F32 || f64;
+    for (int64_t i = 0; i < n && acc->done != any; i++)
+      if ((fl ? float_at(s->xdt, x, i) != 0 : int_at(s->xdt, x, i) != 0) == any) acc->done = any;
+    return;
+  }
+  default: break;
+  }
+  if (s->xdt == DT_F32 || f64) {
     switch (s->op) {
     case FR_SUM: case FR_MEAN:
       acc->part[b] = f64 ? dev_sum_block_f64((const double *)x, n) : dev_sum_block_f32((const float *)x, n);
@@ -246,23 +298,48 @@ static void red_block(const FusedRed *s, const char *x, int64_t n, int64_t b, Re
       return;
     }
   }
+  if (s->op == FR_SUM) {
+    /* a block of bools or i32 cannot overflow i64 (2^16 x 2^31) */
+    int64_t r = 0;
+    if (s->xdt == DT_BOOL) for (int64_t i = 0; i < n; i++) r += ((const uint8_t *)x)[i];
+    else if (s->xdt == DT_I32) for (int64_t i = 0; i < n; i++) r += ((const int32_t *)x)[i];
+    else {
+      const int64_t *v = (const int64_t *)x;
+      for (int64_t i = 0; i < n; i++)
+        if (__builtin_add_overflow(r, v[i], &r)) {
+          __int128 e = 0;
+          for (int64_t j = 0; j < n; j++) e += v[j];
+          acc->isum += e;
+          return;
+        }
+    }
+    acc->isum += r;
+    return;
+  }
   int64_t i = 0;
-  if (b == 0) acc->ext = int_at(s->dt, x, i++);
+  if (b == 0) acc->ext = int_at(s->xdt, x, i++);
   for (; i < n; i++) {
-    int64_t v = int_at(s->dt, x, i);
+    int64_t v = int_at(s->xdt, x, i);
     if (mx ? v > acc->ext : v < acc->ext) acc->ext = v;
   }
 }
 
 /* The run's result, of nb blocks, stored at dst */
-static void red_finish(const FusedRed *s, RedAcc *acc, int64_t nb, char *dst) {
+static void red_finish(FusedRed *s, RedAcc *acc, int64_t nb, char *dst) {
   double v = acc->prod;
   switch (s->op) {
   case FR_SUM: case FR_MEAN:
+    if (!lang_dtype_is_float((DType)s->xdt)) {
+      if (acc->isum < INT64_MIN || acc->isum > INT64_MAX) s->overflow = true;
+      *(int64_t *)dst = (int64_t)acc->isum;
+      return;
+    }
     v = nb == 1 ? acc->part[0] : dev_sum_partials(acc->part, nb);
     if (s->op == FR_MEAN) v /= (double)s->len;
     break;
   case FR_MAX: case FR_MIN: v = nb == 1 ? acc->part[0] : dev_extreme_partials(acc->part, nb, s->op == FR_MAX); break;
+  case FR_ARGMAX: case FR_ARGMIN: *(int64_t *)dst = acc->ext; return;
+  case FR_ANY: case FR_ALL: *(uint8_t *)dst = acc->done; return;
   default: break;
   }
   switch (s->dt) {
@@ -275,9 +352,9 @@ static void red_finish(const FusedRed *s, RedAcc *acc, int64_t nb, char *dst) {
 }
 
 /* A contiguous run of s->len elements at x, reduced into dst */
-static void red_run(const FusedRed *s, const char *x, char *dst, double *part) {
-  size_t es = dev_dtype_size((DType)s->dt);
-  RedAcc acc = {part, 1.0, 0};
+static void red_run(FusedRed *s, const char *x, char *dst, double *part) {
+  size_t es = dev_dtype_size((DType)s->xdt);
+  RedAcc acc = red_start(s, part);
   int64_t nb = (s->len + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
   for (int64_t b = 0; b < nb; b++) {
     int64_t lo = b * DEV_SUM_BLOCK, n = s->len - lo < DEV_SUM_BLOCK ? s->len - lo : DEV_SUM_BLOCK;
@@ -351,7 +428,7 @@ COLUMN_EXTREME(double, f64)
 static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
   FusedRed *s = ctx;
   const FusedRun *f = s->run;
-  size_t es = dev_dtype_size((DType)s->dt);
+  size_t es = dev_dtype_size((DType)s->xdt), rs = dev_dtype_size((DType)s->dt);
   int64_t nbands = (s->after + s->band - 1) / s->band, nb = (s->len + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
   /* short runs (after 1) are computed many at a time: a call of the
    * loop per run would cost as much as the run */
@@ -384,18 +461,18 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
       if (end > u1) end = u1;
       if (per_row > 1 && end > (a / per_row + 1) * per_row) end = (a / per_row + 1) * per_row;
       fused_range(f, buf, es, a * s->len, end * s->len);
-      for (int64_t k = a; k < end; k++) red_run(s, buf + (size_t)((k - a) * s->len) * es, out + (size_t)k * es, part);
+      for (int64_t k = a; k < end; k++) red_run(s, buf + (size_t)((k - a) * s->len) * es, out + (size_t)k * rs, part);
       u = end - 1;
       continue;
     }
     if (s->after == 1) {
-      RedAcc acc = {part, 1.0, 0};
+      RedAcc acc = red_start(s, part);
       for (int64_t b = 0; b < nb; b++) {
         int64_t lo = b * DEV_SUM_BLOCK, n = s->len - lo < DEV_SUM_BLOCK ? s->len - lo : DEV_SUM_BLOCK;
         fused_range(f, buf, es, base + lo, base + lo + n);
         red_block(s, buf, n, b, &acc);
       }
-      red_finish(s, &acc, nb, out + (size_t)a * es);
+      red_finish(s, &acc, nb, out + (size_t)a * rs);
       continue;
     }
     if (w == s->after) {
@@ -404,7 +481,7 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
       for (int64_t d = 0; d < s->len; d++)
         fused_range(f, buf + (size_t)(d * w) * es, es, base + d * s->after + b0, base + d * s->after + b0 + w);
     }
-    char *dst = out + (size_t)(a * s->after + b0) * es;
+    char *dst = out + (size_t)(a * s->after + b0) * rs;
     if (extreme && s->dt == DT_F32) {
       column_extreme_f32((const float *)buf, s->len, w, s->op == FR_MAX, (float *)turned, lane_nan, comb, (float *)dst);
       continue;
@@ -414,7 +491,7 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
       continue;
     }
     turn(turned, buf, s->len, w, es);
-    for (int64_t j = 0; j < w; j++) red_run(s, turned + (size_t)(j * s->len) * es, dst + (size_t)j * es, part);
+    for (int64_t j = 0; j < w; j++) red_run(s, turned + (size_t)(j * s->len) * es, dst + (size_t)j * rs, part);
   }
   free(buf);
   free(turned);
@@ -427,7 +504,7 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
  * s->part (floats' sums, max and min, whose blocks are independent) */
 static void fused_reduce_blocks(void *ctx, int64_t b0, int64_t b1) {
   FusedRed *s = ctx;
-  size_t es = dev_dtype_size((DType)s->dt);
+  size_t es = dev_dtype_size((DType)s->xdt);
   char *buf = malloc((size_t)DEV_SUM_BLOCK * es);
   if (!buf) {
     s->failed = true;
@@ -436,7 +513,7 @@ static void fused_reduce_blocks(void *ctx, int64_t b0, int64_t b1) {
   for (int64_t b = b0; b < b1; b++) {
     int64_t lo = b * DEV_SUM_BLOCK, n = s->len - lo < DEV_SUM_BLOCK ? s->len - lo : DEV_SUM_BLOCK;
     fused_range(s->run, buf, es, lo, lo + n);
-    RedAcc acc = {s->part, 1.0, 0};
+    RedAcc acc = red_start(s, s->part);
     red_block(s, buf, n, b, &acc);
   }
   free(buf);
@@ -445,24 +522,28 @@ static void fused_reduce_blocks(void *ctx, int64_t b0, int64_t b1) {
 /* Elements of a band: about 256 KiB of them, or all of `after` */
 enum { FUSED_BAND_BYTES = 1 << 18 };
 
-static bool fused_reduce(MistVM *vm, FusedRun *f, const IrType *t, int32_t op, int64_t n, int64_t len,
+/* The reduction op of a loop's output of dtype xdt, of n elements seen
+ * as outer x len x after, into a new tensor of type t. */
+static bool fused_reduce(MistVM *vm, FusedRun *f, const IrType *t, int32_t op, int xdt, int64_t n, int64_t len,
                          int64_t after, Value *out) {
   ObjTensor *r = lang_tensor_new(vm, (DType)t->dtype, t->n, t->dims, false);
   if (!r) return false;
-  size_t es = dev_dtype_size((DType)t->dtype);
-  FusedRed s = {f, op, t->dtype, n / (len * after), len, after, after, lang_tensor_ptr(r), NULL, false};
+  size_t es = dev_dtype_size((DType)xdt);
+  FusedRed s = {.run = f, .op = op, .xdt = xdt, .dt = t->dtype, .outer = n / (len * after), .len = len,
+                .after = after, .band = after, .out = lang_tensor_ptr(r)};
   int64_t fit = FUSED_BAND_BYTES / (int64_t)es / len;
   if (after > 1 && fit < after) s.band = fit < 16 ? 16 : fit;
   DevPool *pool = n >= DEV_PAR_GRAIN ? lang_tensor_pool(vm) : NULL;
   int64_t nb = (len + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
-  if (s.outer == 1 && after == 1 && nb > 1 && op != FR_PROD && lang_dtype_is_float((DType)t->dtype)) {
+  bool blocks_apart = op == FR_SUM || op == FR_MEAN || op == FR_MAX || op == FR_MIN;
+  if (s.outer == 1 && after == 1 && nb > 1 && blocks_apart && lang_dtype_is_float((DType)xdt)) {
     /* all of it at once: its blocks in parallel, as dev_sum and dev_max split them */
     double *part = malloc((size_t)nb * sizeof *part);
     if (!part) return lang_raise(vm, "MemoryError", "out of memory");
     s.part = part;
     dev_parallel_for(pool, nb, 1, fused_reduce_blocks, &s);
     if (!s.failed) {
-      RedAcc acc = {part, 1.0, 0};
+      RedAcc acc = red_start(&s, part);
       red_finish(&s, &acc, nb, lang_tensor_ptr(r));
     }
     free(part);
@@ -471,6 +552,8 @@ static bool fused_reduce(MistVM *vm, FusedRun *f, const IrType *t, int32_t op, i
     dev_parallel_for(pool, units, grain > 0 ? grain : 1, fused_reduce_units, &s);
   }
   if (s.failed) return lang_raise(vm, "MemoryError", "out of memory");
+  if (s.overflow)   /* (only sums of integers are fused) */
+    return lang_raise(vm, "OverflowError", "sum: integer overflow (the result does not fit in i64)");
   *out = v_obj(r);
   return true;
 }
@@ -546,7 +629,7 @@ static bool fused_sum_columns(MistVM *vm, FusedRun *f, const IrType *t, int64_t 
  * numbers' bits, over rows x cols elements, into a new tensor from the
  * caching allocator or into tensor `reuse` (>= 0: a dead temporary of
  * the output's type, fuse.c), or reduced (reduce: a FuseReduce, maybe
- * with FR_COLUMNS, over runs of len elements `after` apart); split over
+ * with FR_COLUMNS, and the loop's dtype, over runs of len elements `after` apart); split over
  * the thread pool from the size at which eager mode's kernels split
  * theirs (DEV_PAR_GRAIN). */
 static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t ntensors, const Value *tensors,
@@ -570,9 +653,9 @@ static bool mist_rt_fused(const JitCx *cx, void *loop, int32_t site, int32_t nte
   }
   if (reduce != FR_NONE) {
     FusedRun f = {(FusedLoop)loop, data, numbers, NULL, cols};
-    int op = reduce & ~FR_COLUMNS;
+    int op = reduce & FR_OP_MASK, xdt = reduce >> FR_DTYPE_SHIFT;
     bool ok = reduce & FR_COLUMNS ? fused_sum_columns(vm, &f, t, rows, op == FR_MEAN, out)
-                                  : fused_reduce(vm, &f, t, op, rows * cols, len, after, out);
+                                  : fused_reduce(vm, &f, t, op, xdt, rows * cols, len, after, out);
     for (int i = 0; i < ntensors; i++) LANG_KEEP(keep[i]);
     return ok;
   }
