@@ -220,6 +220,7 @@ typedef struct FusedRed {
   int64_t outer, len, after, band;   /* band: the runs of `after` reduced at a time */
   void *out;
   double *part;        /* the blocks' results of a reduction of all of it, run in parallel */
+  struct RedAcc *blk;  /* (theirs in full) */
   bool failed, overflow;
 } FusedRed;
 
@@ -231,6 +232,7 @@ typedef struct RedAcc {
   __int128 isum;       /* an integer sum so far */
   double best;         /* argmax's best float so far */
   int64_t ibest;       /* argmax's best integer so far */
+  bool seen;           /* argmax, an integer's max or min has one */
   bool done;           /* argmax met a NaN; any/all's answer */
 } RedAcc;
 
@@ -260,13 +262,13 @@ static void arg_block(const FusedRed *s, const char *x, int64_t n, int64_t b, Re
         acc->done = true;
         return;
       }
-      if ((i0 == 0 && i == 0) || (mx ? v > acc->best : v < acc->best)) acc->ext = i0 + i, acc->best = v;
+      if (!acc->seen || (mx ? v > acc->best : v < acc->best)) acc->ext = i0 + i, acc->best = v, acc->seen = true;
     }
     return;
   }
   for (int64_t i = 0; i < n; i++) {
     int64_t v = int_at(s->xdt, x, i);
-    if (i0 + i == 0 || (mx ? v > acc->ibest : v < acc->ibest)) acc->ext = i0 + i, acc->ibest = v;
+    if (!acc->seen || (mx ? v > acc->ibest : v < acc->ibest)) acc->ext = i0 + i, acc->ibest = v, acc->seen = true;
   }
 }
 
@@ -317,10 +319,35 @@ static void red_block(const FusedRed *s, const char *x, int64_t n, int64_t b, Re
     return;
   }
   int64_t i = 0;
-  if (b == 0) acc->ext = int_at(s->xdt, x, i++);
+  if (!acc->seen) acc->ext = int_at(s->xdt, x, i++), acc->seen = true;
   for (; i < n; i++) {
     int64_t v = int_at(s->xdt, x, i);
     if (mx ? v > acc->ext : v < acc->ext) acc->ext = v;
+  }
+}
+
+/* The blocks' accumulators blk[0..nb) of a run computed apart, as one
+ * that took them in order: a later block's best only where it is
+ * better (the first of equals), the first NaN, the first true (any) or
+ * false (all); sums added (floats' partial sums stay in acc->part). */
+static void red_combine(const FusedRed *s, RedAcc *acc, const RedAcc *blk, int64_t nb) {
+  bool mx = s->op == FR_ARGMAX, fl = lang_dtype_is_float((DType)s->xdt);
+  for (int64_t b = 0; b < nb; b++) {
+    const RedAcc *k = &blk[b];
+    switch (s->op) {
+    case FR_ARGMAX: case FR_ARGMIN:
+      if (acc->done) break;
+      if (k->done || !acc->seen ||
+          (fl ? (mx ? k->best > acc->best : k->best < acc->best) : (mx ? k->ibest > acc->ibest : k->ibest < acc->ibest)))
+        *acc = *k;
+      break;
+    case FR_ANY: acc->done |= k->done; break;
+    case FR_ALL: acc->done &= k->done; break;
+    case FR_MAX: case FR_MIN:   /* (an integer's: a float's are in part) */
+      if (!acc->seen || (s->op == FR_MAX ? k->ext > acc->ext : k->ext < acc->ext)) acc->ext = k->ext, acc->seen = true;
+      break;
+    default: acc->isum += k->isum; break;
+    }
   }
 }
 
@@ -501,7 +528,9 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
 }
 
 /* The blocks [b0, b1) of a reduction of all of the output, each into
- * s->part (floats' sums, max and min, whose blocks are independent) */
+ * its own accumulator s->blk[b] (floats' sums, max and min into
+ * s->part[b]), combined afterwards in order (red_combine): all but a
+ * float product, whose rounding depends on the order */
 static void fused_reduce_blocks(void *ctx, int64_t b0, int64_t b1) {
   FusedRed *s = ctx;
   size_t es = dev_dtype_size((DType)s->xdt);
@@ -513,8 +542,8 @@ static void fused_reduce_blocks(void *ctx, int64_t b0, int64_t b1) {
   for (int64_t b = b0; b < b1; b++) {
     int64_t lo = b * DEV_SUM_BLOCK, n = s->len - lo < DEV_SUM_BLOCK ? s->len - lo : DEV_SUM_BLOCK;
     fused_range(s->run, buf, es, lo, lo + n);
-    RedAcc acc = red_start(s, s->part);
-    red_block(s, buf, n, b, &acc);
+    s->blk[b] = red_start(s, s->part);
+    red_block(s, buf, n, b, &s->blk[b]);
   }
   free(buf);
 }
@@ -535,18 +564,26 @@ static bool fused_reduce(MistVM *vm, FusedRun *f, const IrType *t, int32_t op, i
   if (after > 1 && fit < after) s.band = fit < 16 ? 16 : fit;
   DevPool *pool = n >= DEV_PAR_GRAIN ? lang_tensor_pool(vm) : NULL;
   int64_t nb = (len + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;
-  bool blocks_apart = op == FR_SUM || op == FR_MEAN || op == FR_MAX || op == FR_MIN;
-  if (s.outer == 1 && after == 1 && nb > 1 && blocks_apart && lang_dtype_is_float((DType)xdt)) {
-    /* all of it at once: its blocks in parallel, as dev_sum and dev_max split them */
+  if (s.outer == 1 && after == 1 && nb > 1 && op != FR_PROD) {
+    /* all of it at once: its blocks in parallel, as dev_sum and dev_max
+     * split them (a product, left to right, in order) */
     double *part = malloc((size_t)nb * sizeof *part);
-    if (!part) return lang_raise(vm, "MemoryError", "out of memory");
+    RedAcc *blk = malloc((size_t)nb * sizeof *blk);
+    if (!part || !blk) {
+      free(part);
+      free(blk);
+      return lang_raise(vm, "MemoryError", "out of memory");
+    }
     s.part = part;
+    s.blk = blk;
     dev_parallel_for(pool, nb, 1, fused_reduce_blocks, &s);
     if (!s.failed) {
       RedAcc acc = red_start(&s, part);
+      red_combine(&s, &acc, blk, nb);
       red_finish(&s, &acc, nb, lang_tensor_ptr(r));
     }
     free(part);
+    free(blk);
   } else {
     int64_t units = s.outer * ((after + s.band - 1) / s.band), grain = DEV_PAR_GRAIN / 4 / (len * s.band);
     dev_parallel_for(pool, units, grain > 0 ? grain : 1, fused_reduce_units, &s);
