@@ -311,13 +311,19 @@ __attribute__((target("avx512f"))) static double extreme16_f64(const double *x, 
   return lanes[__builtin_ctz(zeros)];
 }
 
+static bool has_avx512(void) {
+  static int yes = -1;
+  if (yes < 0) yes = __builtin_cpu_supports("avx512f") ? 1 : 0;
+  return yes;
+}
+
 static double extreme_block(bool f64, const char *x, int64_t n, bool mx) {
-  static int avx512 = -1;
-  if (avx512 < 0) avx512 = __builtin_cpu_supports("avx512f") ? 1 : 0;
-  if (avx512) return f64 ? extreme16_f64((const double *)x, n, mx) : extreme16_f32((const float *)x, n, mx);
+  if (has_avx512()) return f64 ? extreme16_f64((const double *)x, n, mx) : extreme16_f32((const float *)x, n, mx);
   return f64 ? dev_extreme_block_f64((const double *)x, n, mx) : dev_extreme_block_f32((const float *)x, n, mx);
 }
 #else
+static bool has_avx512(void) { return false; }
+
 static double extreme_block(bool f64, const char *x, int64_t n, bool mx) {
   return f64 ? dev_extreme_block_f64((const double *)x, n, mx) : dev_extreme_block_f32((const float *)x, n, mx);
 }
@@ -484,6 +490,46 @@ static void turn(char *dst, const char *src, int64_t len, int64_t w, size_t es) 
 #undef TURN
 }
 
+/* One row of a band into its lane: acc[j] = row[j] > acc[j] ? row[j] :
+ * acc[j] (<: a min) and flag[j] set where row[j] is NaN, j < w; with
+ * AVX-512F 16 (8) columns at a time (MAXPS and MINPS compute just that,
+ * lane for lane), the NaN flags set one by one where a NaN is met. */
+#define ROW_EXTREME(T, SUF)                                                                          \
+  static void row_extreme_##SUF(T *acc, uint8_t *flag, const T *row, int64_t w, bool mx) {          \
+    if (mx)                                                                                          \
+      for (int64_t j = 0; j < w; j++) acc[j] = row[j] > acc[j] ? row[j] : acc[j], flag[j] |= row[j] != row[j]; \
+    else                                                                                             \
+      for (int64_t j = 0; j < w; j++) acc[j] = row[j] < acc[j] ? row[j] : acc[j], flag[j] |= row[j] != row[j]; \
+  }
+ROW_EXTREME(float, f32)
+ROW_EXTREME(double, f64)
+#undef ROW_EXTREME
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static void row_extreme16_f32(float *acc, uint8_t *flag, const float *row,
+                                                                 int64_t w, bool mx) {
+  for (int64_t j = 0; j < w; j += 16) {
+    __mmask16 m = w - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (w - j)) - 1);
+    __m512 v = _mm512_maskz_loadu_ps(m, row + j), a = _mm512_maskz_loadu_ps(m, acc + j);
+    _mm512_mask_storeu_ps(acc + j, m, mx ? _mm512_max_ps(v, a) : _mm512_min_ps(v, a));
+    for (unsigned nn = _mm512_mask_cmp_ps_mask(m, v, v, _CMP_UNORD_Q); nn; nn &= nn - 1) flag[j + __builtin_ctz(nn)] = 1;
+  }
+}
+
+__attribute__((target("avx512f"))) static void row_extreme16_f64(double *acc, uint8_t *flag, const double *row,
+                                                                 int64_t w, bool mx) {
+  for (int64_t j = 0; j < w; j += 8) {
+    __mmask8 m = w - j >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (w - j)) - 1);
+    __m512d v = _mm512_maskz_loadu_pd(m, row + j), a = _mm512_maskz_loadu_pd(m, acc + j);
+    _mm512_mask_storeu_pd(acc + j, m, mx ? _mm512_max_pd(v, a) : _mm512_min_pd(v, a));
+    for (unsigned nn = _mm512_mask_cmp_pd_mask(m, v, v, _CMP_UNORD_Q); nn; nn &= nn - 1) flag[j + __builtin_ctz(nn)] = 1;
+  }
+}
+#else
+#define row_extreme16_f32 row_extreme_f32
+#define row_extreme16_f64 row_extreme_f64
+#endif
+
 /* The max (min) of each of the w columns of a len x w band x of floats,
  * into out[0..w), with dev_max's (dev_min's) bits, without turning the
  * band: element d of a column goes to lane d % 16 of block
@@ -495,17 +541,14 @@ static void turn(char *dst, const char *src, int64_t len, int64_t w, size_t es) 
   static void column_extreme_##SUF(const T *x, int64_t len, int64_t w, bool mx, T *lanes, uint8_t *nan, \
                                    double *comb, T *out) {                                            \
     const T init = mx ? (T)-INFINITY : (T)INFINITY;                                                   \
+    void (*row_into)(T *, uint8_t *, const T *, int64_t, bool) = has_avx512() ? row_extreme16_##SUF : row_extreme_##SUF; \
     for (int64_t b0 = 0; b0 < len; b0 += DEV_SUM_BLOCK) {                                             \
       int64_t n = len - b0 < DEV_SUM_BLOCK ? len - b0 : DEV_SUM_BLOCK;                                \
       for (int64_t i = 0; i < 16 * w; i++) lanes[i] = init, nan[i] = 0;                               \
       for (int64_t d = 0; d < n; d++) {                                                               \
         T *acc = lanes + (d & 15) * w;                                                                \
         uint8_t *flag = nan + (d & 15) * w;                                                           \
-        const T *row = x + (b0 + d) * w;                                                              \
-        if (mx)                                                                                       \
-          for (int64_t j = 0; j < w; j++) acc[j] = row[j] > acc[j] ? row[j] : acc[j], flag[j] |= row[j] != row[j]; \
-        else                                                                                          \
-          for (int64_t j = 0; j < w; j++) acc[j] = row[j] < acc[j] ? row[j] : acc[j], flag[j] |= row[j] != row[j]; \
+        row_into(acc, flag, x + (b0 + d) * w, w, mx);                                                 \
       }                                                                                               \
       for (int64_t j = 0; j < w; j++) {                                                               \
         T r = init;                                                                                   \
