@@ -530,25 +530,51 @@ __attribute__((target("avx512f"))) static void row_extreme16_f64(double *acc, ui
 #define row_extreme16_f64 row_extreme_f64
 #endif
 
-/* The max (min) of each of the w columns of a len x w band x of floats,
- * into out[0..w), with dev_max's (dev_min's) bits, without turning the
- * band: element d of a column goes to lane d % 16 of block
- * d / DEV_SUM_BLOCK, as their leaves take a run (a NaN flagged per lane,
- * the first of equals kept: the sign of a zero), then the lanes and the
- * blocks are combined in their order.  lanes: 16 x w values, nan: 16 x
- * w flags, comb: w doubles. */
+/* Rows d0..d0+c of the band of columns b0..b0+w of `after` at outer
+ * index a, computed into buf (c x w): at once where the band is all of
+ * `after` (the loop's columns are the trailing dims from the reduced
+ * axis or after it, fuse.c, so its rows are single runs of `after` or
+ * hold whole len x after blocks: rows d0..d0+c are whole rows or inside
+ * one), else row by row. */
+static void band_rows(const FusedRed *s, char *buf, int64_t a, int64_t b0, int64_t w, int64_t d0, int64_t c) {
+  const FusedRun *f = s->run;
+  size_t es = dev_dtype_size((DType)s->xdt);
+  int64_t base = a * s->len * s->after;
+  if (w == s->after) {
+    fused_range(f, buf, es, base + d0 * s->after, base + (d0 + c) * s->after);
+    return;
+  }
+  for (int64_t k = 0; k < c; k++)
+    fused_range(f, buf + (size_t)(k * w) * es, es, base + (d0 + k) * s->after + b0, base + (d0 + k) * s->after + b0 + w);
+}
+
+/* Bytes of rows of a band computed at a time for a max or min: in L1 */
+enum { FUSED_CHUNK_BYTES = 1 << 14 };
+
+/* The max (min) of each of the w columns of the band of columns b0..
+ * b0+w of `after` at outer index a (len x w), into out[0..w), with
+ * dev_max's (dev_min's) bits, without turning the band: its rows
+ * computed a few at a time into buf (band_rows), element d of a column
+ * going to lane d % 16 of block d / DEV_SUM_BLOCK, as their leaves take
+ * a run (a NaN flagged per lane, the first of equals kept: the sign of
+ * a zero), then the lanes and the blocks combined in their order.
+ * lanes: 16 x w values, nan: 16 x w flags, comb: w doubles. */
 #define COLUMN_EXTREME(T, SUF)                                                                        \
-  static void column_extreme_##SUF(const T *x, int64_t len, int64_t w, bool mx, T *lanes, uint8_t *nan, \
-                                   double *comb, T *out) {                                            \
+  static void column_extreme_##SUF(const FusedRed *s, int64_t a, int64_t b0_col, int64_t w, char *buf,  \
+                                   T *lanes, uint8_t *nan, double *comb, T *out) {                    \
+    bool mx = s->op == FR_MAX;                                                                        \
     const T init = mx ? (T)-INFINITY : (T)INFINITY;                                                   \
     void (*row_into)(T *, uint8_t *, const T *, int64_t, bool) = has_avx512() ? row_extreme16_##SUF : row_extreme_##SUF; \
+    int64_t len = s->len, chunk = FUSED_CHUNK_BYTES / (w * (int64_t)sizeof(T));                      \
+    if (chunk < 1) chunk = 1;                                                                         \
     for (int64_t b0 = 0; b0 < len; b0 += DEV_SUM_BLOCK) {                                             \
       int64_t n = len - b0 < DEV_SUM_BLOCK ? len - b0 : DEV_SUM_BLOCK;                                \
       for (int64_t i = 0; i < 16 * w; i++) lanes[i] = init, nan[i] = 0;                               \
-      for (int64_t d = 0; d < n; d++) {                                                               \
-        T *acc = lanes + (d & 15) * w;                                                                \
-        uint8_t *flag = nan + (d & 15) * w;                                                           \
-        row_into(acc, flag, x + (b0 + d) * w, w, mx);                                                 \
+      for (int64_t d = 0; d < n;) {                                                                   \
+        int64_t c = n - d < chunk ? n - d : chunk;                                                    \
+        band_rows(s, buf, a, b0_col, w, b0 + d, c);                                                   \
+        for (int64_t k = 0; k < c; k++, d++)                                                          \
+          row_into(lanes + (d & 15) * w, nan + (d & 15) * w, (const T *)buf + k * w, w, mx);          \
       }                                                                                               \
       for (int64_t j = 0; j < w; j++) {                                                               \
         T r = init;                                                                                   \
@@ -584,9 +610,10 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
   int64_t batch = s->after == 1 && s->len < FUSED_BATCH ? FUSED_BATCH / s->len : 1;
   int64_t block = s->after == 1 ? (s->len < DEV_SUM_BLOCK ? s->len * batch : DEV_SUM_BLOCK) : s->len * s->band;
   /* a float max or min over a band: by columns, in lanes (turned holds
-   * them, 16 x band) */
+   * them, 16 x band), its rows computed a chunk at a time into buf */
   bool extreme = s->after > 1 && (s->op == FR_MAX || s->op == FR_MIN) && lang_dtype_is_float((DType)s->dt);
   size_t turned_size = (size_t)(extreme ? 16 * s->band : block) * es;
+  if (extreme) block = FUSED_CHUNK_BYTES / (int64_t)es > s->band ? FUSED_CHUNK_BYTES / (int64_t)es : s->band;
   char *buf = malloc((size_t)block * es), *turned = s->after == 1 ? NULL : malloc(turned_size);
   double *part = malloc((size_t)nb * sizeof *part), *comb = extreme ? malloc((size_t)s->band * sizeof *comb) : NULL;
   uint8_t *lane_nan = extreme ? malloc((size_t)(16 * s->band)) : NULL;
@@ -624,21 +651,16 @@ static void fused_reduce_units(void *ctx, int64_t u0, int64_t u1) {
       red_finish(s, &acc, nb, out + (size_t)a * rs);
       continue;
     }
-    if (w == s->after) {
-      fused_range(f, buf, es, base, base + s->len * s->after);
-    } else {
-      for (int64_t d = 0; d < s->len; d++)
-        fused_range(f, buf + (size_t)(d * w) * es, es, base + d * s->after + b0, base + d * s->after + b0 + w);
-    }
     char *dst = out + (size_t)(a * s->after + b0) * rs;
     if (extreme && s->dt == DT_F32) {
-      column_extreme_f32((const float *)buf, s->len, w, s->op == FR_MAX, (float *)turned, lane_nan, comb, (float *)dst);
+      column_extreme_f32(s, a, b0, w, buf, (float *)turned, lane_nan, comb, (float *)dst);
       continue;
     }
     if (extreme && s->dt == DT_F64) {
-      column_extreme_f64((const double *)buf, s->len, w, s->op == FR_MAX, (double *)turned, lane_nan, comb, (double *)dst);
+      column_extreme_f64(s, a, b0, w, buf, (double *)turned, lane_nan, comb, (double *)dst);
       continue;
     }
+    band_rows(s, buf, a, b0, w, 0, s->len);
     turn(turned, buf, s->len, w, es);
     for (int64_t j = 0; j < w; j++) red_run(s, turned + (size_t)(j * s->len) * es, dst + (size_t)j * rs, part);
   }
@@ -682,7 +704,9 @@ static bool fused_reduce(MistVM *vm, FusedRun *f, const IrType *t, int32_t op, i
   size_t es = dev_dtype_size((DType)xdt);
   FusedRed s = {.run = f, .op = op, .xdt = xdt, .dt = t->dtype, .outer = n / (len * after), .len = len,
                 .after = after, .band = after, .out = lang_tensor_ptr(r)};
-  int64_t fit = FUSED_BAND_BYTES / (int64_t)es / len;
+  /* (a float max or min keeps only 16 rows of a band: its lanes) */
+  bool extreme = (op == FR_MAX || op == FR_MIN) && lang_dtype_is_float((DType)xdt);
+  int64_t fit = FUSED_BAND_BYTES / (int64_t)es / (extreme ? 16 : len);
   if (after > 1 && fit < after) s.band = fit < 16 ? 16 : fit;
   DevPool *pool = n >= DEV_PAR_GRAIN ? lang_tensor_pool(vm) : NULL;
   int64_t nb = (len + DEV_SUM_BLOCK - 1) / DEV_SUM_BLOCK;

@@ -698,7 +698,10 @@ void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud,
       }
       bool columns = first == 0 && (red == FR_SUM || red == FR_MEAN) && is_float_dt(at->dtype);
       FuseGroup *fg = make_group(&pl, a, columns ? nd - 1 - last : -1);
-      if (fg && (columns || (fg->cols % after == 0 && (after > 1 || fg->cols % len == 0)))) {
+      /* the loop's rows: single runs of `after`, or whole blocks of
+       * len x after (not a part of the axes reduced over, which a
+       * tuple of them could leave) */
+      if (fg && (columns || (after > 1 ? fg->cols == after || fg->cols % (len * after) == 0 : fg->cols % len == 0))) {
         fg->root = n;
         fg->reduce = red;
         fg->red_axis = first;
