@@ -334,11 +334,57 @@ static RedAcc red_start(const FusedRed *s, double *part) {
   return (RedAcc){.part = part, .prod = 1.0, .done = s->op == FR_ALL};
 }
 
+/* A float argmax (argmin) of x[0..n), n > 0, in AVX-512 registers: the
+ * index of the first NaN (*nan set), else of the first element equal to
+ * the largest (smallest), *best (equal: zeros of either sign), which is
+ * what the scan left to right that keeps a strictly better one finds. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ARG16(T, SUF, V, W, MASK, SET1, MASKZ_LOADU, MASK_MAX, MASK_MIN, MASK_CMP, RMAX, RMIN)                      \
+  __attribute__((target("avx512f"))) static int64_t arg16_##SUF(const T *x, int64_t n, bool mx, double *best,  \
+                                                                bool *nan) {                                   \
+    V acc = SET1(mx ? (T)-INFINITY : (T)INFINITY);                                                             \
+    *nan = false;                                                                                              \
+    for (int64_t i = 0; i < n; i += W) {                                                                       \
+      MASK m = n - i >= W ? (MASK)~(MASK)0 : (MASK)((1u << (n - i)) - 1);                                      \
+      V v = MASKZ_LOADU(m, x + i);                                                                             \
+      unsigned bad = MASK_CMP(m, v, v, _CMP_UNORD_Q);                                                          \
+      if (bad) {                                                                                               \
+        *nan = true;                                                                                           \
+        return i + __builtin_ctz(bad);                                                                         \
+      }                                                                                                        \
+      acc = mx ? MASK_MAX(acc, m, v, acc) : MASK_MIN(acc, m, v, acc);                                          \
+    }                                                                                                          \
+    T e = mx ? RMAX(acc) : RMIN(acc);                                                                          \
+    *best = e;                                                                                                 \
+    V ev = SET1(e);                                                                                            \
+    for (int64_t i = 0;; i += W) {                                                                             \
+      MASK m = n - i >= W ? (MASK)~(MASK)0 : (MASK)((1u << (n - i)) - 1);                                      \
+      unsigned eq = MASK_CMP(m, MASKZ_LOADU(m, x + i), ev, _CMP_EQ_OQ);                                       \
+      if (eq) return i + __builtin_ctz(eq);                                                                    \
+    }                                                                                                          \
+  }
+ARG16(float, f32, __m512, 16, __mmask16, _mm512_set1_ps, _mm512_maskz_loadu_ps, _mm512_mask_max_ps, _mm512_mask_min_ps,
+      _mm512_mask_cmp_ps_mask, _mm512_reduce_max_ps, _mm512_reduce_min_ps)
+ARG16(double, f64, __m512d, 8, __mmask8, _mm512_set1_pd, _mm512_maskz_loadu_pd, _mm512_mask_max_pd, _mm512_mask_min_pd,
+      _mm512_mask_cmp_pd_mask, _mm512_reduce_max_pd, _mm512_reduce_min_pd)
+#undef ARG16
+#endif
+
 /* argmax or argmin: block b (n elements at x) of a run into acc */
 static void arg_block(const FusedRed *s, const char *x, int64_t n, int64_t b, RedAcc *acc) {
   bool mx = s->op == FR_ARGMAX;
   int64_t i0 = b * DEV_SUM_BLOCK;
   if (acc->done) return;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if ((s->xdt == DT_F32 || s->xdt == DT_F64) && n > 0 && has_avx512()) {
+    double v;
+    bool nan;
+    int64_t k = s->xdt == DT_F32 ? arg16_f32((const float *)x, n, mx, &v, &nan) : arg16_f64((const double *)x, n, mx, &v, &nan);
+    if (nan) acc->ext = i0 + k, acc->done = true;
+    else if (!acc->seen || (mx ? v > acc->best : v < acc->best)) acc->ext = i0 + k, acc->best = v, acc->seen = true;
+    return;
+  }
+#endif
   if (s->xdt == DT_F32 || s->xdt == DT_F64) {
     for (int64_t i = 0; i < n; i++) {
       double v = float_at(s->xdt, x, i);
