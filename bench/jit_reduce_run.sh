@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/jit_reduce_run.sh: graph mode's reductions fused with the chain
 # that feeds them, against C: max(exp(x) * y, axis=1) and axis=-1 on x,
-# y of f32[100,1000,100] (bench/jit/reduce_max.ms), against the same
+# y of f32[100,1000,100] (bench/jit/reduce_max.ms), and of the same
+# chain sum(..., axis=(1, 2)), argmax(..., axis=-1) and sum(... > 1.0)
+# (CASES="middle last axes argmax count" picks some), against the same
 # loops in C built with gcc -O3 -march=native -ffast-math -fopenmp
 # (bench/jit/reduce_max.c: expf through glibc's libmvec), on 1 and 2
 # threads (MIST_NUM_THREADS, OMP_NUM_THREADS).  Each is timed inside its
@@ -11,7 +13,7 @@
 # to another mist (e.g. a build of the commit before) adds its column:
 # the same script, the same run.  CHRT=1: each run under `chrt -f 1`.
 #
-#   bench/jit_reduce_run.sh            MIST=path/to/mist BEFORE= REPEAT=5 ROUNDS=3 CHRT=0
+#   bench/jit_reduce_run.sh            MIST=path/to/mist BEFORE= REPEAT=5 ROUNDS=3 CHRT=0 CASES=...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mist=${MIST:-$here/../build/mist}
@@ -27,8 +29,11 @@ echo "mist: $mist${before:+ (before: $before)}, graph mode; C: $("$cc" --version
 "$cc" -O3 -march=native -ffast-math -fopenmp -o "$bin/jit_reduce_max" "$here/jit/reduce_max.c" -lm
 best() { sed -n 's/.*best ms: //p'; }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b < a ? b : a) }'; }
-for axis in middle last; do
-  echo "max(exp(x) * y, axis=$([ $axis = middle ] && echo 1 || echo -1)) on f32[100,1000,100]: best of $repeat calls a process, best of $rounds processes, wall clock"
+declare -A what=([middle]="max(exp(x) * y, axis=1)" [last]="max(exp(x) * y, axis=-1)"
+                 [axes]="sum(exp(x) * y, axis=(1, 2))" [argmax]="argmax(exp(x) * y, axis=-1)"
+                 [count]="sum(exp(x) * y > 1.0)")
+for axis in ${CASES:-middle last axes argmax count}; do
+  echo "${what[$axis]} on f32[100,1000,100]: best of $repeat calls a process, best of $rounds processes, wall clock"
   printf '%-8s %12s %12s %9s%s\n' threads mist C mist/C "${before:+      before  before/C}"
   for t in 1 2; do
     bm=1e9 bc=1e9 bb=1e9

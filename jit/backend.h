@@ -19,7 +19,7 @@
  * calls (jit/rt.c) change, so that a stale shared object is
  * refused rather than misread, and a cached object made for other
  * helpers is never linked (it is part of the compile cache's key). */
-#define JIT_ABI 4
+#define JIT_ABI 5
 
 /* A place compiled code can fail at: the node, and the graph whose
  * frame it runs in (a function or module shows in tracebacks, as in

@@ -12,12 +12,15 @@
 #define FUSE_MAX_NODES 64
 
 /* A reduction a fused loop's output feeds, computed as the output is:
- * of all of it, or over one axis (the output seen as outer x len x
- * after, reduced over len).  FR_COLUMNS is or'ed into a sum or mean over
- * axis 0 of two dims or more, which eager mode adds as column sums
- * (dev_sum_rows) where it adds the others pairwise (dev_sum). */
-typedef enum { FR_NONE, FR_SUM, FR_MEAN, FR_MAX, FR_MIN, FR_PROD } FuseReduce;
-enum { FR_COLUMNS = 16 };
+ * of all of it, or over one axis or a run of adjacent axes (the output
+ * seen as outer x len x after, reduced over len).  FR_COLUMNS is or'ed
+ * into a sum or mean over the leading axes (not all), which eager mode
+ * adds as column sums (dev_sum_rows) where it adds the others pairwise
+ * (dev_sum).  The loop's output's DType, shifted by FR_DTYPE_SHIFT, is
+ * or'ed in too: what is reduced, where the result's dtype may differ
+ * (argmax's i64, any's bool, an integer sum's i64). */
+typedef enum { FR_NONE, FR_SUM, FR_MEAN, FR_MAX, FR_MIN, FR_PROD, FR_ARGMAX, FR_ARGMIN, FR_ANY, FR_ALL } FuseReduce;
+enum { FR_COLUMNS = 16, FR_OP_MASK = 15, FR_DTYPE_SHIFT = 8 };
 
 /* The address of the function or data compiled code calls or reads by
  * the name `name` (a JitElfResolve, ud unused): the runtime's helpers

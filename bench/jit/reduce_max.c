@@ -3,7 +3,10 @@
  * ("last") of x, y of shape 100 x 1000 x 100 floats, built with
  * gcc -O3 -march=native -ffast-math -fopenmp (expf through glibc's
  * libmvec, the max vectorised), split over OMP_NUM_THREADS threads
- * along the first axis; the output preallocated.  The best of N calls
+ * along the first axis; the output preallocated.  Also, of the same
+ * chain: the sum over the last two axes ("axes"), the argmax over the
+ * last, the first of equals ("argmax"), the count of elements above 1
+ * ("count").  The best of N calls
  * (N = argv[1], default 10).  Inputs uniform in [-3, 3). */
 #include <math.h>
 #include <stdbool.h>
@@ -36,6 +39,35 @@ __attribute__((noipa)) static void last(float *out, const float *x, const float 
   }
 }
 
+__attribute__((noipa)) static void axes(float *out, const float *x, const float *y) {
+#pragma omp parallel for schedule(static)
+  for (long a = 0; a < A; a++) {
+    float s = 0;
+    for (long i = a * D * B; i < (a + 1) * D * B; i++) s += expf(x[i]) * y[i];
+    out[a] = s;
+  }
+}
+
+__attribute__((noipa)) static void argmax_last(float *out, const float *x, const float *y) {
+#pragma omp parallel for schedule(static)
+  for (long r = 0; r < A * D; r++) {
+    float m = -INFINITY;
+    long at = 0;
+    for (long b = 0; b < B; b++) {
+      float v = expf(x[r * B + b]) * y[r * B + b];
+      if (v > m) m = v, at = b;
+    }
+    out[r] = (float)at;
+  }
+}
+
+__attribute__((noipa)) static void count(float *out, const float *x, const float *y) {
+  long c = 0;
+#pragma omp parallel for schedule(static) reduction(+ : c)
+  for (long i = 0; i < (long)A * D * B; i++) c += expf(x[i]) * y[i] > 1.0f;
+  out[0] = (float)c;
+}
+
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_REALTIME, &t);
@@ -45,8 +77,20 @@ static double now(void) {
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 10;
   const char *name = argc > 2 ? argv[2] : "middle";
-  bool mid = strcmp(name, "middle") == 0;
-  long n = (long)A * D * B, nout = mid ? (long)A * B : (long)A * D;
+  static const struct {
+    const char *name;
+    void (*fn)(float *, const float *, const float *);
+    long nout;
+  } cases[] = {{"middle", middle, (long)A * B}, {"last", last, (long)A * D}, {"axes", axes, A},
+               {"argmax", argmax_last, (long)A * D}, {"count", count, 1}};
+  int k = 0;
+  while (k < 5 && strcmp(name, cases[k].name) != 0) k++;
+  if (k == 5) {
+    fprintf(stderr, "reduce_max: no case %s\n", name);
+    return 2;
+  }
+  void (*fn)(float *, const float *, const float *) = cases[k].fn;
+  long n = (long)A * D * B, nout = cases[k].nout;
   float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *out = malloc(nout * sizeof *out);
   unsigned s = 1;
   for (long i = 0; i < n; i++) {
@@ -55,11 +99,11 @@ int main(int argc, char **argv) {
     s = s * 1664525u + 1013904223u;
     y[i] = (float)(s >> 8) / (float)(1 << 24) * 6.0f - 3.0f;
   }
-  (mid ? middle : last)(out, x, y);
+  fn(out, x, y);
   double best = 1e9;
   for (int i = 0; i < reps; i++) {
     double t0 = now();
-    (mid ? middle : last)(out, x, y);
+    fn(out, x, y);
     double t = now() - t0;
     if (t < best) best = t;
   }

@@ -15,9 +15,10 @@
  * the simple patterns of FuseInKind, and numbers.  A chain whose inputs
  * broadcast otherwise is not fused (its operations run through the
  * runtime, boxed).  A loop's output takes the buffer of a temporary
- * another loop made when nothing else reads it.  A sum, mean, max, min
- * or prod of a chain (of all of it or over one axis) is computed with
- * it (rt.c reduces in eager mode's order, with eager mode's code).
+ * another loop made when nothing else reads it.  A sum, mean, max, min,
+ * prod, argmax, argmin, any or all of a chain (of all of it, over one
+ * axis or over adjacent axes) is computed with it (rt.c reduces in eager
+ * mode's order, with eager mode's code).
  *
  * The loop: rows x columns of the output, each row in vectors of the
  * target's widest (jit_fuse_width: 512 or 256 bits of the widest dtype
@@ -502,24 +503,74 @@ static FuseReduce reduction_named(const char *name) {
   static const struct {
     const char *name;
     FuseReduce r;
-  } names[] = {{"sum", FR_SUM}, {"mean", FR_MEAN}, {"max", FR_MAX}, {"min", FR_MIN}, {"prod", FR_PROD}};
+  } names[] = {{"sum", FR_SUM}, {"mean", FR_MEAN}, {"max", FR_MAX}, {"min", FR_MIN}, {"prod", FR_PROD},
+               {"argmax", FR_ARGMAX}, {"argmin", FR_ARGMIN}, {"any", FR_ANY}, {"all", FR_ALL}};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strcmp(name, names[i].name) == 0) return names[i].r;
   return FR_NONE;
 }
 
-static FuseReduce reduction_builtin(int op) {
-  return op == IR_B_SUM ? FR_SUM : op == IR_B_MEAN ? FR_MEAN : op == IR_B_MAX ? FR_MAX : op == IR_B_MIN ? FR_MIN
-         : op == IR_B_PROD ? FR_PROD : FR_NONE;
+/* The reduction builtin b is: an op of builtin_ops.def, or Python's any
+ * and all (stdlib/builtins.c: no op of their own; on a tensor, the
+ * tensor's any and all). */
+static FuseReduce reduction_builtin(const ObjBuiltin *b) {
+  switch (b->op) {
+  case IR_B_SUM: return FR_SUM;
+  case IR_B_MEAN: return FR_MEAN;
+  case IR_B_MAX: return FR_MAX;
+  case IR_B_MIN: return FR_MIN;
+  case IR_B_PROD: return FR_PROD;
+  case IR_B_ARGMAX: return FR_ARGMAX;
+  case IR_B_ARGMIN: return FR_ARGMIN;
+  default: break;
+  }
+  if (b->op < 0 && b->prim < 0 && (strcmp(b->name, "any") == 0 || strcmp(b->name, "all") == 0))
+    return reduction_named(b->name);
+  return FR_NONE;
+}
+
+/* The axes axis names of a tensor of nd dims, as a mask (*mask), as
+ * eager mode's std_axes_arg reads them: None (or no axis) all of them,
+ * an int one, a tuple of ints (tuple: where allowed) those; false where
+ * inference does not know them, or eager mode raises an error (out of
+ * range, a duplicate, a tuple where one axis is wanted). */
+static bool reduced_axes(Plan *pl, IrNode *axis, int nd, bool tuple, uint64_t *mask) {
+  IrType *at = axis ? pl->type_of(pl->ud, axis) : NULL;
+  *mask = nd >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << nd) - 1;
+  if (!axis || (at && at->kind == IT_NONE && !at->or_none)) return true;
+  if (!at || at->or_none || at->or_unbound) return false;
+  IrType *const *items = &at;
+  int k = 1;
+  if (at->kind == IT_TUPLE) {
+    if (!tuple || at->n < 1) return false;
+    items = at->items;
+    k = at->n;
+  }
+  *mask = 0;
+  for (int i = 0; i < k; i++) {
+    IrType *it = items[i];
+    if (it->kind != IT_INT || !it->has_val || it->or_none || it->or_unbound || it->ival < -nd || it->ival >= nd)
+      return false;
+    int d = (int)(it->ival < 0 ? it->ival + nd : it->ival);
+    if (*mask >> d & 1) return false;
+    *mask |= (uint64_t)1 << d;
+  }
+  return true;
 }
 
 /* n as a reduction a loop can compute, of the tensor *x: sum, mean,
- * max, min or prod (sum(x), x.max(...), min(x, axis=..., keepdims=...))
- * of all of x (*axis -1) or over one axis (*axis, from 0), keepdims or
- * not: of a float tensor, or for max and min of any dtype, to a result
- * of x's dtype as eager mode gives it (integer sums and products, which
- * may overflow, and means of integers are left to eager mode). */
-static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method, int *axis_out) {
+ * max, min, prod, argmax, argmin, any or all (sum(x), x.max(...),
+ * min(x, axis=..., keepdims=...)) of all of x (*first -1) or over the
+ * adjacent axes *first..*last (one axis, or a tuple of them in any
+ * order), keepdims or not, giving *result: a sum, mean or prod of a
+ * float tensor; a sum of an integer or bool tensor (to i64); max and
+ * min of any dtype (to it); argmax and argmin (over one axis or all:
+ * to i64) and any and all (to bool) of any dtype.  Integer products,
+ * which may overflow, means of integers, and axes that are not
+ * adjacent (eager mode moves them last, a transpose the loop would
+ * gather) are left to eager mode. */
+static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method, int *first, int *last,
+                               IrType **result) {
   if (n->kind != IR_APPLY || n->nin < 2) return FR_NONE;
   FuseReduce op = FR_NONE;
   int npos = 0;
@@ -530,22 +581,22 @@ static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method,
     IrNode *f = n->in[1], *names = n->in[2];
     if (names->kind != IR_CONST || !v_is_obj(names->value, O_TUPLE)) return FR_NONE;
     ObjSeq *nm = AS_SEQ(names->value);
-    int nkw = (int)nm->len, first = 0;
+    int nkw = (int)nm->len, first_pos = 0;
     if (f->kind == IR_CONST && v_is_obj(f->value, O_BUILTIN)) {
-      op = reduction_builtin(AS_BUILTIN(f->value)->op);
+      op = reduction_builtin(AS_BUILTIN(f->value));
     } else if (f->kind == IR_APPLY && ir_node_prim(f) == IR_P_GETATTR && f->nin == 3 && f->graph == pl->g &&
                ir_map_int(pl->uses, f, -1) == 1 && f->in[2]->kind == IR_CONST && v_is_obj(f->in[2]->value, O_STR)) {
       /* x.sum(axis=...): the bound method, used only here, is not made */
       op = reduction_named(AS_STR(f->in[2]->value)->data);
       pos[0] = f->in[1];
-      first = 1;
+      first_pos = 1;
       *method = f;
     } else {
       return FR_NONE;
     }
     npos = n->nin - 3 - nkw;
-    if (npos < 0 || npos + first < 1 || npos + first > 3) return FR_NONE;
-    for (int i = 0; i < npos; i++) pos[first + i] = n->in[3 + i];
+    if (npos < 0 || npos + first_pos < 1 || npos + first_pos > 3) return FR_NONE;
+    for (int i = 0; i < npos; i++) pos[first_pos + i] = n->in[3 + i];
     for (int i = 0; i < nkw; i++) {
       const char *name = AS_STR(nm->items[i])->data;
       IrNode *v = n->in[3 + npos + i];
@@ -553,7 +604,7 @@ static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method,
       else if (strcmp(name, "keepdims") == 0 && !keep) keep = v;
       else return FR_NONE;
     }
-    npos += first;
+    npos += first_pos;
   } else if (is_method(n)) {
     IrNode *name = n->in[2];
     if (name->kind != IR_CONST || !v_is_obj(name->value, O_STR)) return FR_NONE;
@@ -563,7 +614,9 @@ static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method,
     pos[0] = n->in[1];
     for (int i = 1; i < npos; i++) pos[i] = n->in[2 + i];
   } else {
-    op = reduction_builtin(builtin_of(n));
+    IrNode *f = n->in[0];
+    if (f->kind != IR_CONST || !v_is_obj(f->value, O_BUILTIN)) return FR_NONE;
+    op = reduction_builtin(AS_BUILTIN(f->value));
     npos = n->nin - 1;
     if (npos > 3) return FR_NONE;
     for (int i = 0; i < npos; i++) pos[i] = n->in[1 + i];
@@ -578,21 +631,42 @@ static FuseReduce reduction_of(Plan *pl, IrNode *n, IrNode **x, IrNode **method,
     keep = pos[2];
   }
   *x = pos[0];
-  IrType *t = pl->type_of(pl->ud, n), *xt = pl->type_of(pl->ud, pos[0]);
-  if (!known_tensor(t) || !known_tensor(xt) || t->dtype != xt->dtype) return FR_NONE;
-  if (op != FR_MAX && op != FR_MIN && !is_float_dt(xt->dtype)) return FR_NONE;
+  IrType *xt = pl->type_of(pl->ud, pos[0]);
+  if (!known_tensor(xt)) return FR_NONE;
   IrType *kt = keep ? pl->type_of(pl->ud, keep) : NULL;
   if (keep && (!kt || kt->kind != IT_BOOL || !kt->has_val || kt->or_none)) return FR_NONE;
-  IrType *at = axis ? pl->type_of(pl->ud, axis) : NULL;
-  if (!axis || (at && at->kind == IT_NONE && !at->or_none)) {
-    *axis_out = -1;
-    return op;
+  bool arg = op == FR_ARGMAX || op == FR_ARGMIN;
+  uint64_t mask;
+  if (!reduced_axes(pl, axis, xt->n, !arg, &mask)) return FR_NONE;
+  /* the result's type: as eager mode's lang_tensor_reduce makes it */
+  int dt = xt->dtype;
+  if (arg) dt = DT_I64;
+  else if (op == FR_ANY || op == FR_ALL) dt = DT_BOOL;
+  else if (op == FR_SUM && !is_float_dt(dt)) dt = DT_I64;
+  else if ((op == FR_MEAN || op == FR_PROD) && !is_float_dt(dt)) return FR_NONE;
+  int64_t dims[LANG_TENSOR_MAX_DIMS];
+  int nd = 0, lo = -1, hi = -1;
+  for (int d = 0; d < xt->n; d++) {
+    if (!(mask >> d & 1)) dims[nd++] = xt->dims[d];
+    else if (kt && kt->ival) dims[nd++] = 1;
+    if (mask >> d & 1) {
+      if (lo < 0) lo = d;
+      else if (hi != d - 1) return FR_NONE;   /* not adjacent */
+      hi = d;
+    }
   }
-  if (!at || at->kind != IT_INT || !at->has_val || at->or_none || at->ival < -xt->n || at->ival >= xt->n)
-    return FR_NONE;
-  *axis_out = (int)(at->ival < 0 ? at->ival + xt->n : at->ival);
-  /* over the only axis: over all of it */
-  if (xt->n == 1) *axis_out = -1;
+  if (lo < 0) return FR_NONE;   /* axis=(): nothing reduced */
+  IrType *t = ir_type_tensor(dt, nd, dims);
+  /* any and all have no type rule; the others' must agree */
+  if (op != FR_ANY && op != FR_ALL) {
+    IrType *it = pl->type_of(pl->ud, n);
+    if (!known_tensor(it) || it->dtype != dt || !same_shape(it, t)) return FR_NONE;
+    t = it;
+  }
+  *result = t;
+  /* over all of them: over all of it */
+  *first = lo == 0 && hi == xt->n - 1 ? -1 : lo;
+  *last = *first < 0 ? -1 : hi;
   return op;
 }
 
@@ -605,30 +679,37 @@ void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud,
     IrNode *n = g->nodes[i];
     if (ir_map_get(groups, n)) continue;
     IrNode *a = NULL, *method;
-    int axis = -1;
-    FuseReduce red = reduction_of(&pl, n, &a, &method, &axis);
+    int first = -1, last = -1;
+    IrType *result = NULL;
+    FuseReduce red = reduction_of(&pl, n, &a, &method, &first, &last, &result);
     if (red && a->graph == g && a != g->ret && ir_map_int(uses, a, -1) == 1 && candidate(&pl, a)) {
       /* the chain feeding a reduction: one loop, cut into rows and
        * columns so that a block of the elements reduced together is
-       * whole rows or a run inside one row (jit/rt.c); a sum or mean
-       * over axis 0 in rows at that axis, for eager mode's column sums */
+       * whole rows or a run inside one row (jit/rt.c); a float sum or
+       * mean over the leading axes in rows at the last of them, for
+       * eager mode's column sums */
       IrType *at = type_of(ud, a);
       int nd = at->n;
       int64_t len = size_of(at), after = 1;
-      if (axis >= 0) {
-        len = at->dims[axis];
-        for (int d = axis + 1; d < nd; d++) after *= at->dims[d];
+      if (first >= 0) {
+        len = 1;
+        for (int d = first; d <= last; d++) len *= at->dims[d];
+        for (int d = last + 1; d < nd; d++) after *= at->dims[d];
       }
-      bool columns = axis == 0 && (red == FR_SUM || red == FR_MEAN);
-      FuseGroup *fg = make_group(&pl, a, columns ? nd - 1 : -1);
-      if (fg && (columns || (fg->cols % after == 0 && (after > 1 || fg->cols % len == 0)))) {
+      bool columns = first == 0 && (red == FR_SUM || red == FR_MEAN) && is_float_dt(at->dtype);
+      FuseGroup *fg = make_group(&pl, a, columns ? nd - 1 - last : -1);
+      /* the loop's rows: single runs of `after`, or whole blocks of
+       * len x after (not a part of the axes reduced over, which a
+       * tuple of them could leave) */
+      if (fg && (columns || (after > 1 ? fg->cols == after || fg->cols % (len * after) == 0 : fg->cols % len == 0))) {
         fg->root = n;
         fg->reduce = red;
-        fg->red_axis = axis;
+        fg->red_axis = first;
+        fg->red_last = last;
         fg->red_len = len;
         fg->red_after = after;
         fg->columns = columns;
-        fg->result = type_of(ud, n);
+        fg->result = result;
         ir_map_put(groups, n, fg);
         if (method) ir_map_put(groups, method, fg);
         for (int j = 0; j < fg->nnodes; j++) ir_map_put(groups, fg->nodes[j], fg);
@@ -674,10 +755,17 @@ const char *jit_fuse_describe(const FuseGroup *fg) {
     sb_printf(&sb, " %s@%d:%d", op_names[op_of(n, &arity)], n->span.line, n->span.col);
   }
   if (fg->reduce) {
-    static const char *const red[] = {"", "sum", "mean", "max", "min", "prod"};
+    static const char *const red[] = {"", "sum", "mean", "max", "min", "prod", "argmax", "argmin", "any", "all"};
     sb_printf(&sb, ", then %s@%d:%d", red[fg->reduce], fg->root->span.line, fg->root->span.col);
-    if (fg->red_axis == fg->type->n - 1) sb_printf(&sb, " over the last axis");
-    else if (fg->red_axis >= 0) sb_printf(&sb, " over axis %d", fg->red_axis);
+    if (fg->red_axis >= 0 && fg->red_last > fg->red_axis) {
+      sb_printf(&sb, " over axes (");
+      for (int d = fg->red_axis; d <= fg->red_last; d++) sb_printf(&sb, "%s%d", d > fg->red_axis ? ", " : "", d);
+      sb_printf(&sb, ")");
+    } else if (fg->red_axis == fg->type->n - 1) {
+      sb_printf(&sb, " over the last axis");
+    } else if (fg->red_axis >= 0) {
+      sb_printf(&sb, " over axis %d", fg->red_axis);
+    }
   }
   sb_printf(&sb, " (%lld x %lld", (long long)fg->rows, (long long)fg->cols);
   static const char *const kinds[] = {"full", "inner", "outer", "one", "float", "int"};

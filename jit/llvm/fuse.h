@@ -46,7 +46,7 @@ typedef struct FuseGroup {
   IrType *type;          /* the loop's output's: every dim known */
   int64_t rows, cols;
   FuseReduce reduce;
-  int red_axis;          /* the axis reduced over, or -1: all */
+  int red_axis, red_last;   /* the axes reduced over, red_axis..red_last, or -1: all */
   int64_t red_len, red_after;   /* its length, and the product of the dims after it */
   bool columns;          /* a sum or mean over axis 0 (FR_COLUMNS) */
   IrType *result;        /* the root's type: type, or the reduction's */
@@ -63,10 +63,11 @@ int jit_fuse_width(void);
 bool jit_fuse_enabled(void);
 
 /* The loops of graph g's own nodes: each node fused, root or not, to
- * its FuseGroup in *groups.  A sum, mean, max, min or prod of a whole
- * chain's output (of all of it or over one axis, keepdims or not) is
- * computed with its loop, block by block, in the order and with the
- * bits of eager mode's reduction (jit/rt.c).  uses: the interpreter's count of uses
+ * its FuseGroup in *groups.  A sum, mean, max, min, prod, argmax,
+ * argmin, any or all of a whole chain's output (of all of it, over one
+ * axis or over adjacent axes, keepdims or not) is computed with its
+ * loop, block by block, in the order and with the bits of eager mode's
+ * reduction (jit/rt.c).  uses: the interpreter's count of uses
  * (ev_count_uses); type_of gives a node's inferred type. */
 void jit_fuse_plan(IrGraph *g, const NodeMap *uses, IrType *(*type_of)(void *ud, IrNode *n), void *ud,
                    NodeMap *groups);

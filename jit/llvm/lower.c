@@ -3425,7 +3425,7 @@ static JV *emit_fused(Em *e, FuseGroup *fg) {
   LLVMTypeRef pt[] = {lw->ptr, lw->ptr, lw->i32, lw->i32, lw->ptr, lw->ptr, lw->i64, lw->i64, lw->i32, lw->i64,
                       lw->i64, lw->i32, lw->ptr};
   LLVMValueRef av[] = {e->cx, loop, ci32(lw, site), ci32(lw, fg->ntensors), tens, nums, ci64(lw, fg->rows),
-                       ci64(lw, fg->cols), ci32(lw, (int)fg->reduce | (fg->columns ? FR_COLUMNS : 0)),
+                       ci64(lw, fg->cols), ci32(lw, fg->reduce ? (int)fg->reduce | (fg->columns ? FR_COLUMNS : 0) | fg->type->dtype << FR_DTYPE_SHIFT : 0),
                        ci64(lw, fg->red_len), ci64(lw, fg->red_after), ci32(lw, fg->reuse), out};
   check(e, call(lw, "mist_rt_fused", lw->i1, 13, pt, av), n);
   JV *r = jv_new(&r_value);

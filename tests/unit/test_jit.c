@@ -633,7 +633,8 @@ END_TEST
  * comparisons, where, clip, casts, powers, transcendentals, with
  * broadcasting (a row, a column) and Python numbers, sometimes reduced
  * (sum, mean, max, min, prod: whole, over the first, a middle or the
- * last axis, keepdims or not).  The results are printed
+ * last axis or a tuple of axes, keepdims or not; argmax, argmin, any,
+ * all, and sums of bools and integers).  The results are printed
  * through tolist(), whose floats print every bit, NaN, inf and -0.0
  * included, so any difference from eager mode shows. */
 
@@ -734,7 +735,20 @@ static void tensorgen(uint64_t seed, Buf *b) {
                                     "(%s).prod(axis=0)", "max((%s) * ones((2, 1, 1)), axis=1)",
                                     "sum((%s) * ones((2, 1, 1)), axis=-2, keepdims=True)",
                                     "((%s) * ones((2, 1, 1))).mean(1)", "min((%s) * ones((2, 1, 1)), 1, True)",
-                                    "prod((%s) * ones((2, 1, 1)), axis=None)"};
+                                    "prod((%s) * ones((2, 1, 1)), axis=None)",
+                                    /* over a tuple of axes: adjacent (the leading ones, the last
+                                     * ones, all), or not (left to eager mode) */
+                                    "sum((%s) * ones((2, 1, 1)), axis=(1, 2))",
+                                    "((%s) * ones((2, 1, 1))).mean(axis=(0, 1))",
+                                    "max((%s) * ones((2, 1, 1)), axis=(-1, -2), keepdims=True)",
+                                    "min((%s) * ones((2, 1, 1)), axis=(2, 0))", "sum(%s, axis=(1, 0))",
+                                    /* argmax and argmin, any and all, integer sums (counts) */
+                                    "argmax(%s, axis=0)", "(%s).argmin(-1)", "argmax(%s)",
+                                    "argmin((%s) * ones((2, 1, 1)), axis=1, keepdims=True)", "any(%s)",
+                                    "(%s).all(axis=0)", "all((%s) > 0.5, axis=-1, keepdims=True)",
+                                    "any((%s) * ones((2, 1, 1)) != 1.0, axis=(1, 2))", "sum((%s) > 0)",
+                                    "((%s) < 1.0).sum(axis=0)", "sum((%s).astype(\"i32\"), axis=-1)",
+                                    "sum(((%s) * 3.0).astype(\"i64\") * ones((2, 1, 1), dtype=\"i64\"), axis=(0, 1))"};
   Buf e = {0};
   texpr(&r, &e, 3, nvars);
   say(b, "    r = (%s) + t0 - t1 + b\n", e.data);   /* (b has no NaN to hide the others) */
