@@ -341,7 +341,10 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   for (int i = 0; i < n; i++) {
     ObjStr *pn = fg && i < fg->nparams && fg->params[i]->name ? fg->params[i]->name : lang_str_fmt("x%d", i + 1);
     x[i] = ir_param(u, g, pn, sp);
-    in[2 + i] = ir_prim_apply(u, g, IR_P_J, sp, 1, x[i]);
+    /* every x is differentiated: an int, bool or str among them is an
+     * error naming it, as grad's, never a silent zero cotangent */
+    IrNode *checked = ir_prim_apply(u, g, IR_P_CHECK_DIFF, sp, 2, x[i], ir_const(u, v_obj(pn), sp));
+    in[2 + i] = ir_prim_apply(u, g, IR_P_J, sp, 1, checked);
   }
   IrNode *t = ir_apply(u, g, n + 2, in, sp);
   IrNode *y = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(0), sp));
@@ -479,6 +482,10 @@ static bool b_n_ary(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
     h->defaults = lang_alloc(nd * sizeof *h->defaults);
     for (int i = 0; i < nd; i++) h->defaults[i] = ir_const(u, lang_func_defaults(AS_FUNC(pf))[i], sp);
   }
+  /* the arguments differentiated are checked as grad checks them, so
+   * that an int one is an error naming it (jacobian(f)(1) is not 0.0) */
+  for (int i = 0; i < nn; i++)
+    ps[nums[i]] = ir_prim_apply(u, h, IR_P_CHECK_DIFF, sp, 2, ps[nums[i]], ir_const(u, v_obj(fg->params[nums[i]]->name), sp));
   IrNode *args = ir_prim_applyv(u, h, IR_P_MAKE_TUPLE, sp, np, ps);
   h->ret = ir_apply(u, h, 2, (IrNode *[]){gp, args}, sp);
 #ifndef NDEBUG
