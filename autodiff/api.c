@@ -341,10 +341,7 @@ bool ad_make_vjp(MistVM *vm, Value f, int n, Value *out) {
   for (int i = 0; i < n; i++) {
     ObjStr *pn = fg && i < fg->nparams && fg->params[i]->name ? fg->params[i]->name : lang_str_fmt("x%d", i + 1);
     x[i] = ir_param(u, g, pn, sp);
-    /* every x is differentiated: an int, bool or str among them is an
-     * error naming it, as grad's, never a silent zero cotangent */
-    IrNode *checked = ir_prim_apply(u, g, IR_P_CHECK_DIFF, sp, 2, x[i], ir_const(u, v_obj(pn), sp));
-    in[2 + i] = ir_prim_apply(u, g, IR_P_J, sp, 1, checked);
+    in[2 + i] = ir_prim_apply(u, g, IR_P_J, sp, 1, x[i]);
   }
   IrNode *t = ir_apply(u, g, n + 2, in, sp);
   IrNode *y = ir_prim_apply(u, g, IR_P_GETITEM, sp, 2, t, ir_const(u, v_int(0), sp));

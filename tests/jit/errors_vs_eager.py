@@ -25,7 +25,7 @@ too big), math domain and range errors, format specs and `%`, a zero
 range step, exit(N) and exit(str), the recursion limit (past it, and
 just below or past it from whatever depth, through non-tail calls,
 tail calls and a base-case test), grad of a non-scalar or of an int
-(also vjp and jacobian of an int, and a derivative's call as the tail
+(also jacobian and hessian of an int, and a derivative's call as the tail
 call of a leaf function, its error then placed at that call),
 and tensor errors (shapes that do not broadcast, also in a compiled
 elementwise chain, matmul, concat, stack, item, index out of bounds,
@@ -331,12 +331,12 @@ def f_grad_misuse(g, z):
     k = g.r.randrange(6)
     # a derivative called last, its value a float: in the tail route, a
     # tail call of the derivative, whose own error has no place of its
-    # own (it is placed at that call); vjp and jacobian check their
+    # own (it is placed at that call); jacobian and hessian check their
     # arguments as grad does
     if k == 3:
         return ["v = grad(lambda x: x * 2.0)(%s if %s == 0 else 1.5)" % (z, z)], False
     if k == 4:
-        return ["v = vjp(lambda x: x * 2.0, %s if %s == 0 else 1.5)[1](1.0)[0]" % (z, z)], False
+        return ["v = hessian(lambda x: x * x * 3.0)(%s if %s == 0 else 1.5)" % (z, z)], False
     if k == 5:
         return ["v = jacobian(lambda x: x * 3.0)(%s if %s == 0 else 0.5)" % (z, z)], False
     if k == 0:
