@@ -479,6 +479,10 @@ static bool b_n_ary(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
     h->defaults = lang_alloc(nd * sizeof *h->defaults);
     for (int i = 0; i < nd; i++) h->defaults[i] = ir_const(u, lang_func_defaults(AS_FUNC(pf))[i], sp);
   }
+  /* the arguments differentiated are checked as grad checks them, so
+   * that an int one is an error naming it (jacobian(f)(1) is not 0.0) */
+  for (int i = 0; i < nn; i++)
+    ps[nums[i]] = ir_prim_apply(u, h, IR_P_CHECK_DIFF, sp, 2, ps[nums[i]], ir_const(u, v_obj(fg->params[nums[i]]->name), sp));
   IrNode *args = ir_prim_applyv(u, h, IR_P_MAKE_TUPLE, sp, np, ps);
   h->ret = ir_apply(u, h, 2, (IrNode *[]){gp, args}, sp);
 #ifndef NDEBUG

@@ -137,6 +137,8 @@ typedef struct EvCode {
  * call's place, and where the call was inlined from (ev_trace_frame) */
 typedef struct EvTail {
   Span span;
+  Span own; /* the call node's own place (none in a graph autodiff built):
+               an error not placed yet is placed there, as fail_at does */
   const char *name;
   const IrInlined *inlined;
 } EvTail;

@@ -297,6 +297,7 @@ static bool EXEC_NAME(MistVM *vm, EvCode *code, Value *frame, int cap, Value *ou
           }
           /* (as fail_at and graph mode show it) */
           st->tails[st->ntails].span = in->node && in->node->span.file >= 0 ? in->node->span : code->graph->span;
+          st->tails[st->ntails].own = in->node ? in->node->span : span_none();
           st->tails[st->ntails].inlined = in->node ? in->node->inlined : NULL;
           st->tails[st->ntails++].name = code->name;
         }
@@ -418,8 +419,10 @@ fail:
   vm->depth -= tail_depth;
   fail_at(vm, code, &ins[pc - 1]);
   /* the frames this one replaced by tail calls, innermost first */
-  for (int i = st->ntails - 1; i >= tail_base; i--)
+  for (int i = st->ntails - 1; i >= tail_base; i--) {
+    if (vm->err.span.file < 0) vm->err.span = st->tails[i].own;
     ev_trace_frame(vm, st->tails[i].span, st->tails[i].inlined, st->tails[i].name);
+  }
   st->ntails = tail_base;
   return false;
 }

@@ -168,21 +168,54 @@ static size_t indent_of(const char *line, size_t len) {
   return k;
 }
 
-/* The docstring of the def whose header is on line `line`, dedented as
- * inspect.cleandoc does, or the comment block above it; false if none. */
+/* The line after the header of the def on line `line`: where its ':'
+ * outside brackets and strings ends a line (the parameters may run over
+ * several lines); 0 for a body on the header's own line. */
+static int body_line(MistVM *vm, int file, int line) {
+  int depth = 0;
+  for (int l = line;; l++) {
+    size_t len;
+    const char *t = lang_file_line(vm, file, l, &len);
+    if (!t) return 0;
+    for (size_t i = 0; i < len; i++) {
+      char c = t[i];
+      if (c == '#') break;
+      if (c == '"' || c == '\'') {
+        for (i++; i < len && t[i] != c; i++)
+          if (t[i] == '\\') i++;
+      } else if (c == '(' || c == '[' || c == '{') {
+        depth++;
+      } else if (c == ')' || c == ']' || c == '}') {
+        depth--;
+      } else if (c == ':' && depth == 0) {
+        size_t k = i + 1;
+        while (k < len && (t[k] == ' ' || t[k] == '\r')) k++;
+        return k == len || t[k] == '#' ? l + 1 : 0;
+      }
+    }
+  }
+}
+
+/* The docstring of the def whose header is on line `line` (a string
+ * literal, in triple quotes or not, as the body's first statement),
+ * dedented as inspect.cleandoc does, or the comment block above it;
+ * false if none. */
 static bool source_doc(MistVM *vm, int file, int line, StrBuf *doc) {
   size_t len;
-  const char *text;
-  int body = line + 1;
-  while ((text = lang_file_line(vm, file, body, &len)) && indent_of(text, len) == len) body++;
+  const char *text = NULL;
+  int body = body_line(vm, file, line);
+  if (body)
+    while ((text = lang_file_line(vm, file, body, &len)) && indent_of(text, len) == len) body++;
+  StrBuf raw;
+  sb_init(&raw);
+  size_t end = 0;
+  bool found = false;
   if (text) {
     size_t k = indent_of(text, len);
     const char *q = text + k;
     size_t rest = len - k;
     if (rest >= 3 && (memcmp(q, "\"\"\"", 3) == 0 || memcmp(q, "'''", 3) == 0)) {
       char delim[4] = {q[0], q[0], q[0], 0};
-      StrBuf raw;
-      sb_init(&raw);
       sb_add(&raw, q + 3, rest - 3);
       int l = body;
       while (!strstr(raw.data ? raw.data : "", delim)) {
@@ -191,37 +224,67 @@ static bool source_doc(MistVM *vm, int file, int line, StrBuf *doc) {
         sb_addc(&raw, '\n');
         sb_add(&raw, more, len);
       }
-      size_t end = (size_t)(strstr(raw.data, delim) - raw.data);
-      /* cleandoc: strip the first line, dedent the others by their
-       * common indentation, drop blank lines at both ends */
-      size_t common = (size_t)-1;
-      for (size_t i = 0; i < end;) {
-        size_t j = i;
-        while (j < end && raw.data[j] != '\n') j++;
-        if (i > 0) {
-          size_t ind = indent_of(raw.data + i, j - i);
-          if (ind < j - i && ind < common) common = ind;
+      end = (size_t)(strstr(raw.data, delim) - raw.data);
+      found = true;
+    } else if (rest >= 2 && (q[0] == '"' || q[0] == '\'')) {
+      /* "..." on one line, its escapes read as the lexer reads them */
+      size_t i = 1;
+      for (; i < rest && q[i] != q[0]; i++) {
+        if (q[i] == '\\' && i + 1 < rest) {
+          char e = q[++i];
+          sb_addc(&raw, e == 'n' ? '\n' : e == 't' ? '\t' : e);
+        } else {
+          sb_addc(&raw, q[i]);
         }
-        i = j + 1;
       }
-      StrBuf out;
-      sb_init(&out);
-      for (size_t i = 0; i < end;) {
-        size_t j = i;
-        while (j < end && raw.data[j] != '\n') j++;
-        size_t a = i == 0 ? indent_of(raw.data, j) : i + (common == (size_t)-1 ? 0 : common);
-        if (a > j) a = j;
-        sb_add(&out, raw.data + a, j - a);
-        sb_addc(&out, '\n');
-        i = j + 1;
-      }
-      size_t s = 0, e = out.len;
-      while (s < e && (out.data[s] == '\n' || out.data[s] == ' ')) s++;
-      while (e > s && (out.data[e - 1] == '\n' || out.data[e - 1] == ' ')) e--;
-      if (e == s) return false;
-      sb_add(doc, out.data + s, e - s);
-      return true;
+      end = raw.len;
+      found = i < rest;
     }
+  }
+  if (found) {
+    /* cleandoc: tabs expanded to every 8 columns, the first line
+     * stripped, the others dedented by their common indentation, blank
+     * lines at both ends dropped */
+    StrBuf tabs;
+    sb_init(&tabs);
+    for (size_t i = 0, col = 0; i < end; i++) {
+      if (raw.data[i] == '\t') {
+        do sb_addc(&tabs, ' '); while (++col % 8);
+      } else {
+        sb_addc(&tabs, raw.data[i]);
+        /* (columns of characters: a UTF-8 continuation byte adds none) */
+        col = raw.data[i] == '\n' ? 0 : ((unsigned char)raw.data[i] & 0xc0) == 0x80 ? col : col + 1;
+      }
+    }
+    raw = tabs;
+    end = tabs.len;
+    size_t common = (size_t)-1;
+    for (size_t i = 0; i < end;) {
+      size_t j = i;
+      while (j < end && raw.data[j] != '\n') j++;
+      if (i > 0) {
+        size_t ind = indent_of(raw.data + i, j - i);
+        if (ind < j - i && ind < common) common = ind;
+      }
+      i = j + 1;
+    }
+    StrBuf out;
+    sb_init(&out);
+    for (size_t i = 0; i < end;) {
+      size_t j = i;
+      while (j < end && raw.data[j] != '\n') j++;
+      size_t a = i == 0 ? indent_of(raw.data, j) : i + (common == (size_t)-1 ? 0 : common);
+      if (a > j) a = j;
+      sb_add(&out, raw.data + a, j - a);
+      sb_addc(&out, '\n');
+      i = j + 1;
+    }
+    size_t s = 0, e = out.len;
+    while (s < e && (out.data[s] == '\n' || out.data[s] == ' ')) s++;
+    while (e > s && (out.data[e - 1] == '\n' || out.data[e - 1] == ' ')) e--;
+    if (e == s) return false;
+    sb_add(doc, out.data + s, e - s);
+    return true;
   }
   /* comment lines just above the def, in order, '#' kept (as
    * inspect.getcomments gives them) */

@@ -3747,7 +3747,12 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
     *why = lw->why ? lw->why : "the lowering failed";
     return false;
   }
-  if (lw->fuselog.len && getenv("MIST_JIT_LOG") && *getenv("MIST_JIT_LOG")) fputs(lw->fuselog.data, stderr);
+  /* (to the process's stderr, where tests/unit/test_jit.c reads them;
+   * after what the program printed before, as the log's other lines) */
+  if (lw->fuselog.len && getenv("MIST_JIT_LOG") && *getenv("MIST_JIT_LOG")) {
+    fflush(stdout);
+    fputs(lw->fuselog.data, stderr);
+  }
   out->mod = lw->M;
   out->entry = entry;
   out->sites = lw->sites;

@@ -188,6 +188,24 @@ if [ -e "/tmp/perf-$pid.map" ]; then
   fails=$((fails + 1))
 fi
 
+# a new shape compiles again, a seen one does not; every line of the log,
+# the fused loops' too, comes after what the program printed before it
+# (stdout flushed first), so that stdout and stderr in one file read in
+# order
+cat > "$dir/shapes.ms" <<'MS'
+@jit
+def f(x):
+    return x * 2.0 + 1.0
+for n in (2, 3, 2):
+    print("shape", n, f(ones((n,))).sum())
+MS
+count shapes-compile 2 '^jit: f\(f32\[[0-9]\]\)' env MIST_JIT_LOG=1 MIST_JIT_CACHE=0 "$mist" "$dir/shapes.ms"
+order=$(env MIST_JIT_LOG=1 MIST_JIT_CACHE=0 "$mist" "$dir/shapes.ms" 2>&1 | grep -E '^shape 2|fused .* over f32\[3\]' | head -2 | cut -c1-5 | tr '\n' ' ')
+if [ "$order" != "shape jit:  " ]; then
+  echo "FAIL log-order: the fused loop of f32[3] logged before the first line printed ($order)"
+  fails=$((fails + 1))
+fi
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
   exit 1

@@ -24,7 +24,9 @@ and names, unbound locals, arity and keywords, float to int (inf, nan,
 too big), math domain and range errors, format specs and `%`, a zero
 range step, exit(N) and exit(str), the recursion limit (past it, and
 just below or past it from whatever depth, through non-tail calls,
-tail calls and a base-case test), grad of a non-scalar or of an int,
+tail calls and a base-case test), grad of a non-scalar or of an int
+(also jacobian and hessian of an int, and a derivative's call as the tail
+call of a leaf function, its error then placed at that call),
 and tensor errors (shapes that do not broadcast, also in a compiled
 elementwise chain, matmul, concat, stack, item, index out of bounds,
 bad axis, bad reshape, negative dimension).  Mist has no try/except
@@ -326,7 +328,17 @@ def f_tensor_fused(g, z):
 
 
 def f_grad_misuse(g, z):
-    k = g.r.randrange(3)
+    k = g.r.randrange(6)
+    # a derivative called last, its value a float: in the tail route, a
+    # tail call of the derivative, whose own error has no place of its
+    # own (it is placed at that call); jacobian and hessian check their
+    # arguments as grad does
+    if k == 3:
+        return ["v = grad(lambda x: x * 2.0)(%s if %s == 0 else 1.5)" % (z, z)], False
+    if k == 4:
+        return ["v = hessian(lambda x: x * x * 3.0)(%s if %s == 0 else 1.5)" % (z, z)], False
+    if k == 5:
+        return ["v = jacobian(lambda x: x * 3.0)(%s if %s == 0 else 0.5)" % (z, z)], False
     if k == 0:
         return ["v = int(grad(lambda x: x * ones((1 + (%s == 0),)))(1.0).item() if %s else grad(lambda x: x * ones((1 + (%s == 0),)))(1.0))" % (z, z, z)], False
     if k == 1:
@@ -455,10 +467,12 @@ class Gen:
         several routes to the faulting code."""
         r = self.r
         name = self.fresh("leaf")
-        route = r.randrange(15)
+        route = r.randrange(16)
         body = self.fault_body("z")
         L = ["# -", "def %s(z):" % name]
-        if route == 0:                       # straight
+        if route == 15 and body[-1].startswith("v = "):   # the last value returned: a tail call
+            L += indent(body[:-1]) + ["    return " + body[-1][4:]]
+        elif route in (0, 15):               # straight
             L += indent(body) + ["    return v"]
         elif route == 1:                     # a nested def, called
             L += ["    def inner(z):"] + indent(body, 2) + ["        return v", "    return inner(z) + 1"]

@@ -7,7 +7,8 @@ a loop's else block, small recursive functions and recursions that
 nest their argument deeper on each call among their statements: arithmetic (Python's floor division
 and modulo, true division, powers), comparisons and boolean logic,
 builtins (len abs round min max sum sorted reversed enumerate zip map
-filter any all int float str bool list tuple format divmod), str methods
+filter any all int float str bool list tuple format divmod, help of a
+function with a docstring in any of Python's quotes), str methods
 (partition, splitlines and the common ones) and slicing, f-strings with
 format specs and printf-style `%`, comprehensions, conditional
 expressions.  Each program is valid Python and valid Mist, written so
@@ -217,11 +218,18 @@ class Gen:
         elif k == 2:
             fn = "fn%d" % self.n
             L.append("def %s(a, b=3):" % fn)
+            # a docstring help() shows, in any of Python's quotes
+            doc = r.choice([None, None, '"""Doc of %s."""' % fn, "'one line, \\'quoted\\''", '"tab\\there"',
+                            '"""First line.\n\n       Indented more.\n    """'])
+            if doc:
+                L.append("    " + doc)
             L.append("    if a < 0:")
             L.append("        return -a * b")
             L.append("    return (a * b) %% 11 - len(str(a)) + (%s(a - 7) if a > 5 else 0)" % fn)
             # (arguments kept small: Python's recursion stops at depth 1000)
             L.append("%s = %s(%s %% 200) + %s(%s %% 200, b=%s)" % (name, fn, self.int_(1), fn, self.int_(1), self.int_(0)))
+            if doc or r.randrange(4) == 0:
+                L.append("help(%s)" % fn)
             self.vars["int"].append(name)
         else:
             L.append("%s = %s" % (name, self.int_(1)))
