@@ -806,10 +806,17 @@ PRIM_FN(p_seed) {
       y.o->kind != O_DICT && y.o->kind != O_FUNC) {
     /* a tensor: one element, whose sensitivity is 1 (made, not y * 0 + 1,
      * which is nan where y is inf) */
-    int64_t n;
-    if (lang_len(vm, y, &n) && n != 1)
+    /* n: len(y), where y has one (for a tensor read here: on a 0-d
+     * one, lang_len would format an error for every step to clear) */
+    int64_t n = 1;
+    if (v_is_tensor(y)) {
+      if (AS_TENSOR(y)->ndim > 0) n = AS_TENSOR(y)->shape[0];
+    } else if (!lang_len(vm, y, &n)) {
+      n = 1;
+      lang_error_clear(vm);
+    }
+    if (n != 1)
       return lang_raise(vm, "TypeError", "%s: the function must return a float or a one-element tensor; it returned a tensor of %lld elements", who, (long long)n);
-    lang_error_clear(vm);
     if (v_is_tensor(y)) {
       ObjTensor *t = AS_TENSOR(y), *one;
       DType dt = lang_dtype_is_float(t->dtype) ? t->dtype : DT_F32;
