@@ -806,11 +806,13 @@ PRIM_FN(p_seed) {
       y.o->kind != O_DICT && y.o->kind != O_FUNC) {
     /* a tensor: one element, whose sensitivity is 1 (made, not y * 0 + 1,
      * which is nan where y is inf) */
-    /* n: len(y), where y has one (for a tensor read here: on a 0-d
-     * one, lang_len would format an error for every step to clear) */
+    /* n: a tensor's elements (not len(y), its first axis, which let a
+     * (1, 3) result through, seeded with three ones, and called a (2, 3)
+     * one "a tensor of 2 elements"); another object's len() if it has
+     * one */
     int64_t n = 1;
     if (v_is_tensor(y)) {
-      if (AS_TENSOR(y)->ndim > 0) n = AS_TENSOR(y)->shape[0];
+      n = AS_TENSOR(y)->size;
     } else if (!lang_len(vm, y, &n)) {
       n = 1;
       lang_error_clear(vm);
