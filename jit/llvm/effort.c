@@ -129,7 +129,29 @@ typedef enum {
   ALWAYS,       /* a loop that turns without it, a fused loop, a twin */
 } Worth;
 
+/* A big function of the standard library's derivative code (lower.c
+ * tags the frames of stdlib/ad.ms and the rules "mist-library"):
+ * jacobian's and hessian's list building, differentiated again under
+ * nested derivatives, two to three thousand instructions a frame and
+ * its twin, made anew for each signature.  It calls the interpreter on
+ * every useful path, yet has light paths (an empty list's loop) that
+ * would make it count as worth O2, which took most of the compile time
+ * of a script of nested derivatives (seconds).  The rules' own small
+ * functions (a product's backpropagator) stay as the rest: they are
+ * what a scalar derivative's loop inlines. */
+enum { LIBRARY_BIG = 400 };
+
+static bool library_big(LLVMValueRef fn) {
+  if (!LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, "mist-library", 12)) return false;
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (++n > LIBRARY_BIG) return true;
+  return false;
+}
+
 static Worth worth(LLVMContextRef C, LLVMValueRef fn, const NodeMap *quick) {
+  if (library_big(fn)) return NOT_WORTH;
   if (LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName("alwaysinline", 12)))
     return ALWAYS;
   if (LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, "prefer-vector-width", 19)) return ALWAYS;
@@ -234,6 +256,8 @@ static bool calls_optimised_recursion(LLVMValueRef fn, const NodeMap *quick) {
 static void mark_quick(LLVMContextRef C, LLVMValueRef fn) {
   unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
   unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+  /* (a library twin: called, not inlined, as its quick frame would be) */
+  LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName("alwaysinline", 12));
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(C, optnone, 0));
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(C, noinline, 0));
 }

@@ -903,6 +903,17 @@ enum { CAREFUL = -1 };
  * copy (the same function without twins, which checks the depth at
  * every call, as the interpreter): so the twins need not, and the
  * limit is met with the interpreter's error at its depth. */
+/* Is g the standard library's derivative code (stdlib/ad.ms, the rules:
+ * SourceFile.internal), or a derivative or specialised copy of it?
+ * effort.c leaves such a frame unoptimised when it is big. */
+static bool from_library(MistVM *vm, IrGraph *g) {
+  for (int hops = 0; g && hops < 64; hops++) {
+    if (g->span.file >= 0 && g->span.file < vm->nfiles && vm->files[g->span.file].internal) return true;
+    g = g->jsource ? g->jsource : g->copy_of;
+  }
+  return false;
+}
+
 static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
   ir_free_vars(g);
   for (Frame *f = lw->frames; f; f = f->next) {
@@ -955,6 +966,9 @@ static Frame *get_frame(Lw *lw, IrGraph *g, Rep **fvrep, int twin, IrNode *at) {
     unsigned k = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
     LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lw->C, k, 0));
   }
+  if (from_library(lw->vm, g))
+    LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(lw->C, "mist-library", 12, "", 0));
   if (twin == CAREFUL) {
     /* (it runs only within a chain's depth of the limit: not worth
      * LLVM's time, effort.c) */
