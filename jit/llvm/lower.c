@@ -1569,9 +1569,12 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
  * values, tapes) the collector scans the buffer.
  *
  * A loop in another loop's turn keeps its first turn's continuation
- * unboxed (the Rep's cont: a closure over the outer loop's tape), and
- * in the outer loop's turn its tape is a part of the entry, the outer
- * turn's hole inside its cont (tape_over).
+ * unboxed (the Rep's cont: a closure over the outer loop's tape, or
+ * over a union of an if's branches before the loop that captured it),
+ * and in the outer loop's turn its tape is a part of the entry, the
+ * outer turn's hole inside its cont (tape_over); that turn may hold it
+ * through a union (an if after the inner loop, a break out of it), and
+ * the outer loop may itself be in a third loop's turn.
  *
  * A turn (the tape's Rep's turn) is B's closure with R_HOLE for k, or,
  * for a loop whose body has an if, a union (R_UNION) of the branches'
