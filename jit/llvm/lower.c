@@ -173,6 +173,10 @@ typedef struct Lw {
   int tape_nest;       /* tape_fv_reps's depth */
   int hole_nest;       /* turn_rep's search of a hole through loops' tapes: its depth */
   StrBuf fuselog;      /* what they compute, for MIST_JIT_LOG */
+  struct TapeMemo *tapes; /* tape_over's answers (tape_over) */
+  int ntapes, captapes;
+  bool flat;           /* loops in other loops' turns are on tapes (jit_lower) */
+  bool unfit;          /* such a tape met a turn it could not keep (to_tape) */
 } Lw;
 
 /* The emission of one frame. */
@@ -1579,9 +1583,12 @@ static JV *call_captured(Em *e, IrNode *n, JV *f, int nargs, JV **args, bool tai
  * values, tapes) the collector scans the buffer.
  *
  * A loop in another loop's turn keeps its first turn's continuation
- * unboxed (the Rep's cont: a closure over the outer loop's tape), and
- * in the outer loop's turn its tape is a part of the entry, the outer
- * turn's hole inside its cont (tape_over).
+ * unboxed (the Rep's cont: a closure over the outer loop's tape, or
+ * over a union of an if's branches before the loop that captured it),
+ * and in the outer loop's turn its tape is a part of the entry, the
+ * outer turn's hole inside its cont (tape_over); that turn may hold it
+ * through a union (an if after the inner loop, a break out of it), and
+ * the outer loop may itself be in a third loop's turn.
  *
  * A turn (the tape's Rep's turn) is B's closure with R_HOLE for k, or,
  * for a loop whose body has an if, a union (R_UNION) of the branches'
@@ -1609,11 +1616,19 @@ static bool entry_rep(const Rep *r, bool *boxed) {
   return false;
 }
 
+/* How deep the search of a tape's Rep goes through closures that hold
+ * tapes: a loop three deep's tape holds its first turn's continuation,
+ * which holds the middle loop's tape, which holds the outer loop's,
+ * whose turn holds the middle loop's tape, whose turn holds the inner
+ * loop's exit. */
+enum { MAX_TAPE_NEST = 9, MAX_HOLE_NEST = 6 };
+
 /* The Rep of a value of type t, with no reason kept when it has none.
  * Tapes nest (a closure holding one is captured by a turn of another):
- * the nesting is bounded. */
+ * the nesting of closures is bounded (the values they captured beside
+ * are not: a turn's floats at the bound are floats still). */
 static Rep *quiet_rep(Lw *lw, IrType *t, IrNode *at) {
-  if (!t || lw->tape_nest > 3) return NULL;
+  if (!t || (lw->tape_nest > MAX_TAPE_NEST && (t->kind == IT_CLOSURE || t->kind == IT_FNSET))) return NULL;
   const char *why = lw->why;
   lw->tape_nest++;
   Rep *r = rep_of(lw, t, at);
@@ -1643,18 +1658,77 @@ static bool holds_tape(const Rep *r) {
   return r->kind == R_TAPE || r->kind == R_UNION || (r->kind == R_CLOSURE && r->n > 0);
 }
 
-/* Whether the first turn's continuation a (of graph A) goes back into
- * the turn of another loop (it captured that loop's continuation): the
+static bool in_loop(Lw *lw, IrType *t, int depth);
+
+/* Whether values typed x captured, through the closures they hold, a
+ * value typed t (the search bounded). */
+static bool holds_type(Lw *lw, IrType *x, IrType *t, int depth) {
+  if (ir_type_eq(x, t)) return true;
+  if (depth > 6 || (x->kind != IT_FNSET && x->kind != IT_CLOSURE)) return false;
+  IrType *one[1] = {x};
+  IrType **items = x->kind == IT_FNSET ? x->items : one;
+  int n = x->kind == IT_FNSET ? x->n : 1;
+  for (int i = 0; i < n; i++) {
+    if (items[i]->kind != IT_CLOSURE || !typed_graph(lw, items[i]->graph)) continue;
+    IrGraph *g = items[i]->graph;
+    ir_free_vars(g);
+    for (int j = 0; j < g->nfv; j++) {
+      IrType *ft = type_of(lw, g->fv[j]);
+      if (ft && holds_type(lw, ft, t, depth + 1)) return true;
+    }
+  }
+  return false;
+}
+
+/* Whether a value typed x that the first turn's continuation of a loop
+ * (typed t) captured goes on into the turn of another loop: the closures
+ * of an if's branches, or of another loop's turns; or the backward step
+ * of a branch (a loop after `if c: continue`) that captured the
+ * continuation of a loop whose turns hold this loop's (a closure that
+ * goes on to a loop before this one, after which it ran, is kept
+ * boxed: once, not once a turn). */
+static bool goes_on(Lw *lw, IrType *x, IrType *t) {
+  if (x->kind == IT_FNSET) return in_loop(lw, x, 0);
+  return x->kind == IT_CLOSURE && in_loop(lw, x, 0) && holds_type(lw, x, t, 0);
+}
+
+/* Whether the first turn's continuation a (of graph A) of the loop
+ * whose continuation is typed t goes back into the turn of another loop
+ * (it captured, maybe through an if's backward step, that loop's
+ * continuation: goes_on), or after another loop: the
  * loop runs inside another's turn.  Its tape keeps a unboxed (cont_rep)
  * where that loop is on a tape, the tape then a part of that loop's
  * turn; else it keeps its closures (the outer turn, boxed on every
  * turn, would box this loop's tape too, making again on every outer
  * turn the closures a tape saves). */
-static bool inside_turn(Lw *lw, IrGraph *a) {
+static bool inside_turn(Lw *lw, IrGraph *a, IrType *t) {
   ir_free_vars(a);
   for (int j = 0; j < a->nfv; j++) {
-    IrType *t = type_of(lw, a->fv[j]);
-    if (!t || t->kind == IT_FNSET) return true;
+    IrType *ft = type_of(lw, a->fv[j]);
+    if (!ft || goes_on(lw, ft, t)) return true;
+  }
+  return false;
+}
+
+/* Whether a closure typed t (of one of a few graphs) goes on, through
+ * the closures it captured, into a loop's continuation (the type of
+ * which one of its graphs captured itself): else it is, say, the
+ * backward step of an if before the loop in the function's body, not
+ * in a turn, and boxing it costs once. */
+static bool in_loop(Lw *lw, IrType *t, int depth) {
+  IrType *one[1] = {t};
+  IrType **items = t->kind == IT_FNSET ? t->items : one;
+  int n = t->kind == IT_FNSET ? t->n : t->kind == IT_CLOSURE ? 1 : 0;
+  if (depth > 4 || t->or_none || t->or_unbound) return true;   /* (unknown: as though it did) */
+  for (int i = 0; i < n; i++) {
+    if (items[i]->kind != IT_CLOSURE) return true;
+    IrGraph *g = items[i]->graph;
+    ir_free_vars(g);
+    for (int j = 0; j < g->nfv; j++) {
+      IrType *ft = type_of(lw, g->fv[j]);
+      if (!ft || (t->kind == IT_FNSET && ir_type_eq(ft, t))) return true;
+      if ((ft->kind == IT_FNSET || ft->kind == IT_CLOSURE) && in_loop(lw, ft, depth + 1)) return true;
+    }
   }
   return false;
 }
@@ -1666,11 +1740,12 @@ static Rep *tape_over(Lw *lw, IrType *t, IrType *hole);
 
 /* The Rep of a turn's backpropagator of graph g that captured the
  * continuation typed t once: its free variables' reps, R_HOLE for the
- * continuation, which outer may find inside another free variable
- * instead (turn_union, or the tape of a loop the turn ran, whose first
- * turn's continuation captured it: tape_over); NULL where g is no such
- * turn. */
-static Rep *turn_rep(Lw *lw, IrGraph *g, IrType *t, bool outer) {
+ * continuation, which may be inside another free variable instead (an
+ * if's backpropagator, turn_union, whose branch may hold the tape of a
+ * loop it ran; the tape of a loop the turn ran, whose first turn's
+ * continuation captured it, tape_over; a closure holding either);
+ * NULL where g is no such turn. */
+static Rep *turn_rep(Lw *lw, IrGraph *g, IrType *t) {
   if (!typed_graph(lw, g)) return NULL;
   ir_free_vars(g);
   Rep **fr = lang_alloc((size_t)(g->nfv ? g->nfv : 1) * sizeof *fr);
@@ -1678,19 +1753,21 @@ static Rep *turn_rep(Lw *lw, IrGraph *g, IrType *t, bool outer) {
   for (int j = 0; j < g->nfv; j++) {
     IrType *ft = type_of(lw, g->fv[j]);
     if (!ft) return NULL;
-    fr[j] = ir_type_eq(ft, t) ? &r_hole : outer && ft->kind == IT_FNSET ? turn_union(lw, ft, t) : NULL;
-    if (!fr[j] && outer && ft->kind == IT_FNSET && lw->hole_nest < 4) {
-      /* the tape of a loop the turn ran (the types of continuations
-       * refer to each other: the search is bounded) */
+    fr[j] = ir_type_eq(ft, t) ? &r_hole : NULL;
+    if (!fr[j] && ft->kind == IT_FNSET && lw->hole_nest < MAX_HOLE_NEST) {
+      /* the backpropagator of an if (a union of its branches'), or the
+       * tape of a loop the turn ran (the types of continuations refer
+       * to each other: the search is bounded) */
       lw->hole_nest++;
       fr[j] = tape_over(lw, ft, t);
+      if (!fr[j]) fr[j] = turn_union(lw, ft, t);
       lw->hole_nest--;
     }
-    if (!fr[j] && outer && ft->kind == IT_CLOSURE && lw->tape_nest <= 3) {
+    if (!fr[j] && ft->kind == IT_CLOSURE && lw->tape_nest <= MAX_TAPE_NEST) {
       /* a closure that captured such a tape (the backward step of the
        * inner loop's exit) */
       lw->tape_nest++;
-      fr[j] = turn_rep(lw, ft->graph, t, true);
+      fr[j] = turn_rep(lw, ft->graph, t);
       lw->tape_nest--;
     }
     if (fr[j]) holes++;
@@ -1699,38 +1776,86 @@ static Rep *turn_rep(Lw *lw, IrGraph *g, IrType *t, bool outer) {
   return holes == 1 ? closure_rep(g, fr) : NULL;
 }
 
+/* The leaves of a value of Rep r but those of the tapes it holds. */
+static int leaves_but_tapes(const Rep *r) {
+  switch (r->kind) {
+  case R_TAPE: case R_HOLE: return 0;
+  case R_CLOSURE: case R_TUPLE: case R_MAYBE: case R_UNION: {
+    int k = r->kind == R_MAYBE || r->kind == R_UNION;
+    for (int i = 0; i < r->n; i++) k += leaves_but_tapes(r->items[i]);
+    return k;
+  }
+  default: return r->nleaves;
+  }
+}
+
+/* Whether a union of closures is kept unboxed (union_rep): a union is
+ * as many registers as its graphs' values together, and every closure
+ * boxed becoming one would make code far larger than the boxes it
+ * saves.  The tapes they hold are not counted, so that the forward
+ * pass's union (a tape where the turn has its hole, and tapes whose
+ * first turn's continuation holds the loop's tape, and so on) and the
+ * turn's agree. */
+static bool union_fits(const Rep *u) {
+  enum { MAX_LEAVES = 24 };
+  return leaves_but_tapes(u) <= MAX_LEAVES;
+}
+
 /* The Rep of the backpropagator of an `if` in a loop's turn, typed ft
  * (`@J.f.if6.back | @J.f.else7.back`), each of whose graphs captured
- * the loop's continuation typed t: the union of their turns, or NULL. */
+ * the loop's continuation typed t: the union of their turns, or NULL.
+ * Only where the forward pass keeps that backpropagator as a union too
+ * (union_fits): a turn whose union came boxed would not fit its tape. */
 static Rep *turn_union(Lw *lw, IrType *ft, IrType *t) {
   if (ft->kind != IT_FNSET || ft->n < 2 || ft->n > MAX_UNION || ft->or_none || ft->or_unbound) return NULL;
   Rep **items = lang_alloc((size_t)ft->n * sizeof *items);
   for (int i = 0; i < ft->n; i++)
-    if (ft->items[i]->kind != IT_CLOSURE || !(items[i] = turn_rep(lw, ft->items[i]->graph, t, false))) return NULL;
-  return rep_new(R_UNION, ft->n, items);
+    if (ft->items[i]->kind != IT_CLOSURE || !(items[i] = turn_rep(lw, ft->items[i]->graph, t))) return NULL;
+  Rep *r = rep_new(R_UNION, ft->n, items);
+  return union_fits(r) ? r : NULL;
 }
 
-/* The Rep of the first turn's continuation of a loop in another
- * loop's turn, a closure of graph a that captured the continuation of
- * that turn: its captured values, that continuation a tape, or R_HOLE
- * where hole is its type (in the Rep of that loop's turn); NULL where
+/* The Rep of the first turn's continuation of a loop (typed t) in
+ * another loop's turn, a closure of graph a that captured the
+ * continuation of that turn: its captured values, that continuation a
+ * tape, or R_HOLE where hole is its type (in the Rep of that loop's
+ * turn); or, where an if ran before the loop in that turn, the union of
+ * the branches' backward steps, or the closure of the one branch that
+ * goes on to it (`if c: continue`), over that continuation.  NULL where
  * that loop is not on a tape (its turns, boxed, would box this loop's
  * tape too, making on every outer turn the closures a tape saves). */
-static Rep *cont_rep(Lw *lw, IrGraph *a, IrType *hole) {
+static Rep *cont_rep(Lw *lw, IrGraph *a, IrType *t, IrType *hole) {
   ir_free_vars(a);
   Rep **fr = lang_alloc((size_t)(a->nfv ? a->nfv : 1) * sizeof *fr);
   int tapes = 0;
   for (int j = 0; j < a->nfv; j++) {
     IrType *ft = type_of(lw, a->fv[j]);
     if (!ft) return NULL;
-    if (ft->kind != IT_FNSET) {
+    if (!goes_on(lw, ft, t)) {
       if (!(fr[j] = quiet_rep(lw, ft, a->fv[j]))) return NULL;
       continue;
     }
     tapes++;
-    fr[j] = !hole ? quiet_rep(lw, ft, a->fv[j]) : ir_type_eq(ft, hole) ? &r_hole : NULL;
-    /* (two loops deep at most: that loop's tape is not in a turn) */
-    if (!fr[j] || (fr[j]->kind != R_TAPE && fr[j]->kind != R_HOLE) || (fr[j]->kind == R_TAPE && fr[j]->cont)) return NULL;
+    if (!hole) {
+      fr[j] = quiet_rep(lw, ft, a->fv[j]);
+    } else if (ir_type_eq(ft, hole)) {
+      fr[j] = &r_hole;
+    } else if (ft->kind == IT_FNSET && lw->hole_nest < MAX_HOLE_NEST) {
+      lw->hole_nest++;
+      fr[j] = turn_union(lw, ft, hole);
+      lw->hole_nest--;
+    } else if (ft->kind == IT_CLOSURE && lw->tape_nest <= MAX_TAPE_NEST) {
+      lw->tape_nest++;
+      fr[j] = turn_rep(lw, ft->graph, hole);
+      lw->tape_nest--;
+    } else {
+      fr[j] = NULL;
+    }
+    /* (a union or a closure there holds the tape: union_rep,
+     * tape_closure_rep) */
+    if (!fr[j] || (fr[j]->kind != R_TAPE && fr[j]->kind != R_HOLE && fr[j]->kind != R_UNION &&
+                   !(fr[j]->kind == R_CLOSURE && fr[j]->n > 0)))
+      return NULL;
   }
   return tapes == 1 ? closure_rep(a, fr) : NULL;
 }
@@ -1742,13 +1867,14 @@ static Rep *cont_rep(Lw *lw, IrGraph *a, IrType *hole) {
  * unboxed, the tape's cont, with R_HOLE for it where its type is hole
  * (the tape is in the Rep of that loop's turn), else that loop's
  * tape. */
-static Rep *tape_over(Lw *lw, IrType *t, IrType *hole) {
+static Rep *tape_search(Lw *lw, IrType *t, IrType *hole) {
   if (t->kind != IT_FNSET || t->n < 2 || t->n > MAX_UNION + 1 || t->or_none || t->or_unbound) return NULL;
   for (int a = 0; a < t->n; a++) {
     IrType *at = t->items[a];
     if (at->kind != IT_CLOSURE || !typed_graph(lw, at->graph)) continue;
-    bool inside = inside_turn(lw, at->graph);
+    bool inside = inside_turn(lw, at->graph, t);
     if (hole && !inside) continue;
+    if (inside && !lw->flat) continue;
     Rep **turns = lang_alloc((size_t)t->n * sizeof *turns);
     int m = 0;
     bool ok = true;
@@ -1756,14 +1882,14 @@ static Rep *tape_over(Lw *lw, IrType *t, IrType *hole) {
       IrType *bt = t->items[b];
       if (b == a) continue;
       ok = bt->kind == IT_CLOSURE && bt->graph->nparams == at->graph->nparams &&
-           (turns[m++] = turn_rep(lw, bt->graph, t, true));
+           (turns[m++] = turn_rep(lw, bt->graph, t));
     }
     if (!ok) continue;
     Rep *turn = m == 1 ? turns[0] : rep_new(R_UNION, m, turns);
     bool boxed = false;
     if (!entry_rep(turn, &boxed)) continue;
     Rep *cont = NULL;
-    if (inside && (holds_cont(turn) || !(cont = cont_rep(lw, at->graph, hole)))) continue;
+    if (inside && !(cont = cont_rep(lw, at->graph, t, hole))) continue;
     Rep *r = rep_new(R_TAPE, 0, NULL);
     r->nleaves = 2 + (cont ? cont->nleaves : 2);
     r->graph = turns[0]->graph;
@@ -1773,6 +1899,30 @@ static Rep *tape_over(Lw *lw, IrType *t, IrType *hole) {
     return r;
   }
   return NULL;
+}
+
+/* tape_over's answer for t and hole at a depth of the search: the
+ * search goes through the same types again and again (a continuation's
+ * type refers to the other loops'), which without the answers kept
+ * took time exponential in the loops' nesting. */
+typedef struct TapeMemo {
+  IrType *t, *hole;
+  int tape_nest, hole_nest;
+  Rep *r;
+} TapeMemo;
+
+static Rep *tape_over(Lw *lw, IrType *t, IrType *hole) {
+  for (int i = 0; i < lw->ntapes; i++) {
+    TapeMemo *m = &lw->tapes[i];
+    if (m->t == t && m->hole == hole && m->tape_nest == lw->tape_nest && m->hole_nest == lw->hole_nest) return m->r;
+  }
+  Rep *r = tape_search(lw, t, hole);
+  if (lw->ntapes == lw->captapes) {
+    lw->captapes = lw->captapes ? 2 * lw->captapes : 32;
+    lw->tapes = lang_realloc(lw->tapes, (size_t)lw->captapes * sizeof *lw->tapes);
+  }
+  lw->tapes[lw->ntapes++] = (TapeMemo){t, hole, lw->tape_nest, lw->hole_nest, r};
+  return r;
 }
 
 static Rep *tape_rep(Lw *lw, IrType *t) { return tape_over(lw, t, NULL); }
@@ -1797,7 +1947,6 @@ static Rep *tape_closure_rep(Lw *lw, IrType *t) {
  * its graphs' values together, and every closure boxed becoming one
  * would make code far larger than the boxes it saves. */
 static Rep *union_rep(Lw *lw, IrType *t) {
-  enum { MAX_LEAVES = 32 };
   if (t->n < 2 || t->n > MAX_UNION || t->or_none || t->or_unbound) return NULL;
   Rep **items = lang_alloc((size_t)t->n * sizeof *items);
   for (int i = 0; i < t->n; i++) {
@@ -1806,12 +1955,12 @@ static Rep *union_rep(Lw *lw, IrType *t) {
     Rep **fr = tape_fv_reps(lw, it->graph);
     if (!fr) return NULL;
     bool tape = false;
-    for (int j = 0; j < it->graph->nfv; j++) tape |= fr[j]->kind == R_TAPE;
+    for (int j = 0; j < it->graph->nfv; j++) tape |= holds_tape(fr[j]);
     if (!tape) return NULL;
     items[i] = closure_rep(it->graph, fr);
   }
   Rep *r = rep_new(R_UNION, t->n, items);
-  return r->nleaves <= MAX_LEAVES ? r : NULL;
+  return union_fits(r) ? r : NULL;
 }
 
 /* Turn's Rep with its continuation's Rep kc in its hole. */
@@ -2175,6 +2324,7 @@ static JV *to_tape(Em *e, JV *x, Rep *t, IrNode *at) {
     if (!t->cont) return box(e, x, &y->v[2], &y->v[3], at) ? y : NULL;
     /* the first turn's continuation, kept unboxed */
     if (x->rep->kind != R_CLOSURE || !copy_order(lw, x->rep, t->cont)) {
+      lw->unfit = true;
       nope(lw, at, "the backward pass of a loop in another loop's turn kept in another way");
       return NULL;
     }
@@ -3718,10 +3868,13 @@ static bool emit_entry(Lw *lw, Frame *root, IrGraph *orig, const char *name) {
   return true;
 }
 
-bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, const char *prefix,
-               Lowered *out, const char **why) {
+/* jit_lower, with (flat) or without tapes of loops in other loops'
+ * turns; *unfit where such a tape failed. */
+static bool lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, const char *prefix, bool flat,
+                  Lowered *out, const char **why, bool *unfit) {
   Lw lwv = {0}, *lw = &lwv;
   lw->vm = vm;
+  lw->flat = flat;
   lw->C = ctx;
   lw->prefix = prefix;
   lw->M = LLVMModuleCreateWithNameInContext(prefix, ctx);
@@ -3759,6 +3912,7 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
   if (!ok) {
     LLVMDisposeModule(lw->M);
     *why = lw->why ? lw->why : "the lowering failed";
+    *unfit = lw->unfit;
     return false;
   }
   /* (to the process's stderr, where tests/unit/test_jit.c reads them;
@@ -3776,4 +3930,16 @@ bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **
   out->guards = lw->guards;
   out->nguards = lw->nguards;
   return true;
+}
+
+bool jit_lower(MistVM *vm, LLVMContextRef ctx, IrGraph *g, IrTyped *t, IrType **sig, const char *prefix,
+               Lowered *out, const char **why) {
+  bool unfit = false;
+  if (lower(vm, ctx, g, t, sig, prefix, true, out, why, &unfit)) return true;
+  /* A tape of a loop in another loop's turn whose turn came kept
+   * otherwise than the tape keeps it: the search of their Reps is
+   * bounded, and loops nested deeper than it sees (six deep) are met
+   * in part.  Those loops keep their closures, compiled, as they did
+   * before such tapes. */
+  return unfit && lower(vm, ctx, g, t, sig, prefix, false, out, why, &unfit);
 }

@@ -149,6 +149,51 @@ print(grad(f)(0.9, 50))
 MS
 count tape-if-log 1 'the turns of @J.f.join[0-9]*.back over \(@J.f.if[0-9]*.back \| @J.f.else[0-9]*.back\) on a tape' env MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/tape_if.ms"
 
+# a loop in a loop's turn followed by an if, or left by a break: the
+# outer turn's entry is a union of closures over the inner loop's tape;
+# and loops three deep, each loop's tape in the entries of the one
+# around it
+cat > "$dir/tape_deep.ms" <<'MS'
+def after_if(a, n):
+    x = a
+    for i in range(n):
+        for j in range(3):
+            x = x * a + 0.125
+        if x > 0.6:
+            x = x * 0.5
+        else:
+            x = x + 0.1
+        x = x * 0.75 + 0.0625
+    return x
+
+
+def leave(a, n):
+    x = a
+    for i in range(n):
+        for j in range(6):
+            x = x * a + 0.25
+            if x > 2.0:
+                break
+        x = x / (1.0 + x * x)
+    return x
+
+
+def cube(a, n):
+    x = a
+    for i in range(n):
+        for j in range(n):
+            for k in range(3):
+                x = x * a + 0.5
+                x = x / (1.0 + x * x)
+    return x
+
+
+print(grad(after_if)(0.8, 25), grad(leave)(0.6, 50), grad(cube)(0.7, 12))
+MS
+count tape-if-after-log 1 'the turns of @J.after_if.join[0-9]*.back over \(@J.after_if.if[0-9]*.back over the tape of @J.after_if.body[0-9]*.back \| @J.after_if.else[0-9]*.back over the tape of @J.after_if.body[0-9]*.back\) on a tape' env MIST_JIT_CACHE=0 MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/tape_deep.ms"
+count tape-break-log 1 'the turns of @J.leave.after[0-9]*.back over \(@J.leave.if[0-9]*.back over the tape of @J.leave.else[0-9]*.back \| @J.leave.exit[0-9]*.back over the tape of @J.leave.else[0-9]*.back\) on a tape' env MIST_JIT_CACHE=0 MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/tape_deep.ms"
+count tape-deep-log 1 'the turns of @J.cube.after[0-9]*.back over the tape of @J.cube.after[0-9]*.back over the tape of @J.cube.body[0-9]*.back on a tape' env MIST_JIT_CACHE=0 MIST_JIT_LOG=1 "$mist" --mode=graph "$dir/tape_deep.ms"
+
 # mist emit-llvm: the IR of a function for the types named; what is
 # not compiled natively says why; bad usage is exit 2
 printf 'def sq(x):\n    return x * x\ndef words(n):\n    return [str(i) for i in range(n)]\n' > "$dir/e.ms"

@@ -776,6 +776,7 @@ static void statement(Gen *g, int depth) {
     }
     char e[4096];
     int body = g->o->loop_bodies ? rnd(r, 6) : 0;
+    if (g->o->loop_bodies && g->o->nested_loops) body = body % 2 ? 2 : 5;
     if (body == 3) {
       /* an if without else: the turn's value changed or not */
       line(g, "# an if without else in a loop's body");
@@ -826,13 +827,42 @@ static void statement(Gen *g, int depth) {
         snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
         squash_into(g, v, e);
       }
+      int deeper = rnd(r, 4);
+      if (deeper == 0) {
+        /* a third loop, in the inner loop's turn (its tape inside the
+         * middle loop's, inside the outer loop's) */
+        char i3[NAME];
+        snprintf(i3, sizeof i3, "%s", fresh_name(g, "i"));
+        line(g, "# a loop in a loop in a loop's body");
+        line(g, "for %s in range(%d):", i3, 1 + rnd(r, 3));
+        g->indent++;
+        g->loopvar = i3;
+        snprintf(e, sizeof e, "%s * 0.75 + %s", v, ex(g, 1));
+        squash_into(g, v, e);
+        g->loopvar = i2;
+        g->indent--;
+      } else if (deeper == 1) {
+        /* the inner loop left by a break (the outer turn goes on from
+         * the break's branch or from the loop's end) */
+        line(g, "# a break out of a loop in a loop's body");
+        if_line(g, rnd(r, 2) ? "<" : ">");
+        g->indent++;
+        line(g, "break");
+        g->indent--;
+      }
       g->loopvar = i;
       g->indent--;
       if (g->o->loop_bodies && rnd(r, 2)) {
-        /* code after the inner loop in the outer turn */
-        line(g, "# code after a loop in a loop's body");
-        snprintf(e, sizeof e, "%s * 0.75 - %s", v, ex(g, 1));
-        squash_into(g, v, e);
+        if (rnd(r, 2)) {
+          /* code after the inner loop in the outer turn */
+          line(g, "# code after a loop in a loop's body");
+          snprintf(e, sizeof e, "%s * 0.75 - %s", v, ex(g, 1));
+          squash_into(g, v, e);
+        } else {
+          /* an if after the inner loop in the outer turn */
+          line(g, "# an if after a loop in a loop's body");
+          squash_if_else(g, v, "<", 1);
+        }
       }
     } else {
       snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));

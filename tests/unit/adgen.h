@@ -16,8 +16,10 @@ typedef struct AdGenOpts {
   bool check;         /* write each of those calls c as _cmp(c, its three numeric twins) */
   bool long_loops;    /* half the loops run 60 to 139 turns (a tape's buffer grows: docs/jit.md) */
   bool loop_bodies;   /* a for loop's body may hold an if/else, an if without else, an
-                         if/elif/else or another loop, with or without an if (each marked by
-                         a comment), and a for or while loop an else block */
+                         if/elif/else or another loop, with or without an if, which may
+                         hold a third loop or a break, and be followed by code or an if
+                         (each marked by a comment), and a for or while loop an else block */
+  bool nested_loops;  /* with loop_bodies, every for loop's body holds another loop */
 } AdGenOpts;
 
 /* The program for seed: helpers, then f(x[, y[, z]]).  Returns the

@@ -299,29 +299,40 @@ END_TEST
  *
  * adgen's programs with long loops (60 to 139 turns for half of them),
  * some with an if (with or without else, or if/elif/else) or another
- * loop in a loop's body: grad,
+ * loop in a loop's body (which may hold a third loop or a break, and be
+ * followed by an if in the outer turn): grad,
  * value_and_grad and a vjp pullback called twice, in both modes.
  * Compiled derivatives keep a loop's turns on a tape (docs/jit.md),
  * whose buffer grows past its first 64 turns here; the log says where
- * one was made, and some must have been, of a loop with an if and of
- * a loop whose turns hold the tape of a loop in its body. */
+ * one was made, and some must have been, of a loop with an if, of a
+ * loop whose turns hold the tape of a loop in its body, of one whose
+ * turns hold it in a union (an if after the inner loop, or a break out
+ * of it) and of one three loops deep. */
 static const AdGenOpts LONG_PLAIN = {false, false, false, 0, false, true, true};
 static const AdGenOpts LONG_CONTAINERS = {true, false, false, 0, false, true, true};
+/* (every for loop's body another loop: the shapes of loops in loops) */
+static const AdGenOpts LONG_NESTED = {false, false, false, 0, false, true, true, true};
 
 START_TEST(t_adgen_tape) {
   long total = env_long("MIST_JIT_PROGRAMS", 100) / 12;   /* (long loops compile slowly) */
   if (total < 1) total = 1;   /* (pair_tally needs the pair that a first program makes) */
+  long plain = total;
+  total += total / 2 + 2;   /* (then programs whose for loops all hold loops) */
   Pair pr = {.counted = "jit: grad(f)("};
   Buf prog = {0}, call = {0}, pt = {0};
   int taped = 0, ifs = 0, nested = 0, elses = 0, taped_ifs = 0, taped_nested = 0;
+  int deep = 0, left = 0, taped_deep = 0, taped_left = 0;
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     uint64_t seed = (uint64_t)(7300001L + p);
-    int np = adgen_program(seed, p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
+    int np = adgen_program(seed, p >= plain ? &LONG_NESTED : p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
     ifs += count_lines(prog.data, "# an if in a loop's body") + count_lines(prog.data, "# an if without else in a loop's body") +
            count_lines(prog.data, "# an if/elif/else in a loop's body");
     nested += count_lines(prog.data, "# a loop in a loop's body") + count_lines(prog.data, "# a loop with an if in a loop's body");
     elses += count_lines(prog.data, "# a loop's else block");
+    deep += count_lines(prog.data, "# a loop in a loop in a loop's body");
+    left += count_lines(prog.data, "# an if after a loop in a loop's body") +
+            count_lines(prog.data, "# a break out of a loop in a loop's body");
     buf_clear(&pt);
     adgen_point(seed, np, &pt);   /* "(x, y, )" */
     buf_clear(&call);
@@ -350,7 +361,14 @@ START_TEST(t_adgen_tape) {
       /* (a turn that is one of a few closures: an if's branches) */
       taped_ifs += tape && strstr(line, " | ") != NULL;
       /* (a turn that holds the tape of a loop it ran, over this one) */
-      taped_nested += tape && strstr(line, " over the tape of ") != NULL;
+      const char *over = strstr(line, " over the tape of ");
+      taped_nested += tape && over;
+      /* (three deep: the middle loop's tape over the inner one's) */
+      taped_deep += tape && over && strstr(over + 1, " over the tape of ");
+      /* (a union of closures over the inner loop's tape: an if after
+       * it, or a break out of it) */
+      const char *u = strstr(line, "(@");
+      taped_left += tape && u && strstr(u, " over the tape of ");
     }
     fclose(notes);
   }
@@ -359,12 +377,18 @@ START_TEST(t_adgen_tape) {
   free(call.data);
   free(pt.data);
   printf("adgen tape: %d of %d compilations of grad(f) native; %d tapes made in %ld programs, %d of them of a loop "
-         "with an if, %d of a loop with a loop's tape in its turns (%d loops with an if in the body, %d in another "
-         "loop's body, %d with an else block)\n",
-         pr.native_counted, pr.all, taped, total, taped_ifs, taped_nested, ifs, nested, elses);
+         "with an if, %d of a loop with a loop's tape in its turns, %d of them in a union, %d three loops deep (%d "
+         "loops with an if in the body, %d in another loop's body, %d of them followed by an if or left by a break, "
+         "%d three deep, %d with an else block)\n",
+         pr.native_counted, pr.all, taped, total, taped_ifs, taped_nested, taped_left, taped_deep, ifs, nested, left,
+         deep, elses);
   ck_assert_msg(ifs > 0 && nested > 0, "no loop with an if (%d) or a loop (%d) in its body", ifs, nested);
+  ck_assert_msg(left > 0 && deep > 0, "no loop in a loop's body followed by an if or left by a break (%d), or three "
+                "deep (%d)", left, deep);
   ck_assert_msg(taped_ifs > 0, "no tape of a loop with an if in its body (%d such loops)", ifs);
   ck_assert_msg(taped_nested > 0, "no tape of a loop whose turns hold a loop's tape (%d loops in a loop's body)", nested);
+  ck_assert_msg(taped_left > 0, "no tape of a loop whose turns hold a loop's tape in a union (%d such loops)", left);
+  ck_assert_msg(taped_deep > 0, "no tape of a loop three deep (%d such loops)", deep);
   assert_mostly_native(pr.native_counted, pr.all, "grad(f)");
   ck_assert_msg(taped * 4 >= total, "only %d tapes made in %ld programs", taped, total);
 }
@@ -1043,13 +1067,14 @@ int main(void) {
   if (ashow && *ashow) {
     /* an adgen program of this file's tests, with its options by name
      * (MIST_ADGEN_KIND: plain, containers, nested, long_plain,
-     * long_containers), to run by hand */
+     * long_containers, long_nested), to run by hand */
     const char *kind = getenv("MIST_ADGEN_KIND");
     const AdGenOpts *o = &PLAIN;
     if (kind && !strcmp(kind, "containers")) o = &CONTAINERS;
     else if (kind && !strcmp(kind, "nested")) o = &NESTED;
     else if (kind && !strcmp(kind, "long_plain")) o = &LONG_PLAIN;
     else if (kind && !strcmp(kind, "long_containers")) o = &LONG_CONTAINERS;
+    else if (kind && !strcmp(kind, "long_nested")) o = &LONG_NESTED;
     uint64_t seed = (uint64_t)strtoull(ashow, NULL, 10);
     Buf b = {0}, pt = {0};
     int np = adgen_program(seed, o, &b);
