@@ -1631,6 +1631,44 @@ static bool bi_time(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   return true;
 }
 
+/* input(prompt=''): the prompt written as print writes (flushed, so a
+ * terminal shows it before the read), then a line of standard input
+ * without its "\n" (a "\r" before it stays, as in Python, whose
+ * standard input does not translate line ends); EOFError at the end of
+ * the input. */
+static bool bi_input(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  static const char *const names[] = {"prompt"};
+  Value a[1];
+  if (!std_parse_args(vm, "input", ARGS_EXPECTED, argc, argv, kw, names, 1, 1, 0, false, a))
+    return false;
+  if (vm->sandbox)
+    return lang_raise(vm, "PermissionError", "standard input is not available in the sandbox");
+  if (given(a[0])) {
+    StrBuf sb;
+    sb_init(&sb);
+    if (!lang_tostr(vm, a[0], &sb))
+      return false;
+    lang_write(vm, sb.data, sb.len);
+  }
+  fflush(stdout);
+  StrBuf line;
+  sb_init(&line);
+  int c;
+  while ((c = getchar()) != EOF && c != '\n')
+    sb_addc(&line, (char)c);
+  if (c == EOF && line.len == 0)
+    return lang_raise(vm, "EOFError", "EOF when reading a line");
+  const char *text = line.data ? line.data : "";
+  size_t bad = lang_utf8_check(text, line.len);
+  if (bad < line.len)
+    return lang_raise(vm, "UnicodeDecodeError",
+                      "'utf-8' codec can't decode byte 0x%02x in position %zu: invalid start byte",
+                      (unsigned char)text[bad], bad);
+  *out = str_val(text, line.len);
+  return true;
+}
+
 void std_register_builtins(MistVM *vm)
 {
   enum { M = SELF_TENSOR };
@@ -1648,6 +1686,7 @@ void std_register_builtins(MistVM *vm)
     {"type", bi_type, 0},           {"ord", bi_ord, 0},             {"chr", bi_chr, 0},
     {"hex", bi_hex, 0},             {"oct", bi_oct, 0},             {"bin", bi_bin, 0},
     {"divmod", bi_divmod, 0},       {"args", bi_args, 0},           {"time", bi_time, 0},
+    {"input", bi_input, 0},
     {"filter", bi_filter, 0},       {"isinstance", bi_isinstance, 0}, {"callable", bi_callable, 0},
     {"exit", bi_exit, 0},           {"quit", bi_quit, 0},           {"iter", bi_iter, 0},
     {"next", bi_next, 0},           {"_next_step", bi_next_step, 0},

@@ -62,6 +62,7 @@ static const BuiltinDoc docs[] = {
   {"pow", "pow(base, exp, mod=None)", "base ** exp, or (base ** exp) % mod computed without the big power."},
   {"args", "args()", "The script's command-line words, as a list of str."},
   {"time", "time()", "Seconds since the epoch, as a float."},
+  {"input", "input(prompt='')", "Write the prompt, then read a line of standard input and return it without its newline."},
   {"exit", "exit(code=None)", "Stop the program with status 0, code, or 1 after printing a str code."},
   {"quit", "quit(code=None)", "The same as exit."},
   {"iter", "iter(iterable)", "An iterator over the items; next(it) gives the next one and moves the name it on."},
