@@ -188,7 +188,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
       /* grad(sin) is the derivative of a graph like any other (builtins.c),
        * differentiated again to any order by the rules of the call inside */
       if (!ad_builtin_function(vm, f, np, &f)) return false;
-      func_params(f, &fg);
+      np = func_params(f, &fg);
     }
   }
   int *nums = NULL, nn = 0;

@@ -316,6 +316,13 @@ bool ad_builtin_has_signature(MistVM *vm, Value b) {
 /* A builtin as a primal Mist function of n parameters (grad(sin), or
  * grad(pow, argnums=1), differentiates it). */
 bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out) {
+  /* at least the parameters its rule requires: grad(maximum)(a, b) and
+   * grad(pow)(x, y) take two (argnums alone would say one) */
+  Value sig = signature_of(vm, AS_BUILTIN(b));
+  if (v_is_obj(sig, O_FUNC)) {
+    int required = AS_FUNC(sig)->graph->nparams - lang_func_ndefaults(AS_FUNC(sig));
+    if (n < required) n = required;
+  }
   *out = v_obj(ev_closure(vm, shaped(vm, AS_BUILTIN(b), false, n, NULL), NULL));
   return true;
 }
