@@ -262,6 +262,14 @@ static void module_sum(LLVMModuleRef mod, uint8_t sum[32]) {
   LLVMDisposeMessage(text);
 }
 
+/* Whether an entry's module sum is none: it was made by a process
+ * that did not check (module_sum is made only by one that does). */
+static bool unsummed(const uint8_t sum[32]) {
+  for (int i = 0; i < 32; i++)
+    if (sum[i]) return false;
+  return true;
+}
+
 /* The key of the specialisation t of g, made before it is lowered:
  * the typed graphs the lowering reads (jit/key.c), the version of the
  * code that lowers them and of the program (their build-ids) and the
@@ -474,6 +482,12 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
       obj = jit_cache_get(&cg->cache, key, &size, stored, &ntables);
       tr = now_ms() - tr0;
       tables = obj && ntables ? (char *)obj + size : NULL;
+      if (obj && cg->check && unsummed(stored)) {
+        /* made where no check ran: nothing to compare a check with, so
+         * made anew (and stored with its sum) */
+        free(obj);
+        obj = tables = NULL;
+      }
     }
     if (!addr && !obj) {
       if (jk) continue;   /* a miss: lowered on the next pass */
@@ -531,7 +545,14 @@ static JitCode *cg_compile(void *p, MistVM *vm, IrGraph *g, IrTyped *t, IrType *
       note = lang_str_fmt("cached: %s, read %.2f ms%s", how, tr, keyed)->data;
     } else {
       bool keep = storable(lo.mod);
-      if (!have_module) module_sum(lo.mod, module);
+      /* the module's text is printed and hashed only where a check may
+       * compare it: in a process that checks (what a later one reads
+       * back is then the entry's); elsewhere printing it took a twentieth
+       * of a nested derivative's compile time */
+      if (!have_module) {
+        if (cg->check) module_sum(lo.mod, module);
+        else memset(module, 0, 32);
+      }
       with_tables = jk && jit_key_save_tables(jk, lo.sites, lo.nsites, lo.consts, lo.nconsts, lo.guards,
                                               lo.nguards, serials, &tb);
       if (!verified(&lo, why)) return NULL;
