@@ -262,6 +262,62 @@ static void mark_quick(LLVMContextRef C, LLVMValueRef fn) {
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(C, noinline, 0));
 }
 
+/* Whether bb is a failure's exit as lower.c's fail_here makes it:
+ * mist_rt_fail(cx, site) with a constant site, then a return of the
+ * constant that says "failed". */
+static bool fail_exit(LLVMBasicBlockRef bb) {
+  LLVMValueRef c = LLVMGetFirstInstruction(bb), r = c ? LLVMGetNextInstruction(c) : NULL;
+  if (!r || LLVMGetNextInstruction(r) || !LLVMIsACallInst(c) || !LLVMIsAReturnInst(r)) return false;
+  size_t len;
+  LLVMValueRef callee = LLVMGetCalledValue(c);
+  const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+  return strcmp(name, "mist_rt_fail") == 0 && LLVMGetNumArgOperands(c) == 2 &&
+         LLVMIsAConstantInt(LLVMGetOperand(c, 1)) && LLVMGetNumOperands(r) == 1 &&
+         LLVMIsConstant(LLVMGetOperand(r, 0)) && LLVMIsNull(LLVMGetOperand(r, 0));
+}
+
+/* A quick function's failure exits made one block that takes the site
+ * by a phi.  Each exit ends in a return of an aggregate, which LLVM's
+ * fast instruction selector cannot make, so each became a block of its
+ * own for the slow selector (SelectionDAG): a third of a nested
+ * derivative's code generation time, for code that runs at most once a
+ * call.  Only quick functions: what O2 makes of the others is as before. */
+static void merge_fail_exits(LLVMContextRef C, LLVMValueRef fn) {
+  LLVMValueRef cx = NULL, ret = NULL, callee = NULL;
+  LLVMTypeRef fnty = NULL;
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    if (!fail_exit(bb)) continue;
+    LLVMValueRef c = LLVMGetFirstInstruction(bb);
+    if (n == 0) {
+      cx = LLVMGetOperand(c, 0);
+      ret = LLVMGetOperand(LLVMGetNextInstruction(c), 0);
+      callee = LLVMGetCalledValue(c);
+      fnty = LLVMGetCalledFunctionType(c);
+    }
+    if (LLVMGetOperand(c, 0) == cx && LLVMGetOperand(LLVMGetNextInstruction(c), 0) == ret) n++;
+  }
+  if (n < 2) return;
+  LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+  LLVMBasicBlockRef failed = LLVMAppendBasicBlockInContext(C, fn, "failed");
+  LLVMPositionBuilderAtEnd(B, failed);
+  LLVMValueRef site = LLVMBuildPhi(B, LLVMInt32TypeInContext(C), "site");
+  LLVMBuildCall2(B, fnty, callee, (LLVMValueRef[]){cx, site}, 2, "");
+  LLVMBuildRet(B, ret);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb != failed; bb = LLVMGetNextBasicBlock(bb)) {
+    if (!fail_exit(bb)) continue;
+    LLVMValueRef c = LLVMGetFirstInstruction(bb), r = LLVMGetNextInstruction(c);
+    if (LLVMGetOperand(c, 0) != cx || LLVMGetOperand(r, 0) != ret) continue;
+    LLVMValueRef at = LLVMGetOperand(c, 1);
+    LLVMAddIncoming(site, &at, &bb, 1);
+    LLVMInstructionEraseFromParent(r);
+    LLVMInstructionEraseFromParent(c);
+    LLVMPositionBuilderAtEnd(B, bb);
+    LLVMBuildBr(B, failed);
+  }
+  LLVMDisposeBuilder(B);
+}
+
 /* Whether the lowering marked fn optnone itself (before any mark made
  * here): a recursion's careful copy, run only near the depth limit. */
 static bool marked_by_lowering(LLVMValueRef fn) {
@@ -321,7 +377,10 @@ int jit_mark_effort(LLVMModuleRef mod, int *nfns) {
     nquick++;
   }
   for (size_t i = 0; i < quick.cap; i++)
-    if (quick.keys[i] && quick.vals[i]) mark_quick(C, (LLVMValueRef)quick.keys[i]);
+    if (quick.keys[i] && quick.vals[i]) {
+      mark_quick(C, (LLVMValueRef)quick.keys[i]);
+      merge_fail_exits(C, (LLVMValueRef)quick.keys[i]);
+    }
   /* (after the marks: only what LLVM optimises is peeked at) */
   jit_peek_base_cases(mod);
   return nquick;

@@ -1540,8 +1540,7 @@ go:                                               ; preds = %slow3, %join
   br i1 %ok4, label %ok5, label %fail6, !prof !1
 
 stop:                                             ; preds = %slow3
-  call void @mist_rt_fail(ptr %0, i32 26)
-  ret { i1, i64 } zeroinitializer
+  br label %failed
 
 ok5:                                              ; preds = %go
   %25 = extractvalue { i1, i64 } %24, 1
@@ -1549,8 +1548,7 @@ ok5:                                              ; preds = %go
   br label %fast7
 
 fail6:                                            ; preds = %go
-  call void @mist_rt_fail(ptr %0, i32 27)
-  ret { i1, i64 } zeroinitializer
+  br label %failed
 
 fast7:                                            ; preds = %ok5
   %27 = extractvalue { i64, i1 } %26, 0
@@ -1570,8 +1568,7 @@ ok20:                                             ; preds = %join18
   br i1 %33, label %fast22, label %slow23, !prof !1
 
 fail21:                                           ; preds = %join18
-  call void @mist_rt_fail(ptr %0, i32 31)
-  ret { i1, i64 } zeroinitializer
+  br label %failed
 
 fast22:                                           ; preds = %ok20
   %34 = extractvalue { i64, i1 } %31, 0
@@ -1601,8 +1598,7 @@ ok26:                                             ; preds = %slow23
   br i1 %42, label %typed30, label %badtype31, !prof !1
 
 fail27:                                           ; preds = %slow23
-  call void @mist_rt_fail(ptr %0, i32 32)
-  ret { i1, i64 } zeroinitializer
+  br label %failed
 
 typed30:                                          ; preds = %ok26
   br label %join33
@@ -1620,6 +1616,11 @@ join33:                                           ; preds = %typed30, %fast22
   %45 = phi i64 [ %34, %fast22 ], [ %pay29, %typed30 ]
   %46 = insertvalue { i1, i64 } { i1 true, i64 undef }, i64 %45, 1
   ret { i1, i64 } %46
+
+failed:                                           ; preds = %fail27, %fail21, %fail6, %stop
+  %site = phi i32 [ 26, %stop ], [ 27, %fail6 ], [ 31, %fail21 ], [ 32, %fail27 ]
+  call void @mist_rt_fail(ptr %0, i32 %site)
+  ret { i1, i64 } zeroinitializer
 }
 
 define noundef i1 @m0.entry(ptr %0, ptr nocapture readonly %1, ptr nocapture readnone %2, ptr nocapture writeonly %3) local_unnamed_addr {
