@@ -91,6 +91,19 @@ run mended "$c"
 [ "$(result mended)" = "$(result eager)" ] || fail mended-output "$(result mended)"
 [ "$(from_cache mended)" = "$n" ] || fail mended-cached "$(cat "$dir/mended.err")"
 
+# ---- entries stored where nothing checked: a checking run makes them anew ----
+# (a process without MIST_JIT_CACHE_CHECK stores no hash of the module,
+# so a check would have nothing to compare: not a stale entry, a miss)
+c=$dir/c-unchecked
+run unchecked "$c" MIST_JIT_CACHE_CHECK=0
+run checked "$c" MIST_JIT_CACHE_CHECK=1
+run checked-again "$c" MIST_JIT_CACHE_CHECK=1
+for r in unchecked checked checked-again; do
+  [ "$(result $r)" = "$(result eager)" ] || fail $r-output "$(result $r)" "$(cat "$dir/$r.err")"
+done
+[ "$(passes_ran checked)" = "$n" ] || fail unchecked-made-anew "$(cat "$dir/checked.err")"
+[ "$(from_cache checked-again)" = "$n" ] || fail checked-cached "$(cat "$dir/checked-again.err")"
+
 # ---- what the code was made from changed: never a stale entry ----
 # an edited function compiles again (the others are the same code, and
 # come from the cache); the output is the edited program's
