@@ -1154,30 +1154,31 @@ PRIM_FN(p_cons_tan) {
     *out = t;
     return true;
   }
+  /* as long as the chain acc, item i of t with item i of acc: a
+   * sensitivity or tangent chain may stop early (None for the rest, its
+   * oldest items, all zero) */
+  size_t n = 0;
+  for (Value c = acc; v_is_obj(c, O_TUPLE) && AS_SEQ(c)->len == 2; c = AS_SEQ(c)->items[1]) n++;
+  ObjSeq *items = lang_list_new(n);
+  size_t k = n;
+  for (Value c = t; k > 0; k--) {
+    bool link = v_is_obj(c, O_TUPLE) && AS_SEQ(c)->len == 2;
+    items->items[k - 1] = link ? AS_SEQ(c)->items[0] : v_none();
+    c = link ? AS_SEQ(c)->items[1] : v_none();
+  }
   if (argv[2].tag == V_INT && argv[2].i == 0) {
-    /* as long as the chain acc: a sensitivity or tangent chain may stop
-     * early (None for the rest, all zero) */
-    size_t n = 0;
-    for (Value c = acc; v_is_obj(c, O_TUPLE) && AS_SEQ(c)->len == 2; c = AS_SEQ(c)->items[1]) n++;
-    ObjSeq *items = lang_list_new(n);
-    size_t k = n;
-    for (Value c = t; k > 0; k--) {
-      bool link = v_is_obj(c, O_TUPLE) && AS_SEQ(c)->len == 2;
-      items->items[k - 1] = link ? AS_SEQ(c)->items[0] : v_none();
-      c = link ? AS_SEQ(c)->items[1] : v_none();
-    }
     *out = v_obj(items);
     return true;
   }
+  /* (pairing t's items with acc's from the oldest, as a list of t would,
+   * gave a chain that stopped early the keys of the oldest items: a
+   * derivative of a dict comprehension to the wrong key) */
   ObjDict *d = lang_dict_new();
-  ObjSeq *keys = NULL;
   Value l;
   if (!p_cons_list(vm, 2, (Value[]){acc, v_int(0)}, NULL, &l)) return false;
-  keys = AS_SEQ(l);
-  Value tl;
-  if (!p_cons_list(vm, 2, (Value[]){t, v_int(0)}, NULL, &tl)) return false;
-  for (size_t i = 0; i < keys->len && i < AS_SEQ(tl)->len; i++) {
-    Value pair = AS_SEQ(tl)->items[i], key = AS_SEQ(keys->items[i])->items[0];
+  ObjSeq *keys = AS_SEQ(l);
+  for (size_t i = 0; i < keys->len && i < n; i++) {
+    Value pair = items->items[i], key = AS_SEQ(keys->items[i])->items[0];
     Value tv = v_is_obj(pair, O_TUPLE) && AS_SEQ(pair)->len == 2 ? AS_SEQ(pair)->items[1] : v_none();
     if (v_is_obj(key, O_STR)) lang_dict_put(d, AS_STR(key), tv);
   }

@@ -486,6 +486,16 @@ static void expr(Gen *g, Buf *b, int depth) {
         adgen_printf(b, c->kind == 2 ? ") for %s in %s.values()])" : ") for %s in %s])", q, c->name);
         return;
       }
+      /* a dict comprehension (whose third derivative once paired a
+       * tangent chain that stopped early with the wrong keys), or a
+       * list over a range */
+      if (rnd(r, 2)) {
+        /* its first pair constant: the tangent chain stops early */
+        adgen_printf(b, "sum({k: v for k, v in [(\"c\", 0.5), (\"e\", ");
+        expr(g, b, depth - 1);
+        adgen_printf(b, ")]}.values())");
+        return;
+      }
       adgen_printf(b, "sum([%s * ", q);
       expr(g, b, depth - 1);
       adgen_printf(b, " for %s in range(2)])", q);
