@@ -22,6 +22,7 @@
 #include "devices/alloc.h"
 #include "devices/blas.h"
 #include "devices/cpu/conv.h"
+#include "devices/cpu/gemm_tn.h"
 #include "devices/cpu/strided.h"
 #include "devices/cpu/vmath.h"
 #include "devices/dtype.h"
@@ -411,7 +412,7 @@ DEFINE_GEMM_CHECK(double, f64, 2.3e-16)
 
 static const int gemm_shapes[][3] = {{1, 1, 1},    {3, 5, 7},    {17, 33, 65}, {64, 1, 64},
                                      {1, 70, 30},  {130, 70, 90}, {300, 257, 129},
-                                     {40, 600, 50}, {5, 4, 0}};
+                                     {40, 600, 50}, {5, 4, 0}, {784, 256, 64}, {100, 144, 3}};
 
 START_TEST(test_gemm) {
   for (int own = 0; own < 2; own++) {
@@ -428,6 +429,56 @@ START_TEST(test_gemm) {
   }
   dev_blas_set_own_threads(false);
   ck_assert_ptr_nonnull(strstr(dev_blas_info(), "core"));
+}
+END_TEST
+
+/* devices/cpu/gemm_tn.c's A^T @ B, where it applies, against each element
+ * summed in order by fmaf from zero, bit for bit (OpenBLAS's bits), a
+ * zero result +0; and dev_gemm_f32, one thread or slabs, giving the same
+ * bits.  Rows of 12 and columns of 32 with ends short of both, padded
+ * rows, and products that underflow below zero. */
+START_TEST(test_gemm_tn) {
+  static const int shapes[][3] = {{784, 256, 64}, {100, 144, 3}, {64, 128, 1}, {77, 496, 128}, {130, 512, 17}};
+  int applied = 0;
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+    for (int pad = 0; pad < 2; pad++)
+      for (int tiny = 0; tiny < 2; tiny++) {
+        int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        int lda = m + 3 * pad, ldb = n + 5 * pad, ldc = n + 7 * pad;
+        float *a = malloc(sizeof(float) * (size_t)k * lda), *b = malloc(sizeof(float) * (size_t)k * ldb);
+        float *c = malloc(sizeof(float) * (size_t)m * ldc), *r = malloc(sizeof(float) * (size_t)m * ldc);
+        float *g = malloc(sizeof(float) * (size_t)m * ldc);
+        for (int i = 0; i < k * lda; i++) a[i] = tiny ? 1e-30f * (float)(i % 3) : (float)urand(-1, 1);
+        for (int i = 0; i < k * ldb; i++) b[i] = tiny ? -1e-30f : (float)urand(-1, 1);
+        for (int i = 0; i < m * ldc; i++) c[i] = r[i] = g[i] = NAN;
+        for (int i = 0; i < m; i++)
+          for (int j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int l = 0; l < k; l++) acc = fmaf(a[l * lda + i], b[l * ldb + j], acc);
+            r[i * ldc + j] = acc + 0.0f;
+          }
+        if (dev_cpu_sgemm_tn(m, n, k, a, lda, b, ldb, c, ldc)) {
+          applied++;
+          ck_assert_msg(memcmp(c, r, sizeof(float) * (size_t)m * ldc) == 0, "gemm_tn %dx%dx%d pad %d",
+                        m, n, k, pad);
+          for (int threads = 0; threads < 2; threads++) {
+            dev_gemm_f32(threads ? pool : NULL, true, false, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, g, ldc);
+            for (int i = 0; i < m; i++)
+              ck_assert_msg(memcmp(g + i * ldc, r + i * ldc, sizeof(float) * (size_t)n) == 0,
+                            "dev_gemm_f32 %dx%dx%d pad %d threads %d row %d", m, n, k, pad, threads, i);
+          }
+          if (tiny) ck_assert(r[0] == 0.0f && !signbit(r[0]) && !signbit(c[0]));
+        }
+        free(a), free(b), free(c), free(r), free(g);
+      }
+  /* where no AVX-512 runs, the kernel declines every shape */
+  ck_assert(applied == 0 || applied == 20);
+  /* shapes it leaves to OpenBLAS */
+  static float x[64 * 200], y[200 * 130], z[200 * 200];
+  ck_assert(!dev_cpu_sgemm_tn(200, 64, 64, x, 200, y, 64, z, 64));   /* n < 128 */
+  ck_assert(!dev_cpu_sgemm_tn(100, 130, 64, x, 100, y, 130, z, 130)); /* n not a multiple of 16 */
+  ck_assert(!dev_cpu_sgemm_tn(32, 128, 64, x, 32, y, 128, z, 128));   /* m < 64 */
+  ck_assert(!dev_cpu_sgemm_tn(64, 128, 129, x, 64, y, 128, z, 128)); /* k > 128 */
 }
 END_TEST
 
@@ -1048,6 +1099,7 @@ static Suite *devices_suite(void) {
   tcase_add_test(tc, test_alloc_slabs);
   tcase_add_test(tc, test_alloc_newest_first);
   tcase_add_test(tc, test_gemm);
+  tcase_add_test(tc, test_gemm_tn);
   tcase_add_test(tc, test_gemm_batched);
   tcase_add_test(tc, test_vmath_unary);
   tcase_add_test(tc, test_vmath_f32_ulp);
