@@ -15,20 +15,20 @@
  * Alternatives timed for dW: beta 1 on a zeroed C (OpenBLAS's pass that
  * zeroes C left out), its transpose d^T @ h (TN with the sides swapped),
  * a copy of h^T then NN, NN on an h^T made beforehand (the NN kernel
- * alone), and devices/cpu/gemm_tn.c's AVX-512 kernel (no packing) where
+ * alone), and devices/cpu/gemm_thin.c's AVX-512 kernel (no packing) where
  * it takes the shape; for dX: its transpose w @ d^T (NT), a copy of w^T
- * then NN, NN on a w^T made beforehand.  Each figure is the best of N
- * calls, in microseconds, with GFLOP/s (2 m n k); each alternative's
+ * then NN, NN on a w^T made beforehand, and gemm_thin.c's NT kernel.
+ * Each figure is the best of N calls, in microseconds, with GFLOP/s
+ * (2 m n k); each alternative's
  * result is compared with the NT/TN product bit for bit ("bits same", or
  * the largest relative difference).  Then the eight products in the
  * step's order on the step's buffers (operands where the step leaves
- * them in the cache), each timed in place, dW by OpenBLAS and by the
- * kernel.
+ * them in the cache), each timed in place, the backward ones by
+ * OpenBLAS and by Mist's kernels where they take the shape.
  *
  *   mlp_products N [B...]    best of N (default 300), batches (default 64 512) */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,7 +36,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "devices/cpu/gemm_tn.h"
+#include "devices/cpu/gemm_thin.h"
 
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
 typedef void (*SgemmFn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
@@ -124,7 +124,7 @@ static void dw_copy_nn(Job *j) {
   gemm(0, 0, j->m, j->n, j->k, j->tmp, j->b, 0.0f, j->c);
 }
 static void dw_nn_pre(Job *j) { gemm(0, 0, j->m, j->n, j->k, j->at, j->b, 0.0f, j->c); }
-/* devices/cpu/gemm_tn.c's kernel where it takes the shape, else OpenBLAS */
+/* devices/cpu/gemm_thin.c's kernel where it takes the shape, else OpenBLAS */
 static void dw_mist(Job *j) {
   if (!dev_cpu_sgemm_tn(j->m, j->n, j->k, j->a, j->m, j->b, j->n, j->c, j->n)) dw_tn(j);
 }
@@ -135,6 +135,9 @@ static void dxt_nt(Job *j) { gemm(0, 1, j->n, j->m, j->k, j->b, j->a, 0.0f, j->t
 static void dx_copy_nn(Job *j) {
   transpose(j->n, j->k, j->b, j->tmp);
   gemm(0, 0, j->m, j->n, j->k, j->a, j->tmp, 0.0f, j->c);
+}
+static void dx_mist(Job *j) {
+  if (!dev_cpu_sgemm_nt(j->m, j->n, j->k, j->a, j->k, j->b, j->k, j->c, j->n)) dx_nt(j);
 }
 static void dx_nn_pre(Job *j) { gemm(0, 0, j->m, j->n, j->k, j->a, j->at, 0.0f, j->c); }
 
@@ -217,9 +220,9 @@ static void batch(int b) {
     if (dev_cpu_sgemm_tn(in, out, b, j.a, in, j.b, out, j.c, out)) {
       us = best_us(dw_mist, &j);
       if (us < best) best = us;
-      row("   Mist's kernel (cpu/gemm_tn.c)", us, &j, compare(ref, j.c, in, out, 0));
+      row("   Mist's kernel (cpu/gemm_thin.c)", us, &j, compare(ref, j.c, in, out, 0));
     } else
-      printf("   Mist's kernel (cpu/gemm_tn.c) declines this shape: OpenBLAS\n");
+      printf("   Mist's kernel (cpu/gemm_thin.c) declines this shape: OpenBLAS\n");
     bw_best += best;
     free(at), free((void *)j.a), free((void *)j.b), free(j.c), free(j.tmp), free(ref);
     if (l == 0) break; /* x's sensitivity is not computed */
@@ -246,6 +249,12 @@ static void batch(int b) {
     row("   copy w^T, then NN", us, &x, compare(ref, x.c, b, in, 0));
     us = best_us(dx_nn_pre, &x);
     row("   NN on w^T made before (kernel)", us, &x, compare(ref, x.c, b, in, 0));
+    if (dev_cpu_sgemm_nt(b, in, out, x.a, out, x.b, out, x.c, in)) {
+      us = best_us(dx_mist, &x);
+      if (us < best) best = us;
+      row("   Mist's kernel (cpu/gemm_thin.c)", us, &x, compare(ref, x.c, b, in, 0));
+    } else
+      printf("   Mist's kernel (cpu/gemm_thin.c) declines this shape: OpenBLAS\n");
     bw_best += best;
     free(wt), free((void *)x.a), free((void *)x.b), free(x.c), free(x.tmp), free(ref);
   }
@@ -257,7 +266,8 @@ static void batch(int b) {
 /* The eight products in the step's order on the step's buffers, as
  * bench/jit/mlp.c's step_products runs them (each operand last touched
  * where the step touches it), each timed in place: best of N per
- * product and of the whole; dW by OpenBLAS (TN) or by the hand kernel. */
+ * product and of the whole; the backward products by OpenBLAS, or by
+ * gemm_thin.c's kernels where they take the shape (hand). */
 static void sequence(int b, int hand) {
   static const char *names[8] = {"x @ w0", "h0 @ w1", "h1 @ w2", "dW2 = h1^T @ dz", "dh1 = dz @ w2^T",
                                  "dW1 = h0^T @ dh1", "dh0 = dh1 @ w1^T", "dW0 = x^T @ dh0"};
@@ -278,12 +288,13 @@ static void sequence(int b, int hand) {
     t[3] = now();
     if (!hand || !dev_cpu_sgemm_tn(256, 10, b, h1, 256, dz, 10, gw[2], 10)) gemm(1, 0, 256, 10, b, h1, dz, 0.0f, gw[2]);
     t[4] = now();
-    gemm(0, 1, b, 256, 10, dz, w[2], 0.0f, dh1);
+    if (!hand || !dev_cpu_sgemm_nt(b, 256, 10, dz, 10, w[2], 10, dh1, 256)) gemm(0, 1, b, 256, 10, dz, w[2], 0.0f, dh1);
     t[5] = now();
     if (!hand || !dev_cpu_sgemm_tn(256, 256, b, h0, 256, dh1, 256, gw[1], 256))
       gemm(1, 0, 256, 256, b, h0, dh1, 0.0f, gw[1]);
     t[6] = now();
-    gemm(0, 1, b, 256, 256, dh1, w[1], 0.0f, dh0);
+    if (!hand || !dev_cpu_sgemm_nt(b, 256, 256, dh1, 256, w[1], 256, dh0, 256))
+      gemm(0, 1, b, 256, 256, dh1, w[1], 0.0f, dh0);
     t[7] = now();
     if (!hand || !dev_cpu_sgemm_tn(784, 256, b, x, 784, dh0, 256, gw[0], 256))
       gemm(1, 0, 784, 256, b, x, dh0, 0.0f, gw[0]);
@@ -293,7 +304,7 @@ static void sequence(int b, int hand) {
       if (t[i + 1] - t[i] < best[i]) best[i] = t[i + 1] - t[i];
     if (t[8] - t[0] < total) total = t[8] - t[0];
   }
-  printf("batch %d, the eight products in the step's order, dW by %s\n", b, hand ? "Mist's kernel where it applies" : "OpenBLAS (TN)");
+  printf("batch %d, the eight products in the step's order, the backward ones by %s\n", b, hand ? "Mist's kernels where they apply" : "OpenBLAS");
   double fw = 0, bw = 0;
   for (int i = 0; i < 8; i++) {
     printf("  %-20s %8.1f us\n", names[i], best[i] * 1e6);

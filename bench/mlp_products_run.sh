@@ -10,9 +10,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 cc=${CC:-gcc}
 bin=$here/.bin
 mkdir -p "$bin"
-# the kernel Mist runs (devices/cpu/gemm_tn.c), built as devices/ builds it
+# the kernel Mist runs (devices/cpu/gemm_thin.c), built as devices/ builds it
 "$cc" -O3 -march=native -I"$here/.." -o "$bin/mlp_products" "$here/mlp_products.c" \
-  "$here/../devices/cpu/gemm_tn.c" -ldl -lm
+  "$here/../devices/cpu/gemm_thin.c" -ldl -lm
 for r in $(seq "${ROUNDS:-3}"); do
   echo "== run $r"
   "$bin/mlp_products" "${REPEAT:-300}" "$@"

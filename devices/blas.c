@@ -41,11 +41,13 @@
  * starts joins ~20 us late (pool.c spins long enough that a training
  * step's workers stay awake).
  *
- * Own kernels: f32 x^T @ d with a short shared side (a weight's
- * gradient in a minibatch) runs devices/cpu/gemm_tn.c's AVX-512 kernel,
- * no packing, with OpenBLAS's bits (0.82x to 0.87x OpenBLAS's time for
- * an MLP's 784x256 and 256x256 at batch 64); per call, so slabs use it
- * too.
+ * Own kernels: the f32 products of a minibatch's backward pass, x^T @ d
+ * with a short shared side and d @ w^T with few rows, run
+ * devices/cpu/gemm_thin.c's AVX-512 kernels, no packing (or one
+ * transposed panel), with OpenBLAS's bits: 0.82x to 0.87x OpenBLAS's
+ * time for an MLP's 784x256 and 256x256 weight gradients at batch 64,
+ * 0.64x to 0.78x for 64x256 @ k=256.  They are tried per call, so slabs
+ * use them too.
  *
  * Loading: OpenBLAS is opened with dlopen on the first product, not
  * linked: its thousands of symbols cost a few milliseconds of relocation
@@ -64,7 +66,7 @@
 #define _GNU_SOURCE
 #include "devices/blas.h"
 
-#include "devices/cpu/gemm_tn.h"
+#include "devices/cpu/gemm_thin.h"
 
 #include <cblas.h>
 #include <dlfcn.h>
@@ -192,12 +194,14 @@ typedef struct {
   double alpha, beta;
 } GemmJob;
 
-/* Products that a kernel of Mist's own computes faster than OpenBLAS,
- * with OpenBLAS's bits: f32 A^T @ B with a short k (a weight's gradient
- * in a minibatch; devices/cpu/gemm_tn.c).  true when done. */
+/* Products that kernels of Mist's own compute faster than OpenBLAS,
+ * with OpenBLAS's bits (devices/cpu/gemm_thin.c): f32 A^T @ B with a
+ * short k (a weight's gradient in a minibatch) and A @ B^T with few rows
+ * (an input's sensitivity).  true when done. */
 static bool own_kernel_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                            int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
-  return ta && !tb && alpha == 1.0f && beta == 0.0f && dev_cpu_sgemm_tn(m, n, k, a, lda, b, ldb, c, ldc);
+  if (alpha != 1.0f || beta != 0.0f || ta == tb) return false;
+  return ta ? dev_cpu_sgemm_tn(m, n, k, a, lda, b, ldb, c, ldc) : dev_cpu_sgemm_nt(m, n, k, a, lda, b, ldb, c, ldc);
 }
 static bool own_kernel_f64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double *a,
                            int64_t lda, const double *b, int64_t ldb, double beta, double *c, int64_t ldc) {
