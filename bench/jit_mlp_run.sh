@@ -19,7 +19,9 @@
 # the checks (the step's loss plus the sum of the new parameters), which
 # must agree within 1e-6 relative; and the C twin's forward products and
 # step products alone (mlp.c's blas_*_ms), whose ratio is the floor
-# OpenBLAS sets under step / forward.  Then the compilation of the step
+# OpenBLAS sets under C's step / forward (Mist's backward products run
+# devices/cpu/gemm_thin.c where it applies, faster: its floor is
+# bench/mlp_products_run.sh's).  Then the compilation of the step
 # (`mlp.ms N B compile`: the step called once, nothing else compiled),
 # the sum of MIST_JIT_LOG's "compiled (X ms)" on a new, empty
 # MIST_CACHE_DIR (target < 300 ms) and again from that cache (target
@@ -98,7 +100,7 @@ for b in 64 512; do
   done
   printf '  mist step / C step %sx (target 1.05x); mist step / mist forward %sx, its gradient / forward %sx (target 2.3x)\n' \
     "$(ratio "${s[mist]}" "${s[C]}")" "$(ratio "${s[mist]}" "${f[mist]}")" "$(ratio "${g[mist]}" "${f[mist]}")"
-  printf '  the products alone (C): forward %.4f, step %.4f, %sx (the floor BLAS sets under step / forward)\n' \
+  printf '  the products alone (C): forward %.4f, step %.4f, %sx (the floor OpenBLAS sets under the step / forward of C; the backward products of Mist run kernels of its own: bench/mlp_products_run.sh)\n' \
     "$bf" "$bs" "$(ratio "$bs" "$bf")"
   for n in "${names[@]}"; do
     if ! awk -v a="${chk[$n]}" -v b="${chk[mist]}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-6 * (b < 0 ? -b : b)) }'; then
