@@ -41,6 +41,31 @@
 
 const char *mist_version(void) { return MIST_VERSION; }
 
+/* A NULL handle, or NULL where a call needs a string, is the host's
+ * mistake, and mist.h promises that every call reports failure rather
+ * than crash: the calls that return a status fail (with this message
+ * from mist_error), the others do nothing. */
+static const char null_vm_message[] = "error: the MistVM handle is NULL";
+
+static bool is_null(MistVM *vm, const char *call, const char *what, const void *p) {
+  if (p) return false;
+  lang_raise(vm, "ValueError", "%s: %s is NULL", call, what);
+  return true;
+}
+
+/* Whether nargs argument types are not all there: nargs is negative (-1
+ * allowed where it means "no types") or one of them is NULL. */
+static bool argtypes_missing(MistVM *vm, const char *call, int nargs, const char *const *argtypes,
+                             bool none_allowed) {
+  if (nargs < (none_allowed ? -1 : 0)) {
+    lang_raise(vm, "ValueError", "%s: nargs is %d", call, nargs);
+    return true;
+  }
+  for (int i = 0; i < nargs; i++)
+    if (is_null(vm, call, "an argument type", argtypes ? argtypes[i] : NULL)) return true;
+  return false;
+}
+
 static ObjModule *module_new(MistVM *vm, const char *name, const char *path) {
   ObjModule *m = lang_alloc(sizeof *m);
   m->obj.kind = O_MODULE;
@@ -65,8 +90,9 @@ MistVM *mist_new(int argc, const char *const *argv) {
   if (!vm->interned) vm->interned = lang_dict_new();
   vm->modules = lang_dict_new();
   vm->max_depth = MAX_DEPTH;
+  if (!argv) argc = 0;
   ObjSeq *args = lang_list_new(argc > 0 ? argc : 0);
-  for (int i = 0; i < argc; i++) args->items[i] = v_obj(lang_str(argv[i]));
+  for (int i = 0; i < argc; i++) args->items[i] = v_obj(lang_str(argv[i] ? argv[i] : ""));
   vm->argv = args;
   vm->main = module_new(vm, "__main__", "<main>");
   vm->import = import_module;
@@ -87,20 +113,26 @@ void mist_free(MistVM *vm) {
 }
 
 void mist_set_write(MistVM *vm, void (*write)(void *, const char *, size_t), void *user) {
+  if (!vm) return;
   vm->write = write;
   vm->write_user = user;
 }
 
 void mist_set_write_err(MistVM *vm, void (*write)(void *, const char *, size_t), void *user,
                         bool is_terminal) {
+  if (!vm) return;
   vm->write_err = write;
   vm->write_err_user = user;
   vm->err_is_tty = is_terminal;
 }
 
-void mist_interrupt(MistVM *vm) { vm->interrupt = 1; }
+void mist_interrupt(MistVM *vm) {
+  if (vm) vm->interrupt = 1;
+}
 
-void mist_set_time_limit(MistVM *vm, double seconds) { vm->time_limit = seconds > 0 ? seconds : 0; }
+void mist_set_time_limit(MistVM *vm, double seconds) {
+  if (vm) vm->time_limit = seconds > 0 ? seconds : 0;
+}
 
 /* ---- the pipeline ---- */
 
@@ -210,9 +242,13 @@ int mist_dump_stages(const char *list, const char **bad) {
   return stages;
 }
 
-void mist_set_dump(MistVM *vm, int stages) { vm->dump = stages; }
+void mist_set_dump(MistVM *vm, int stages) {
+  if (vm) vm->dump = stages;
+}
 
-void mist_set_graph_mode(MistVM *vm, bool on) { jit_set_graph_mode(vm, on); }
+void mist_set_graph_mode(MistVM *vm, bool on) {
+  if (vm) jit_set_graph_mode(vm, on);
+}
 
 static void set_stack_limit(MistVM *vm);
 
@@ -325,7 +361,9 @@ static MistStatus load_and_run(MistVM *vm, ObjModule *m, const char *path, bool 
 
 MistStatus mist_run_file(MistVM *vm, const char *path) {
   lang_gc_enter_thread();
+  if (!vm) return MIST_ERROR;
   lang_error_clear(vm);
+  if (is_null(vm, "mist_run_file", "path", path)) return MIST_ERROR;
   vm->interrupt = 0;
   vm->main->path = lang_str(path);
   Value r;
@@ -334,7 +372,9 @@ MistStatus mist_run_file(MistVM *vm, const char *path) {
 
 MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo) {
   lang_gc_enter_thread();
+  if (!vm) return MIST_ERROR;
   lang_error_clear(vm);
+  if (is_null(vm, "mist_eval", "source", source)) return MIST_ERROR;
   vm->interrupt = 0;
   size_t len = strlen(source);
   int file = add_file(vm, name, source, len);
@@ -355,7 +395,7 @@ MistStatus mist_eval(MistVM *vm, const char *name, const char *source, bool echo
 }
 
 int mist_exit_code(MistVM *vm) {
-  return vm->err.set && vm->err.kind && strcmp(vm->err.kind, "SystemExit") == 0 ? vm->err.exit_code : -1;
+  return vm && vm->err.set && vm->err.kind && strcmp(vm->err.kind, "SystemExit") == 0 ? vm->err.exit_code : -1;
 }
 
 /* ---- completion ---- */
@@ -423,6 +463,7 @@ static bool value_of_path(MistVM *vm, const char *text, size_t len, Value *out) 
 
 char **mist_complete(MistVM *vm, const char *text) {
   lang_gc_enter_thread();
+  if (!vm || !text) return NULL;
   Words w = {0};
   const char *dot = strrchr(text, '.');
   if (dot) {
@@ -464,6 +505,7 @@ char **mist_complete(MistVM *vm, const char *text) {
 
 const char *mist_error(MistVM *vm) {
   lang_gc_enter_thread();
+  if (!vm) return null_vm_message;
   if (!vm->err.set) return "";
   return lang_error_render(vm)->data;
 }
@@ -700,7 +742,9 @@ static MistStatus print_graph(MistVM *vm, IrGraph *g, int flags) {
 
 MistStatus mist_print_ir(MistVM *vm, const char *name, int flags) {
   lang_gc_enter_thread();
+  if (!vm) return MIST_ERROR;
   lang_error_clear(vm);
+  if (is_null(vm, "mist_print_ir", "name", name)) return MIST_ERROR;
   if (flags & MIST_IR_OPT) {
     /* the graphs have run: the passes change no graph the interpreter has compiled */
     lang_raise(vm, "ValueError", "the optimised IR is printed from a file (mist ir --opt FILE.ms NAME)");
@@ -763,7 +807,9 @@ static MistStatus print_types(MistVM *vm, IrGraph *g, IrGraph *module_code, int 
 
 const char *mist_argtype_error(MistVM *vm, const char *text) {
   lang_gc_enter_thread();
+  if (!vm) return null_vm_message + strlen("error: ");
   lang_error_clear(vm);
+  if (!text) return "the type is NULL";
   if (ir_parse_argtype(vm, text)) return NULL;
   return vm->err.message ? vm->err.message->data : "not a type";
 }
@@ -783,7 +829,11 @@ static MistStatus print_llvm(MistVM *vm, IrGraph *g, const Value *env, IrGraph *
 
 MistStatus mist_print_llvm(MistVM *vm, const char *name, int nargs, const char *const *argtypes) {
   lang_gc_enter_thread();
+  if (!vm) return MIST_ERROR;
   lang_error_clear(vm);
+  if (is_null(vm, "mist_print_llvm", "name", name) ||
+      argtypes_missing(vm, "mist_print_llvm", nargs, argtypes, false))
+    return MIST_ERROR;
   Value slot;
   ObjModule *m = vm->main;
   if (m->names && lang_dict_get(m->names, lang_str(name), &slot)) {
@@ -807,7 +857,12 @@ MistStatus mist_print_file_ir(MistVM *vm, const char *path, const char *name, in
 static MistStatus print_file(MistVM *vm, const char *path, const char *name, int flags, int nargs,
                              const char *const *argtypes, bool llvm) {
   lang_gc_enter_thread();
+  if (!vm) return MIST_ERROR;
   lang_error_clear(vm);
+  const char *call = llvm ? "mist_print_file_llvm" : "mist_print_file_ir";
+  if (is_null(vm, call, "path", path) || is_null(vm, call, "name", name) ||
+      argtypes_missing(vm, call, nargs, argtypes, !llvm))
+    return MIST_ERROR;
   size_t len;
   const char *why;
   char *text = read_file(path, &len, &why);
