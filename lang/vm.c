@@ -166,16 +166,19 @@ static void add_caret(StrBuf *sb, const char *line, size_t len, int col, int wid
   sb_addc(sb, '\n');
 }
 
-/* A source line as valid UTF-8: each byte of a malformed sequence (the
- * error that reports it points there) shown as U+FFFD, one column. */
+/* A source line as valid UTF-8 without NUL bytes (the rendered error is
+ * a C string, which a NUL would cut short before its caret): each byte
+ * of a malformed sequence, and each NUL (the error that reports it
+ * points there), shown as U+FFFD, one column. */
 static const char *valid_line(const char *line, size_t *len) {
   size_t bad = lang_utf8_check(line, *len);
-  if (bad == *len) return line;
+  if (bad == *len && !memchr(line, '\0', *len)) return line;
   StrBuf sb;
   sb_init(&sb);
-  sb_add(&sb, line, bad);
-  for (size_t i = bad; i < *len;) {
+  for (size_t i = 0; i < *len;) {
     size_t ok = lang_utf8_check(line + i, *len - i);
+    const char *nul = memchr(line + i, '\0', ok);
+    if (nul) ok = (size_t)(nul - (line + i));
     sb_add(&sb, line + i, ok);
     i += ok;
     if (i < *len) sb_adds(&sb, "\xef\xbf\xbd"), i++;
