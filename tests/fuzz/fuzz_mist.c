@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mist.h"
 
@@ -22,7 +23,32 @@ static void discard(void *user, const char *text, size_t len) {
   (void)len;
 }
 
+/* An input with a NUL byte also runs as a file, which keeps the bytes
+ * after the NUL (mist_eval's string ends there): the rendered error, a
+ * C string, must come out whole, ending in a newline (a NUL copied into
+ * its source line used to cut it short before the caret). */
+static void run_as_file(const uint8_t *data, size_t size) {
+  char path[] = "/tmp/fuzz_mist_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return;
+  bool written = write(fd, data, size) == (ssize_t)size;
+  close(fd);
+  MistVM *vm = written ? mist_new(0, NULL) : NULL;
+  if (vm) {
+    mist_set_write(vm, discard, NULL);
+    mist_set_time_limit(vm, 1.0);
+    if (mist_run_file(vm, path) != MIST_OK && mist_exit_code(vm) < 0) {
+      const char *err = mist_error(vm);
+      size_t n = strlen(err);
+      if (n == 0 || err[n - 1] != '\n') abort();
+    }
+    mist_free(vm);
+  }
+  unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (memchr(data, '\0', size)) run_as_file(data, size);
   /* mist_eval takes a NUL-terminated string; an embedded NUL just ends
    * the program early. */
   char *src = malloc(size + 1);
