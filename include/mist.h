@@ -3,7 +3,9 @@
  * A host program links libmist and drives one or more interpreters
  * through opaque MistVM handles.  There is no global state: separate
  * handles are independent.  No function here exits or aborts the
- * process; each reports failure by its return value, and the error's
+ * process, even given a NULL handle or a NULL string (a call that
+ * returns a status then fails; one that returns nothing does nothing);
+ * each reports failure by its return value, and the error's
  * text (in the usual "FILE:LINE:COL: error: ..." form, with the source
  * line, a caret and the Mist traceback) is then available from
  * mist_error().  The library never prints by itself: program output goes
