@@ -26,6 +26,7 @@ static const char usage_line[] =
     "       mist ir [--grad] [--opt] [--source] FILE.ms NAME\n"
     "       mist ir --types [--grad] FILE.ms NAME ARGTYPES...\n"
     "       mist emit-llvm FILE.ms NAME ARGTYPES...\n"
+    "       mist emit-ptx FILE.ms NAME ARGTYPES...   (not built yet)\n"
     "       mist --version | --help\n";
 
 static void print_help(void) {
@@ -50,6 +51,9 @@ static void print_help(void) {
          "  emit-llvm FILE.ms NAME ARGTYPES...\n"
          "                       print the optimised LLVM IR graph mode makes for NAME\n"
          "                       specialised to ARGTYPES\n"
+         "  emit-ptx FILE.ms NAME ARGTYPES...\n"
+         "                       the PTX of the GPU backend, which is not built yet:\n"
+         "                       an error says so (exit status 1)\n"
          "  --mode=graph         compile every function call for the types of its\n"
          "                       arguments (docs/jit.md); --mode=eager (the default)\n"
          "                       interprets\n"
@@ -221,6 +225,8 @@ static int run_ir(int argc, char **argv) {
   }
   if (n < 2)
     return usage_error("ir: expected FILE.ms NAME");
+  if (types && (flags & MIST_IR_SOURCE))
+    return usage_error("ir: --types cannot be combined with --source");
   if (!check_file(operands[0]))
     return 2;
   MistVM *vm = vm_or_die(0, NULL);
@@ -230,23 +236,30 @@ static int run_ir(int argc, char **argv) {
   return finish(vm, status, operands[0], repl_end());
 }
 
-/* mist emit-llvm FILE.ms NAME ARGTYPES... */
-static int run_emit_llvm(int argc, char **argv) {
+/* mist emit-llvm FILE.ms NAME ARGTYPES..., and emit-ptx, whose backend
+ * is not built: its command line is checked as emit-llvm's, then it
+ * fails saying so rather than being taken for a script named emit-ptx. */
+static int run_emit(const char *command, int argc, char **argv) {
   if (argc < 2)
-    return usage_error("emit-llvm: expected FILE.ms NAME ARGTYPES...");
+    return usage_error("%s: expected FILE.ms NAME ARGTYPES...", command);
   for (int i = 0; i < 2; i++)
     if (argv[i][0] == '-' && argv[i][1] != '\0')
-      return usage_error("emit-llvm: unknown option %s", argv[i]);
+      return usage_error("%s: unknown option %s", command, argv[i]);
   if (!check_file(argv[0]))
     return 2;
   MistVM *vm = vm_or_die(0, NULL);
   for (int k = 2; k < argc; k++) {
     const char *why = mist_argtype_error(vm, argv[k]);
     if (why) {
-      int code = usage_error("emit-llvm: %s", why);
+      int code = usage_error("%s: %s", command, why);
       mist_free(vm);
       return code;
     }
+  }
+  if (strcmp(command, "emit-ptx") == 0) {
+    fprintf(stderr, "mist: emit-ptx: the GPU backend is not built yet: graph mode compiles for the CPU only (mist emit-llvm)\n");
+    mist_free(vm);
+    return 1;
   }
   repl_begin();
   MistStatus status = mist_print_file_llvm(vm, argv[0], argv[1], argc - 2, (const char *const *)argv + 2);
@@ -313,8 +326,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(arg, "ir") == 0)
     return run_ir(argc - 2, argv + 2);
-  if (strcmp(arg, "emit-llvm") == 0)
-    return run_emit_llvm(argc - 2, argv + 2);
+  if (strcmp(arg, "emit-llvm") == 0 || strcmp(arg, "emit-ptx") == 0)
+    return run_emit(arg, argc - 2, argv + 2);
   if (arg[0] == '-')
     return usage_error("unknown option %s", arg);
   return run_script(arg, argc - 2, argv + 2);
