@@ -1101,7 +1101,8 @@ static bool bi_callable(MistVM *vm, int argc, const Value *argv, const KwArgs *k
 
 /* exit(code=None), quit(code=None): stop the program, as Python's
  * SystemExit does: with status 0 for None, the int given, or 1 after
- * printing a str (as the error's message).  It travels up as an error
+ * printing a str (as the error's message); an int's low byte, as the
+ * process's status keeps it.  It travels up as an error
  * of kind SystemExit that hosts recognise (mist_exit_code). */
 static bool exit_fn(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw)
 {
@@ -1112,7 +1113,10 @@ static bool exit_fn(MistVM *vm, const char *fname, int argc, const Value *argv, 
   int code = 0;
   const char *msg = "";
   if (a[0].tag == V_INT || a[0].tag == V_BOOL) {
-    code = (int)(a[0].tag == V_INT ? a[0].i : a[0].b);
+    /* the status the process gets, as the OS keeps it (Python's too):
+     * its low byte, so exit(-1) is 255, never the -1 that
+     * mist_exit_code answers for "not an exit" */
+    code = (int)((uint64_t)(a[0].tag == V_INT ? a[0].i : a[0].b) & 0xff);
   } else if (given_not_none(a[0])) {
     StrBuf sb;
     sb_init(&sb);

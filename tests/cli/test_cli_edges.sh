@@ -131,6 +131,11 @@ expect stdin-empty 0 '^$' sh -c "'$mist' < /dev/null"
 expect_err stdout-full 1 'error writing standard output' sh -c "'$mist' -e 'print(1)' > /dev/full"
 expect exit-status 3 '^$' "$mist" -e 'exit(3)'
 expect_err exit-message 1 '^bye$' "$mist" -e 'exit("bye")'
+# the status's low byte, as the OS and Python keep it: exit(-1) is 255,
+# not an error "failed (no message)" with status 1
+expect exit-negative 255 '^$' "$mist" -e 'exit(-1)'
+expect exit-wraps 0 '^$' "$mist" -e 'exit(256)'
+expect exit-big 0 '^$' "$mist" -e 'exit(2 ** 40)'
 
 if [ "$fails" -gt 0 ]; then
   echo "$fails failed"

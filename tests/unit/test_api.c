@@ -134,6 +134,9 @@ START_TEST(failures_are_messages)
   /* exit() ends the program, not the host */
   ck_assert_int_eq(mist_eval(vm, "<exit>", "exit(3)", false), MIST_ERROR);
   ck_assert_int_eq(mist_exit_code(vm), 3);
+  ck_assert_int_eq(mist_eval(vm, "<exit>", "exit(-1)", false), MIST_ERROR);
+  ck_assert_int_eq(mist_exit_code(vm), 255);   /* not -1, "no exit" */
+  ck_assert_str_eq(mist_error(vm), "");
   still_runs(vm);
   ck_assert_int_eq(mist_exit_code(vm), -1);
   mist_free(vm);
