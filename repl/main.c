@@ -175,65 +175,60 @@ static int run_script(const char *path, int argc, char **argv) {
 }
 
 /* mist ir [--grad] [--opt] [--source] FILE.ms NAME
- * mist ir --types [--grad] FILE.ms NAME ARGTYPES... */
+ * mist ir --types [--grad] FILE.ms NAME ARGTYPES...
+ * The options may come anywhere (no type starts with "-"). */
 static int run_ir(int argc, char **argv) {
-  const char *operands[2];
+  char **operands = malloc((size_t)(argc ? argc : 1) * sizeof *operands);
   int n = 0, flags = MIST_IR_LOWERED;
   bool types = false;
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--types") == 0) {
-      types = true;
-      continue;
-    }
-    if (types && n == 2) {
-      /* the argument types: the rest of the command line */
-      if (flags & MIST_IR_SOURCE)
-        return usage_error("ir: --types cannot be combined with --source");
-      if (!check_file(operands[0]))
-        return 2;
-      MistVM *vm = vm_or_die(0, NULL);
-      for (int k = i; k < argc; k++) {
-        const char *why = mist_argtype_error(vm, argv[k]);
-        if (why) {
-          int code = usage_error("ir: %s", why);
-          mist_free(vm);
-          return code;
-        }
-      }
-      repl_begin();
-      MistStatus status = mist_print_file_ir_types(vm, operands[0], operands[1], flags, argc - i,
-                                                   (const char *const *)argv + i);
-      return finish(vm, status, operands[0], repl_end());
-    }
-    if (strcmp(argv[i], "--source") == 0) {
-      flags |= MIST_IR_SOURCE;
-      continue;
-    }
-    if (strcmp(argv[i], "--grad") == 0) {
-      flags |= MIST_IR_GRAD;
-      continue;
-    }
-    if (strcmp(argv[i], "--opt") == 0) {
-      flags |= MIST_IR_OPT;
-      continue;
-    }
-    if (argv[i][0] == '-' && argv[i][1] != '\0')
-      return usage_error("ir: unknown option %s", argv[i]);
-    if (n == 2)
-      return usage_error("ir: unexpected argument '%s'", argv[i]);
-    operands[n++] = argv[i];
+  if (!operands) {
+    fprintf(stderr, "mist: out of memory\n");
+    return 1;
   }
-  if (n < 2)
-    return usage_error("ir: expected FILE.ms NAME");
-  if (types && (flags & MIST_IR_SOURCE))
-    return usage_error("ir: --types cannot be combined with --source");
-  if (!check_file(operands[0]))
-    return 2;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--types") == 0)
+      types = true;
+    else if (strcmp(argv[i], "--source") == 0)
+      flags |= MIST_IR_SOURCE;
+    else if (strcmp(argv[i], "--grad") == 0)
+      flags |= MIST_IR_GRAD;
+    else if (strcmp(argv[i], "--opt") == 0)
+      flags |= MIST_IR_OPT;
+    else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      free(operands);
+      return usage_error("ir: unknown option %s", argv[i]);
+    } else
+      operands[n++] = argv[i];
+  }
+  const char *bad = n < 2                             ? "ir: expected FILE.ms NAME"
+                    : types && (flags & MIST_IR_SOURCE) ? "ir: --types cannot be combined with --source"
+                                                        : NULL;
+  if (!bad && n > 2 && !types) {
+    int code = usage_error("ir: unexpected argument '%s' (argument types go with --types)", operands[2]);
+    free(operands);
+    return code;
+  }
+  if (bad || !check_file(operands[0])) {
+    free(operands);
+    return bad ? usage_error("%s", bad) : 2;
+  }
   MistVM *vm = vm_or_die(0, NULL);
+  for (int k = 2; k < n; k++) {
+    const char *why = mist_argtype_error(vm, operands[k]);
+    if (why) {
+      int code = usage_error("ir: %s", why);
+      mist_free(vm);
+      free(operands);
+      return code;
+    }
+  }
   repl_begin();
-  MistStatus status = types ? mist_print_file_ir_types(vm, operands[0], operands[1], flags, 0, NULL)
+  MistStatus status = types ? mist_print_file_ir_types(vm, operands[0], operands[1], flags, n - 2,
+                                                       (const char *const *)operands + 2)
                             : mist_print_file_ir(vm, operands[0], operands[1], flags);
-  return finish(vm, status, operands[0], repl_end());
+  int code = finish(vm, status, operands[0], repl_end());
+  free(operands);
+  return code;
 }
 
 /* mist emit-llvm FILE.ms NAME ARGTYPES..., and emit-ptx, whose backend

@@ -37,6 +37,11 @@ expect_err ir-extra 2 "ir: unexpected argument 'extra'" "$mist" ir "$dir/ok.ms" 
 expect_err ir-dir 2 "can't open file '$dir': Is a directory" "$mist" ir "$dir" sq
 expect_err ir-types-source 2 'ir: --types cannot be combined with --source' "$mist" ir --types --source "$dir/ok.ms" sq
 expect_err ir-types-source-typed 2 'ir: --types cannot be combined with --source' "$mist" ir --types --source "$dir/ok.ms" sq float
+# ir's options anywhere, the argument types after --types or before it
+expect ir-types-grad-last 0 'graph @grad.sq\(%x[.0-9]*: float\)' "$mist" ir --types "$dir/ok.ms" sq float --grad
+expect ir-types-after 0 'mul\(%x, %x\) : float' "$mist" ir "$dir/ok.ms" sq --types float
+expect ir-opt-last 0 'graph @sq\(%x\)' "$mist" ir "$dir/ok.ms" sq --opt
+expect_err ir-types-without 2 "ir: unexpected argument 'float' \(argument types go with --types\)" "$mist" ir "$dir/ok.ms" sq float
 expect_err ir-types-bad 2 "ir: bad argument type 'f32\[2'" "$mist" ir --types "$dir/ok.ms" sq 'f32[2'
 expect_err llvm-nothing 2 'emit-llvm: expected FILE.ms NAME ARGTYPES' "$mist" emit-llvm
 expect_err llvm-no-name 2 'emit-llvm: expected FILE.ms NAME ARGTYPES' "$mist" emit-llvm "$dir/ok.ms"
