@@ -178,13 +178,9 @@ static int run_script(const char *path, int argc, char **argv) {
  * mist ir --types [--grad] FILE.ms NAME ARGTYPES...
  * The options may come anywhere (no type starts with "-"). */
 static int run_ir(int argc, char **argv) {
-  char **operands = malloc((size_t)(argc ? argc : 1) * sizeof *operands);
+  const char *operands[argc + 1];   /* FILE.ms, NAME, then the argument types */
   int n = 0, flags = MIST_IR_LOWERED;
   bool types = false;
-  if (!operands) {
-    fprintf(stderr, "mist: out of memory\n");
-    return 1;
-  }
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--types") == 0)
       types = true;
@@ -194,41 +190,32 @@ static int run_ir(int argc, char **argv) {
       flags |= MIST_IR_GRAD;
     else if (strcmp(argv[i], "--opt") == 0)
       flags |= MIST_IR_OPT;
-    else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      free(operands);
+    else if (argv[i][0] == '-' && argv[i][1] != '\0')
       return usage_error("ir: unknown option %s", argv[i]);
-    } else
+    else
       operands[n++] = argv[i];
   }
-  const char *bad = n < 2                             ? "ir: expected FILE.ms NAME"
-                    : types && (flags & MIST_IR_SOURCE) ? "ir: --types cannot be combined with --source"
-                                                        : NULL;
-  if (!bad && n > 2 && !types) {
-    int code = usage_error("ir: unexpected argument '%s' (argument types go with --types)", operands[2]);
-    free(operands);
-    return code;
-  }
-  if (bad || !check_file(operands[0])) {
-    free(operands);
-    return bad ? usage_error("%s", bad) : 2;
-  }
+  if (n < 2)
+    return usage_error("ir: expected FILE.ms NAME");
+  if (n > 2 && !types)
+    return usage_error("ir: unexpected argument '%s' (argument types go with --types)", operands[2]);
+  if (types && (flags & MIST_IR_SOURCE))
+    return usage_error("ir: --types cannot be combined with --source");
+  if (!check_file(operands[0]))
+    return 2;
   MistVM *vm = vm_or_die(0, NULL);
   for (int k = 2; k < n; k++) {
     const char *why = mist_argtype_error(vm, operands[k]);
     if (why) {
       int code = usage_error("ir: %s", why);
       mist_free(vm);
-      free(operands);
       return code;
     }
   }
   repl_begin();
-  MistStatus status = types ? mist_print_file_ir_types(vm, operands[0], operands[1], flags, n - 2,
-                                                       (const char *const *)operands + 2)
+  MistStatus status = types ? mist_print_file_ir_types(vm, operands[0], operands[1], flags, n - 2, operands + 2)
                             : mist_print_file_ir(vm, operands[0], operands[1], flags);
-  int code = finish(vm, status, operands[0], repl_end());
-  free(operands);
-  return code;
+  return finish(vm, status, operands[0], repl_end());
 }
 
 /* mist emit-llvm FILE.ms NAME ARGTYPES..., and emit-ptx, whose backend
