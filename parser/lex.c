@@ -273,8 +273,10 @@ static Token lex_string(Lexer *L, LexPos start, bool fstr, bool raw) {
     int c = peekc(L, 0);
     if (c < 0) {
       if (triple) {
-        lex_error(L, lex_span(L, start, 3), "unterminated triple-quoted string literal (detected at line %d)",
-                  L->p.line);
+        /* Python counts the line of the last character: a final newline starts none */
+        int last = L->p.col == 1 && L->p.line > start.line ? L->p.line - 1 : L->p.line;
+        lex_error(L, lex_span(L, start, 1), "unterminated triple-quoted string literal (detected at line %d)",
+                  last);
         return fail_incomplete(L);
       }
       lex_error(L, lex_span(L, start, 1), "unterminated string literal (detected at line %d)",
