@@ -139,7 +139,7 @@ void mist_set_graph_mode(MistVM *vm, bool on);
 void mist_set_time_limit(MistVM *vm, double seconds);
 
 /* After a call that failed because the program called exit() or quit():
- * the exit status it asked for (0 for exit(), n for exit(n), 1 for
+ * the exit status it asked for (0 for exit(), n & 255 for exit(n), 1 for
  * exit("message")); mist_error is then that message alone, or "".  -1
  * when the last call did not end that way. */
 int mist_exit_code(MistVM *vm);

@@ -1100,8 +1100,9 @@ static bool bi_callable(MistVM *vm, int argc, const Value *argv, const KwArgs *k
 }
 
 /* exit(code=None), quit(code=None): stop the program, as Python's
- * SystemExit does: with status 0 for None, the int given, or 1 after
- * printing a str (as the error's message).  It travels up as an error
+ * SystemExit does: with status 0 for None, the int given (its low 8 bits,
+ * the status a process can have), or 1 after printing a str (as the
+ * error's message).  It travels up as an error
  * of kind SystemExit that hosts recognise (mist_exit_code). */
 static bool exit_fn(MistVM *vm, const char *fname, int argc, const Value *argv, const KwArgs *kw)
 {
@@ -1112,7 +1113,9 @@ static bool exit_fn(MistVM *vm, const char *fname, int argc, const Value *argv, 
   int code = 0;
   const char *msg = "";
   if (a[0].tag == V_INT || a[0].tag == V_BOOL) {
-    code = (int)(a[0].tag == V_INT ? a[0].i : a[0].b);
+    /* the process's status is its low 8 bits, as for Python's exit(-1) (255):
+     * a negative code would read as "no exit" (mist_exit_code's -1) */
+    code = (int)((a[0].tag == V_INT ? a[0].i : a[0].b) & 0xff);
   } else if (given_not_none(a[0])) {
     StrBuf sb;
     sb_init(&sb);
