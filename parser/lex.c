@@ -225,6 +225,12 @@ bool lex_decode(Lexer *L, LexPos at, size_t end, bool raw, StrBuf *out) {
     case 'x': ndig = 2; break;
     case 'u': ndig = 4; break;
     case 'U': ndig = 8; break;
+    case 'N': {   /* Python's \N{NAME}: kept as written it would be silently wrong */
+      LexPos q = p;
+      while (q.pos < end && s[q.pos] != '}' && s[q.pos] != '\n') lex_advance(L, &q);
+      return lex_error(L, lex_span(L, esc, q.col - esc.col + (q.pos < end && s[q.pos] == '}')),
+                       "(unicode error) \\N{...} escapes are not supported in Mist: write the character or its \\u escape");
+    }
     default:
       if (e >= '0' && e <= '7') {
         uint32_t v = 0;
