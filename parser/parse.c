@@ -50,6 +50,7 @@ typedef struct Parser {
   int fdepth;             /* inside an f-string's expression */
   int in_def;             /* inside a def (for 'return') */
   int in_loop;            /* inside a loop of the current def (for break/continue) */
+  bool guessing;          /* reading past an error already found, for Python's guess */
   jmp_buf fail;
 } Parser;
 
@@ -57,7 +58,13 @@ typedef struct Parser {
 
 static Token fetch(Parser *P) {
   Token t = lex_next(P->lx);
-  if (t.kind == TK_ERROR) longjmp(P->fail, 1);
+  if (t.kind == TK_ERROR) {
+    /* the input ending inside brackets while the parser reads on past an
+     * error for its message: the lexer's error, final (not one the REPL
+     * waits for more lines to end), as for any other error there */
+    if (P->guessing) P->vm->err.incomplete = false;
+    longjmp(P->fail, 1);
+  }
   return t;
 }
 
@@ -143,24 +150,46 @@ static _Noreturn void unexpected(Parser *P) {
   }
 }
 
+/* Python says "expected ':'" and "expected '('" where those must come (a
+ * def's, an else's); any other token missing is "invalid syntax" at the
+ * token found (inside brackets the line cannot end: an unclosed bracket is
+ * the lexer's error). */
 static void expect(Parser *P, TokKind k) {
   if (accept(P, k)) return;
   TokKind t = P->tok.kind;
   if ((t >= TK_PIPE && t <= TK_RSHIFTEQ) || t == TK_WALRUS || t == TK_INDENT) unexpected(P);
+  if (k != TK_COLON && k != TK_LPAREN) unexpected(P);
   error_at(P, P->tok.span, "expected '%s'", lex_token_name(k));
 }
 
 /* After an item of a bracketed list, something that is neither ',' nor
  * the closing bracket: Python's guess is a missing comma. */
 static _Noreturn void assign_in_expression(Parser *P, const Ast *e);
+static Ast *expr(Parser *P);
 
 static void after_item(Parser *P, const Ast *item, TokKind close) {
   if (at(P, TK_COMMA) || at(P, close)) return;
   if (at(P, TK_ASSIGN)) assign_in_expression(P, item);
   TokKind t = P->tok.kind;
-  if (t == TK_NAME || t == TK_INT || t == TK_FLOAT || t == TK_STR || t == TK_FSTR || t == TK_NONE ||
-      t == TK_TRUE || t == TK_FALSE)
-    error_at(P, item->span, "invalid syntax. Perhaps you forgot a comma?");
+  if (!(t == TK_NAME || t == TK_INT || t == TK_FLOAT || t == TK_STR || t == TK_FSTR || t == TK_NONE ||
+        t == TK_TRUE || t == TK_FALSE || t == TK_LBRACE || t == TK_NOT || t == TK_LAMBDA || t == TK_ELLIPSIS))
+    return;
+  /* Python's guess spans from the last `or`-level expression of the item
+   * (the else part of a conditional, a lambda's body, a slice's last bound)
+   * to the end of the expression after it; `name "string"` is not a guess */
+  for (;;) {
+    if (item->kind == AST_IFEXP && !item->parenthesised) item = item->ifexp.orelse;
+    else if (item->kind == AST_LAMBDA && !item->parenthesised) item = item->lambda.body;
+    else if (item->kind == AST_SLICE && (item->slice.step || item->slice.stop || item->slice.start))
+      item = item->slice.step ? item->slice.step : item->slice.stop ? item->slice.stop : item->slice.start;
+    else break;
+  }
+  if (item->kind == AST_NAME && !item->parenthesised && (t == TK_STR || t == TK_FSTR)) return;
+  Span range = item->span;
+  P->guessing = true;
+  expr(P);
+  if (P->prev_end.line == range.line && P->prev_end.col > range.col) range.len = P->prev_end.col - range.col;
+  error_at(P, range, "invalid syntax. Perhaps you forgot a comma?");
 }
 
 /* ---- nodes ---- */
@@ -268,7 +297,7 @@ static Ast *lambdef(Parser *P) {
   Ast *a = mk(P, AST_LAMBDA, P->tok.span);
   advance(P);
   params(P, TK_COLON, false, &a->lambda.params, &a->lambda.nparams);
-  expect(P, TK_COLON);
+  if (!accept(P, TK_COLON)) unexpected(P);
   a->lambda.body = expr(P);
   grow(P, a, a->lambda.body);
   for (int i = 0; i < a->lambda.nparams; i++) grow(P, a, a->lambda.params[i].def);
@@ -565,6 +594,7 @@ static void call_args(Parser *P, Ast *call, Span lparen) {
       Ast *v = expr(P);
       if (at(P, TK_FOR)) error_at(P, name.span, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
       if (at(P, TK_ASSIGN)) unexpected(P);   /* f(a = 1 = 2) */
+      after_item(P, v, TK_RPAREN);
       if (call->call.nkw == capk) {
         int nc = capk ? capk * 2 : 4;
         ObjStr **nn = lang_alloc((size_t)nc * sizeof *nn);
@@ -637,6 +667,8 @@ static Ast *primary(Parser *P) {
       a = mk(P, AST_SUBSCRIPT, start);
       a->sub.obj = e;
       a->sub.index = tuple_of(P, subscript, P->tok.span);
+      const Ast *ix = a->sub.index;
+      after_item(P, ix->kind == AST_TUPLE && !ix->parenthesised ? ix->seq.items[ix->seq.nitems - 1] : ix, TK_RBRACKET);
       expect(P, TK_RBRACKET);
       grow(P, a, e);
       grow(P, a, a->sub.index);
@@ -919,6 +951,9 @@ static Ast *comprehension(Parser *P, AstKind kind, Span start, Ast *key, Ast *el
   while (accept(P, TK_FOR)) {
     AstCompFor c = {0};
     c.target = tuple_of(P, bitor, P->tok.span);
+    if (!at(P, TK_IN))
+      after_item(P, c.target->kind == AST_TUPLE && !c.target->parenthesised ? c.target->seq.items[c.target->seq.nitems - 1]
+                                                                             : c.target, TK_IN);
     check_target(P, c.target);
     check_comp_target(P, c.target);
     expect(P, TK_IN);
@@ -991,6 +1026,7 @@ static Ast *atom(Parser *P) {
       advance(P);
       e = items_until(P, a, TK_RPAREN, &cap);
     } else {
+      after_item(P, e, TK_RPAREN);
       expect(P, TK_RPAREN);
     }
     e->parenthesised = true;
@@ -1013,7 +1049,14 @@ static Ast *atom(Parser *P) {
       if (!at(P, TK_COLON)) {
         if (a->dict.nitems == 0 && (at(P, TK_COMMA) || at(P, TK_RBRACE) || at(P, TK_FOR)))
           error_at(P, t.span, "sets are not supported in Mist");
-        expect(P, TK_COLON);
+        if (a->dict.nitems == 0) {   /* {1 2}, {"a" 1}: a set, to Python */
+          after_item(P, k, TK_RBRACE);
+          unexpected(P);
+        }
+        Span last = k->span;   /* Python points at the key's last character */
+        if (last.len > 1) last.col += last.len - 1, last.len = 1;
+        error_at(P, span_from(last), "':' expected after dictionary key");
+        unexpected(P);
       }
       advance(P);
       Ast *v = expr(P);
@@ -1028,6 +1071,7 @@ static Ast *atom(Parser *P) {
       ast_push(&a->dict.values, &a->dict.nitems, &capv, v);
       grow(P, a, k);
       grow(P, a, v);
+      after_item(P, v, TK_RBRACE);
       if (!accept(P, TK_COMMA)) break;
     }
     expect(P, TK_RBRACE);
@@ -1153,6 +1197,7 @@ static void mistyped_equality(Parser *P, const Ast *a, const Ast *b, bool then_a
 static _Noreturn void assign_in_expression(Parser *P, const Ast *e) {
   Span eq = P->tok.span;
   if (bitor_level(e)) {
+    P->guessing = true;
     advance(P);
     if (!at(P, TK_NOT) && !at(P, TK_LAMBDA)) {
       Ast *b = expr(P);
@@ -1366,6 +1411,7 @@ static Ast *expr_stmt(Parser *P) {
   if (first->kind == AST_NAME && starts_expr(P->tok.kind) &&
       (strcmp(first->name->data, "print") == 0 || strcmp(first->name->data, "exec") == 0)) {
     Ast *stmt = mk(P, AST_EXPR_STMT, first->span);   /* Python 2's statement, named over all of it */
+    P->guessing = true;
     exprlist(P);
     error_at(P, finish(P, stmt)->span, "Missing parentheses in call to '%s'. Did you mean %s(...)?",
              first->name->data, first->name->data);

@@ -7,7 +7,9 @@ elif or while condition, inside parentheses, brackets or braces, or in a
 call's argument; an assignment to something that is not a target (a
 call, a literal, an operator, an attribute, a subscript, a comparison,
 a display), alone, in a tuple of targets or in a chain of them, with
-values of every precedence after the `=`; Python 2's print statement;
+values of every precedence after the `=`; two expressions side by side
+in brackets (a missing comma), a dict key without its value, a token
+missing inside brackets; Python 2's print statement;
 a stray token after an if, while or for header, or a header with no
 colon; an unterminated triple-quoted string.  Mist's error (the message,
 its line and column, and how many carets) must be CPython's, which
@@ -21,6 +23,7 @@ Exit status 0 when all agree, 1 on a difference (the first few shown),
 import random
 import re
 import sys
+import warnings
 
 from _source import run_source
 
@@ -33,13 +36,15 @@ LEFT = ["x", "y", "f()", "f(x)", "a.b", "a[0]", "1", "'s'", "x + 1", "-x", "(x)"
 RIGHT = ["1", "y", "x + 1", "(1)", "not y", "lambda: 1", "x < y", "-1", "[1, 2]", "'s'",
          "1 if y else 2", "f(x)", "x == 1", "(1, 2)", "a.b", "x and y"]
 TARGETS = ["x", "y", "a[0]", "p, q", "[p, q]"]
+# Expressions side by side where a comma was forgotten.
+ATOMS = ["1", "x", "'ab'", "f(x)", "(1)", "[2]", "{3: 4}", "None", "2.5", "x.y", "y[0]", "lambda: 1"]
 
 
 def mistake(r):
     """One line with a syntax error, and whether it opens a block."""
     left, right = r.choice(LEFT), r.choice(RIGHT)
     eq = "%s = %s" % (left, right) + (" = 2" if r.randrange(4) == 0 else "")
-    k = r.randrange(12)
+    k = r.randrange(13)
     if k == 0:
         return "%s %s:" % (r.choice(["if", "while"]), eq), True
     if k == 1:
@@ -63,6 +68,12 @@ def mistake(r):
         return "x = %s" % r.choice(["[%s, 1]", "(%s, 1)"]) % eq, False
     if k == 10:
         return "if y:\n    pass\nelif %s:" % eq, True
+    if k == 11:   # a missing comma, or another token missing inside brackets
+        a, b = r.choice(ATOMS), r.choice(ATOMS)
+        return "x = " + r.choice(["[%s %s]", "(%s %s)", "{%s %s}", "{'k': %s %s}", "f(a=%s %s)", "y[%s %s]",
+                                  "y[1:%s %s]", "[0, %s %s]", "(0, %s %s)", "[1 if y else %s %s]", "f(0, %s %s)",
+                                  "{1: %s, %s}", "(lambda q %s)(%s)", "[v for v %s in y%.0s]", "y[0:1:2:%s %s]",
+                                  "{'k': 1, %s %s}"]) % (a, b), False
     return "doc = \"\"\"never closed", False
 
 
@@ -89,7 +100,9 @@ def program(r):
 def python_error(src):
     """(line, col, carets, message) of CPython's SyntaxError, or None."""
     try:
-        compile(src, "p.ms", "exec")
+        with warnings.catch_warnings():   # "'int' object is not callable; perhaps you missed a comma?"
+            warnings.simplefilter("ignore")
+            compile(src, "p.ms", "exec")
     except SyntaxError as e:
         col = e.offset or 1
         carets = 1

@@ -625,6 +625,16 @@ START_TEST(parse_errors) {
     {"x = 1 if y\n", "1:5: expected 'else' after 'if' expression"},
     {"f(a b)\n", "1:3: invalid syntax. Perhaps you forgot a comma?"},
     {"x = [1 2]\n", "1:6: invalid syntax. Perhaps you forgot a comma?"},
+    {"x = (1 2)\n", "1:6: invalid syntax. Perhaps you forgot a comma?"},
+    {"x = {1: 2, 3}\n", "1:12: ':' expected after dictionary key"},
+    {"x = a[1:2:3:4]\n", "1:12: invalid syntax"},
+    {"for x range(3): pass\n", "1:7: invalid syntax"},
+    {"f = lambda x 1\n", "1:14: invalid syntax"},
+    {"x = {\"a\": 1 \"b\": 2}\n", "1:11: invalid syntax. Perhaps you forgot a comma?"},
+    {"x = [1 if 2 else 3 4]\n", "1:18: invalid syntax. Perhaps you forgot a comma?"},
+    {"x = f(a=1 2)\n", "1:9: invalid syntax. Perhaps you forgot a comma?"},
+    {"x = {\"a\" 1}\n", "1:6: invalid syntax. Perhaps you forgot a comma?"},
+    {"x = [v for v 2 in y]\n", "1:12: invalid syntax. Perhaps you forgot a comma?"},
     {"x = $\n", "1:5: invalid syntax"},
     {"x = \\ y\n", "1:5: unexpected character after line continuation character"},
     {"if x:\n\tpass\n", "2:1: tab in indentation: indent with spaces"},
@@ -718,6 +728,8 @@ START_TEST(parse_incomplete) {
   ck_assert(!incomplete("if x:\ny\n"));
   ck_assert(!incomplete("x = )\n"));
   ck_assert(!incomplete("f(a b\n"));
+  ck_assert(!incomplete("x = [y = 1\n"));      /* the parser reads on for Python's guess */
+  ck_assert(!incomplete("print 'a' + (\n"));
 }
 END_TEST
 
