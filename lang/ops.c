@@ -54,7 +54,7 @@ const char *lang_cmp_symbol(CmpOp op) {
 
 static bool unsupported(MistVM *vm, ArithOp op, Value a, Value b) {
   return lang_raise(vm, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'",
-                    lang_arith_symbol(op), lang_type_name(a), lang_type_name(b));
+                    op == OP_POW ? "** or pow()" : lang_arith_symbol(op), lang_type_name(a), lang_type_name(b));
 }
 
 /* ---- float arithmetic (CPython's floatobject.c) ---- */

@@ -11,11 +11,15 @@
  * formats (e, f, g, %) are printf's, which rounds exactly as Python's
  * dtoa does (correctly, from the binary value).
  */
+#define _GNU_SOURCE
 #include <ctype.h>
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wctype.h>
 
 #include "lang/gc.h"
 #include "lang/ops.h"
@@ -122,10 +126,19 @@ void lang_float_repr(double d, StrBuf *out) {
 
 /* ---- strings ---- */
 
+/* The C library's "C.UTF-8" locale, for the code points Unicode leaves
+ * unassigned (none of its classes, not even "print"), or NULL where the
+ * locale is missing. */
+static locale_t utf8_locale;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+static void open_utf8(void) { utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0); }
+
 /* Code points Python's repr escapes although they are not ASCII: the C1
- * controls, separators, format characters and private use areas.
- * (Unassigned code points, which Python also escapes, pass through:
- * that would need the Unicode database.) */
+ * controls, separators, format characters and private use areas (the
+ * table), and the unassigned ones, which glibc 2.36's C.UTF-8 does not
+ * call printable (with the table, exactly Python 3.11's isprintable() on
+ * every code point, checked over all of them).  Where the locale is
+ * missing, unassigned code points pass through. */
 static bool unprintable(uint32_t c) {
   static const uint32_t ranges[][2] = {
     {0x80, 0xa0}, {0xad, 0xad}, {0x600, 0x605}, {0x61c, 0x61c}, {0x6dd, 0x6dd},
@@ -137,7 +150,9 @@ static bool unprintable(uint32_t c) {
   };
   for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
     if (c >= ranges[i][0] && c <= ranges[i][1]) return true;
-  return (c & 0xfffe) == 0xfffe;   /* the noncharacters at the end of each plane */
+  if ((c & 0xfffe) == 0xfffe) return true;   /* the noncharacters at the end of each plane */
+  pthread_once(&utf8_once, open_utf8);
+  return utf8_locale && !iswprint_l((wint_t)c, utf8_locale);
 }
 
 void lang_quote(StrBuf *out, const char *s, size_t len, char quote, unsigned flags) {

@@ -1191,7 +1191,7 @@ bool lang_tensor_arith_reusing(MistVM *vm, ArithOp op, Value a, Value b, unsigne
   if ((!v_is_tensor(a) && !is_number(a) && !v_is_obj(a, O_LIST) && !v_is_obj(a, O_TUPLE)) ||
       (!v_is_tensor(b) && !is_number(b) && !v_is_obj(b, O_LIST) && !v_is_obj(b, O_TUPLE)))
     return lang_raise(vm, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'",
-                      lang_arith_symbol(op), lang_type_name(a), lang_type_name(b));
+                      op == OP_POW ? "** or pow()" : lang_arith_symbol(op), lang_type_name(a), lang_type_name(b));
   return binary(vm, map[op], a, b, dead, out);
 }
 

@@ -11,6 +11,7 @@
  * the array stays outermost first).
  */
 #define _GNU_SOURCE   /* dladdr */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <libgen.h>
 #include <pthread.h>
@@ -212,6 +213,48 @@ static Span leave_internal(MistVM *vm, TraceEntry *trace, int *ntrace) {
   return sp;
 }
 
+/* An augmented assignment's TypeError names its operator with the '=', as
+ * Python's does ("for +=:", "for **=:").  The IR has no in-place operations:
+ * `x += v` raised the message of `+`, placed at the statement, which starts
+ * with its target (a name, then subscripts, calls, attributes).  So where
+ * the source has the operator and '=' right after such a target, the
+ * message is Python's for the statement; else it is msg unchanged. */
+static const char *augmented_message(const char *msg, const char *line, size_t len, int col) {
+  static const char prefix[] = "unsupported operand type(s) for ";
+  size_t np = sizeof prefix - 1;
+  if (strncmp(msg, prefix, np) != 0) return msg;
+  const char *rest = strstr(msg + np, ": '");
+  if (!rest) return msg;
+  size_t nsym = strncmp(msg + np, "** or pow()", 11) == 0 ? 2 : (size_t)(rest - (msg + np));
+  size_t i = 0;
+  for (int c = 1; c < col && i < len; c++)
+    for (i++; i < len && ((unsigned char)line[i] & 0xc0) == 0x80; i++) {}
+  if (i >= len || !(isalpha((unsigned char)line[i]) || line[i] == '_')) return msg;
+  int depth = 0;
+  char quote = 0;
+  for (; i < len; i++) {
+    char ch = line[i];
+    if (quote) {
+      if (ch == '\\') i++;
+      else if (ch == quote) quote = 0;
+    } else if (ch == '"' || ch == '\'') {
+      quote = ch;
+    } else if (ch == '[' || ch == '(') {
+      depth++;
+    } else if (ch == ']' || ch == ')') {
+      depth--;
+    } else if (depth == 0 && !(isalnum((unsigned char)ch) || ch == '_' || ch == '.')) {
+      break;
+    }
+  }
+  while (i < len && line[i] == ' ') i++;
+  if (i + nsym >= len || strncmp(line + i, msg + np, nsym) != 0 || line[i + nsym] != '=') return msg;
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "%s%.*s=%s", prefix, (int)nsym, msg + np, rest);
+  return sb.data;
+}
+
 ObjStr *lang_error_render(MistVM *vm) {
   MistError *e = &vm->err;
   StrBuf sb;
@@ -229,10 +272,11 @@ ObjStr *lang_error_render(MistVM *vm) {
   if (sp.file < 0) {
     sb_printf(&sb, "error: %s%s\n", cls, msg);
   } else {
-    sb_printf(&sb, "%s:%d:%d: error: %s%s\n", file_path(vm, sp.file), sp.line, sp.col, cls, msg);
     size_t len;
     const char *line = lang_file_line(vm, sp.file, sp.line, &len);
     if (line) line = valid_line(line, &len);
+    if (line && e->kind && strcmp(e->kind, "TypeError") == 0) msg = augmented_message(msg, line, len, sp.col);
+    sb_printf(&sb, "%s:%d:%d: error: %s%s\n", file_path(vm, sp.file), sp.line, sp.col, cls, msg);
     if (line) {
       sb_adds(&sb, "    ");
       sb_add(&sb, line, len);

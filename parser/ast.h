@@ -68,6 +68,9 @@ struct Ast {
    * most PARSE_MAX_HEIGHT (parse.h), so passes that recurse over the tree
    * need no depth guard of their own. */
   int height;
+  /* Written in parentheses: `(f())`, `(a, b)`.  Only the parser's error
+   * messages read it (Python's grammar takes a group for an atom). */
+  bool parenthesised;
   union {
     ObjStr *name;          /* NAME: the identifier, interned */
     int64_t ival;          /* INT: a literal too large for int64 is a syntax error */

@@ -225,6 +225,12 @@ bool lex_decode(Lexer *L, LexPos at, size_t end, bool raw, StrBuf *out) {
     case 'x': ndig = 2; break;
     case 'u': ndig = 4; break;
     case 'U': ndig = 8; break;
+    case 'N': {   /* Python's \N{NAME}: kept as written it would be silently wrong */
+      LexPos q = p;
+      while (q.pos < end && s[q.pos] != '}' && s[q.pos] != '\n') lex_advance(L, &q);
+      return lex_error(L, lex_span(L, esc, q.col - esc.col + (q.pos < end && s[q.pos] == '}')),
+                       "(unicode error) \\N{...} escapes are not supported in Mist: write the character or its \\u escape");
+    }
     default:
       if (e >= '0' && e <= '7') {
         uint32_t v = 0;
@@ -273,8 +279,10 @@ static Token lex_string(Lexer *L, LexPos start, bool fstr, bool raw) {
     int c = peekc(L, 0);
     if (c < 0) {
       if (triple) {
-        lex_error(L, lex_span(L, start, 3), "unterminated triple-quoted string literal (detected at line %d)",
-                  L->p.line);
+        /* Python counts the line of the last character: a final newline starts none */
+        int last = L->p.col == 1 && L->p.line > start.line ? L->p.line - 1 : L->p.line;
+        lex_error(L, lex_span(L, start, 1), "unterminated triple-quoted string literal (detected at line %d)",
+                  last);
         return fail_incomplete(L);
       }
       lex_error(L, lex_span(L, start, 1), "unterminated string literal (detected at line %d)",

@@ -50,6 +50,7 @@ typedef struct Parser {
   int fdepth;             /* inside an f-string's expression */
   int in_def;             /* inside a def (for 'return') */
   int in_loop;            /* inside a loop of the current def (for break/continue) */
+  bool guessing;          /* reading past an error already found, for Python's guess */
   jmp_buf fail;
 } Parser;
 
@@ -57,7 +58,13 @@ typedef struct Parser {
 
 static Token fetch(Parser *P) {
   Token t = lex_next(P->lx);
-  if (t.kind == TK_ERROR) longjmp(P->fail, 1);
+  if (t.kind == TK_ERROR) {
+    /* the input ending inside brackets while the parser reads on past an
+     * error for its message: the lexer's error, final (not one the REPL
+     * waits for more lines to end), as for any other error there */
+    if (P->guessing) P->vm->err.incomplete = false;
+    longjmp(P->fail, 1);
+  }
   return t;
 }
 
@@ -143,21 +150,46 @@ static _Noreturn void unexpected(Parser *P) {
   }
 }
 
+/* Python says "expected ':'" and "expected '('" where those must come (a
+ * def's, an else's); any other token missing is "invalid syntax" at the
+ * token found (inside brackets the line cannot end: an unclosed bracket is
+ * the lexer's error). */
 static void expect(Parser *P, TokKind k) {
   if (accept(P, k)) return;
   TokKind t = P->tok.kind;
   if ((t >= TK_PIPE && t <= TK_RSHIFTEQ) || t == TK_WALRUS || t == TK_INDENT) unexpected(P);
+  if (k != TK_COLON && k != TK_LPAREN) unexpected(P);
   error_at(P, P->tok.span, "expected '%s'", lex_token_name(k));
 }
 
 /* After an item of a bracketed list, something that is neither ',' nor
  * the closing bracket: Python's guess is a missing comma. */
+static _Noreturn void assign_in_expression(Parser *P, const Ast *e);
+static Ast *expr(Parser *P);
+
 static void after_item(Parser *P, const Ast *item, TokKind close) {
   if (at(P, TK_COMMA) || at(P, close)) return;
+  if (at(P, TK_ASSIGN)) assign_in_expression(P, item);
   TokKind t = P->tok.kind;
-  if (t == TK_NAME || t == TK_INT || t == TK_FLOAT || t == TK_STR || t == TK_FSTR || t == TK_NONE ||
-      t == TK_TRUE || t == TK_FALSE)
-    error_at(P, item->span, "invalid syntax. Perhaps you forgot a comma?");
+  if (!(t == TK_NAME || t == TK_INT || t == TK_FLOAT || t == TK_STR || t == TK_FSTR || t == TK_NONE ||
+        t == TK_TRUE || t == TK_FALSE || t == TK_LBRACE || t == TK_NOT || t == TK_LAMBDA || t == TK_ELLIPSIS))
+    return;
+  /* Python's guess spans from the last `or`-level expression of the item
+   * (the else part of a conditional, a lambda's body, a slice's last bound)
+   * to the end of the expression after it; `name "string"` is not a guess */
+  for (;;) {
+    if (item->kind == AST_IFEXP && !item->parenthesised) item = item->ifexp.orelse;
+    else if (item->kind == AST_LAMBDA && !item->parenthesised) item = item->lambda.body;
+    else if (item->kind == AST_SLICE && (item->slice.step || item->slice.stop || item->slice.start))
+      item = item->slice.step ? item->slice.step : item->slice.stop ? item->slice.stop : item->slice.start;
+    else break;
+  }
+  if (item->kind == AST_NAME && !item->parenthesised && (t == TK_STR || t == TK_FSTR)) return;
+  Span range = item->span;
+  P->guessing = true;
+  expr(P);
+  if (P->prev_end.line == range.line && P->prev_end.col > range.col) range.len = P->prev_end.col - range.col;
+  error_at(P, range, "invalid syntax. Perhaps you forgot a comma?");
 }
 
 /* ---- nodes ---- */
@@ -265,7 +297,7 @@ static Ast *lambdef(Parser *P) {
   Ast *a = mk(P, AST_LAMBDA, P->tok.span);
   advance(P);
   params(P, TK_COLON, false, &a->lambda.params, &a->lambda.nparams);
-  expect(P, TK_COLON);
+  if (!accept(P, TK_COLON)) unexpected(P);
   a->lambda.body = expr(P);
   grow(P, a, a->lambda.body);
   for (int i = 0; i < a->lambda.nparams; i++) grow(P, a, a->lambda.params[i].def);
@@ -544,6 +576,8 @@ static Ast *subscript(Parser *P) {
 
 /* call_args -> genexp_arg | arg { ',' arg } [',']      arg -> NAME '=' expr | expr
  * genexp_arg -> expr comprehension     (the sole argument; lparen is the call's '(') */
+static const char *target_kind(const Ast *t);
+
 static void call_args(Parser *P, Ast *call, Span lparen) {
   int capa = 0, capk = 0;
   Ast *genexp = NULL;
@@ -559,6 +593,8 @@ static void call_args(Parser *P, Ast *call, Span lparen) {
       advance(P);
       Ast *v = expr(P);
       if (at(P, TK_FOR)) error_at(P, name.span, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+      if (at(P, TK_ASSIGN)) unexpected(P);   /* f(a = 1 = 2) */
+      after_item(P, v, TK_RPAREN);
       if (call->call.nkw == capk) {
         int nc = capk ? capk * 2 : 4;
         ObjStr **nn = lang_alloc((size_t)nc * sizeof *nn);
@@ -569,10 +605,14 @@ static void call_args(Parser *P, Ast *call, Span lparen) {
       ast_push(&call->call.kwvalues, &nkw, &capk, v);
       call->call.kwnames[call->call.nkw++] = name.str;
     } else {
-      Span start = P->tok.span;
       Ast *v = expr(P);
-      if (at(P, TK_ASSIGN))
+      if (at(P, TK_ASSIGN)) {   /* Python's carets run from the expression to its '=' */
+        Span start = v->span, eq = P->tok.span;
+        if (eq.line == start.line && eq.col + eq.len > start.col) start.len = eq.col + eq.len - start.col;
+        if ((v->kind == AST_TRUE || v->kind == AST_FALSE || v->kind == AST_NONE) && !v->parenthesised)
+          error_at(P, start, "cannot assign to %s", target_kind(v));
         error_at(P, span_from(start), "expression cannot contain assignment, perhaps you meant \"==\"?");
+      }
       if (at(P, TK_FOR)) {
         /* Python allows an unparenthesised generator expression only
          * as the sole argument */
@@ -627,6 +667,8 @@ static Ast *primary(Parser *P) {
       a = mk(P, AST_SUBSCRIPT, start);
       a->sub.obj = e;
       a->sub.index = tuple_of(P, subscript, P->tok.span);
+      const Ast *ix = a->sub.index;
+      after_item(P, ix->kind == AST_TUPLE && !ix->parenthesised ? ix->seq.items[ix->seq.nitems - 1] : ix, TK_RBRACKET);
       expect(P, TK_RBRACKET);
       grow(P, a, e);
       grow(P, a, a->sub.index);
@@ -909,6 +951,9 @@ static Ast *comprehension(Parser *P, AstKind kind, Span start, Ast *key, Ast *el
   while (accept(P, TK_FOR)) {
     AstCompFor c = {0};
     c.target = tuple_of(P, bitor, P->tok.span);
+    if (!at(P, TK_IN))
+      after_item(P, c.target->kind == AST_TUPLE && !c.target->parenthesised ? c.target->seq.items[c.target->seq.nitems - 1]
+                                                                             : c.target, TK_IN);
     check_target(P, c.target);
     check_comp_target(P, c.target);
     expect(P, TK_IN);
@@ -968,6 +1013,7 @@ static Ast *atom(Parser *P) {
     advance(P);
     if (accept(P, TK_RPAREN)) return finish(P, mk(P, AST_TUPLE, t.span));
     Ast *e = expr(P);
+    if (at(P, TK_ASSIGN)) assign_in_expression(P, e);
     if (at(P, TK_FOR)) {
       a = comprehension(P, AST_GENEXP, t.span, NULL, e);
       comp_close(P, TK_RPAREN);
@@ -980,8 +1026,10 @@ static Ast *atom(Parser *P) {
       advance(P);
       e = items_until(P, a, TK_RPAREN, &cap);
     } else {
+      after_item(P, e, TK_RPAREN);
       expect(P, TK_RPAREN);
     }
+    e->parenthesised = true;
     return e;
   }
   case TK_LBRACKET: {
@@ -997,10 +1045,18 @@ static Ast *atom(Parser *P) {
     while (!at(P, TK_RBRACE)) {
       if (at(P, TK_DSTAR)) error_at(P, P->tok.span, "'**' in dict displays is not supported in Mist");
       Ast *k = expr(P);
+      if (a->dict.nitems == 0 && at(P, TK_ASSIGN)) assign_in_expression(P, k);
       if (!at(P, TK_COLON)) {
         if (a->dict.nitems == 0 && (at(P, TK_COMMA) || at(P, TK_RBRACE) || at(P, TK_FOR)))
           error_at(P, t.span, "sets are not supported in Mist");
-        expect(P, TK_COLON);
+        if (a->dict.nitems == 0) {   /* {1 2}, {"a" 1}: a set, to Python */
+          after_item(P, k, TK_RBRACE);
+          unexpected(P);
+        }
+        Span last = k->span;   /* Python points at the key's last character */
+        if (last.len > 1) last.col += last.len - 1, last.len = 1;
+        error_at(P, span_from(last), "':' expected after dictionary key");
+        unexpected(P);
       }
       advance(P);
       Ast *v = expr(P);
@@ -1015,6 +1071,7 @@ static Ast *atom(Parser *P) {
       ast_push(&a->dict.values, &a->dict.nitems, &capv, v);
       grow(P, a, k);
       grow(P, a, v);
+      after_item(P, v, TK_RBRACE);
       if (!accept(P, TK_COMMA)) break;
     }
     expect(P, TK_RBRACE);
@@ -1030,6 +1087,7 @@ static Ast *atom(Parser *P) {
 
 static const char *target_kind(const Ast *t) {
   switch (t->kind) {
+  case AST_NAME: return "name";
   case AST_INT: case AST_FLOAT: case AST_STR: return "literal";
   case AST_FSTRING: return "f-string expression";
   case AST_NONE: return "None";
@@ -1050,6 +1108,17 @@ static const char *target_kind(const Ast *t) {
   }
 }
 
+static bool valid_target(const Ast *t) {
+  switch (t->kind) {
+  case AST_NAME: case AST_SUBSCRIPT: case AST_ATTRIBUTE: return true;
+  case AST_TUPLE: case AST_LIST:
+    for (int i = 0; i < t->seq.nitems; i++)
+      if (!valid_target(t->seq.items[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
 /* target -> NAME | target_attr | target_subscript | '(' targets ')' | '[' targets ']' */
 static void check_target(Parser *P, const Ast *t) {
   switch (t->kind) {
@@ -1064,6 +1133,102 @@ static void check_target(Parser *P, const Ast *t) {
 static void check_aug_target(Parser *P, const Ast *t) {
   if (t->kind == AST_NAME || t->kind == AST_SUBSCRIPT || t->kind == AST_ATTRIBUTE) return;
   error_at(P, t->span, "'%s' is an illegal expression for augmented assignment", target_kind(t));
+}
+
+/* Where Python 3.11 reads `a = b` as a mistyped `a == b`, and says so
+ * (its rule invalid_named_expression): `a` is an expression at the level
+ * of `|` (not a comparison, `not`, lambda, conditional; not a display
+ * Python takes for a target list: tuple, list, True, False, None) and
+ * `b`, the same kind of expression after the `=`, is not followed by
+ * another `=`.  So `if x = 1:` says "invalid syntax. Maybe you meant '=='
+ * or ':=' instead of '='?" over `x = 1`, and `f() = 1` "cannot assign to
+ * function call here. Maybe you meant '==' instead of '='?" at `f()`. */
+static bool bitor_level(const Ast *e) {
+  if (e->parenthesised) return true;
+  switch (e->kind) {
+  case AST_COMPARE: case AST_BOOLOP: case AST_IFEXP: case AST_LAMBDA: case AST_TUPLE: return false;
+  case AST_UNARY: return e->unary.op != UN_NOT;
+  default: return true;
+  }
+}
+
+/* The `|`-level expression Python's parser would read first in e (e parsed
+ * from the start of what follows a `=`), or NULL where e starts with `not`
+ * or `lambda`; *whole: it is e itself, so what follows it follows e. */
+static const Ast *leading_bitor(const Ast *e, bool *whole) {
+  *whole = true;
+  for (;;) {
+    if (e->parenthesised) return e;
+    switch (e->kind) {
+    case AST_COMPARE: e = e->cmp.operands[0]; break;
+    case AST_BOOLOP: e = e->boolop.left; break;
+    case AST_IFEXP: e = e->ifexp.then; break;
+    case AST_TUPLE: if (e->seq.nitems == 0) return e; e = e->seq.items[0]; break;
+    case AST_LAMBDA: return NULL;
+    case AST_UNARY: if (e->unary.op == UN_NOT) return NULL; return e;
+    default: return e;
+    }
+    *whole = false;
+  }
+}
+
+/* a, the last expression before a `=`, and b, what follows it (then_assign:
+ * another `=` comes after b): raise Python's message where its rule
+ * applies, return otherwise. */
+static void mistyped_equality(Parser *P, const Ast *a, const Ast *b, bool then_assign) {
+  if (!bitor_level(a) || a->kind == AST_TUPLE || a->kind == AST_LIST || a->kind == AST_GENEXP || a->kind == AST_TRUE ||
+      a->kind == AST_FALSE || a->kind == AST_NONE)
+    return;
+  bool whole;
+  const Ast *lead = leading_bitor(b, &whole);
+  if (!lead || (whole && then_assign)) return;
+  if (a->kind != AST_NAME || a->parenthesised)
+    error_at(P, a->span, "cannot assign to %s here. Maybe you meant '==' instead of '='?",
+             a->kind == AST_ATTRIBUTE ? "attribute" : a->kind == AST_SUBSCRIPT ? "subscript" : target_kind(a));
+  Span range = a->span;   /* to the end of b's first `|`-level expression (inside its parentheses) */
+  if (lead->span.line == a->span.line && lead->span.col + lead->span.len > range.col)
+    range.len = lead->span.col + lead->span.len - range.col;
+  error_at(P, range, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+}
+
+/* At a `=` after e where an expression was expected (a condition, inside
+ * brackets): Python's guess that `==` was meant, else "invalid syntax" at
+ * the `=`. */
+static _Noreturn void assign_in_expression(Parser *P, const Ast *e) {
+  Span eq = P->tok.span;
+  if (bitor_level(e)) {
+    P->guessing = true;
+    advance(P);
+    if (!at(P, TK_NOT) && !at(P, TK_LAMBDA)) {
+      Ast *b = expr(P);
+      mistyped_equality(P, e, b, at(P, TK_ASSIGN) || at(P, TK_WALRUS));
+    }
+  }
+  error_at(P, eq, "invalid syntax");
+}
+
+/* The ':' ending an if, elif or while header after its condition cond (or a
+ * for's, cond NULL): Python says "expected ':'" only where the line ends
+ * there, else "invalid syntax" at the token found. */
+static void header_colon(Parser *P, const Ast *cond) {
+  if (accept(P, TK_COLON)) return;
+  if (cond && at(P, TK_ASSIGN)) assign_in_expression(P, cond);
+  if (at(P, TK_NEWLINE)) error_at(P, P->tok.span, "expected ':'");
+  unexpected(P);
+}
+
+/* The targets of an assignment statement: a bad one is reported as Python
+ * 3.11 reports it, first guessing (from the first `=` only) that `==` was
+ * meant, then "cannot assign to ..." at the first bad target. */
+static void check_targets(Parser *P, const Ast *a) {
+  int n = a->assign.ntargets;
+  bool bad = false;
+  for (int i = 0; i < n && !bad; i++) bad = !valid_target(a->assign.targets[i]);
+  if (!bad) return;
+  const Ast *t = a->assign.targets[0];
+  const Ast *last = t->kind == AST_TUPLE && !t->parenthesised && t->seq.nitems ? t->seq.items[t->seq.nitems - 1] : t;
+  mistyped_equality(P, last, n > 1 ? a->assign.targets[1] : a->assign.value, n > 1);
+  for (int i = 0; i < n; i++) check_target(P, a->assign.targets[i]);
 }
 
 /* ---- statements ---- */
@@ -1120,7 +1285,7 @@ static Ast *if_stmt(Parser *P) {
     advance(P);
     a->if_.cond = expr(P);
     grow(P, a, a->if_.cond);
-    expect(P, TK_COLON);
+    header_colon(P, a->if_.cond);
     block(P, a, is_elif ? "'elif' statement" : "'if' statement", line, &a->if_.body, &a->if_.nbody);
     if (n > 0) {
       Ast *prev = chain[n - 1];
@@ -1158,7 +1323,7 @@ static Ast *while_stmt(Parser *P) {
   advance(P);
   a->while_.cond = expr(P);
   grow(P, a, a->while_.cond);
-  expect(P, TK_COLON);
+  header_colon(P, a->while_.cond);
   P->in_loop++;
   block(P, a, "'while' statement", line, &a->while_.body, &a->while_.nbody);
   P->in_loop--;
@@ -1178,7 +1343,7 @@ static Ast *for_stmt(Parser *P) {
   a->for_.iter = exprlist(P);
   grow(P, a, a->for_.target);
   grow(P, a, a->for_.iter);
-  expect(P, TK_COLON);
+  header_colon(P, NULL);
   P->in_loop++;
   block(P, a, "'for' statement", line, &a->for_.body, &a->for_.nbody);
   P->in_loop--;
@@ -1243,6 +1408,14 @@ static bool is_augop(TokKind k, ArithOp *op) {
 static Ast *expr_stmt(Parser *P) {
   Span start = P->tok.span;
   Ast *first = exprlist(P);
+  if (first->kind == AST_NAME && starts_expr(P->tok.kind) &&
+      (strcmp(first->name->data, "print") == 0 || strcmp(first->name->data, "exec") == 0)) {
+    Ast *stmt = mk(P, AST_EXPR_STMT, first->span);   /* Python 2's statement, named over all of it */
+    P->guessing = true;
+    exprlist(P);
+    error_at(P, finish(P, stmt)->span, "Missing parentheses in call to '%s'. Did you mean %s(...)?",
+             first->name->data, first->name->data);
+  }
   ArithOp op;
   if (is_augop(P->tok.kind, &op)) {
     check_aug_target(P, first);
@@ -1266,12 +1439,12 @@ static Ast *expr_stmt(Parser *P) {
   int cap = 0;
   Ast *value = first;
   while (at(P, TK_ASSIGN)) {
-    check_target(P, value);
     ast_push(&a->assign.targets, &a->assign.ntargets, &cap, value);
     advance(P);
     value = exprlist(P);
   }
   a->assign.value = value;
+  check_targets(P, a);
   grow_all(P, a, a->assign.targets, a->assign.ntargets);
   grow(P, a, value);
   return finish(P, a);

@@ -26,6 +26,13 @@ expect run 0 '^11$' "$mist" "$dir/prog.ms"
 expect runtime-error 1 'bad.ms:1:7: error: division by zero' "$mist" "$dir/bad.ms"
 expect missing-file 2 "can't open file" "$mist" "$dir/nope.ms"
 expect unknown-option 2 'unknown option --nope' "$mist" --nope "$dir/prog.ms"
+# exit(n): the status is n's low 8 bits, as Python's (a negative n was reported as an error)
+expect exit-3 3 '^$' "$mist" -e 'exit(3)'
+expect exit-negative 255 '^a$' "$mist" -e 'print("a"); exit(-1)'
+expect exit-negative-graph 254 '^$' "$mist" --mode=graph -e 'def f():
+    exit(-2)
+f()'
+expect exit-300 44 '^$' "$mist" -e 'exit(300)'
 
 # mist ir: as lowered, after the optimiser (sq(3) + 1 folds), as source, the derivative
 expect ir 0 'mul\(%x, %x\)' "$mist" ir "$dir/prog.ms" sq

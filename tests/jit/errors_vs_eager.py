@@ -18,7 +18,7 @@ f_ functions below): division and modulo by zero (int and float), int
 overflow (also negation, abs, // -1, **, in a loop), failed asserts
 (with messages of floats, bools, tuples), list/tuple/str index out of
 range, missing dict keys, type errors (operands, len, calls, compares,
-iteration, None), value errors of str and list methods and int() /
+iteration, None, augmented assignments and `**`), value errors of str and list methods and int() /
 float(), empty min/max, unpacking, mutating methods, unknown attributes
 and names, unbound locals, arity and keywords, float to int (inf, nan,
 too big), math domain and range errors, format specs and `%`, a zero
@@ -419,11 +419,25 @@ def f_type_more(g, z):
     return ["w = %s if %s == 0 else %s" % (bad, z, good), "v = len(str(%s))" % e], True
 
 
+def f_type_aug(g, z):
+    # an augmented assignment's TypeError names its operator with the '=' ("for -=:"),
+    # and ** says "** or pow()"
+    op = g.r.choice(["+", "-", "*", "/", "//", "%", "**"])
+    k = g.r.randrange(4)
+    if k == 0:
+        return ["w = None if %s == 0 else 1" % z, "v = 2", "v %s= w" % op], True
+    if k == 1:
+        return ["w = None if %s == 0 else 1" % z, "e = {\"k\": w}", "e[\"k\"] %s= 2" % op, "v = e[\"k\"]"], True
+    if k == 2:
+        return ["w = [None] if %s == 0 else [3]" % z, "w[0]  %s=  3" % op, "v = w[0]"], True
+    return ["w = \"s\" if %s == 0 else 2" % z, "v = w %s 2 if %s else 1 %s w" % (op, z, op)], True
+
+
 def f_overflow_loop(g, z):
     return ["w = 1", "for j in range(39 + (%s == 0)):" % z, "    w = w * 3", "v = w %% 1000 + %s" % z], False
 
 
-FAULTS = [f_type_more, f_type_more, f_overflow_loop, f_none, f_unbound, f_name, f_float_int, f_exit_msg, f_tensor_misc, f_recursion_tail,
+FAULTS = [f_type_more, f_type_more, f_type_aug, f_type_aug, f_overflow_loop, f_none, f_unbound, f_name, f_float_int, f_exit_msg, f_tensor_misc, f_recursion_tail,
           f_recursion_base, f_tensor_fused, f_grad_misuse, f_mutual, f_negate, f_float_edge, f_math, f_format, f_setitem, f_compare, f_arity, f_range0,
           f_index_type, f_sum_str, f_recursion_edge, f_tensor_item, f_tensor_more,
           f_intdiv, f_intmod, f_truediv, f_floatdiv, f_floatfloordiv, f_divmod,

@@ -28,7 +28,7 @@ import sys
 
 from _source import output_of as run
 
-WORDS = ["a", "bc", "Hello", "x y", " pad ", "é", "naïve", "A-B-C", "", "snake_case", "12", "3.5"]
+WORDS = ["a", "bc", "Hello", "x y", " pad ", "é", "naïve", "A-B-C", "", "snake_case", "12", "3.5", "\u0378\xa0\u200b"]
 
 
 class Gen:
