@@ -205,6 +205,9 @@ void ad_register_nest(MistVM *vm);
  * sensitivity primitive computed by its Mist definition (vm->ad->sens). */
 const char *ad_mist_twin(MistVM *vm, Value fn, bool forward);
 bool ad_is_packed(MistVM *vm, Value fn);
+bool ad_packs_items(MistVM *vm, const ObjBuiltin *b, int nargs, const IrGraph *in);
+bool ad_is_wrapper(MistVM *vm, const IrGraph *g);
+bool ad_rule_takes(Value rule, int n);
 bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out);
 
 /* From api.c: vjp's graph; the ordinary value behind a

@@ -73,6 +73,7 @@ typedef enum {
   BK_KW,        /* call_kw(f, names, args): r[0] for f, r[order[j]] for argument j */
   BK_KW_METHOD, /* the same for x.name(...): r[order[0]] for x */
   BK_PACKED,    /* a rule taking (f, (x1..xn)): r[1] for f, r[2][j] for argument j */
+  BK_ITEMS,     /* a rule taking (x1..xn) as one tuple: r[1][j] for argument j */
 } BackKind;
 
 typedef struct Fill {
@@ -462,8 +463,17 @@ static void forward(Fill *f, int i) {
       IrNode *xs = ir_prim_applyv(ad->u, f->jh, IR_P_MAKE_TUPLE, y->span, nargs - 1, args + 1);
       v = forward_pair(f, y, kconst(ad, rule), 2, (IrNode *[]){args[0], xs}, i);
       f->kind[i] = BK_PACKED;
-    } else if (rule.tag != V_UNBOUND) {
+    } else if (rule.tag != V_UNBOUND && ad_packs_items(ad->vm, b, nargs, f->h)) {
+      /* max(a, b, c, d...): the rule takes the items as one tuple */
+      IrNode *xs = ir_prim_applyv(ad->u, f->jh, IR_P_MAKE_TUPLE, y->span, nargs, args);
+      v = forward_pair(f, y, kconst(ad, rule), 1, &xs, i);
+      f->kind[i] = BK_ITEMS;
+    } else if (rule.tag != V_UNBOUND && ad_rule_takes(rule, nargs)) {
       v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
+    } else if (rule.tag != V_UNBOUND) {
+      /* arguments the rule cannot bind: the builtin's own error */
+      v = call_in(ad, f->jh, callee, nargs, args, y->span);
+      f->kind[i] = BK_NODIFF;
     } else if (ad_lowering_builtin(callee->value) == AD_BIND_ORDER) {
       /* in a derivative differentiated again: the callee is transformed
        * once more, with one more continuation first */
@@ -740,6 +750,13 @@ static void backward(Fill *f, int last) {
       IrNode *dxs = prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 2));
       for (int j = 2; j < y->nin; j++)
         contribute(f, y->in[j], prim_in(ad, b, IR_P_SENS_ITEM, y->span, 2, dxs, kint(ad, j - 2)));
+      break;
+    }
+    case BK_ITEMS: {
+      IrNode *r = prim_in(ad, b, IR_P_BP_CALL, y->span, 3, f->bp[i], d, kint(ad, 2));
+      IrNode *dxs = prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 1));
+      for (int j = 1; j < y->nin; j++)
+        contribute(f, y->in[j], prim_in(ad, b, IR_P_SENS_ITEM, y->span, 2, dxs, kint(ad, j - 1)));
       break;
     }
     case BK_BP:
