@@ -163,6 +163,32 @@ static int func_params(Value f, IrGraph **g) {
   return 1;
 }
 
+static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Value *argv, const KwArgs *kw,
+                      Value *out);
+
+/* grad(max), value_and_grad(min): max and min take any number of items,
+ * so their derivative is made for the count of arguments each call
+ * gives (the graph of max for that count, ad_builtin_function, is
+ * cached, and with it its derivative).  Such a derivative is a builtin:
+ * differentiating it again is an error that says so. */
+typedef struct PerCount {
+  Value f, argnums;
+  int kind;
+} PerCount;
+
+static bool per_count_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  PerCount *p = vm->callee->data;
+  Value a[2], g;
+  if (!ad_builtin_function(vm, p->f, argc, &a[0])) return false;
+  a[1] = p->argnums;
+  const char *who = p->kind == W_GRAD ? "grad" : "value_and_grad";
+  return make_grad(vm, who, p->kind, 2, a, NULL, &g) && vm->call(vm, g, argc, argv, kw, out);
+}
+
+static bool takes_items(Value f) {
+  return v_is_obj(f, O_BUILTIN) && (AS_BUILTIN(f)->op == IR_B_MAX || AS_BUILTIN(f)->op == IR_B_MIN);
+}
+
 /* Build the graph of grad(f) / value_and_grad(f). */
 static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Value *argv, const KwArgs *kw,
                       Value *out) {
@@ -174,6 +200,19 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   }
   if (!(v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) || v_is_obj(f, O_BOUND)))
     return lang_raise(vm, "TypeError", "%s: expected a function, got %s", who, lang_type_name(f));
+  if (takes_items(f)) {
+    int *nums, nn;
+    bool tuple;
+    if (!parse_argnums(vm, who, argnums, INT32_MAX, &nums, &nn, &tuple)) return false;
+    PerCount *p = lang_alloc(sizeof *p);
+    p->f = f;
+    p->argnums = argnums;
+    p->kind = kind;
+    ObjBuiltin *b = lang_builtin_new(lang_str_fmt("%s(%s)", who, AS_BUILTIN(f)->name)->data, per_count_fn, -1, -1);
+    b->data = p;
+    *out = v_obj(b);
+    return true;
+  }
   IrGraph *fg;
   int np = func_params(f, &fg);
   if (!fg) {
@@ -496,8 +535,10 @@ static bool b_n_ary(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   if (argc < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
   if (kw && kw->n) return lang_raise(vm, "TypeError", "vjp() takes no keyword arguments");
-  Value g, r;
-  if (!ad_make_vjp(vm, argv[0], argc - 1, &g) || !vm->call(vm, g, argc - 1, argv + 1, NULL, &r)) return false;
+  Value g, r, f = argv[0];
+  /* max and min as a graph of as many items as given (per_count_fn) */
+  if (takes_items(f) && !ad_builtin_function(vm, f, argc - 1, &f)) return false;
+  if (!ad_make_vjp(vm, f, argc - 1, &g) || !vm->call(vm, g, argc - 1, argv + 1, NULL, &r)) return false;
   /* a function returned is handed back as the ordinary function */
   *out = lang_tuple_of(2, primal_of(vm, AS_SEQ(r)->items[0]), AS_SEQ(r)->items[1]);
   return true;
@@ -512,8 +553,9 @@ static bool b_jvp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
   ObjSeq *x = AS_SEQ(xs), *t = AS_SEQ(ts);
   if (x->len != t->len)
     return lang_raise(vm, "ValueError", "jvp: %zu arguments but %zu tangents", x->len, t->len);
-  Value ff;
-  if (!ad_F_value(vm, argv[0], &ff)) return false;
+  Value ff, f = argv[0];
+  if (takes_items(f) && !ad_builtin_function(vm, f, (int)x->len, &f)) return false;
+  if (!ad_F_value(vm, f, &ff)) return false;
   Value *args = lang_alloc((x->len + 1) * sizeof *args);
   ObjSeq *tt = lang_tuple_new(t->len);
   memcpy(tt->items, t->items, t->len * sizeof(Value));
