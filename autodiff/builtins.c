@@ -309,13 +309,14 @@ bool ad_builtin_lift(MistVM *vm, Value xf, int d, char kind, bool (*lift)(MistVM
 
 bool ad_is_shaped_builtin(Value v) { return is_shaped(v); }
 
-/* Whether g is the graph of a builtin as a value with its rule's
- * signature (wrapper()) */
+/* Whether g is the graph of a builtin (or of x.b) as a value with its
+ * rule's signature (wrapper()) */
 bool ad_is_wrapper(MistVM *vm, const IrGraph *g) {
   Value b;
   if (!g->display) return false;
   if (!vm->builtins || !lang_dict_get(vm->builtins, g->display, &b) || !v_is_obj(b, O_BUILTIN)) return false;
-  return ir_map_get(&ad_state(vm)->wrappers, AS_BUILTIN(b)) == g;
+  AdState *s = ad_state(vm);
+  return ir_map_get(&s->wrappers, AS_BUILTIN(b)) == g || ir_map_get(&s->bound, AS_BUILTIN(b)) == g;
 }
 
 bool ad_builtin_has_signature(MistVM *vm, Value b) {
