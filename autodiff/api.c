@@ -166,14 +166,15 @@ static int func_params(Value f, IrGraph **g) {
 static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Value *argv, const KwArgs *kw,
                       Value *out);
 
-/* grad(max), value_and_grad(min): max and min take any number of items,
- * so their derivative is made for the count of arguments each call
- * gives (the graph of max for that count, ad_builtin_function, is
- * cached, and with it its derivative).  Such a derivative is a builtin:
+/* grad(max), value_and_grad(min), jacobian(max), hessian(min): max and
+ * min take any number of items, so their derivative is made for the
+ * count of arguments each call gives, by `make` (grad's, jacobian's)
+ * from the graph of max for that count (ad_builtin_function, cached, and
+ * with it its derivative).  Such a derivative is a builtin:
  * differentiating it again is an error that says so. */
 typedef struct PerCount {
   Value f, argnums;
-  int kind;
+  BuiltinFn make;
 } PerCount;
 
 static bool per_count_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
@@ -181,12 +182,22 @@ static bool per_count_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *
   Value a[2], g;
   if (!ad_builtin_function(vm, p->f, argc, &a[0])) return false;
   a[1] = p->argnums;
-  const char *who = p->kind == W_GRAD ? "grad" : "value_and_grad";
-  return make_grad(vm, who, p->kind, 2, a, NULL, &g) && vm->call(vm, g, argc, argv, kw, out);
+  return p->make(vm, 2, a, NULL, &g) && vm->call(vm, g, argc, argv, kw, out);
 }
 
 static bool takes_items(Value f) {
   return v_is_obj(f, O_BUILTIN) && (AS_BUILTIN(f)->op == IR_B_MAX || AS_BUILTIN(f)->op == IR_B_MIN);
+}
+
+/* make's derivative of max or min (per_count_fn), named who(max) */
+static Value per_count(const char *who, Value f, Value argnums, BuiltinFn make) {
+  PerCount *p = lang_alloc(sizeof *p);
+  p->f = f;
+  p->argnums = argnums;
+  p->make = make;
+  ObjBuiltin *b = lang_builtin_new(lang_str_fmt("%s(%s)", who, AS_BUILTIN(f)->name)->data, per_count_fn, -1, -1);
+  b->data = p;
+  return v_obj(b);
 }
 
 /* Build the graph of grad(f) / value_and_grad(f). */
@@ -204,13 +215,7 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
     int *nums, nn;
     bool tuple;
     if (!parse_argnums(vm, who, argnums, INT32_MAX, &nums, &nn, &tuple)) return false;
-    PerCount *p = lang_alloc(sizeof *p);
-    p->f = f;
-    p->argnums = argnums;
-    p->kind = kind;
-    ObjBuiltin *b = lang_builtin_new(lang_str_fmt("%s(%s)", who, AS_BUILTIN(f)->name)->data, per_count_fn, -1, -1);
-    b->data = p;
-    *out = v_obj(b);
+    *out = per_count(who, f, argnums, kind == W_GRAD ? b_grad : b_value_and_grad);
     return true;
   }
   IrGraph *fg;
@@ -608,12 +613,29 @@ static bool check_jacobian_args(MistVM *vm, const char *who, int argc, const Val
   return parse_argnums(vm, who, argnums, np, &nums, &nn, &tuple);
 }
 
+/* argnums of jacobian(f, argnums) or jacobian(f, argnums=...) */
+static Value argnums_given(int argc, const Value *argv, const KwArgs *kw) {
+  for (int i = 0; kw && i < kw->n; i++)
+    if (strcmp(kw->names[i]->data, "argnums") == 0) return kw->values[i];
+  return argc > 1 ? argv[1] : v_int(0);
+}
+
 static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  return check_jacobian_args(vm, "jacobian", argc, argv, kw) && call_ad_module(vm, "jacobian", argc, argv, kw, out);
+  if (!check_jacobian_args(vm, "jacobian", argc, argv, kw)) return false;
+  if (takes_items(argv[0])) {
+    *out = per_count("jacobian", argv[0], argnums_given(argc, argv, kw), b_jacobian);
+    return true;
+  }
+  return call_ad_module(vm, "jacobian", argc, argv, kw, out);
 }
 
 static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  return check_jacobian_args(vm, "hessian", argc, argv, kw) && call_ad_module(vm, "hessian", argc, argv, kw, out);
+  if (!check_jacobian_args(vm, "hessian", argc, argv, kw)) return false;
+  if (takes_items(argv[0])) {
+    *out = per_count("hessian", argv[0], argnums_given(argc, argv, kw), b_hessian);
+    return true;
+  }
+  return call_ad_module(vm, "hessian", argc, argv, kw, out);
 }
 
 void ad_register(MistVM *vm) {
