@@ -155,6 +155,7 @@ void ad_register_calls(MistVM *vm);
 enum { MAX_TRANSFORMS = 15 };
 bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out);
 bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out);
+bool ad_builtin_call(MistVM *vm, Value b, int n, Value *out);
 bool ad_builtin_lift(MistVM *vm, Value xf, int d, char kind, bool (*lift)(MistVM *, Value, int, char, Value *),
                      Value *out);
 bool ad_is_shaped_builtin(Value v);
@@ -163,6 +164,7 @@ bool ad_close_chain(MistVM *vm, IrGraph *g, const char *chain, Value **caps, con
 /* Does b have a signature of its own (a rule, a Mist definition), or
  * does it take the shape of each call? */
 bool ad_builtin_has_signature(MistVM *vm, Value b);
+bool ad_builtin_binds(MistVM *vm, Value b, int npos, const ObjSeq *names);
 bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out);
 /* x.name in the world of chain, x's value and tangents there caps (as
  * ad_close_chain's): a module's attribute transformed along the chain,

@@ -323,6 +323,29 @@ bool ad_builtin_has_signature(MistVM *vm, Value b) {
   return v_is_obj(b, O_BUILTIN) && wrapper(vm, AS_BUILTIN(b), false) != NULL;
 }
 
+/* Whether b's rule binds a call of npos positional arguments and the
+ * keywords names (a tuple of strings).  One it does not bind is
+ * computed plainly, so that b says what is wrong in its own words (max(x,
+ * 1.0, axis=3): "'axis' is an invalid keyword argument for max()", not
+ * the rule's "got multiple values for argument 'axis'"). */
+bool ad_builtin_binds(MistVM *vm, Value b, int npos, const ObjSeq *names) {
+  IrGraph *g = v_is_obj(b, O_BUILTIN) ? wrapper(vm, AS_BUILTIN(b), false) : NULL;
+  if (!g) return true;
+  if (npos > g->nparams) return false;
+  bool *given = lang_alloc_atomic((g->nparams + 1) * sizeof *given);
+  for (int i = 0; i < g->nparams; i++) given[i] = i < npos;
+  for (size_t k = 0; names && k < names->len; k++) {
+    int at = -1;
+    for (int i = 0; i < g->nparams; i++)
+      if (v_is_obj(names->items[k], O_STR) && strcmp(g->params[i]->name->data, AS_STR(names->items[k])->data) == 0) at = i;
+    if (at < 0 || given[at]) return false;
+    given[at] = true;
+  }
+  for (int i = 0; i < g->nparams - g->ndefaults; i++)
+    if (!given[i]) return false;
+  return true;
+}
+
 /* A builtin as a primal Mist function of n parameters (grad(sin), or
  * grad(pow, argnums=1), differentiates it). */
 bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out) {
@@ -333,6 +356,12 @@ bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out) {
     int required = AS_FUNC(sig)->graph->nparams - lang_func_ndefaults(AS_FUNC(sig));
     if (n < required) n = required;
   }
+  return ad_builtin_call(vm, b, n, out);
+}
+
+/* A builtin as the function of exactly n parameters that calls it with
+ * them (vjp(b, x1..xn), jvp(b, xs, ts): a wrong n is b's own error) */
+bool ad_builtin_call(MistVM *vm, Value b, int n, Value *out) {
   *out = v_obj(ev_closure(vm, shaped(vm, AS_BUILTIN(b), false, n, NULL), NULL));
   return true;
 }

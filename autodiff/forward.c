@@ -332,10 +332,17 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       return;
     case IR_P_CALL_KW:
       if (in[1]->kind == IR_CONST && v_is_obj(in[1]->value, O_BUILTIN) &&
-          !ad_builtin_has_signature(w->vm, in[1]->value)) {
-        /* a builtin without a rule (print(x, end="")): computed; a
-         * tangent reaching it is an error */
+          (!ad_builtin_has_signature(w->vm, in[1]->value) ||
+           (in[2]->kind == IR_CONST && v_is_obj(in[2]->value, O_TUPLE) &&
+            !ad_builtin_binds(w->vm, in[1]->value, nargs - 2 - (int)AS_SEQ(in[2]->value)->len, AS_SEQ(in[2]->value))))) {
+        /* a builtin without a rule (print(x, end="")), or called with
+         * arguments its rule does not bind (the builtin's own error):
+         * computed; a tangent reaching it is an error */
         const char *name = AS_BUILTIN(in[1]->value)->name;
+        /* (the call first: a builtin's error about its arguments comes
+         * before the one about tangents) */
+        a[0] = in[1];
+        set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), knone(w));
         if (!ad_nondiff_builtin(in[1]->value)) {
           StrBuf sb;
           sb_init(&sb);
@@ -344,8 +351,6 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
             if (in[j]->kind != IR_CONST)
               prim(w, g, IR_P_NO_DERIVATIVE, sp, 2, tangent(w, in[j]), ir_const(w->u, v_obj(lang_str(sb.data)), sp));
         }
-        a[0] = in[1];
-        set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), knone(w));
         return;
       }
       /* fall through */

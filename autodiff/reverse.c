@@ -266,9 +266,13 @@ static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
   Ad *ad = f->ad;
   IrNode *callee = y->in[1], *names = y->in[2];
   int nargs = y->nin - 3;
-  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) && !ad_builtin_has_signature(ad->vm, callee->value)) {
-    /* a builtin without a rule (print(x, end="")): computed; a
-     * sensitivity reaching it is an error */
+  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) &&
+      (!ad_builtin_has_signature(ad->vm, callee->value) ||
+       (names->kind == IR_CONST && v_is_obj(names->value, O_TUPLE) &&
+        !ad_builtin_binds(ad->vm, callee->value, nargs - (int)AS_SEQ(names->value)->len, AS_SEQ(names->value))))) {
+    /* a builtin without a rule (print(x, end="")), or called with
+     * arguments its rule does not bind: computed (the builtin's own
+     * error); a sensitivity reaching it is an error */
     IrNode **a = lang_alloc((nargs + 3) * sizeof *a);
     a[0] = callee;
     a[1] = names;
