@@ -165,6 +165,8 @@ bool ad_close_chain(MistVM *vm, IrGraph *g, const char *chain, Value **caps, con
  * does it take the shape of each call? */
 bool ad_builtin_has_signature(MistVM *vm, Value b);
 bool ad_builtin_binds(MistVM *vm, Value b, int npos, const ObjSeq *names);
+bool ad_graph_binds(const IrGraph *g, int npos, const ObjSeq *names);
+bool ad_method_binds(MistVM *vm, Value x, ObjStr *name, int npos, const ObjSeq *names);
 bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out);
 /* x.name in the world of chain, x's value and tangents there caps (as
  * ad_close_chain's): a module's attribute transformed along the chain,

@@ -330,7 +330,25 @@ bool ad_builtin_has_signature(MistVM *vm, Value b) {
  * the rule's "got multiple values for argument 'axis'"). */
 bool ad_builtin_binds(MistVM *vm, Value b, int npos, const ObjSeq *names) {
   IrGraph *g = v_is_obj(b, O_BUILTIN) ? wrapper(vm, AS_BUILTIN(b), false) : NULL;
-  if (!g) return true;
+  return !g || ad_graph_binds(g, npos, names);
+}
+
+/* Whether x.name, where it is a builtin method with a rule, binds npos
+ * positional arguments and the keywords names (true for anything else) */
+bool ad_method_binds(MistVM *vm, Value x, ObjStr *name, int npos, const ObjSeq *names) {
+  Value fn;
+  bool bound;
+  if (!ev_lookup_attr(vm, x, name, &fn, &bound)) {
+    lang_error_clear(vm);
+    return true;
+  }
+  IrGraph *g = bound && v_is_obj(fn, O_BUILTIN) ? wrapper(vm, AS_BUILTIN(fn), true) : NULL;
+  return !g || ad_graph_binds(g, npos, names);
+}
+
+/* Whether a function of graph g binds npos positional arguments and the
+ * keywords names */
+bool ad_graph_binds(const IrGraph *g, int npos, const ObjSeq *names) {
   if (npos > g->nparams) return false;
   bool *given = lang_alloc_atomic((g->nparams + 1) * sizeof *given);
   for (int i = 0; i < g->nparams; i++) given[i] = i < npos;

@@ -5,7 +5,8 @@ in a function they differentiate, with arguments it does not take, stops
 with the message of the same wrong call made directly (`exp(0.5, 0.25)`:
 "exp() takes exactly one argument (2 given)"), in eager and in graph mode,
 and no internal name (a rule J_exp, F_max, a helper of stdlib/ad_rules.ms)
-appears in it.  (Mist against Mist: the direct call is the reference.)
+appears in it; the same for x.exp(...) as a method.  (Mist against Mist: the
+direct call is the reference.)
 
     builtin_value_errors.py MIST
 
@@ -32,6 +33,11 @@ def cases():
             yield d, t
         for t in [f"grad(lambda x: {u}() + x)(0.5)", f"jvp(lambda x: {u}() + x, (0.5,), (1.0,))"]:
             yield f"{u}()", t
+        # as a method
+        for t in [f"grad(lambda x: x.{u}(0.25))(0.5)", f"jvp(lambda x: x.{u}(0.25), (0.5,), (1.0,))",
+                  f"grad(grad(lambda x: x.{u}(0.25)))(0.5)", f"jvp(grad(lambda x: x.{u}(0.25)), (0.5,), (1.0,))"]:
+            yield f"(0.5).{u}(0.25)", t
+        yield f"(0.5).{u}(foo=0.25)", f"grad(lambda x: x.{u}(foo=0.25))(0.5)"
     for b in BINARY:
         for t in [f"grad(lambda x: {b}(x))(0.5)", f"jvp(lambda x: {b}(x), (0.5,), (1.0,))", f"vjp({b}, 0.5)",
                   f"jvp({b}, (0.5,), (1.0,))"]:
