@@ -155,6 +155,7 @@ void ad_register_calls(MistVM *vm);
 enum { MAX_TRANSFORMS = 15 };
 bool ad_builtin_transform(MistVM *vm, Value v, char kind, Value *out);
 bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out);
+bool ad_builtin_call(MistVM *vm, Value b, int n, Value *out);
 bool ad_builtin_lift(MistVM *vm, Value xf, int d, char kind, bool (*lift)(MistVM *, Value, int, char, Value *),
                      Value *out);
 bool ad_is_shaped_builtin(Value v);
@@ -163,6 +164,9 @@ bool ad_close_chain(MistVM *vm, IrGraph *g, const char *chain, Value **caps, con
 /* Does b have a signature of its own (a rule, a Mist definition), or
  * does it take the shape of each call? */
 bool ad_builtin_has_signature(MistVM *vm, Value b);
+bool ad_builtin_binds(MistVM *vm, Value b, int npos, const ObjSeq *names);
+bool ad_graph_binds(const IrGraph *g, int npos, const ObjSeq *names);
+bool ad_method_binds(MistVM *vm, Value x, ObjStr *name, int npos, const ObjSeq *names);
 bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out);
 /* x.name in the world of chain, x's value and tangents there caps (as
  * ad_close_chain's): a module's attribute transformed along the chain,
@@ -205,6 +209,9 @@ void ad_register_nest(MistVM *vm);
  * sensitivity primitive computed by its Mist definition (vm->ad->sens). */
 const char *ad_mist_twin(MistVM *vm, Value fn, bool forward);
 bool ad_is_packed(MistVM *vm, Value fn);
+bool ad_packs_items(MistVM *vm, const ObjBuiltin *b, int nargs, const IrGraph *in);
+bool ad_is_wrapper(MistVM *vm, const IrGraph *g);
+bool ad_rule_takes(Value rule, int n);
 bool ad_sens_hook(MistVM *vm, int p, int argc, const Value *argv, Value *out);
 
 /* From api.c: vjp's graph; the ordinary value behind a

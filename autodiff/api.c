@@ -163,6 +163,46 @@ static int func_params(Value f, IrGraph **g) {
   return 1;
 }
 
+static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Value *argv, const KwArgs *kw,
+                      Value *out);
+
+/* grad(max), value_and_grad(min), jacobian(max), hessian(min): max and
+ * min take any number of items, so their derivative is made for the
+ * count of arguments each call gives, by `make` (grad's, jacobian's)
+ * from the graph of max for that count (ad_builtin_function, cached, and
+ * with it its derivative).  Such a derivative is a builtin:
+ * differentiating it again is an error that says so. */
+typedef struct PerCount {
+  Value f, argnums;
+  BuiltinFn make;
+} PerCount;
+
+static bool per_count_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  PerCount *p = vm->callee->data;
+  Value a[2], g;
+  if (!ad_builtin_function(vm, p->f, argc, &a[0])) return false;
+  a[1] = p->argnums;
+  return p->make(vm, 2, a, NULL, &g) && vm->call(vm, g, argc, argv, kw, out);
+}
+
+static bool takes_items(Value f) {
+  return v_is_obj(f, O_BUILTIN) && (AS_BUILTIN(f)->op == IR_B_MAX || AS_BUILTIN(f)->op == IR_B_MIN);
+}
+
+/* a builtin itself (not one in a transformed world) */
+static bool is_builtin_value(Value f) { return v_is_obj(f, O_BUILTIN) && !ad_is_shaped_builtin(f); }
+
+/* make's derivative of max or min (per_count_fn), named who(max) */
+static Value per_count(const char *who, Value f, Value argnums, BuiltinFn make) {
+  PerCount *p = lang_alloc(sizeof *p);
+  p->f = f;
+  p->argnums = argnums;
+  p->make = make;
+  ObjBuiltin *b = lang_builtin_new(lang_str_fmt("%s(%s)", who, AS_BUILTIN(f)->name)->data, per_count_fn, -1, -1);
+  b->data = p;
+  return v_obj(b);
+}
+
 /* Build the graph of grad(f) / value_and_grad(f). */
 static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Value *argv, const KwArgs *kw,
                       Value *out) {
@@ -174,6 +214,13 @@ static bool make_grad(MistVM *vm, const char *who, int kind, int argc, const Val
   }
   if (!(v_is_obj(f, O_FUNC) || v_is_obj(f, O_BUILTIN) || v_is_obj(f, O_BOUND)))
     return lang_raise(vm, "TypeError", "%s: expected a function, got %s", who, lang_type_name(f));
+  if (takes_items(f)) {
+    int *nums, nn;
+    bool tuple;
+    if (!parse_argnums(vm, who, argnums, INT32_MAX, &nums, &nn, &tuple)) return false;
+    *out = per_count(who, f, argnums, kind == W_GRAD ? b_grad : b_value_and_grad);
+    return true;
+  }
   IrGraph *fg;
   int np = func_params(f, &fg);
   if (!fg) {
@@ -496,8 +543,12 @@ static bool b_n_ary(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
 static bool b_vjp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
   if (argc < 1) return lang_raise(vm, "TypeError", "vjp() takes a function and its arguments");
   if (kw && kw->n) return lang_raise(vm, "TypeError", "vjp() takes no keyword arguments");
-  Value g, r;
-  if (!ad_make_vjp(vm, argv[0], argc - 1, &g) || !vm->call(vm, g, argc - 1, argv + 1, NULL, &r)) return false;
+  Value g, r, f = argv[0];
+  /* a builtin as the graph of a call of it with as many arguments as
+   * given (any number for max and min; a wrong count is the builtin's
+   * own error, not that of its rule's signature) */
+  if (is_builtin_value(f) && !ad_builtin_call(vm, f, argc - 1, &f)) return false;
+  if (!ad_make_vjp(vm, f, argc - 1, &g) || !vm->call(vm, g, argc - 1, argv + 1, NULL, &r)) return false;
   /* a function returned is handed back as the ordinary function */
   *out = lang_tuple_of(2, primal_of(vm, AS_SEQ(r)->items[0]), AS_SEQ(r)->items[1]);
   return true;
@@ -512,8 +563,9 @@ static bool b_jvp(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Val
   ObjSeq *x = AS_SEQ(xs), *t = AS_SEQ(ts);
   if (x->len != t->len)
     return lang_raise(vm, "ValueError", "jvp: %zu arguments but %zu tangents", x->len, t->len);
-  Value ff;
-  if (!ad_F_value(vm, argv[0], &ff)) return false;
+  Value ff, f = argv[0];
+  if (is_builtin_value(f) && !ad_builtin_call(vm, f, (int)x->len, &f)) return false;
+  if (!ad_F_value(vm, f, &ff)) return false;
   Value *args = lang_alloc((x->len + 1) * sizeof *args);
   ObjSeq *tt = lang_tuple_new(t->len);
   memcpy(tt->items, t->items, t->len * sizeof(Value));
@@ -544,7 +596,7 @@ static bool call_ad_module(MistVM *vm, const char *name, int argc, const Value *
 /* jacobian(f, argnums=0) and hessian(f, argnums=0): f and argnums
  * checked here as grad checks them, so that a mistake is reported at the
  * call, then their Mist definitions. */
-static bool check_jacobian_args(MistVM *vm, const char *who, int argc, const Value *argv, const KwArgs *kw) {
+static bool check_jacobian_args(MistVM *vm, const char *who, int argc, const Value *argv, const KwArgs *kw, int *nparams) {
   if (argc < 1 || argc > 2) return lang_raise(vm, "TypeError", "%s() takes 1 or 2 arguments (%d given)", who, argc);
   Value f = argv[0], argnums = argc > 1 ? argv[1] : v_int(0);
   for (int i = 0; kw && i < kw->n; i++) {
@@ -563,15 +615,44 @@ static bool check_jacobian_args(MistVM *vm, const char *who, int argc, const Val
       if (AS_SEQ(argnums)->items[i].tag == V_INT && AS_SEQ(argnums)->items[i].i >= np)
         np = (int)AS_SEQ(argnums)->items[i].i + 1;
   }
+  *nparams = np;
   return parse_argnums(vm, who, argnums, np, &nums, &nn, &tuple);
 }
 
+/* jacobian's or hessian's Mist definition, of a builtin f as the graph
+ * of a call of it with the np arguments argnums reaches (as grad's), so
+ * that a call with too many is the builtin's own error */
+static bool call_jacobian(MistVM *vm, const char *who, int np, int argc, const Value *argv, const KwArgs *kw, Value *out) {
+  Value a[2] = {argv[0], argc > 1 ? argv[1] : v_none()};
+  if (is_builtin_value(a[0]) && !ad_builtin_function(vm, a[0], np, &a[0])) return false;
+  return call_ad_module(vm, who, argc, a, kw, out);
+}
+
+/* argnums of jacobian(f, argnums) or jacobian(f, argnums=...) */
+static Value argnums_given(int argc, const Value *argv, const KwArgs *kw) {
+  for (int i = 0; kw && i < kw->n; i++)
+    if (strcmp(kw->names[i]->data, "argnums") == 0) return kw->values[i];
+  return argc > 1 ? argv[1] : v_int(0);
+}
+
 static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  return check_jacobian_args(vm, "jacobian", argc, argv, kw) && call_ad_module(vm, "jacobian", argc, argv, kw, out);
+  int np;
+  if (!check_jacobian_args(vm, "jacobian", argc, argv, kw, &np)) return false;
+  if (takes_items(argv[0])) {
+    *out = per_count("jacobian", argv[0], argnums_given(argc, argv, kw), b_jacobian);
+    return true;
+  }
+  return call_jacobian(vm, "jacobian", np, argc, argv, kw, out);
 }
 
 static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  return check_jacobian_args(vm, "hessian", argc, argv, kw) && call_ad_module(vm, "hessian", argc, argv, kw, out);
+  int np;
+  if (!check_jacobian_args(vm, "hessian", argc, argv, kw, &np)) return false;
+  if (takes_items(argv[0])) {
+    *out = per_count("hessian", argv[0], argnums_given(argc, argv, kw), b_hessian);
+    return true;
+  }
+  return call_jacobian(vm, "hessian", np, argc, argv, kw, out);
 }
 
 void ad_register(MistVM *vm) {

@@ -309,8 +309,59 @@ bool ad_builtin_lift(MistVM *vm, Value xf, int d, char kind, bool (*lift)(MistVM
 
 bool ad_is_shaped_builtin(Value v) { return is_shaped(v); }
 
+/* Whether g is the graph of a builtin (or of x.b) as a value with its
+ * rule's signature (wrapper()) */
+bool ad_is_wrapper(MistVM *vm, const IrGraph *g) {
+  Value b;
+  if (!g->display) return false;
+  if (!vm->builtins || !lang_dict_get(vm->builtins, g->display, &b) || !v_is_obj(b, O_BUILTIN)) return false;
+  AdState *s = ad_state(vm);
+  return ir_map_get(&s->wrappers, AS_BUILTIN(b)) == g || ir_map_get(&s->bound, AS_BUILTIN(b)) == g;
+}
+
 bool ad_builtin_has_signature(MistVM *vm, Value b) {
   return v_is_obj(b, O_BUILTIN) && wrapper(vm, AS_BUILTIN(b), false) != NULL;
+}
+
+/* Whether b's rule binds a call of npos positional arguments and the
+ * keywords names (a tuple of strings).  One it does not bind is
+ * computed plainly, so that b says what is wrong in its own words (max(x,
+ * 1.0, axis=3): "'axis' is an invalid keyword argument for max()", not
+ * the rule's "got multiple values for argument 'axis'"). */
+bool ad_builtin_binds(MistVM *vm, Value b, int npos, const ObjSeq *names) {
+  IrGraph *g = v_is_obj(b, O_BUILTIN) ? wrapper(vm, AS_BUILTIN(b), false) : NULL;
+  return !g || ad_graph_binds(g, npos, names);
+}
+
+/* Whether x.name, where it is a builtin method with a rule, binds npos
+ * positional arguments and the keywords names (true for anything else) */
+bool ad_method_binds(MistVM *vm, Value x, ObjStr *name, int npos, const ObjSeq *names) {
+  Value fn;
+  bool bound;
+  if (!ev_lookup_attr(vm, x, name, &fn, &bound)) {
+    lang_error_clear(vm);
+    return true;
+  }
+  IrGraph *g = bound && v_is_obj(fn, O_BUILTIN) ? wrapper(vm, AS_BUILTIN(fn), true) : NULL;
+  return !g || ad_graph_binds(g, npos, names);
+}
+
+/* Whether a function of graph g binds npos positional arguments and the
+ * keywords names */
+bool ad_graph_binds(const IrGraph *g, int npos, const ObjSeq *names) {
+  if (npos > g->nparams) return false;
+  bool *given = lang_alloc_atomic((g->nparams + 1) * sizeof *given);
+  for (int i = 0; i < g->nparams; i++) given[i] = i < npos;
+  for (size_t k = 0; names && k < names->len; k++) {
+    int at = -1;
+    for (int i = 0; i < g->nparams; i++)
+      if (v_is_obj(names->items[k], O_STR) && strcmp(g->params[i]->name->data, AS_STR(names->items[k])->data) == 0) at = i;
+    if (at < 0 || given[at]) return false;
+    given[at] = true;
+  }
+  for (int i = 0; i < g->nparams - g->ndefaults; i++)
+    if (!given[i]) return false;
+  return true;
 }
 
 /* A builtin as a primal Mist function of n parameters (grad(sin), or
@@ -323,6 +374,12 @@ bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out) {
     int required = AS_FUNC(sig)->graph->nparams - lang_func_ndefaults(AS_FUNC(sig));
     if (n < required) n = required;
   }
+  return ad_builtin_call(vm, b, n, out);
+}
+
+/* A builtin as the function of exactly n parameters that calls it with
+ * them (vjp(b, x1..xn), jvp(b, xs, ts): a wrong n is b's own error) */
+bool ad_builtin_call(MistVM *vm, Value b, int n, Value *out) {
   *out = v_obj(ev_closure(vm, shaped(vm, AS_BUILTIN(b), false, n, NULL), NULL));
   return true;
 }

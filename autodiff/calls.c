@@ -154,6 +154,46 @@ static Value attr_rule(MistVM *vm, ObjStr *name, int kind, Value prop) {
   return v_obj(ev_closure(vm, g, NULL));
 }
 
+/* The rule of a call x.name(...) that x.name's own rule cannot bind:
+ * the call made plainly, so that the builtin says what is wrong in its
+ * own words (x.exp(2.0): "exp() takes exactly one argument (2 given)",
+ * where binding J_exp would name the rule); were the call to return, a
+ * sensitivity reaching it is an error, never a silent zero.  n
+ * positional arguments, then the keywords kw (a tuple of names). */
+static Value plain_call_rule(MistVM *vm, ObjStr *name, int n, ObjSeq *kw) {
+  int nkw = kw ? (int)kw->len : 0;
+  Gb b = {ir_unit_new(), NULL, span_none()};
+  IrGraph *g = ir_graph_new(b.u, name->data, NULL, IRG_FUNCTION, b.sp);
+  b.g = g;
+  IrNode *x = ir_param(b.u, g, lang_str("x"), b.sp);
+  IrNode **in = lang_alloc((n + nkw + 3) * sizeof *in);
+  for (int i = 0; i < n + nkw; i++)
+    in[2 + i] = ir_param(b.u, g, i < n ? lang_str_fmt("a%d", i + 1) : AS_STR(kw->items[i - n]), b.sp);
+  IrNode *v;
+  if (nkw) {
+    /* call_kw(x.name, names, args...) */
+    in[0] = prim(&b, g, IR_P_GETATTR, 2, x, kc(&b, v_obj(name)));
+    in[1] = kc(&b, v_obj(kw));
+    v = ir_prim_applyv(b.u, g, IR_P_CALL_KW, b.sp, n + nkw + 2, in);
+  } else {
+    /* call_method(x, name, args...) */
+    in[0] = x;
+    in[1] = kc(&b, v_obj(name));
+    v = ir_prim_applyv(b.u, g, IR_P_CALL_METHOD, b.sp, n + 2, in);
+  }
+  IrGraph *back = ir_graph_new(b.u, "back", g, IRG_FUNCTION, b.sp);
+  ir_param(b.u, back, lang_str("d"), b.sp);
+  StrBuf msg;
+  sb_init(&msg);
+  sb_printf(&msg, "cannot differentiate through %s(): it has no derivative rule for these arguments", name->data);
+  back->ret = call(&b, back, builtin_named(vm, "_type_error"), 1, (IrNode *[]){kstr(&b, msg.data)});
+  g->ret = prim(&b, g, IR_P_MAKE_TUPLE, 2, v, ir_const_graph(b.u, back, b.sp));
+#ifndef NDEBUG
+  if (!ir_verify_unit(vm, b.u)) return v_unbound();
+#endif
+  return v_obj(ev_closure(vm, g, NULL));
+}
+
 /* _method_rule(x, name, n[, names]): the rule of x.name(...) for a call
  * with n positional arguments and the keyword names given, called (x,
  * args...) */
@@ -169,8 +209,11 @@ static bool b_method_rule(MistVM *vm, int argc, const Value *argv, const KwArgs 
     ObjBuiltin *b = AS_BUILTIN(fn);
     Value rule = ad_builtin_rule(vm, b->prim >= 0 ? ir_prims[b->prim].name : b->name);
     if (v_is_obj(rule, O_FUNC)) {
-      *out = rule;
-      return true;
+      /* (called x first, then the arguments) */
+      ObjSeq *kw = argc == 4 ? AS_SEQ(argv[3]) : NULL;
+      int npos = 1 + (int)argv[2].i;
+      *out = ad_graph_binds(AS_FUNC(rule)->graph, npos, kw) ? rule : plain_call_rule(vm, name, npos - 1, kw);
+      return out->tag != V_UNBOUND;
     }
   }
   if (!bound && v_is_obj(fn, O_FUNC)) {

@@ -332,10 +332,17 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       return;
     case IR_P_CALL_KW:
       if (in[1]->kind == IR_CONST && v_is_obj(in[1]->value, O_BUILTIN) &&
-          !ad_builtin_has_signature(w->vm, in[1]->value)) {
-        /* a builtin without a rule (print(x, end="")): computed; a
-         * tangent reaching it is an error */
+          (!ad_builtin_has_signature(w->vm, in[1]->value) ||
+           (in[2]->kind == IR_CONST && v_is_obj(in[2]->value, O_TUPLE) &&
+            !ad_builtin_binds(w->vm, in[1]->value, nargs - 2 - (int)AS_SEQ(in[2]->value)->len, AS_SEQ(in[2]->value))))) {
+        /* a builtin without a rule (print(x, end="")), or called with
+         * arguments its rule does not bind (the builtin's own error):
+         * computed; a tangent reaching it is an error */
         const char *name = AS_BUILTIN(in[1]->value)->name;
+        /* (the call first: a builtin's error about its arguments comes
+         * before the one about tangents) */
+        a[0] = in[1];
+        set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), knone(w));
         if (!ad_nondiff_builtin(in[1]->value)) {
           StrBuf sb;
           sb_init(&sb);
@@ -344,8 +351,6 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
             if (in[j]->kind != IR_CONST)
               prim(w, g, IR_P_NO_DERIVATIVE, sp, 2, tangent(w, in[j]), ir_const(w->u, v_obj(lang_str(sb.data)), sp));
         }
-        a[0] = in[1];
-        set(w, y, ir_prim_applyv(w->u, g, p, sp, nargs, a), knone(w));
         return;
       }
       /* fall through */
@@ -439,9 +444,24 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       IrNode *ra[4] = {val(w, in[1], g), tangent(w, in[1]), ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, sp, nargs - 1, xs),
                        ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, sp, nargs - 1, ts)};
       pair(w, g, y, ir_const(w->u, rule, sp), 4, ra);
-    } else if (rule.tag != V_UNBOUND) {
+    } else if (rule.tag != V_UNBOUND && ad_packs_items(w->vm, b, nargs, h)) {
+      /* max(a, b, c, d...): F_max((a, b, c, d...), (ta, tb, tc, td...)) */
+      IrNode **xs = lang_alloc(nargs * sizeof *xs), **ts = lang_alloc(nargs * sizeof *ts);
+      for (int j = 0; j < nargs; j++) {
+        xs[j] = val(w, in[j + 1], g);
+        ts[j] = tangent(w, in[j + 1]);
+      }
+      IrNode *ra[2] = {ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, sp, nargs, xs), ir_prim_applyv(w->u, g, IR_P_MAKE_TUPLE, sp, nargs, ts)};
+      pair(w, g, y, ir_const(w->u, rule_for(w, b->name), sp), 2, ra);
+    } else if (rule.tag != V_UNBOUND && ad_rule_takes(rule_for(w, b->name), 2 * nargs)) {
       for (int j = 0; j < nargs; j++) a[j] = val(w, in[j + 1], g);
       call_rule(w, g, y, rule, a);
+    } else if (rule.tag != V_UNBOUND) {
+      /* arguments the rule cannot bind: the builtin's own error */
+      IrNode **ci = lang_alloc((nargs + 1) * sizeof *ci);
+      ci[0] = callee;
+      for (int j = 0; j < nargs; j++) ci[j + 1] = val(w, in[j + 1], g);
+      set(w, y, ir_apply(w->u, g, nargs + 1, ci, sp), knone(w));
     } else {
       for (int j = 0; j < nargs; j++) a[j] = val(w, in[j + 1], g);
       if (!ad_nondiff_builtin(callee->value)) {

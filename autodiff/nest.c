@@ -270,6 +270,18 @@ static bool b_Fn(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Valu
       unnest(r, d, c);
       return call_in(vm, c[0], d, in + 2, n - 2, NULL, out);
     }
+    if (op == IR_P_CALL_METHOD && !ad_method_binds(vm, x, name, n - 2, NULL)) {
+      /* arguments x.name's rule does not bind: the call made plainly,
+       * for the builtin's own error */
+      Value *a = lang_alloc((n + 1) * sizeof *a);
+      bool bound;
+      if (!ev_lookup_attr(vm, x, name, &f, &bound)) return false;
+      int k = 0;
+      if (bound) a[k++] = x;
+      for (int i = 2; i < n; i++) a[k++] = in[i][0];
+      if (!vm->call(vm, f, k, a, NULL, &r)) return false;
+      return lang_raise(vm, "TypeError", "cannot differentiate through %s(): it has no derivative rule for these arguments", name->data);
+    }
     if (!ad_attr_caps(vm, in[0], name, chain, &f)) return false;
     if (op == IR_P_GETATTR) {
       *out = constant(f, d);

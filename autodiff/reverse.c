@@ -73,6 +73,7 @@ typedef enum {
   BK_KW,        /* call_kw(f, names, args): r[0] for f, r[order[j]] for argument j */
   BK_KW_METHOD, /* the same for x.name(...): r[order[0]] for x */
   BK_PACKED,    /* a rule taking (f, (x1..xn)): r[1] for f, r[2][j] for argument j */
+  BK_ITEMS,     /* a rule taking (x1..xn) as one tuple: r[1][j] for argument j */
 } BackKind;
 
 typedef struct Fill {
@@ -265,9 +266,13 @@ static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
   Ad *ad = f->ad;
   IrNode *callee = y->in[1], *names = y->in[2];
   int nargs = y->nin - 3;
-  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) && !ad_builtin_has_signature(ad->vm, callee->value)) {
-    /* a builtin without a rule (print(x, end="")): computed; a
-     * sensitivity reaching it is an error */
+  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) &&
+      (!ad_builtin_has_signature(ad->vm, callee->value) ||
+       (names->kind == IR_CONST && v_is_obj(names->value, O_TUPLE) &&
+        !ad_builtin_binds(ad->vm, callee->value, nargs - (int)AS_SEQ(names->value)->len, AS_SEQ(names->value))))) {
+    /* a builtin without a rule (print(x, end="")), or called with
+     * arguments its rule does not bind: computed (the builtin's own
+     * error); a sensitivity reaching it is an error */
     IrNode **a = lang_alloc((nargs + 3) * sizeof *a);
     a[0] = callee;
     a[1] = names;
@@ -462,8 +467,17 @@ static void forward(Fill *f, int i) {
       IrNode *xs = ir_prim_applyv(ad->u, f->jh, IR_P_MAKE_TUPLE, y->span, nargs - 1, args + 1);
       v = forward_pair(f, y, kconst(ad, rule), 2, (IrNode *[]){args[0], xs}, i);
       f->kind[i] = BK_PACKED;
-    } else if (rule.tag != V_UNBOUND) {
+    } else if (rule.tag != V_UNBOUND && ad_packs_items(ad->vm, b, nargs, f->h)) {
+      /* max(a, b, c, d...): the rule takes the items as one tuple */
+      IrNode *xs = ir_prim_applyv(ad->u, f->jh, IR_P_MAKE_TUPLE, y->span, nargs, args);
+      v = forward_pair(f, y, kconst(ad, rule), 1, &xs, i);
+      f->kind[i] = BK_ITEMS;
+    } else if (rule.tag != V_UNBOUND && ad_rule_takes(rule, nargs)) {
       v = forward_pair(f, y, kconst(ad, rule), nargs, args, i);
+    } else if (rule.tag != V_UNBOUND) {
+      /* arguments the rule cannot bind: the builtin's own error */
+      v = call_in(ad, f->jh, callee, nargs, args, y->span);
+      f->kind[i] = BK_NODIFF;
     } else if (ad_lowering_builtin(callee->value) == AD_BIND_ORDER) {
       /* in a derivative differentiated again: the callee is transformed
        * once more, with one more continuation first */
@@ -740,6 +754,13 @@ static void backward(Fill *f, int last) {
       IrNode *dxs = prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 2));
       for (int j = 2; j < y->nin; j++)
         contribute(f, y->in[j], prim_in(ad, b, IR_P_SENS_ITEM, y->span, 2, dxs, kint(ad, j - 2)));
+      break;
+    }
+    case BK_ITEMS: {
+      IrNode *r = prim_in(ad, b, IR_P_BP_CALL, y->span, 3, f->bp[i], d, kint(ad, 2));
+      IrNode *dxs = prim_in(ad, b, IR_P_GETITEM, y->span, 2, r, kint(ad, 1));
+      for (int j = 1; j < y->nin; j++)
+        contribute(f, y->in[j], prim_in(ad, b, IR_P_SENS_ITEM, y->span, 2, dxs, kint(ad, j - 1)));
       break;
     }
     case BK_BP:

@@ -187,6 +187,30 @@ const char *ad_mist_twin(MistVM *vm, Value fn, bool forward) {
 bool ad_is_packed(MistVM *vm, Value fn) { return v_is_obj(fn, O_BUILTIN) && AS_BUILTIN(fn)->fn == ad_state(vm)->vjp; }
 
 
+/* Whether rule, a Mist function, binds n positional arguments.  A call
+ * that its builtin's rule cannot bind is computed plainly instead, so
+ * that the builtin says what is wrong in its own words (exp(x, 2.0):
+ * "exp() takes exactly one argument", where J_exp's binding would name
+ * the rule). */
+bool ad_rule_takes(Value rule, int n) {
+  if (!v_is_obj(rule, O_FUNC)) return true;
+  ObjFunc *f = AS_FUNC(rule);
+  int np = f->graph->nparams, nd = lang_func_ndefaults(f);
+  return n <= np && n >= np - nd;
+}
+
+/* max(a, b, c, d...) and min(...) of four items or more: their rules
+ * (J_max(t, axis, keepdims, key, default) in ad_rules.ms) have three
+ * positional places, so the transforms hand them the items as one
+ * tuple, which max treats as it treats the items.  (Calls through max
+ * as a value bind its rule's parameters: a fourth item there is key.) */
+bool ad_packs_items(MistVM *vm, const ObjBuiltin *b, int nargs, const IrGraph *in) {
+  /* (the graph standing for max as a value passes it the five parameters
+   * of its rule, which bind as they are) */
+  return (b->op == IR_B_MAX || b->op == IR_B_MIN) && nargs >= 4 && !ad_is_wrapper(vm, in);
+}
+
+
 /* Builtins whose results carry no derivative (ints, bools, text, None,
  * constants): without a rule they are simply computed.  Any other
  * builtin without a rule stops with an error if a derivative reaches

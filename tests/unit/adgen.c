@@ -287,6 +287,164 @@ static void inner_call(Gen *g, Buf *b, int depth) {
   adgen_printf(b, ")");
 }
 
+/* ---- builtins as values, and derivatives of containers ----
+ *
+ * (the builtin_values option) A derivative of a builtin passed as a
+ * value: grad(exp)(x), value_and_grad, jvp, vjp and hessian of one of
+ * one argument, grad(pow, argnums=1)(x, y) (argnums 0, 1 or a tuple) and
+ * jvp of one of two; max and min of three or four items (or of a list
+ * or tuple of them) under grad; and
+ * jacobian of a function returning a dict, tuple or list, hessian and
+ * jacobian with argnums tuples, one item of the result taken.  Each
+ * builtin's argument is put in its domain by a wrapper (log of
+ * 1 + v**2).  A twin writes the same derivative as one its numeric
+ * twins know: jacobian(lambda t: {...})(x)["b"] as the grad of
+ * lambda t: {...}["b"], an item (i, j) of a hessian as the second
+ * derivative along one argument, the other fixed. */
+
+static const struct {
+  const char *name, *arg;
+} UNARY_BUILTINS[] = {
+  {"sin", "%s"}, {"cos", "%s"}, {"tanh", "%s"}, {"sigmoid", "%s"}, {"atan", "%s"}, {"erf", "%s"},
+  {"exp", "tanh(%s)"}, {"log", "(1.0 + (%s) ** 2)"}, {"sqrt", "(1.0 + (%s) ** 2)"}, {"log2", "(1.0 + (%s) ** 2)"},
+  {"log10", "(1.0 + (%s) ** 2)"}, {"lgamma", "(1.5 + sigmoid(%s))"}, {"asin", "(0.9 * tanh(%s))"},
+  {"acos", "(0.9 * tanh(%s))"}, {"tan", "(0.5 * tanh(%s))"}, {"abs", "%s"}, {"relu", "%s"},
+};
+
+static const struct {
+  const char *name, *arg0, *arg1;
+} BINARY_BUILTINS[] = {
+  {"pow", "(1.0 + sigmoid(%s))", "(2.0 * tanh(%s))"}, {"maximum", "%s", "%s"}, {"minimum", "%s", "%s"},
+  {"atan2", "%s", "(1.0 + (%s) ** 2)"}, {"max", "%s", "%s"}, {"min", "%s", "%s"},
+};
+
+
+static const char *ex(Gen *g, int depth);
+
+/* an argument: an expression of the given depth in the wrapper fmt,
+ * kept with the program's strings */
+static const char *wrapped(Gen *g, const char *fmt, int depth) {
+  Buf w = {0};
+  buf_clear(&w);
+  adgen_printf(&w, fmt, ex(g, depth));
+  if (g->narena == g->caparena) {
+    g->caparena = g->caparena ? 2 * g->caparena : 64;
+    g->arena = realloc(g->arena, g->caparena * sizeof *g->arena);
+    need(g->arena != NULL, "out of memory");
+  }
+  g->arena[g->narena++] = w.data;
+  return w.data;
+}
+
+/* a lambda's body over t (and s), what is in scope too */
+static const char *body_of(Gen *g, int depth, const char *t, const char *s) {
+  int saved = g->nvars;
+  push_var(g, t);
+  if (s) push_var(g, s);
+  const char *e = ex(g, depth);
+  g->nvars = saved;
+  return e;
+}
+
+static void builtin_value_call(Gen *g, Buf *b, int depth, const char *t, const char *s) {
+  Rng *r = &g->rng;
+  const char *tw = g->twin;
+  int nu = (int)(sizeof UNARY_BUILTINS / sizeof *UNARY_BUILTINS), nb = (int)(sizeof BINARY_BUILTINS / sizeof *BINARY_BUILTINS);
+  int u = rnd(r, nu), k = rnd(r, nb), form = rnd(r, 12);
+  const char *un = UNARY_BUILTINS[u].name, *bn = BINARY_BUILTINS[k].name;
+  switch (form) {
+  case 0:
+    adgen_printf(b, "%s(%s)(%s)", dname(g, "grad"), un, wrapped(g, UNARY_BUILTINS[u].arg, depth - 1));
+    break;
+  case 1: {
+    const char *x = wrapped(g, UNARY_BUILTINS[u].arg, depth - 1);
+    adgen_printf(b, "%s(%s)(%s)[%d]", dname(g, "value_and_grad"), un, x, rnd(r, 2));
+    break;
+  }
+  case 2: {
+    const char *x = wrapped(g, UNARY_BUILTINS[u].arg, depth - 1), *dx = ex(g, depth - 1);
+    adgen_printf(b, "%s(%s, (%s,), (%s,))[1]", dname(g, "jvp"), un, x, dx);
+    break;
+  }
+  case 3: {
+    const char *x = wrapped(g, UNARY_BUILTINS[u].arg, depth - 1), *ct = ex(g, depth - 1);
+    adgen_printf(b, "%s(%s, %s)[1](%s)[0]", dname(g, "vjp"), un, x, ct);
+    break;
+  }
+  case 4:
+    adgen_printf(b, "%s(%s)(%s)", dname(g, "hessian"), un, wrapped(g, UNARY_BUILTINS[u].arg, depth - 1));
+    break;
+  case 5: {
+    /* d/dy of a builtin of two: argnums=1, or item 1 of argnums=(0, 1) */
+    /* (every choice made in the twins too: they rewind to the same
+     * state, and what follows must be the same program) */
+    const char *x = wrapped(g, BINARY_BUILTINS[k].arg0, depth - 1), *y = wrapped(g, BINARY_BUILTINS[k].arg1, depth - 1);
+    int how = rnd(r, 4);
+    if (how == 0) adgen_printf(b, tw ? "%s(lambda u: %s(u, %s))(%s)" : "%s(%s)(%s, %s)", dname(g, "grad"), bn, tw ? y : x, tw ? x : y);
+    else if (tw) adgen_printf(b, "%s(%s, argnums=1)(%s, %s)", dname(g, "grad2"), bn, x, y);
+    else if (how == 1) adgen_printf(b, "grad(%s, argnums=1)(%s, %s)", bn, x, y);
+    else if (how == 2) adgen_printf(b, "grad(%s, argnums=(0, 1))(%s, %s)[1]", bn, x, y);
+    else adgen_printf(b, "grad(%s, argnums=(1, 0))(%s, %s)[0]", bn, x, y);
+    break;
+  }
+  case 11: {
+    /* max or min of three or four items over t, called or as a value */
+    int n = 3 + rnd(r, 2), mx = rnd(r, 2), list = rnd(r, 3);
+    const char *e[4];
+    for (int i = 0; i < n; i++) e[i] = body_of(g, depth, t, NULL);
+    const char *x = ex(g, depth - 1);
+    adgen_printf(b, "%s(lambda %s: %s(%s%s, %s, %s", dname(g, "grad"), t, mx ? "max" : "min", list == 1 ? "[" : list == 2 ? "(" : "", e[0], e[1], e[2]);
+    if (n == 4) adgen_printf(b, ", %s", e[3]);
+    adgen_printf(b, "%s))(%s)", list == 1 ? "]" : list == 2 ? ")" : "", x);
+    break;
+  }
+  case 6: {
+    const char *x = wrapped(g, BINARY_BUILTINS[k].arg0, depth - 1), *y = wrapped(g, BINARY_BUILTINS[k].arg1, depth - 1);
+    const char *dx = ex(g, depth - 1);
+    adgen_printf(b, "%s(%s, (%s, %s), (%s, 0.5))[1]", dname(g, tw ? "jvp2" : "jvp"), bn, x, y, dx);
+    break;
+  }
+  case 7: case 8: {
+    /* jacobian of a dict, tuple or list of three over t, one item */
+    int kind = rnd(r, 3), item = rnd(r, 3);
+    const char *e[3];
+    for (int i = 0; i < 3; i++) e[i] = body_of(g, depth, t, NULL);
+    const char *x = ex(g, depth - 1);
+    Buf c = {0};
+    buf_clear(&c);
+    if (kind == 0) adgen_printf(&c, "{\"a\": %s, \"b\": %s, \"c\": %s}", e[0], e[1], e[2]);
+    else adgen_printf(&c, kind == 1 ? "(%s, %s, %s)" : "[%s, %s, %s]", e[0], e[1], e[2]);
+    char key[8];
+    snprintf(key, sizeof key, kind == 0 ? "\"%c\"" : "%d", kind == 0 ? 'a' + item : item);
+    if (tw) adgen_printf(b, "%s(lambda %s: %s[%s])(%s)", dname(g, "grad"), t, c.data, key, x);
+    else adgen_printf(b, "jacobian(lambda %s: %s)(%s)[%s]", t, c.data, x, key);
+    buf_free(&c);
+    break;
+  }
+  case 9: {
+    /* hessian over (t, s), a diagonal item */
+    const char *e = body_of(g, depth, t, s), *x = ex(g, depth - 1), *y = ex(g, depth - 1);
+    int i = rnd(r, 2);
+    if (!tw) adgen_printf(b, "hessian(lambda %s, %s: %s, argnums=(0, 1))(%s, %s)[%d][%d]", t, s, e, x, y, i, i);
+    else if (i == 0) adgen_printf(b, "%s(lambda u: (lambda %s, %s: %s)(u, %s))(%s)", dname(g, "hessian"), t, s, e, y, x);
+    else adgen_printf(b, "%s(lambda u: (lambda %s, %s: %s)(%s, u))(%s)", dname(g, "hessian"), t, s, e, x, y);
+    break;
+  }
+  default: {
+    /* jacobian over (t, s) of a tuple of two, item [i][j] */
+    const char *e0 = body_of(g, depth, t, s), *e1 = body_of(g, depth, t, s), *x = ex(g, depth - 1), *y = ex(g, depth - 1);
+    int i = rnd(r, 2), j = rnd(r, 2);
+    if (!tw)
+      adgen_printf(b, "jacobian(lambda %s, %s: (%s, %s), argnums=(0, 1))(%s, %s)[%d][%d]", t, s, e0, e1, x, y, i, j);
+    else if (j == 0)
+      adgen_printf(b, "%s(lambda u: (lambda %s, %s: (%s, %s))(u, %s)[%d])(%s)", dname(g, "grad"), t, s, e0, e1, y, i, x);
+    else
+      adgen_printf(b, "%s(lambda u: (lambda %s, %s: (%s, %s))(%s, u)[%d])(%s)", dname(g, "grad"), t, s, e0, e1, x, i, y);
+    break;
+  }
+  }
+}
+
 static void inner_call1(Gen *g, Buf *b, int depth) {
   Rng *r = &g->rng;
   g->inner_left--;
@@ -298,7 +456,8 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
   int force = g->force_case;
   g->fn_first = NULL;
   g->force_case = -1;
-  switch (force >= 0 ? force : rnd(r, 14)) {
+  if (g->o->builtin_values && force < 0 && !first && rnd(r, 2) == 0) builtin_value_call(g, b, depth, t, s);
+  else switch (force >= 0 ? force : rnd(r, 14)) {
   case 9: case 10:
     if (g->ntups) {
       /* grad of a lambda reading a sequence made in f by a constant

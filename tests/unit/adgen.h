@@ -20,6 +20,9 @@ typedef struct AdGenOpts {
                          hold a third loop or a break, and be followed by code or an if
                          (each marked by a comment), and a for or while loop an else block */
   bool nested_loops;  /* with loop_bodies, every for loop's body holds another loop */
+  bool builtin_values; /* inner derivatives of builtins passed as values (grad(exp), grad(pow,
+                          argnums=1), jvp(max, ...)), jacobian of dicts, tuples and lists,
+                          hessian and jacobian with argnums tuples */
 } AdGenOpts;
 
 /* The program for seed: helpers, then f(x[, y[, z]]).  Returns the

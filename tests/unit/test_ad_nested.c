@@ -26,7 +26,9 @@
  *
  * MIST_AD_NESTED (default 96) and MIST_AD_SEED (default 1) run more
  * programs or others; MIST_AD_SHOW=SEED prints a program with the
- * checker, ready to run with `mist`.
+ * checker, ready to run with `mist` (with MIST_AD_SHOW_BUILTIN_VALUES=1,
+ * one of the builtin_value_programs, MIST_AD_BUILTIN_VALUES of them,
+ * whose inner derivatives take builtins as values: adgen.c).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -206,9 +208,9 @@ static void prelude(Buf *b) {
 /* The program for seed as f, the same with its inner derivatives
  * checked as fchk, and the call of the checker (the derivative orders
  * checked alternate 3, 2, 2). */
-static void program(uint64_t seed, Buf *prog, Buf *call) {
-  int np = adgen_program(seed, &NESTED, prog);
-  AdGenOpts chk = NESTED;
+static void program(uint64_t seed, const AdGenOpts *o, Buf *prog, Buf *call) {
+  int np = adgen_program(seed, o, prog);
+  AdGenOpts chk = *o;
   chk.check = true;
   Buf twin = {0};
   adgen_program(seed, &chk, &twin);
@@ -224,17 +226,17 @@ static void program(uint64_t seed, Buf *prog, Buf *call) {
   adgen_printf(call, ", %d))\n", seed % 3 == 0 ? 3 : 2);
 }
 
-START_TEST(t_nested_programs) {
-  long total = env_long("MIST_AD_NESTED", 96);
-  long seed0 = env_long("MIST_AD_SEED", 1);
+/* Programs seed0 * 1000003 + p for p of batch `batch` of BATCHES over
+ * total, generated with o: each must print ok, few skip. */
+static void check_programs(const AdGenOpts *o, long total, long seed0, int batch) {
   long per = (total + BATCHES - 1) / BATCHES;
   Buf prog = {0}, call = {0};
   prelude(&prog);
   run(prog.data);
   int skips = 0, count = 0;
-  for (long p = _i * per; p < (_i + 1) * per && p < total; p++) {
+  for (long p = batch * per; p < (batch + 1) * per && p < total; p++) {
     uint64_t seed = (uint64_t)(seed0 * 1000003L + p);
-    program(seed, &prog, &call);
+    program(seed, o, &prog, &call);
     run(prog.data);
     buf_clear(&out);
     MistStatus st = mist_eval(vm, "<t>", call.data, false);
@@ -252,6 +254,18 @@ START_TEST(t_nested_programs) {
   ck_assert_msg(skips * 5 <= count, "%d of %d points skipped as non-smooth", skips, count);
   buf_free(&prog);
   buf_free(&call);
+}
+
+START_TEST(t_nested_programs) { check_programs(&NESTED, env_long("MIST_AD_NESTED", 96), env_long("MIST_AD_SEED", 1), _i); }
+END_TEST
+
+/* The same with builtins passed as values to the inner derivatives and
+ * jacobians of containers (adgen's builtin_values), seeds of their own:
+ * MIST_AD_BUILTIN_VALUES programs (default 48). */
+START_TEST(t_builtin_value_programs) {
+  AdGenOpts o = NESTED;
+  o.builtin_values = true;
+  check_programs(&o, env_long("MIST_AD_BUILTIN_VALUES", 48), env_long("MIST_AD_SEED", 1) + 7, _i);
 }
 END_TEST
 
@@ -282,6 +296,11 @@ static Suite *nested_suite(void) {
   tcase_set_timeout(rp, 300);
   tcase_add_loop_test(rp, t_nested_programs, 0, BATCHES);
   suite_add_tcase(s, rp);
+  TCase *bv = tcase_create("builtin_value_programs");
+  tcase_add_checked_fixture(bv, setup, teardown);
+  tcase_set_timeout(bv, 300);
+  tcase_add_loop_test(bv, t_builtin_value_programs, 0, BATCHES);
+  suite_add_tcase(s, bv);
   return s;
 }
 
@@ -291,7 +310,9 @@ int main(void) {
     Buf prog = {0}, call = {0};
     Buf pre = {0};
     prelude(&pre);
-    program((uint64_t)show, &prog, &call);
+    AdGenOpts o = NESTED;
+    o.builtin_values = env_long("MIST_AD_SHOW_BUILTIN_VALUES", 0) != 0;
+    program((uint64_t)show, &o, &prog, &call);
     printf("%s%s\n%s", pre.data, prog.data, call.data);
     buf_free(&pre);
     buf_free(&prog);
