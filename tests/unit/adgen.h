@@ -20,6 +20,11 @@ typedef struct AdGenOpts {
                          hold a third loop or a break, and be followed by code or an if
                          (each marked by a comment), and a for or while loop an else block */
   bool nested_loops;  /* with loop_bodies, every for loop's body holds another loop */
+  bool extras;        /* what the other options never write (adgen.c, extra_expr and
+                         extra_statement): dicts whose keys are built strings (f-strings,
+                         str(), +; a comprehension, .get with a default), a helper with
+                         defaults called by keyword, floats times int tensors, `while True`
+                         left by a break, mutual recursion */
 } AdGenOpts;
 
 /* The program for seed: helpers, then f(x[, y[, z]]).  Returns the

@@ -191,6 +191,7 @@ static long env_long(const char *name, long dflt) {
 enum { BATCHES = 8 };
 
 static const AdGenOpts NESTED = {.containers = true, .modules = true, .methods = true, .inner = 2};
+static const AdGenOpts NESTED_EXTRAS = {.containers = true, .modules = true, .methods = true, .inner = 2, .extras = true};
 
 /* The prelude: the two families of numeric twins and the checker. */
 static void prelude(Buf *b) {
@@ -207,8 +208,10 @@ static void prelude(Buf *b) {
  * checked as fchk, and the call of the checker (the derivative orders
  * checked alternate 3, 2, 2). */
 static void program(uint64_t seed, Buf *prog, Buf *call) {
-  int np = adgen_program(seed, &NESTED, prog);
-  AdGenOpts chk = NESTED;
+  /* (every odd seed's program with adgen's extras) */
+  const AdGenOpts *o = seed % 2 ? &NESTED_EXTRAS : &NESTED;
+  int np = adgen_program(seed, o, prog);
+  AdGenOpts chk = *o;
   chk.check = true;
   Buf twin = {0};
   adgen_program(seed, &chk, &twin);
