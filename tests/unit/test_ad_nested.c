@@ -6,7 +6,9 @@
  * value_and_grad, grad with argnums, jvp, vjp, hessian), nested up to
  * two deep, besides the branches, loops, closures, containers of floats
  * and of functions, comprehensions and module functions of the
- * first-order suite.  Each is checked against an independent truth:
+ * first-order suite (every odd seed's with adgen's extras too: built
+ * string keys, keywords and defaults, int tensors, while True, mutual
+ * recursion).  Each is checked against an independent truth:
  *
  *  - each inner derivative call against central differences (its
  *    numeric twins _ngrad, _mgrad, _ograd... in the prelude), when f's
@@ -263,11 +265,13 @@ START_TEST(t_generator_covers) {
   Buf b = {0}, all = {0};
   buf_clear(&all);
   for (uint64_t s = 1; s <= 300; s++) {
-    adgen_program(s, &NESTED, &b);
+    adgen_program(s, s % 2 ? &NESTED_EXTRAS : &NESTED, &b);
     buf_add(&all, b.data, b.len);
   }
   static const char *want[] = {"grad(lambda t", "grad(c", "value_and_grad(lambda", ", argnums=1)(", "jvp(lambda",
-                               "vjp(lambda", "hessian(lambda", ", 0.5))[1]", "grad(L.", "grad(half)", ",), (0.5,))[1]"};
+                               "vjp(lambda", "hessian(lambda", ", 0.5))[1]", "grad(L.", "grad(half)", ",), (0.5,))[1]",
+                               /* extras */
+                               "while True:", "kw(b=", "od(", "{f\"k{n}\"", "dtype=\"i64\"))"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(strstr(all.data, want[i]), "no generated program contains \"%s\"", want[i]);
   buf_free(&b);
