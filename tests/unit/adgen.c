@@ -31,7 +31,8 @@
  *    written _ngrad, _mgrad and _ograd: central differences of two steps
  *    and a one-sided one, in the checker's prelude), so that each inner
  *    derivative is checked when f runs;
- *  - extras: what none of the above writes (extra_expr, extra_statement).
+ *  - extras: what none of the above writes (extra_expr, extra_statement),
+ *    max and min of several floats, items of concatenations.
  */
 #include "adgen.h"
 
@@ -378,7 +379,19 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
  * (each smooth in the floats it reads). */
 static void extra_expr(Gen *g, Buf *b, int depth) {
   Rng *r = &g->rng;
-  switch (rnd(r, 7)) {
+  switch (rnd(r, 9)) {
+  case 8:
+    /* an item of a concatenation whose first part has no tangent (a
+     * jvp of grad once read the tangents of its second part shifted) */
+    if (rnd(r, 2)) form(g, b, depth - 1, "((None, 0.5) + (@, @))[");
+    else form(g, b, depth - 1, "([0.25] + [@, @])[");
+    adgen_printf(b, "%d]", 1 + rnd(r, 2));
+    return;
+  case 7:
+    /* max and min of three or four floats (whose rules once read only
+     * two): smooth but where two tie */
+    form(g, b, depth - 1, rnd(r, 2) ? "max(@, @, @)" : "min(@, @, @, @)");
+    return;
   case 0: {
     /* the helper with defaults, its arguments by position and keyword */
     static const char *calls[] = {"kw(@)", "kw(@, b=@)", "kw(b=@, v=@)", "kw(@, @, @)", "kw(@, a=@)"};

@@ -271,7 +271,8 @@ START_TEST(t_generator_covers) {
   static const char *want[] = {"grad(lambda t", "grad(c", "value_and_grad(lambda", ", argnums=1)(", "jvp(lambda",
                                "vjp(lambda", "hessian(lambda", ", 0.5))[1]", "grad(L.", "grad(half)", ",), (0.5,))[1]",
                                /* extras */
-                               "while True:", "kw(b=", "od(", "{f\"k{n}\"", "dtype=\"i64\"))"};
+                               "while True:", "kw(b=", "od(", "{f\"k{n}\"", "dtype=\"i64\"))", "min(", "max(",
+                               "((None, 0.5) + (", "([0.25] + ["};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(strstr(all.data, want[i]), "no generated program contains \"%s\"", want[i]);
   buf_free(&b);
