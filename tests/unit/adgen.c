@@ -32,7 +32,7 @@
  *    and a one-sided one, in the checker's prelude), so that each inner
  *    derivative is checked when f runs;
  *  - extras: what none of the above writes (extra_expr, extra_statement),
- *    max and min of several floats, items of concatenations.
+ *    max and min of several floats, items of concatenations, filter.
  */
 #include "adgen.h"
 
@@ -379,7 +379,12 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
  * (each smooth in the floats it reads). */
 static void extra_expr(Gen *g, Buf *b, int depth) {
   Rng *r = &g->rng;
-  switch (rnd(r, 9)) {
+  switch (rnd(r, 10)) {
+  case 9:
+    /* filter with a lambda (grad passed it the transformed function
+     * until filter had a rule), or None */
+    form(g, b, depth - 1, rnd(r, 2) ? "sum(filter(lambda u: u > -5.0, [@, @, 0.5]))" : "sum(filter(None, (@, 0.0, @)))");
+    return;
   case 8:
     /* an item of a concatenation whose first part has no tangent (a
      * jvp of grad once read the tangents of its second part shifted) */
