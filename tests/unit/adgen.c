@@ -32,7 +32,8 @@
  *    and a one-sided one, in the checker's prelude), so that each inner
  *    derivative is checked when f runs;
  *  - extras: what none of the above writes (extra_expr, extra_statement),
- *    max and min of several floats, items of concatenations, filter.
+ *    max and min of several floats, items of concatenations, filter, zip
+ *    and map of three sequences.
  */
 #include "adgen.h"
 
@@ -379,7 +380,12 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
  * (each smooth in the floats it reads). */
 static void extra_expr(Gen *g, Buf *b, int depth) {
   Rng *r = &g->rng;
-  switch (rnd(r, 10)) {
+  switch (rnd(r, 11)) {
+  case 10:
+    /* zip and map over three sequences (their rules took two) */
+    form(g, b, depth - 1, rnd(r, 2) ? "sum([a * b - c for a, b, c in zip([@, 0.5], (@, @), [@, 1.5])])"
+                                     : "sum(map(lambda a, b, c: a * b - c, [@, 0.5], [@, @], (@, 1.0)))");
+    return;
   case 9:
     /* filter with a lambda (grad passed it the transformed function
      * until filter had a rule), or None */

@@ -25,7 +25,8 @@ typedef struct AdGenOpts {
                          str(), +; a comprehension, .get with a default), a helper with
                          defaults called by keyword, floats times int tensors, `while True`
                          left by a break, mutual recursion, max and min of 3 or 4 floats,
-                         an item of a concatenation with a constant first part, filter */
+                         an item of a concatenation with a constant first part, filter,
+                         zip and map of three sequences */
 } AdGenOpts;
 
 /* The program for seed: helpers, then f(x[, y[, z]]).  Returns the
