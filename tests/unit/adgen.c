@@ -33,7 +33,7 @@
  *    derivative is checked when f runs;
  *  - extras: what none of the above writes (extra_expr, extra_statement),
  *    max and min of several floats, items of concatenations, filter, zip
- *    and map of three sequences.
+ *    and map of three sequences, key=, default= and reverse=.
  */
 #include "adgen.h"
 
@@ -380,7 +380,16 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
  * (each smooth in the floats it reads). */
 static void extra_expr(Gen *g, Buf *b, int depth) {
   Rng *r = &g->rng;
-  switch (rnd(r, 11)) {
+  switch (rnd(r, 12)) {
+  case 11: {
+    /* max and min with key= or default=, sorted with key= and reverse=
+     * (their rules took none of these) */
+    static const char *fmts[] = {"max([@, @, 0.5], key=abs)", "min(@, @, key=lambda u: -u)", "max([], default=@)",
+                                 "min([@], default=@)", "sorted([@, @, 0.5], key=abs, reverse=True)[0]",
+                                 "sorted((@, 1.0, @), reverse=True)[1]"};
+    form(g, b, depth - 1, fmts[rnd(r, 6)]);
+    return;
+  }
   case 10:
     /* zip and map over three sequences (their rules took two) */
     form(g, b, depth - 1, rnd(r, 2) ? "sum([a * b - c for a, b, c in zip([@, 0.5], (@, @), [@, 1.5])])"

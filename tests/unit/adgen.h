@@ -26,7 +26,8 @@ typedef struct AdGenOpts {
                          defaults called by keyword, floats times int tensors, `while True`
                          left by a break, mutual recursion, max and min of 3 or 4 floats,
                          an item of a concatenation with a constant first part, filter,
-                         zip and map of three sequences */
+                         zip and map of three sequences, max/min/sorted with key=, default=
+                         and reverse= */
 } AdGenOpts;
 
 /* The program for seed: helpers, then f(x[, y[, z]]).  Returns the

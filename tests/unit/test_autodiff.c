@@ -175,7 +175,8 @@ START_TEST(t_generator_covers) {
                                "kw(b=", ", a=", "ev(", "od(", "dtype=\"i64\"))", "dtype=\"i32\").sum()",
                                "{f\"k{n}\"", "[\"k\" + str(", ".get(\"b\" + \"a\", ", "while True:", "str(n) + ",
                                " + str(q", "max(", "min(", "sum(filter(lambda u", "sum(filter(None",
-                               "in zip([", "sum(map(lambda a, b, c"};
+                               "in zip([", "sum(map(lambda a, b, c", "key=abs)",
+                               "default=", "reverse=True)["};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(strstr(all.data, want[i]), "no generated program contains \"%s\"", want[i]);
   Buf again = {0};
