@@ -1205,7 +1205,9 @@ static IrType *reduce(InferCx *cx, IrType **a, int n, int nkw, ObjStr **kwn, IrT
 BRULE(b_sum) {
   if (n >= 1 && (a[0]->kind == IT_LIST || a[0]->kind == IT_TUPLE) && !nkw && n == 1) {
     IrType *item = items_join(a[0]);
-    if (item->kind == IT_FLOAT) return &ir_t_float;
+    /* (sum of no items is the int 0: of floats, a float only when some
+     * item is sure to be there) */
+    if (item->kind == IT_FLOAT) return a[0]->n > 0 ? &ir_t_float : ir_type_join(&ir_t_float, &ir_t_int);
     if (item->kind == IT_INT || item->kind == IT_BOOL) return &ir_t_int;
     return &ir_t_any;
   }

@@ -30,7 +30,10 @@
  *    set, each is written _cmp(c, c1, c2, c3) with its numeric twins (grad
  *    written _ngrad, _mgrad and _ograd: central differences of two steps
  *    and a one-sided one, in the checker's prelude), so that each inner
- *    derivative is checked when f runs.
+ *    derivative is checked when f runs;
+ *  - extras: what none of the above writes (extra_expr, extra_statement),
+ *    max and min of several floats, items of concatenations, filter, zip
+ *    and map of three sequences, key=, default= and reverse=.
  */
 #include "adgen.h"
 
@@ -532,6 +535,85 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
   g->inner_left++;
 }
 
+/* With extras: an expression of what the other options never write
+ * (each smooth in the floats it reads). */
+static void extra_expr(Gen *g, Buf *b, int depth) {
+  Rng *r = &g->rng;
+  switch (rnd(r, 12)) {
+  case 11: {
+    /* max and min with key= or default=, sorted with key= and reverse=
+     * (their rules took none of these) */
+    static const char *fmts[] = {"max([@, @, 0.5], key=abs)", "min(@, @, key=lambda u: -u)", "max([], default=@)",
+                                 "min([@], default=@)", "sorted([@, @, 0.5], key=abs, reverse=True)[0]",
+                                 "sorted((@, 1.0, @), reverse=True)[1]"};
+    form(g, b, depth - 1, fmts[rnd(r, 6)]);
+    return;
+  }
+  case 10:
+    /* zip and map over three sequences (their rules took two) */
+    form(g, b, depth - 1, rnd(r, 2) ? "sum([a * b - c for a, b, c in zip([@, 0.5], (@, @), [@, 1.5])])"
+                                     : "sum(map(lambda a, b, c: a * b - c, [@, 0.5], [@, @], (@, 1.0)))");
+    return;
+  case 9:
+    /* filter with a lambda (grad passed it the transformed function
+     * until filter had a rule), or None */
+    form(g, b, depth - 1, rnd(r, 2) ? "sum(filter(lambda u: u > -5.0, [@, @, 0.5]))" : "sum(filter(None, (@, 0.0, @)))");
+    return;
+  case 8:
+    /* an item of a concatenation whose first part has no tangent (a
+     * jvp of grad once read the tangents of its second part shifted) */
+    if (rnd(r, 2)) form(g, b, depth - 1, "((None, 0.5) + (@, @))[");
+    else form(g, b, depth - 1, "([0.25] + [@, @])[");
+    adgen_printf(b, "%d]", 1 + rnd(r, 2));
+    return;
+  case 7:
+    /* max and min of three or four floats (whose rules once read only
+     * two): smooth but where two tie */
+    form(g, b, depth - 1, rnd(r, 2) ? "max(@, @, @)" : "min(@, @, @, @)");
+    return;
+  case 0: {
+    /* the helper with defaults, its arguments by position and keyword */
+    static const char *calls[] = {"kw(@)", "kw(@, b=@)", "kw(b=@, v=@)", "kw(@, @, @)", "kw(@, a=@)"};
+    form(g, b, depth - 1, calls[rnd(r, 5)]);
+    return;
+  }
+  case 1:
+    /* mutual recursion, 0 to 3 calls deep */
+    form(g, b, depth - 1, rnd(r, 2) ? "ev(@" : "od(@");
+    adgen_printf(b, ", %d)", rnd(r, 4));
+    return;
+  case 2: {
+    /* floats in a tensor times an int tensor (the product is f64) */
+    static const char *ints[] = {"i64", "i32"};
+    form(g, b, depth - 1, "(tensor([@, @], dtype=\"f64\") * ");
+    adgen_printf(b, "tensor([%d, %d], dtype=\"%s\")).sum().item()", rnd(r, 5) - 2, 1 + rnd(r, 3), ints[rnd(r, 2)]);
+    return;
+  }
+  case 3:
+    /* an int from an int tensor, times a float */
+    adgen_printf(b, "(tensor([%d, %d], dtype=\"i32\").sum().item() * ", 1 + rnd(r, 3), rnd(r, 3));
+    form(g, b, depth - 1, "@)");
+    return;
+  case 4: {
+    /* a dict comprehension keyed by f-strings, read by a built key */
+    int k = rnd(r, 3);
+    form(g, b, depth - 1, "{f\"k{n}\": @ * (n + 1) for n in range(3)}");
+    if (rnd(r, 2)) adgen_printf(b, "[\"k\" + str(%d)]", k);
+    else adgen_printf(b, "[f\"k{%d}\"]", k);
+    return;
+  }
+  case 5:
+    /* a key built by +, missing half the time: .get's default */
+    form(g, b, depth - 1, "{\"a\" + \"b\": @, \"c\": @}");
+    form(g, b, depth - 1, rnd(r, 2) ? ".get(\"a\" + \"b\", @)" : ".get(\"b\" + \"a\", @)");
+    return;
+  default:
+    /* the values of a dict whose keys are made by str() in a loop */
+    form(g, b, depth - 1, "sum({str(n) + \"_\": @ * n for n in range(1, 3)}.values())");
+    return;
+  }
+}
+
 /* An expression over the variables in scope, into b.  Bounded depth. */
 static void expr(Gen *g, Buf *b, int depth) {
   Rng *r = &g->rng;
@@ -723,6 +805,12 @@ static void expr(Gen *g, Buf *b, int depth) {
       return;
     }
     break;
+  case 19:
+    if (g->o->extras) {
+      extra_expr(g, b, depth);
+      return;
+    }
+    break;
   default:
     break;
   }
@@ -890,8 +978,53 @@ static void container_statement(Gen *g) {
   }
 }
 
+/* With extras: `while True` left by a break, or a string built in a
+ * loop and used as a dict's key. */
+static void extra_statement(Gen *g) {
+  Rng *r = &g->rng;
+  char e[4096];
+  if (!g->nvars) return;
+  if (rnd(r, 2)) {
+    char v[NAME], j[NAME];
+    snprintf(v, sizeof v, "%s", g->vars[rnd(r, g->nvars)]);
+    snprintf(j, sizeof j, "%s", fresh_name(g, "j"));
+    line(g, "%s = 0", j);
+    line(g, "while True:");
+    g->indent++;
+    const char *saved = g->loopvar;
+    g->loopvar = j;
+    snprintf(e, sizeof e, "%s * 0.5 + %s", v, ex(g, 2));
+    squash_into(g, v, e);
+    line(g, "%s += 1", j);
+    line(g, "if %s >= %d:", j, trips(g));
+    g->indent++;
+    line(g, "break");
+    g->indent--;
+    g->loopvar = saved;
+    g->indent--;
+    return;
+  }
+  char nm[NAME], v[NAME];
+  snprintf(nm, sizeof nm, "%s", fresh_name(g, "nm"));
+  snprintf(v, sizeof v, "%s", fresh_name(g, "v"));
+  int n = 1 + rnd(r, 3);
+  line(g, "%s = \"k\"", nm);
+  char q[NAME];
+  snprintf(q, sizeof q, "%s", fresh_name(g, "q"));
+  line(g, "for %s in range(%d):", q, n);
+  line(g, "    %s = %s + str(%s)", nm, nm, q);
+  const char *a = ex(g, 2), *c = ex(g, 2);
+  /* the built key is the first, "k0", "k01" or "k012" */
+  line(g, "%s = {%s: %s, \"z\": %s}[\"k%.*s\"]", v, nm, a, c, n, "012");
+  push_var(g, v);
+}
+
 static void statement(Gen *g, int depth) {
   Rng *r = &g->rng;
+  if (g->o->extras && rnd(r, 6) == 0) {
+    extra_statement(g);
+    return;
+  }
   int k = rnd(r, depth > 0 ? (g->o->containers ? 16 : 13) : 4);
   char v[NAME];
   switch (k) {
@@ -1176,6 +1309,19 @@ int adgen_program(uint64_t seed, const AdGenOpts *o, Buf *b) {
   line(&g, "def half(v, s=0.5):");
   line(&g, "    return v * s + v * v * 0.125");
   line(&g, "");
+  if (o->extras) {
+    line(&g, "def kw(v, a=1.5, b=0.5):");
+    line(&g, "    return v * a + b * v / (1.0 + v * v)");
+    line(&g, "");
+    line(&g, "def ev(v, n):");
+    line(&g, "    if n <= 0:");
+    line(&g, "        return v * 0.5");
+    line(&g, "    return od(v * 0.75 + 0.25, n - 1) + v * 0.125");
+    line(&g, "");
+    line(&g, "def od(v, n):");
+    line(&g, "    return ev(v / (1.0 + v * v), n - 1) * 1.5 if n > 0 else tanh(v)");
+    line(&g, "");
+  }
 
   /* helpers of one or two parameters, over their parameters only */
   int nh = rnd(r, MAXH + 1);

@@ -23,6 +23,14 @@ typedef struct AdGenOpts {
   bool builtin_values; /* inner derivatives of builtins passed as values (grad(exp), grad(pow,
                           argnums=1), jvp(max, ...)), jacobian of dicts, tuples and lists,
                           hessian and jacobian with argnums tuples */
+  bool extras;        /* what the other options never write (adgen.c, extra_expr and
+                         extra_statement): dicts whose keys are built strings (f-strings,
+                         str(), +; a comprehension, .get with a default), a helper with
+                         defaults called by keyword, floats times int tensors, `while True`
+                         left by a break, mutual recursion, max and min of 3 or 4 floats,
+                         an item of a concatenation with a constant first part, filter,
+                         zip and map of three sequences, max/min/sorted with key=, default=
+                         and reverse= */
 } AdGenOpts;
 
 /* The program for seed: helpers, then f(x[, y[, z]]).  Returns the

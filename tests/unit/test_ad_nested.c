@@ -6,7 +6,9 @@
  * value_and_grad, grad with argnums, jvp, vjp, hessian), nested up to
  * two deep, besides the branches, loops, closures, containers of floats
  * and of functions, comprehensions and module functions of the
- * first-order suite.  Each is checked against an independent truth:
+ * first-order suite (every odd seed's with adgen's extras too: built
+ * string keys, keywords and defaults, int tensors, while True, mutual
+ * recursion).  Each is checked against an independent truth:
  *
  *  - each inner derivative call against central differences (its
  *    numeric twins _ngrad, _mgrad, _ograd... in the prelude), when f's
@@ -193,6 +195,7 @@ static long env_long(const char *name, long dflt) {
 enum { BATCHES = 8 };
 
 static const AdGenOpts NESTED = {.containers = true, .modules = true, .methods = true, .inner = 2};
+static const AdGenOpts NESTED_EXTRAS = {.containers = true, .modules = true, .methods = true, .inner = 2, .extras = true};
 
 /* The prelude: the two families of numeric twins and the checker. */
 static void prelude(Buf *b) {
@@ -208,7 +211,12 @@ static void prelude(Buf *b) {
 /* The program for seed as f, the same with its inner derivatives
  * checked as fchk, and the call of the checker (the derivative orders
  * checked alternate 3, 2, 2). */
-static void program(uint64_t seed, const AdGenOpts *o, Buf *prog, Buf *call) {
+static void program(uint64_t seed, const AdGenOpts *given, Buf *prog, Buf *call) {
+  /* (every odd seed's program with adgen's extras, but for the
+   * builtin-value programs, which have their own test) */
+  AdGenOpts opts = *given;
+  if (seed % 2 && !opts.builtin_values) opts.extras = true;
+  const AdGenOpts *o = &opts;
   int np = adgen_program(seed, o, prog);
   AdGenOpts chk = *o;
   chk.check = true;
@@ -274,11 +282,14 @@ START_TEST(t_generator_covers) {
   Buf b = {0}, all = {0};
   buf_clear(&all);
   for (uint64_t s = 1; s <= 300; s++) {
-    adgen_program(s, &NESTED, &b);
+    adgen_program(s, s % 2 ? &NESTED_EXTRAS : &NESTED, &b);
     buf_add(&all, b.data, b.len);
   }
   static const char *want[] = {"grad(lambda t", "grad(c", "value_and_grad(lambda", ", argnums=1)(", "jvp(lambda",
-                               "vjp(lambda", "hessian(lambda", ", 0.5))[1]", "grad(L.", "grad(half)", ",), (0.5,))[1]"};
+                               "vjp(lambda", "hessian(lambda", ", 0.5))[1]", "grad(L.", "grad(half)", ",), (0.5,))[1]",
+                               /* extras */
+                               "while True:", "kw(b=", "od(", "{f\"k{n}\"", "dtype=\"i64\"))", "min(", "max(",
+                               "((None, 0.5) + (", "([0.25] + ["};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(strstr(all.data, want[i]), "no generated program contains \"%s\"", want[i]);
   buf_free(&b);

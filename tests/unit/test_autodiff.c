@@ -113,6 +113,11 @@ static long env_long(const char *name, long dflt) {
 enum { BATCHES = 8 };
 
 static const AdGenOpts FIRST_ORDER = {.containers = true, .modules = true, .methods = true, .loop_bodies = true};
+static const AdGenOpts FIRST_ORDER_EXTRAS = {
+    .containers = true, .modules = true, .methods = true, .loop_bodies = true, .extras = true};
+
+/* the options of a seed's program: every odd seed's with adgen's extras */
+static const AdGenOpts *opts_of(uint64_t seed) { return seed % 2 ? &FIRST_ORDER_EXTRAS : &FIRST_ORDER; }
 
 /* One batch of programs in one interpreter: every program must print
  * "ok" or "skip", and skips stay under a tenth. */
@@ -126,7 +131,7 @@ START_TEST(t_random_programs) {
   int skips = 0, count = 0;
   for (long p = _i * per; p < (_i + 1) * per && p < total; p++) {
     uint64_t seed = (uint64_t)(seed0 * 1000003L + p);
-    int np = adgen_program(seed, &FIRST_ORDER, &prog);
+    int np = adgen_program(seed, opts_of(seed), &prog);
     run(prog.data);
     buf_clear(&call);
     buf_add(&call, "print(_check(f, ", 16);
@@ -158,14 +163,20 @@ START_TEST(t_generator_covers) {
   Buf b = {0}, all = {0};
   buf_clear(&all);
   for (uint64_t s = 1; s <= 200; s++) {
-    adgen_program(s, &FIRST_ORDER, &b);
+    adgen_program(s, opts_of(s), &b);
     buf_add(&all, b.data, b.len);
   }
   static const char *want[] = {"if ", "elif ", "else:", "for ", "while ", "break", "continue", "lambda t",
                                "def c", "tp", "rec(", "def h", " / (1.0 + ", "(-", " if ", "ap(c",
                                "GF[", "fs", "](", "% 3]", "[-", "] = ", "sum([", " for q", ".values()",
                                "L.sq", "L.mix(", "ap(L.", "k=", ".sum().item()", ".get(\"", "half(", ", s=", "erf(",
-                               "sqrt(1.0 + (", "# a loop's else block"};
+                               "sqrt(1.0 + (", "# a loop's else block",
+                               /* extras */
+                               "kw(b=", ", a=", "ev(", "od(", "dtype=\"i64\"))", "dtype=\"i32\").sum()",
+                               "{f\"k{n}\"", "[\"k\" + str(", ".get(\"b\" + \"a\", ", "while True:", "str(n) + ",
+                               " + str(q", "max(", "min(", "sum(filter(lambda u", "sum(filter(None",
+                               "in zip([", "sum(map(lambda a, b, c", "key=abs)",
+                               "default=", "reverse=True)["};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(strstr(all.data, want[i]), "no generated program contains \"%s\"", want[i]);
   Buf again = {0};
@@ -321,7 +332,7 @@ int main(void) {
   long show = env_long("MIST_AD_SHOW", 0);
   if (show) {
     Buf prog = {0};
-    int np = adgen_program((uint64_t)show, &FIRST_ORDER, &prog);
+    int np = adgen_program((uint64_t)show, opts_of((uint64_t)show), &prog);
     printf("%s%s\nprint(_check(f, ", CHECK, prog.data);
     buf_clear(&prog);
     adgen_point((uint64_t)show, np, &prog);

@@ -14,7 +14,8 @@
  * mode cannot pass by compiling nothing, the log (MIST_JIT_LOG) is read
  * back and a share of the functions must have compiled natively.
  *
- * MIST_JIT_PROGRAMS (default 100) runs more programs of each kind, and
+ * MIST_JIT_PROGRAMS (default 100) runs more programs of each kind,
+ * MIST_JIT_SEED=S others (each generator's seeds moved by S * 1000003), and
  * MIST_JIT_SHOW=SEED prints the int program of that seed (the tensor
  * program with MIST_JIT_SHOW_TENSOR=1 too).  tensorgen's tensor
  * programs (chains of elementwise operations of every dtype, reduced
@@ -39,6 +40,11 @@ static long env_long(const char *name, long dflt) {
   const char *s = getenv(name);
   return s && *s ? strtol(s, NULL, 10) : dflt;
 }
+
+/* The seed of program p of a generator whose first is `first`:
+ * MIST_JIT_SEED=S moves them all by S * 1000003, to run programs that
+ * CI never runs. */
+static uint64_t seed_at(long first, long p) { return (uint64_t)(first + env_long("MIST_JIT_SEED", 0) * 1000003L + p); }
 
 /* ---- the two modes ---- */
 
@@ -157,7 +163,7 @@ static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent
   Buf prog = {0}, call = {0};
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
-    uint64_t seed = (uint64_t)(7000003L + p);
+    uint64_t seed = seed_at(7000003L, p);
     int np = adgen_program(seed, opts, &prog);
     buf_clear(&call);
     buf_add(&call, "print(f", 7);
@@ -178,6 +184,9 @@ static void adgen_both(const AdGenOpts *opts, long total, int min_native_percent
 static const AdGenOpts PLAIN = {false, false, false, 0, false};
 static const AdGenOpts CONTAINERS = {true, false, false, 0, false};
 static const AdGenOpts NESTED = {false, false, false, 1, false};
+/* (adgen's extras: built string keys, keywords and defaults, int
+ * tensors, while True, mutual recursion) */
+static const AdGenOpts EXTRAS = {.containers = true, .extras = true};
 
 START_TEST(t_adgen_plain) { adgen_both(&PLAIN, env_long("MIST_JIT_PROGRAMS", 100), 80); }
 END_TEST
@@ -229,10 +238,11 @@ START_TEST(t_adgen_grad) {
   int agree = 0, compared = 0;
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
-    uint64_t seed = (uint64_t)(9100003L + p);
-    /* every other program with lists, tuples and dicts too, and every
-     * third with derivatives taken inside f (grad of grad, jvp of vjp) */
-    int np = adgen_program(seed, p % 3 == 2 ? &NESTED : p % 2 ? &CONTAINERS : &PLAIN, &prog);
+    uint64_t seed = seed_at(9100003L, p);
+    /* every other program with lists, tuples and dicts too (a fourth
+     * with adgen's extras), and every third with derivatives taken
+     * inside f (grad of grad, jvp of vjp) */
+    int np = adgen_program(seed, p % 3 == 2 ? &NESTED : p % 4 == 3 ? &EXTRAS : p % 2 ? &CONTAINERS : &PLAIN, &prog);
     grad_call(&call, seed, np);
     char what[64];
     snprintf(what, sizeof what, "adgen grad seed %" PRIu64, seed);
@@ -324,7 +334,7 @@ START_TEST(t_adgen_tape) {
   int deep = 0, left = 0, taped_deep = 0, taped_left = 0;
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
-    uint64_t seed = (uint64_t)(7300001L + p);
+    uint64_t seed = seed_at(7300001L, p);
     int np = adgen_program(seed, p >= plain ? &LONG_NESTED : p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
     ifs += count_lines(prog.data, "# an if in a loop's body") + count_lines(prog.data, "# an if without else in a loop's body") +
            count_lines(prog.data, "# an if/elif/else in a loop's body");
@@ -522,7 +532,7 @@ START_TEST(t_intgen) {
   Buf prog = {0}, call = {0};
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
-    uint64_t seed = (uint64_t)(100 + p);
+    uint64_t seed = seed_at(100, p);
     intgen(seed, &prog);
     static const char *const args[] = {"(3, -7, 11)", "(-2, 5, 0)", "(100, 3, -1)", "(1099511627776, 7, 3)"};
     for (int a = 0; a < 6; a++) {
@@ -636,7 +646,7 @@ START_TEST(t_matgen) {
   Buf prog = {0}, call = {0};
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
-    uint64_t seed = (uint64_t)(500 + p);
+    uint64_t seed = seed_at(500, p);
     matgen(seed, &prog, &call);
     char what[64];
     snprintf(what, sizeof what, "matgen seed %" PRIu64, seed);
@@ -809,7 +819,7 @@ START_TEST(t_tensorgen) {
   for (long p = 0; p < total; p++) {
     pair_turn(&pr, p);
     setenv("MIST_JIT_LOG", "1", 1);
-    uint64_t seed = (uint64_t)(1000 + p);
+    uint64_t seed = seed_at(1000, p);
     tensorgen(seed, &prog);
     const int *sh = shapes[p % 4];
     buf_clear(&call);
@@ -993,14 +1003,14 @@ START_TEST(t_cache_twice) {
     /* adgen's programs with their derivatives (nested ones among them):
      * the kind that once missed */
     static const AdGenOpts *const kinds[] = {&PLAIN, &CONTAINERS, &NESTED};
-    uint64_t seed = (uint64_t)(9100003L + p);
+    uint64_t seed = seed_at(9100003L, p);
     int np = adgen_program(seed, kinds[p % 3], &prog);
     grad_call(&call, seed, np);
     buf_add(&prog, call.data, call.len);
     snprintf(what, sizeof what, "cache: adgen grad seed %" PRIu64, seed);
     twice_cached(mist, prog.data, what, &t);
     /* a long loop's tape and a pullback */
-    seed = (uint64_t)(7300001L + p);
+    seed = seed_at(7300001L, p);
     np = adgen_program(seed, p % 2 ? &LONG_CONTAINERS : &LONG_PLAIN, &prog);
     buf_clear(&pt);
     adgen_point(seed, np, &pt);
@@ -1067,7 +1077,7 @@ int main(void) {
   if (ashow && *ashow) {
     /* an adgen program of this file's tests, with its options by name
      * (MIST_ADGEN_KIND: plain, containers, nested, long_plain,
-     * long_containers, long_nested), to run by hand */
+     * long_containers, long_nested, extras), to run by hand */
     const char *kind = getenv("MIST_ADGEN_KIND");
     const AdGenOpts *o = &PLAIN;
     if (kind && !strcmp(kind, "containers")) o = &CONTAINERS;
@@ -1075,6 +1085,7 @@ int main(void) {
     else if (kind && !strcmp(kind, "long_plain")) o = &LONG_PLAIN;
     else if (kind && !strcmp(kind, "long_containers")) o = &LONG_CONTAINERS;
     else if (kind && !strcmp(kind, "long_nested")) o = &LONG_NESTED;
+    else if (kind && !strcmp(kind, "extras")) o = &EXTRAS;
     uint64_t seed = (uint64_t)strtoull(ashow, NULL, 10);
     Buf b = {0}, pt = {0};
     int np = adgen_program(seed, o, &b);
