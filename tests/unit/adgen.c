@@ -642,11 +642,45 @@ static void statements(Gen *g, int n, int depth) {
   for (int i = 0; i < n; i++) statement(g, depth);
 }
 
+/* containers: a dict of floats walked by its keys (`for k in d`, one
+ * carried value) or unpacked into its keys (`a, b = d`) and read through
+ * them: a dict's keys are strs, with no tangent and no sensitivity (forward
+ * mode and second derivatives once raised "KeyError: 0" there). */
+static void dict_statement(Gen *g) {
+  Rng *r = &g->rng;
+  if (!g->nvars) return;
+  char d[NAME], v[NAME], q[NAME];
+  snprintf(d, NAME, "%s", fresh_name(g, "dd"));
+  const char *a = ex(g, 1), *b = ex(g, 1);
+  line(g, "%s = {\"p\": %s, \"q\": %s}", d, a, b);
+  snprintf(v, NAME, "%s", g->vars[rnd(r, g->nvars)]);
+  char e[4096];
+  if (rnd(r, 2)) {
+    snprintf(q, NAME, "%s", fresh_name(g, "k"));
+    line(g, "for %s in %s:", q, d);
+    g->indent++;
+    snprintf(e, sizeof e, "%s * 0.5 + %s[%s] * %s", v, d, q, ex(g, 1));
+    squash_into(g, v, e);
+    g->indent--;
+  } else {
+    char k1[NAME], k2[NAME];
+    snprintf(k1, NAME, "%s", fresh_name(g, "k"));
+    snprintf(k2, NAME, "%s", fresh_name(g, "k"));
+    line(g, "%s, %s = %s", k1, k2, d);
+    snprintf(e, sizeof e, "%s * 0.5 + %s[%s] * %s[%s]", v, d, k1, d, k2);
+    squash_into(g, v, e);
+  }
+}
+
 /* containers: a sequence of floats, updated or iterated; a container of
  * functions; a comprehension kept as a list */
 static void container_statement(Gen *g) {
   Rng *r = &g->rng;
   char v[NAME];
+  if (rnd(r, 6) == 0) {
+    dict_statement(g);
+    return;
+  }
   switch (rnd(r, 5)) {
   case 0: case 1: {
     if (g->ntups >= MAXT) return;
