@@ -374,6 +374,19 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
 }
 
 /* An expression over the variables in scope, into b.  Bounded depth. */
+/* builtins that pick or rearrange items: max and min of three or four
+ * values, filter (keeping every item: f stays smooth), sorted with key=
+ * and reverse=, a tensor's rows by list(); each once had no derivative
+ * or a wrong one (n-ary max took its third value for keepdims) */
+static void seq_builtin_expr(Gen *g, Buf *b, int depth) {
+  static const char *forms[] = {
+    "max(@, @, @)", "min(@, @, @, @)", "sum(filter(lambda fq: fq > -1000000.0, [@, @]))",
+    "sorted([@, @, @], key=lambda sq: -sq)[0]", "sum(sorted((@, @), reverse=True))",
+    "list(tensor([@, @], dtype=\"f64\"))[1].item()",
+  };
+  form(g, b, depth, forms[rnd(&g->rng, (int)(sizeof forms / sizeof *forms))]);
+}
+
 static void expr(Gen *g, Buf *b, int depth) {
   Rng *r = &g->rng;
   if (depth <= 0 || rnd(r, 10) < 2) {
@@ -463,6 +476,10 @@ static void expr(Gen *g, Buf *b, int depth) {
     }
     break;
   case 13:
+    if (g->o->containers && rnd(r, 4) == 0) {
+      seq_builtin_expr(g, b, depth - 1);
+      return;
+    }
     if (g->o->containers) {
       /* a comprehension, summed */
       char q[NAME];
