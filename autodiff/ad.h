@@ -163,6 +163,8 @@ bool ad_close_chain(MistVM *vm, IrGraph *g, const char *chain, Value **caps, con
 /* Does b have a signature of its own (a rule, a Mist definition), or
  * does it take the shape of each call? */
 bool ad_builtin_has_signature(MistVM *vm, Value b);
+/* Does a keyword call of b with those names (a tuple) bind to its rule? */
+bool ad_builtin_binds(MistVM *vm, Value b, Value names);
 bool ad_close_transformed(MistVM *vm, IrGraph *g, const char *chain, Value x, Value tx, Value *out);
 /* x.name in the world of chain, x's value and tangents there caps (as
  * ad_close_chain's): a module's attribute transformed along the chain,

@@ -313,6 +313,24 @@ bool ad_builtin_has_signature(MistVM *vm, Value b) {
   return v_is_obj(b, O_BUILTIN) && wrapper(vm, AS_BUILTIN(b), false) != NULL;
 }
 
+/* Whether a keyword call of builtin b with the keyword names (a tuple of
+ * strs) binds to b's rule: it has one, with a parameter of each name.
+ * dict(a=x) does not (J_dict takes no keywords): it is computed, and a
+ * derivative reaching it is an error. */
+bool ad_builtin_binds(MistVM *vm, Value b, Value names) {
+  if (!v_is_obj(b, O_BUILTIN) || !v_is_obj(names, O_TUPLE)) return false;
+  IrGraph *g = wrapper(vm, AS_BUILTIN(b), false);
+  if (!g) return false;
+  ObjSeq *ns = AS_SEQ(names);
+  for (size_t i = 0; i < ns->len; i++) {
+    bool found = false;
+    for (int j = 0; j < g->nparams && !found; j++)
+      found = v_is_obj(ns->items[i], O_STR) && g->params[j]->name && lang_str_eq(g->params[j]->name, AS_STR(ns->items[i]));
+    if (!found) return false;
+  }
+  return true;
+}
+
 /* A builtin as a primal Mist function of n parameters (grad(sin), or
  * grad(pow, argnums=1), differentiates it). */
 bool ad_builtin_function(MistVM *vm, Value b, int n, Value *out) {

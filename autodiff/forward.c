@@ -332,7 +332,7 @@ static void step(Fw *w, IrGraph *h, IrGraph *g, int i, bool tail) {
       return;
     case IR_P_CALL_KW:
       if (in[1]->kind == IR_CONST && v_is_obj(in[1]->value, O_BUILTIN) &&
-          !ad_builtin_has_signature(w->vm, in[1]->value)) {
+          !ad_builtin_binds(w->vm, in[1]->value, in[2]->value)) {
         /* a builtin without a rule (print(x, end="")): computed; a
          * tangent reaching it is an error */
         const char *name = AS_BUILTIN(in[1]->value)->name;

@@ -265,7 +265,8 @@ static IrNode *forward_kw(Fill *f, IrNode *y, int i) {
   Ad *ad = f->ad;
   IrNode *callee = y->in[1], *names = y->in[2];
   int nargs = y->nin - 3;
-  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) && !ad_builtin_has_signature(ad->vm, callee->value)) {
+  if (callee->kind == IR_CONST && v_is_obj(callee->value, O_BUILTIN) &&
+      !ad_builtin_binds(ad->vm, callee->value, names->value)) {
     /* a builtin without a rule (print(x, end="")): computed; a
      * sensitivity reaching it is an error */
     IrNode **a = lang_alloc((nargs + 3) * sizeof *a);
