@@ -376,13 +376,16 @@ static void inner_call1(Gen *g, Buf *b, int depth) {
 /* An expression over the variables in scope, into b.  Bounded depth. */
 /* builtins that pick or rearrange items: max and min of three or four
  * values, filter (keeping every item: f stays smooth), sorted with key=
- * and reverse=, a tensor's rows by list(); each once had no derivative
- * or a wrong one (n-ary max took its third value for keepdims) */
+ * and reverse=, a tensor's rows by list(), dict of pairs, divmod's
+ * remainder (away from its jumps); each once had no derivative or a
+ * wrong one (n-ary max took its third value for keepdims, dict and
+ * divmod passed none) */
 static void seq_builtin_expr(Gen *g, Buf *b, int depth) {
   static const char *forms[] = {
     "max(@, @, @)", "min(@, @, @, @)", "sum(filter(lambda fq: fq > -1000000.0, [@, @]))",
     "sorted([@, @, @], key=lambda sq: -sq)[0]", "sum(sorted((@, @), reverse=True))",
-    "list(tensor([@, @], dtype=\"f64\"))[1].item()",
+    "list(tensor([@, @], dtype=\"f64\"))[1].item()", "dict(zip([\"p\", \"q\"], [@, @]))[\"q\"]",
+    "divmod(@ + 1000.5, 2000.0)[1]",
   };
   form(g, b, depth, forms[rnd(&g->rng, (int)(sizeof forms / sizeof *forms))]);
 }
