@@ -222,7 +222,7 @@ bool ad_packs_items(MistVM *vm, const ObjBuiltin *b, int nargs, const IrGraph *i
 void ad_mark_nondiff(MistVM *vm) {
   static const char *const names[] = {
     "print", "round", "str", "repr", "type", "bool", "ord", "chr", "hex", "bin", "oct", "any",
-    "all", "args", "time", "show_source", "show_ir", "divmod", "isinstance", "dict", "keys",
+    "all", "args", "time", "show_source", "show_ir", "isinstance", "keys",
     "values", "items", "get", "index", "count", "upper", "lower", "strip", "lstrip", "rstrip",
     "join", "replace", "startswith", "endswith", "find", "format", "zfill", "set_mode",
     "set_device", "title", "capitalize", "swapcase", "casefold", "isdigit", "isalpha", "isalnum", "isspace",

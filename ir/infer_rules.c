@@ -759,6 +759,10 @@ static IrType *transform(InferCx *cx, IrType *f, int kind) {
     return &ir_t_any;
   }
   if (!ir_infer_transform(cx, kind, v, 0, false, &out)) return &ir_t_any;
+  /* a builtin without a wrapper graph transforms to a new builtin object
+   * on every call (autodiff/builtins.c, shaped_value): typed by its
+   * identity, the one made here is never the one the program makes */
+  if (v_is_obj(out, O_BUILTIN) && !(v_is_obj(v, O_BUILTIN) && AS_BUILTIN(out) == AS_BUILTIN(v))) return &ir_t_any;
   return ir_infer_value(cx, out);
 }
 
@@ -828,7 +832,9 @@ RULE(r_sens_item) {
   if (a[0]->kind == IT_NONE) return cx->safe = true, &ir_t_none;
   if (a[0]->kind == IT_TUPLE || a[0]->kind == IT_LIST || a[0]->kind == IT_DICT) {
     IrType *r = getitem(cx, a[0], a[1]);
-    return r->kind == IT_NEVER ? &ir_t_none : r;
+    if (r->kind == IT_NEVER) return &ir_t_none;
+    /* a dict's sensitivity may lack a key (p_sens_item gives None) */
+    return a[0]->kind == IT_DICT ? ir_type_or_none(r) : r;
   }
   return &ir_t_any;
 }

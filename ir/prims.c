@@ -690,6 +690,10 @@ PRIM_FN(p_sens_item) {
     lang_dict_get(AS_DICT(d), AS_STR(i), out);
     return true;
   }
+  /* a dict's sensitivity at a position: that of its keys, strs, which
+   * have none (a derivative of a derivative of `for k in d`, whose
+   * iter_seq gave the keys' sensitivity the dict's kind) */
+  if (v_is_obj(d, O_DICT) && i.tag == V_INT) return true;
   return lang_getitem(vm, d, i, out);
 }
 
@@ -805,6 +809,12 @@ PRIM_FN(p_sens_like) {
     ObjSeq *l = lang_list_new(t->len);
     memcpy(l->items, t->items, t->len * sizeof(Value));
     *out = v_obj(l);
+    return true;
+  }
+  if (v_is_obj(x, O_LIST) && v_is_obj(d, O_DICT)) {
+    /* x is a dict's keys (`for k in d`: iter_seq) and d the dict's
+     * tangent: the keys are strs, which have none */
+    *out = v_none();
     return true;
   }
   *out = d;

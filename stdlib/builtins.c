@@ -1635,6 +1635,27 @@ static bool bi_time(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
   return true;
 }
 
+/* set_device(name): where tensors live and compiled code runs.  This
+ * build has the CPU only (devices/cpu), so "cpu" is where everything
+ * already is, and "gpu" is an error saying why none is usable. */
+static bool bi_set_device(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out)
+{
+  if (!std_no_kw(vm, "set_device", kw))
+    return false;
+  if (argc != 1)
+    return lang_raise(vm, "TypeError", "set_device() takes exactly one argument (%d given)", argc);
+  if (!v_is_obj(argv[0], O_STR))
+    return lang_raise(vm, "TypeError", "set_device() argument must be a str, not '%s'", lang_type_name(argv[0]));
+  const char *name = AS_STR(argv[0])->data;
+  if (strcmp(name, "gpu") == 0)
+    return lang_raise(vm, "RuntimeError",
+                      "set_device(\"gpu\"): no GPU is usable: this build of Mist has no GPU backend (tensors and compiled code stay on the CPU)");
+  if (strcmp(name, "cpu") != 0)
+    return lang_raise(vm, "ValueError", "set_device() argument must be \"cpu\" or \"gpu\", not '%s'", name);
+  *out = v_none();
+  return true;
+}
+
 /* input(prompt=''): the prompt written as print writes (flushed, so a
  * terminal shows it before the read), then a line of standard input
  * without its "\n" (a "\r" before it stays, as in Python, whose
@@ -1690,7 +1711,7 @@ void std_register_builtins(MistVM *vm)
     {"type", bi_type, 0},           {"ord", bi_ord, 0},             {"chr", bi_chr, 0},
     {"hex", bi_hex, 0},             {"oct", bi_oct, 0},             {"bin", bi_bin, 0},
     {"divmod", bi_divmod, 0},       {"args", bi_args, 0},           {"time", bi_time, 0},
-    {"input", bi_input, 0},
+    {"input", bi_input, 0},         {"set_device", bi_set_device, 0},
     {"filter", bi_filter, 0},       {"isinstance", bi_isinstance, 0}, {"callable", bi_callable, 0},
     {"exit", bi_exit, 0},           {"quit", bi_quit, 0},           {"iter", bi_iter, 0},
     {"next", bi_next, 0},           {"_next_step", bi_next_step, 0},

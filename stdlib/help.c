@@ -141,6 +141,7 @@ static const BuiltinDoc docs[] = {
   {"show_source", "show_source(f)", "Print f (or grad(f)) as Mist source."},
   {"jit", "jit(f)", "f, compiled for the types of the arguments of each call (docs/jit.md)."},
   {"set_mode", "set_mode(mode)", "\"graph\": every function call compiles from now on; \"eager\": interpreted."},
+  {"set_device", "set_device(name)", "\"cpu\": where tensors live and compiled code runs; \"gpu\" is an error in this build (no GPU backend)."},
 };
 
 static const BuiltinDoc *doc_of(const char *name) {

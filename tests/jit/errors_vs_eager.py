@@ -8,9 +8,10 @@ recursion (40 and 1500 levels: "[Previous line repeated N more times]"),
 inside a closure, a nested def, a comprehension, a lambda that
 map/filter/sorted call, an unknown closure a higher-order function
 calls, a jit'd function, the forward pass of grad (of jit, under jit,
-value_and_grad) of a function that fails (or of one calling functions
-that fail: its stderr must then be that of the plain call of the
-function, but for the derivative's own frame), a loop's else block, a while
+value_and_grad, grad of grad, jacobian, jvp, vjp) of a function that
+fails (or of one calling functions that fail: its stderr must then be
+that of the plain call of the function, but for the derivative's own
+frames), a loop's else block, a while
 loop's condition, a default value; after the program has printed some
 lines, and after the same functions have run (and compiled) without
 failing.  The errors are those the language raises at run time (the
@@ -529,7 +530,8 @@ class Gen:
                   "    return twice(one if z >= 0 else abs, z)"]
         elif route in (7, 14):   # grad of a function failing in its forward pass
             self.python_ok = False
-            wrap = r.choice(["grad(g)", "jit(grad(g))", "grad(jit(g))", "value_and_grad(g)"])
+            wrap = r.choice(["grad(g)", "jit(grad(g))", "grad(jit(g))", "value_and_grad(g)", "grad(grad(g))",
+                             "jacobian(g)", "(lambda x: jvp(g, (x,), (1.0,))[1])", "(lambda x: vjp(g, x)[1](1.0)[0])"])
             if route == 7:
                 L += ["    def g(x):"] + indent(body, 2) + ["        return x * x * float(v)"]
             else:                            # in functions that g calls (which the derivative inlines)
@@ -542,7 +544,7 @@ class Gen:
             # different values must not make the callers' sums overflow
             # sooner or later than the derivative's: seed 7000001)
             L += ["    return int((r[0] + r[1]) % 1000.0)" if wrap.startswith("value") else "    return int(r % 1000.0)"]
-            if not wrap.startswith("value"):
+            if not wrap.startswith("value") and not wrap.startswith("(lambda"):
                 self.plain = ("%s(1.5)" % wrap, "g(1.5)")
         elif route == 8:                     # jit of a nested function
             self.python_ok = False
@@ -730,7 +732,7 @@ def main():
                 with open(os.path.join(tmp, "prog.ms"), "w") as f:
                     f.write(src.replace(*g.plain))
                 plain = run([mist, "prog.ms"], tmp)
-                frame = re.compile(r"^  prog\.ms:\d+:\d+ in grad\(g\)\n", re.M)
+                frame = re.compile(r"^  prog\.ms:\d+:\d+ in (grad|jacobian)\((grad\()?g\)?\)\n", re.M)
                 # (the derivative's frame is one more level of recursion)
                 times = re.compile(r"repeated \d+ more time")
                 if times.sub("", frame.sub("", eager[1])) != times.sub("", plain[1]):

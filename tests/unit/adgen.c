@@ -615,6 +615,22 @@ static void extra_expr(Gen *g, Buf *b, int depth) {
 }
 
 /* An expression over the variables in scope, into b.  Bounded depth. */
+/* builtins that pick or rearrange items: max and min of three or four
+ * values, filter (keeping every item: f stays smooth), sorted with key=
+ * and reverse=, a tensor's rows by list(), dict of pairs, divmod's
+ * remainder (away from its jumps); each once had no derivative or a
+ * wrong one (n-ary max took its third value for keepdims, dict and
+ * divmod passed none) */
+static void seq_builtin_expr(Gen *g, Buf *b, int depth) {
+  static const char *forms[] = {
+    "max(@, @, @)", "min(@, @, @, @)", "sum(filter(lambda fq: fq > -1000000.0, [@, @]))",
+    "sorted([@, @, @], key=lambda sq: -sq)[0]", "sum(sorted((@, @), reverse=True))",
+    "list(tensor([@, @], dtype=\"f64\"))[1].item()", "dict(zip([\"p\", \"q\"], [@, @]))[\"q\"]",
+    "divmod(@ + 1000.5, 2000.0)[1]",
+  };
+  form(g, b, depth, forms[rnd(&g->rng, (int)(sizeof forms / sizeof *forms))]);
+}
+
 static void expr(Gen *g, Buf *b, int depth) {
   Rng *r = &g->rng;
   if (depth <= 0 || rnd(r, 10) < 2) {
@@ -704,6 +720,10 @@ static void expr(Gen *g, Buf *b, int depth) {
     }
     break;
   case 13:
+    if (g->o->containers && rnd(r, 4) == 0) {
+      seq_builtin_expr(g, b, depth - 1);
+      return;
+    }
     if (g->o->containers) {
       /* a comprehension, summed */
       char q[NAME];
@@ -889,11 +909,45 @@ static void statements(Gen *g, int n, int depth) {
   for (int i = 0; i < n; i++) statement(g, depth);
 }
 
+/* containers: a dict of floats walked by its keys (`for k in d`, one
+ * carried value) or unpacked into its keys (`a, b = d`) and read through
+ * them: a dict's keys are strs, with no tangent and no sensitivity (forward
+ * mode and second derivatives once raised "KeyError: 0" there). */
+static void dict_statement(Gen *g) {
+  Rng *r = &g->rng;
+  if (!g->nvars) return;
+  char d[NAME], v[NAME], q[NAME];
+  snprintf(d, NAME, "%s", fresh_name(g, "dd"));
+  const char *a = ex(g, 1), *b = ex(g, 1);
+  line(g, "%s = {\"p\": %s, \"q\": %s}", d, a, b);
+  snprintf(v, NAME, "%s", g->vars[rnd(r, g->nvars)]);
+  char e[4096];
+  if (rnd(r, 2)) {
+    snprintf(q, NAME, "%s", fresh_name(g, "k"));
+    line(g, "for %s in %s:", q, d);
+    g->indent++;
+    snprintf(e, sizeof e, "%s * 0.5 + %s[%s] * %s", v, d, q, ex(g, 1));
+    squash_into(g, v, e);
+    g->indent--;
+  } else {
+    char k1[NAME], k2[NAME];
+    snprintf(k1, NAME, "%s", fresh_name(g, "k"));
+    snprintf(k2, NAME, "%s", fresh_name(g, "k"));
+    line(g, "%s, %s = %s", k1, k2, d);
+    snprintf(e, sizeof e, "%s * 0.5 + %s[%s] * %s[%s]", v, d, k1, d, k2);
+    squash_into(g, v, e);
+  }
+}
+
 /* containers: a sequence of floats, updated or iterated; a container of
  * functions; a comprehension kept as a list */
 static void container_statement(Gen *g) {
   Rng *r = &g->rng;
   char v[NAME];
+  if (rnd(r, 6) == 0) {
+    dict_statement(g);
+    return;
+  }
   switch (rnd(r, 5)) {
   case 0: case 1: {
     if (g->ntups >= MAXT) return;
