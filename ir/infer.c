@@ -742,6 +742,7 @@ typedef struct Copier {
   InferSession *s;
   IrTyped *r;           /* the result being made: its node types */
   IrUnit *u;
+  ObjDict *names;       /* the names of u's graphs (the copies made so far) */
 } Copier;
 
 /* t with each closure naming the copy of its specialisation. */
@@ -789,14 +790,20 @@ static IrNode *copy_input(Copier *c, InferSpec *S, IrNode *x, IrNode *user, int 
   return x;   /* a free variable of the graph asked for */
 }
 
-static const char *unique_name(IrUnit *u, const char *base) {
+/* base, or base.2, base.3...: the first no copy has yet (looked up in
+ * a table, not by a scan of the unit: a nested derivative's copy holds
+ * thousands of graphs) */
+static const char *unique_name(Copier *c, const char *base) {
   StrBuf sb;
   sb_init(&sb);
   sb_adds(&sb, base);
   for (int k = 2;; k++) {
-    bool taken = false;
-    for (int i = 0; i < u->ngraphs && !taken; i++) taken = strcmp(u->graphs[i]->name->data, sb.data) == 0;
-    if (!taken) return sb.data;
+    ObjStr *name = lang_str_new(sb.data, sb.len);
+    Value taken;
+    if (!lang_dict_get(c->names, name, &taken)) {
+      lang_dict_put(c->names, name, v_bool(true));
+      return sb.data;
+    }
     sb.len = 0;
     sb_printf(&sb, "%s.%d", base, k);
   }
@@ -805,7 +812,7 @@ static const char *unique_name(IrUnit *u, const char *base) {
 static void make_copy(Copier *c, InferSpec *S) {
   IrGraph *g = S->g;
   IrGraph *parent = S->ctx && S->ctx->g ? S->ctx->copy : g->parent;
-  IrGraph *k = ir_graph_new(c->u, unique_name(c->u, g->name->data), parent, g->flags, g->span);
+  IrGraph *k = ir_graph_new(c->u, unique_name(c, g->name->data), parent, g->flags, g->span);
   k->display = g->display;
   k->module = g->module;
   k->copy_of = g;
@@ -858,7 +865,7 @@ static void fill_copy(Copier *c, InferSpec *S) {
 
 static IrTyped *copy_all(InferSession *s, InferSpec *root) {
   IrTyped *r = lang_alloc(sizeof *r);
-  Copier c = {s, r, ir_unit_new()};
+  Copier c = {s, r, ir_unit_new(), lang_dict_new()};
   reach(s, root);
   for (int i = 0; i < s->nspecs; i++)
     if (s->specs[i]->reached) make_copy(&c, s->specs[i]);
