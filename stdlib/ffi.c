@@ -17,7 +17,8 @@
  *   void  (result only)   None
  *   i32, i64              int (range-checked; a bool counts as an int)
  *   f32, f64              float (an int is converted)
- *   str                   str, passed as a const char * to its UTF-8 bytes;
+ *   str                   str, passed as a const char * to its UTF-8 bytes
+ *                         (one holding a NUL character is refused);
  *                         a str result is copied (a NULL one is None)
  *   ptr   (argument only) a tensor: the address of its first element,
  *                         without copying (a view that is not contiguous
@@ -213,6 +214,9 @@ static bool convert_arg(MistVM *vm, FfiFunc *f, int i, Value v, Slot *s) {
   }
   case FT_STR:
     if (!v_is_obj(v, O_STR)) return arg_error(vm, f, i, v);
+    /* C would see the text cut at the NUL: refused, as Python refuses it */
+    if (strlen(AS_STR(v)->data) != AS_STR(v)->len)
+      return lang_raise(vm, "ValueError", "%s() argument %d: embedded null character", f->name->data, i + 1);
     s->p = AS_STR(v)->data;
     return true;
   case FT_PTR: {
