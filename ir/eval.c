@@ -586,7 +586,9 @@ static void emit_node(Comp *c, IrNode *n, bool tail) {
     }
     return;
   }
-  if (f->kind == IR_CONST && v_is_obj(f->value, O_BUILTIN)) {
+  /* a builtin carrying data (an ffi function, autodiff's shaped
+   * builtins) is called through ev_call, which sets vm->callee */
+  if (f->kind == IR_CONST && v_is_obj(f->value, O_BUILTIN) && !AS_BUILTIN(f->value)->data) {
     int32_t *args = operands(c, n, 1);
     Instr *in = emit(c, I_PRIM, n);
     in->fn = AS_BUILTIN(f->value)->fn;

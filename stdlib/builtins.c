@@ -1729,4 +1729,5 @@ void std_register_builtins(MistVM *vm)
   std_register_data(vm);
   std_register_progress(vm);
   std_register_optim(vm);
+  std_register_ffi(vm);
 }

@@ -54,6 +54,7 @@ void std_register_io(MistVM *vm);
 void std_register_data(MistVM *vm);
 void std_register_progress(MistVM *vm);
 void std_register_optim(MistVM *vm);   /* optim.c: fused update kernels */
+void std_register_ffi(MistVM *vm);     /* ffi.c: C functions of shared libraries */
 
 /* mkdir -p: path and its missing parents; OSError naming the part that
  * could not be made. */
