@@ -82,9 +82,11 @@ static bool by_prim(const JitCx *cx, int32_t site, IrPrim p, int argc, const Val
   MistVM *vm = cx->vm;
   if (!ev_prim_fn(p)(vm, argc, argv, NULL, out)) return false;
   const IrType *t = cx->sites[site].type;
-  if (checked && !ir_type_has_value(t, *out))
+  if (checked && !ir_type_has_value(t, *out)) {
+    vm->jit_bad_value = true;
     return lang_raise(vm, "RuntimeError", "graph mode: compiled code got a %s where inference expected %s",
                       lang_type_name(*out), ir_type_str(t));
+  }
   return true;
 }
 

@@ -136,6 +136,7 @@ static bool mist_rt_is_closure(const JitCx *cx, const Value *v, int32_t site) {
  * of the lowering, reported, never computed with. */
 static bool mist_rt_bad_value(const JitCx *cx, const Value *v, int32_t site) {
   const IrType *t = cx->sites[site].type;
+  cx->vm->jit_bad_value = true;
   return lang_raise(cx->vm, "RuntimeError", "graph mode: compiled code got a %s where inference expected %s",
                     lang_type_name(*v), t ? ir_type_str(t) : "another type");
 }

@@ -58,6 +58,7 @@ typedef struct JitFn {
 typedef struct JitState {
   NodeMap fns;           /* graph -> JitFn */
   bool log;              /* MIST_JIT_LOG=1 */
+  bool strict;           /* MIST_JIT_STRICT=1: a type inference gave wrongly is an error */
   bool made_jit;         /* some jit(f) was made: the interpreter looks at calls */
   const JitBackend *backend;
   void *cg;              /* the code generator of this VM, opened on the first compilation */
@@ -257,7 +258,9 @@ static void print_signature(StrBuf *sb, IrGraph *g, int nparams, int nfv, IrType
 
 static void say(MistVM *vm, StrBuf *sb) {
   sb_addc(sb, '\n');
+  uint64_t effects = vm->effects;   /* (the log is not the program's output) */
   lang_write_err(vm, sb->data, sb->len);
+  vm->effects = effects;
 }
 
 /* ---- compiling ---- */
@@ -424,8 +427,31 @@ static int jit_call(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const K
   if ((vm->depth >= vm->max_depth || (vm->stack_limit && &here < vm->stack_limit)) && !lang_check_stack(vm))
     return EV_JIT_FAILED;
   vm->depth++;
+  uint64_t effects = vm->effects;
+  bool bad_before = vm->jit_bad_value;
+  vm->jit_bad_value = false;
   bool ok = e->code->entry(&e->code->cx, params, f->env, out);
   vm->depth--;
+  if (!ok && vm->jit_bad_value && vm->effects == effects && !st->strict) {
+    /* compiled code met a value inference did not foresee (a bug of
+     * inference or of the lowering), before the call had any effect: the
+     * interpreter runs the call instead, now and for this signature
+     * from now on, so that graph mode still prints what eager mode
+     * prints.  Tests set MIST_JIT_STRICT, so that such a bug fails them. */
+    vm->jit_bad_value = bad_before;
+    e->code = NULL;
+    e->why = "compiled code met a type inference did not give; run again in the interpreter";
+    if (st->log) {
+      StrBuf sb;
+      sb_init(&sb);
+      sb_printf(&sb, "jit: %s: %s (%s)", g->display ? g->display->data : g->name->data, e->why,
+                vm->err.message ? vm->err.message->data : "");
+      say(vm, &sb);
+    }
+    lang_error_clear(vm);
+    return EV_JIT_INTERPRET;
+  }
+  vm->jit_bad_value = vm->jit_bad_value || bad_before;
   return ok ? EV_JIT_DONE : EV_JIT_FAILED;
 }
 
@@ -479,6 +505,8 @@ void jit_register(MistVM *vm) {
   JitState *st = lang_alloc(sizeof *st);
   const char *log = getenv("MIST_JIT_LOG");
   st->log = log && *log && strcmp(log, "0") != 0;
+  const char *strict = getenv("MIST_JIT_STRICT");
+  st->strict = strict && *strict && strcmp(strict, "0") != 0;
   vm->jit_state = st;
   vm->jit = &interface;
   lang_def_builtin(vm, "jit", b_jit, 1, 1);

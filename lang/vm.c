@@ -349,6 +349,7 @@ const char *lang_file_line(MistVM *vm, int file, int line, size_t *len) {
 /* ---- output ---- */
 
 void lang_write(MistVM *vm, const char *text, size_t len) {
+  vm->effects++;
   if (vm->write) {
     vm->write(vm->write_user, text, len);
   } else {
@@ -357,6 +358,7 @@ void lang_write(MistVM *vm, const char *text, size_t len) {
 }
 
 void lang_write_err(MistVM *vm, const char *text, size_t len) {
+  vm->effects++;
   if (vm->write_err) {
     vm->write_err(vm->write_err_user, text, len);
   } else {

@@ -172,6 +172,15 @@ struct MistVM {
    * nested derivative, and a lookup in the intern table cost a quarter
    * of a rule's own work (stdlib/builtins.c, bi_type) */
   ObjStr *type_names[LANG_TYPE_NAME_SLOTS];
+  /* effects a program had that running a call again would repeat or
+   * change (output, files written, input read, foreign calls), counted,
+   * so that graph mode may run a call again in the interpreter where its
+   * compiled code stopped before any (jit/run.c) */
+  uint64_t effects;
+  /* set where compiled code met a value of another type than inference
+   * gave it (jit/rt.c mist_rt_bad_value): a bug of inference or of the
+   * lowering, which the interpreter does not share */
+  bool jit_bad_value;
 };
 
 /* May xs[i] = v (and d[k] = v, xs + [v], t[i] = v) write into storage

@@ -1669,6 +1669,7 @@ static bool bi_input(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, 
     return false;
   if (vm->sandbox)
     return lang_raise(vm, "PermissionError", "standard input is not available in the sandbox");
+  vm->effects++;
   if (given(a[0])) {
     StrBuf sb;
     sb_init(&sb);

@@ -256,6 +256,7 @@ static bool ffi_call_fn(MistVM *vm, int argc, const Value *argv, const KwArgs *k
     const char *s;
   } r;
   memset(&r, 0, sizeof r);
+  vm->effects++;   /* C code may do anything: graph mode never runs it twice */
   ffi_call(&f->cif, FFI_FN(f->fn), &r, values);
   switch (f->ret) {
   case FT_VOID: *out = v_none(); return true;

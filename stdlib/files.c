@@ -177,6 +177,7 @@ static bool write_in_place(MistVM *vm, const char *path, const StdBytes *parts, 
 
 bool std_write_atomic(MistVM *vm, const char *path, const StdBytes *parts, int nparts) {
   if (vm->sandbox) return sandboxed(vm, "write");
+  vm->effects++;
   struct stat st;
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
     return write_in_place(vm, path, parts, nparts);
@@ -235,6 +236,7 @@ void std_def_hidden(MistVM *vm, const char *global, const char *name, BuiltinFn 
 
 bool std_makedirs(MistVM *vm, const char *path) {
   if (vm->sandbox) return sandboxed(vm, "makedirs");
+  vm->effects++;
   char *p = lang_strdup(path);
   size_t n = strlen(p);
   for (size_t i = 1; i <= n; i++) {
