@@ -27,7 +27,9 @@ check() {
     return
   fi
   # shellcheck disable=SC2086
-  if ! out=$(cc -o "$dir/host-$name" "$here/host.c" $flags 2>&1); then
+  # (EMBED_HOST_FLAGS: a sanitizer build's libmist needs its runtime)
+  # shellcheck disable=SC2086
+  if ! out=$(cc -o "$dir/host-$name" "$here/host.c" $flags ${EMBED_HOST_FLAGS:-} 2>&1); then
     echo "FAIL $name: the host does not build: $out"
     fails=$((fails + 1))
     return
