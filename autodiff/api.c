@@ -596,7 +596,8 @@ static bool call_ad_module(MistVM *vm, const char *name, int argc, const Value *
 /* jacobian(f, argnums=0) and hessian(f, argnums=0): f and argnums
  * checked here as grad checks them, so that a mistake is reported at the
  * call, then their Mist definitions. */
-static bool check_jacobian_args(MistVM *vm, const char *who, int argc, const Value *argv, const KwArgs *kw, int *nparams) {
+static bool check_jacobian_args(MistVM *vm, const char *who, int argc, const Value *argv, const KwArgs *kw,
+                                int *nparams, Value *argnums_out) {
   if (argc < 1 || argc > 2) return lang_raise(vm, "TypeError", "%s() takes 1 or 2 arguments (%d given)", who, argc);
   Value f = argv[0], argnums = argc > 1 ? argv[1] : v_int(0);
   for (int i = 0; kw && i < kw->n; i++) {
@@ -616,6 +617,7 @@ static bool check_jacobian_args(MistVM *vm, const char *who, int argc, const Val
         np = (int)AS_SEQ(argnums)->items[i].i + 1;
   }
   *nparams = np;
+  *argnums_out = argnums;
   return parse_argnums(vm, who, argnums, np, &nums, &nn, &tuple);
 }
 
@@ -628,31 +630,26 @@ static bool call_jacobian(MistVM *vm, const char *who, int np, int argc, const V
   return call_ad_module(vm, who, argc, a, kw, out);
 }
 
-/* argnums of jacobian(f, argnums) or jacobian(f, argnums=...) */
-static Value argnums_given(int argc, const Value *argv, const KwArgs *kw) {
-  for (int i = 0; kw && i < kw->n; i++)
-    if (strcmp(kw->names[i]->data, "argnums") == 0) return kw->values[i];
-  return argc > 1 ? argv[1] : v_int(0);
+/* jacobian(f, argnums) or hessian(f, argnums) (who, whose builtin is
+ * self): of max or min, made per call's count of items as grad's is */
+static bool jacobian_or_hessian(MistVM *vm, const char *who, BuiltinFn self, int argc, const Value *argv,
+                                const KwArgs *kw, Value *out) {
+  int np = 0;
+  Value argnums = v_none();
+  if (!check_jacobian_args(vm, who, argc, argv, kw, &np, &argnums)) return false;
+  if (takes_items(argv[0])) {
+    *out = per_count(who, argv[0], argnums, self);
+    return true;
+  }
+  return call_jacobian(vm, who, np, argc, argv, kw, out);
 }
 
 static bool b_jacobian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  int np;
-  if (!check_jacobian_args(vm, "jacobian", argc, argv, kw, &np)) return false;
-  if (takes_items(argv[0])) {
-    *out = per_count("jacobian", argv[0], argnums_given(argc, argv, kw), b_jacobian);
-    return true;
-  }
-  return call_jacobian(vm, "jacobian", np, argc, argv, kw, out);
+  return jacobian_or_hessian(vm, "jacobian", b_jacobian, argc, argv, kw, out);
 }
 
 static bool b_hessian(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, Value *out) {
-  int np;
-  if (!check_jacobian_args(vm, "hessian", argc, argv, kw, &np)) return false;
-  if (takes_items(argv[0])) {
-    *out = per_count("hessian", argv[0], argnums_given(argc, argv, kw), b_hessian);
-    return true;
-  }
-  return call_jacobian(vm, "hessian", np, argc, argv, kw, out);
+  return jacobian_or_hessian(vm, "hessian", b_hessian, argc, argv, kw, out);
 }
 
 void ad_register(MistVM *vm) {
