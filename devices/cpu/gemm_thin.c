@@ -57,6 +57,19 @@ static bool have_avx512(void) {
 
 enum { TILE_ROWS = 12 };
 
+/* Rows [0, mr) of a tile of C from its sums; + 0: a sum that is -0
+ * (products that underflowed) stored +0, as OpenBLAS's C = 0 + sum
+ * stores it */
+static inline __attribute__((always_inline, target("avx512f"))) void store_tile(int mr, __m512 acc[][2], float *c,
+                                                                            int64_t ldc, __mmask16 m1) {
+  __m512 zero = _mm512_setzero_ps();
+#pragma GCC unroll 12
+  for (int r = 0; r < mr; r++) {
+    _mm512_storeu_ps(c + r * ldc, _mm512_add_ps(acc[r][0], zero));
+    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, _mm512_add_ps(acc[r][1], zero));
+  }
+}
+
 /* A^T @ B: rows [0, mr) of C by 32 columns from c; the second register of each
  * row masked by m1 (0 where only 16 columns are left) */
 static inline __attribute__((always_inline, target("avx512f"))) void tile_tn(int mr, int64_t k, const float *a,
@@ -75,14 +88,7 @@ static inline __attribute__((always_inline, target("avx512f"))) void tile_tn(int
       acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
     }
   }
-  /* + 0: a sum that is -0 (products that underflowed) stored +0, as
-   * OpenBLAS's C = 0 + sum stores it */
-  __m512 zero = _mm512_setzero_ps();
-#pragma GCC unroll 12
-  for (int r = 0; r < mr; r++) {
-    _mm512_storeu_ps(c + r * ldc, _mm512_add_ps(acc[r][0], zero));
-    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, _mm512_add_ps(acc[r][1], zero));
-  }
+  store_tile(mr, acc, c, ldc, m1);
 }
 
 __attribute__((target("avx512f"))) static void kernel_tn(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
@@ -161,12 +167,7 @@ static inline __attribute__((always_inline, target("avx512f"))) void tile_nt(int
       acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
     }
   }
-  __m512 zero = _mm512_setzero_ps();
-#pragma GCC unroll 12
-  for (int r = 0; r < mr; r++) {
-    _mm512_storeu_ps(c + r * ldc, _mm512_add_ps(acc[r][0], zero));
-    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, _mm512_add_ps(acc[r][1], zero));
-  }
+  store_tile(mr, acc, c, ldc, m1);
 }
 
 __attribute__((target("avx512f"))) static void kernel_nt(int64_t m, int64_t n, int64_t k, const float *a,
