@@ -427,8 +427,9 @@ static int jit_call(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const K
   if ((vm->depth >= vm->max_depth || (vm->stack_limit && &here < vm->stack_limit)) && !lang_check_stack(vm))
     return EV_JIT_FAILED;
   vm->depth++;
+  /* (a call nested in this one clears it too, but sets it only on its
+   * way out with the error, which ends this call as well) */
   uint64_t effects = vm->effects;
-  bool bad_before = vm->jit_bad_value;
   vm->jit_bad_value = false;
   bool ok = e->code->entry(&e->code->cx, params, f->env, out);
   vm->depth--;
@@ -438,7 +439,7 @@ static int jit_call(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const K
      * interpreter runs the call instead, now and for this signature
      * from now on, so that graph mode still prints what eager mode
      * prints.  Tests set MIST_JIT_STRICT, so that such a bug fails them. */
-    vm->jit_bad_value = bad_before;
+    vm->jit_bad_value = false;   /* (handled: a later error of the caller's is its own) */
     e->code = NULL;
     e->why = "compiled code met a type inference did not give; run again in the interpreter";
     if (st->log) {
@@ -451,7 +452,6 @@ static int jit_call(MistVM *vm, ObjFunc *f, int argc, const Value *argv, const K
     lang_error_clear(vm);
     return EV_JIT_INTERPRET;
   }
-  vm->jit_bad_value = vm->jit_bad_value || bad_before;
   return ok ? EV_JIT_DONE : EV_JIT_FAILED;
 }
 
