@@ -167,6 +167,12 @@ static void expect(Parser *P, TokKind k) {
 static _Noreturn void assign_in_expression(Parser *P, const Ast *e);
 static Ast *expr(Parser *P);
 
+/* The last item of a bare tuple (a, b), or e itself: what a missing
+ * comma after it follows */
+static const Ast *last_item(const Ast *e) {
+  return e->kind == AST_TUPLE && !e->parenthesised && e->seq.nitems ? e->seq.items[e->seq.nitems - 1] : e;
+}
+
 static void after_item(Parser *P, const Ast *item, TokKind close) {
   if (at(P, TK_COMMA) || at(P, close)) return;
   if (at(P, TK_ASSIGN)) assign_in_expression(P, item);
@@ -667,8 +673,7 @@ static Ast *primary(Parser *P) {
       a = mk(P, AST_SUBSCRIPT, start);
       a->sub.obj = e;
       a->sub.index = tuple_of(P, subscript, P->tok.span);
-      const Ast *ix = a->sub.index;
-      after_item(P, ix->kind == AST_TUPLE && !ix->parenthesised ? ix->seq.items[ix->seq.nitems - 1] : ix, TK_RBRACKET);
+      after_item(P, last_item(a->sub.index), TK_RBRACKET);
       expect(P, TK_RBRACKET);
       grow(P, a, e);
       grow(P, a, a->sub.index);
@@ -952,8 +957,7 @@ static Ast *comprehension(Parser *P, AstKind kind, Span start, Ast *key, Ast *el
     AstCompFor c = {0};
     c.target = tuple_of(P, bitor, P->tok.span);
     if (!at(P, TK_IN))
-      after_item(P, c.target->kind == AST_TUPLE && !c.target->parenthesised ? c.target->seq.items[c.target->seq.nitems - 1]
-                                                                             : c.target, TK_IN);
+      after_item(P, last_item(c.target), TK_IN);
     check_target(P, c.target);
     check_comp_target(P, c.target);
     expect(P, TK_IN);
