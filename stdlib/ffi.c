@@ -42,21 +42,17 @@
 
 typedef enum { FT_VOID, FT_I32, FT_I64, FT_F32, FT_F64, FT_STR, FT_PTR, FT_COUNT } FfiType;
 
-static const char *const type_names[FT_COUNT] = {"void", "i32", "i64", "f32", "f64", "str", "ptr"};
-/* the Mist value each type takes, for messages */
-static const char *const type_values[FT_COUNT] = {"None", "int", "int", "float", "float", "str", "tensor"};
-
-static ffi_type *ffi_of(FfiType t) {
-  switch (t) {
-  case FT_VOID: return &ffi_type_void;
-  case FT_I32: return &ffi_type_sint32;
-  case FT_I64: return &ffi_type_sint64;
-  case FT_F32: return &ffi_type_float;
-  case FT_F64: return &ffi_type_double;
-  case FT_STR: case FT_PTR: case FT_COUNT: break;
-  }
-  return &ffi_type_pointer;
-}
+/* Each C type: its name, the Mist value it takes (for messages), and
+ * libffi's type */
+static const struct {
+  const char *name, *value;
+  ffi_type *ffi;
+} types[FT_COUNT] = {
+  [FT_VOID] = {"void", "None", &ffi_type_void},    [FT_I32] = {"i32", "int", &ffi_type_sint32},
+  [FT_I64] = {"i64", "int", &ffi_type_sint64},     [FT_F32] = {"f32", "float", &ffi_type_float},
+  [FT_F64] = {"f64", "float", &ffi_type_double},   [FT_STR] = {"str", "str", &ffi_type_pointer},
+  [FT_PTR] = {"ptr", "tensor", &ffi_type_pointer},
+};
 
 typedef struct FfiLib {
   ObjNative base;
@@ -110,7 +106,7 @@ static bool parse_type(MistVM *vm, Value v, const char *what, FfiType *out) {
   if (!v_is_obj(v, O_STR))
     return lang_raise(vm, "TypeError", "func: %s must be a str, not '%s'", what, lang_type_name(v));
   for (int t = 0; t < FT_COUNT; t++)
-    if (strcmp(AS_STR(v)->data, type_names[t]) == 0) {
+    if (strcmp(AS_STR(v)->data, types[t].name) == 0) {
       *out = (FfiType)t;
       return true;
     }
@@ -155,7 +151,7 @@ static bool bi_func(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
     snprintf(what, sizeof what, "argument %zu's type", i + 1);
     if (!parse_type(vm, items[i], what, &f->args[i])) return false;
     if (f->args[i] == FT_VOID) return lang_raise(vm, "ValueError", "func: 'void' cannot be an argument's type (argument %zu)", i + 1);
-    f->arg_types[i] = ffi_of(f->args[i]);
+    f->arg_types[i] = types[f->args[i]].ffi;
   }
   dlerror();
   f->fn = dlsym(lib->handle, f->name->data);
@@ -164,7 +160,7 @@ static bool bi_func(MistVM *vm, int argc, const Value *argv, const KwArgs *kw, V
     return lang_raise(vm, "AttributeError", "func: no symbol '%s' in '%s'%s%s", f->name->data, lib->path->data,
                       why ? ": " : "", why ? why : "");
   }
-  if (ffi_prep_cif(&f->cif, FFI_DEFAULT_ABI, (unsigned)n, ffi_of(f->ret), f->arg_types) != FFI_OK)
+  if (ffi_prep_cif(&f->cif, FFI_DEFAULT_ABI, (unsigned)n, types[f->ret].ffi, f->arg_types) != FFI_OK)
     return lang_raise(vm, "ValueError", "func: libffi cannot describe the call of '%s'", f->name->data);
   ObjBuiltin *b = lang_builtin_new(f->name->data, ffi_call_fn, -1, -1);
   b->data = f;
@@ -185,7 +181,7 @@ typedef union Slot {
 
 static bool arg_error(MistVM *vm, FfiFunc *f, int i, Value v) {
   return lang_raise(vm, "TypeError", "%s() argument %d must be %s (%s), not '%s'", f->name->data, i + 1,
-                    type_values[f->args[i]], type_names[f->args[i]], lang_type_name(v));
+                    types[f->args[i]].value, types[f->args[i]].name, lang_type_name(v));
 }
 
 static bool convert_arg(MistVM *vm, FfiFunc *f, int i, Value v, Slot *s) {
